@@ -1,0 +1,76 @@
+// The contract between the library and one agent's adapter. Adapters are a table
+// (builtinSessionAdapters); a caller can pass more for one call as `providers`.
+import type { LineSpan } from './lines.js';
+import type {
+  Capability,
+  Lane,
+  SessionHead,
+  SessionSummaryWithPrompts,
+  SkippedRecord,
+  SourcePointer,
+  TranscriptEvent,
+  TranscriptSession,
+} from './model.js';
+import type { SessionPlatform } from './platform.js';
+import type { ReadFailed, Result, SessionReadError, UnknownFormatGeneration } from './result.js';
+
+/** A session file's bytes, decompressed when the file is compressed. */
+export interface SourceFile {
+  path: string;
+  data: Uint8Array;
+  codec?: 'zstd';
+}
+
+export interface AdapterContext {
+  readonly platform: SessionPlatform;
+  readonly signal?: AbortSignal;
+  /** At most the first 128 KB of a file, decompressed when compressed. */
+  readHead(path: string): Promise<Uint8Array>;
+}
+
+/** A root or file that could not be listed; the listing goes on past it. */
+export interface ListFailure {
+  ref: string;
+  error: ReadFailed | UnknownFormatGeneration;
+}
+
+export type ListEntry = SessionHead | ListFailure;
+
+/** What an adapter's translation makes of a session's files; the library numbers `seq` afterwards. */
+export interface TranslatedSession {
+  agentVersion?: string;
+  agents: Lane[];
+  capabilities: Capability[];
+  events: TranscriptEvent[];
+  session: TranscriptSession;
+  skipped: SkippedRecord[];
+}
+
+export interface SessionAdapter {
+  /** Catalog id: 'claude-code', 'codex', 'gemini-cli'. */
+  readonly id: string;
+  readonly aliases: readonly string[];
+  /** Everything this agent's logs can record; a transcript lists the subset its files show. */
+  readonly capabilities: readonly Capability[];
+  /** Pure: this agent's home folders for an environment, in the order they are searched. */
+  homes(platform: Pick<SessionPlatform, 'env' | 'homeDir' | 'join'>): string[];
+  /** Whether `path` (with its first bytes) is one of this agent's session files. */
+  detect(path: string, head: Uint8Array): boolean;
+  /** Every session under one home; a bad file yields a ListFailure and the listing goes on. */
+  list(ctx: AdapterContext, home: string): AsyncIterable<ListEntry>;
+  /** The files of the session whose main file is `path`, main file first. */
+  sessionFiles(ctx: AdapterContext, path: string): Promise<Result<string[], SessionReadError>>;
+  /** Pure translation of a session's files (main file first) into events. */
+  translate(files: readonly SourceFile[]): Result<TranslatedSession, UnknownFormatGeneration>;
+  /**
+   * An optional fast pass that computes the summary without building events. It must give the
+   * same numbers as foldTranscript(translate(files)).
+   */
+  summarize?(files: readonly SourceFile[]): Result<SessionSummaryWithPrompts, UnknownFormatGeneration>;
+}
+
+/** The pointer of one line of a source file. */
+export const linePointer = (file: SourceFile, span: LineSpan): SourcePointer =>
+  file.codec
+    ? { file: file.path, offset: span.offset, length: span.length, line: span.line, codec: file.codec }
+    : { file: file.path, offset: span.offset, length: span.length, line: span.line };

@@ -1,0 +1,32 @@
+// What the library needs from the machine it runs on. Adapters' translation never touches it,
+// so translation also runs in a browser; listing and loading go through it.
+
+export interface DirEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+export interface PlatformFs {
+  readFile(path: string, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  stat(path: string): Promise<FileStat>;
+  readdir(path: string): Promise<DirEntry[]>;
+}
+
+export interface SessionPlatform {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The user's home folder, the base of every default agent home. */
+  readonly homeDir: string;
+  readonly fs: PlatformFs;
+  /** Joins path segments with the platform's separator. */
+  join(...parts: string[]): string;
+}

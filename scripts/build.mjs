@@ -1,0 +1,24 @@
+// Bundles each package's entry points with esbuild. Type checking is `npm run typecheck`.
+import { build } from 'esbuild';
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  conditions: ['source'],
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  // Native addons stay outside the bundle; everything else (workspace packages included) goes in.
+  external: ['better-sqlite3', 'playwright-core'],
+};
+
+const entries = [
+  { in: 'packages/transcript/src/index.ts', out: 'packages/transcript/dist/index' },
+  { in: 'packages/protocol/src/index.ts', out: 'packages/protocol/dist/index' },
+  { in: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main' },
+];
+
+await Promise.all(
+  entries.map((e) => build({ ...common, entryPoints: [{ in: e.in, out: e.out }], outdir: '.' })),
+);
