@@ -64,7 +64,8 @@ export interface SessionAdapter {
   translate(files: readonly SourceFile[]): Result<TranslatedSession, UnknownFormatGeneration>;
   /**
    * An optional fast pass that computes the summary without building events. It must give the
-   * same numbers as foldTranscript(translate(files)).
+   * same numbers as foldTranscript(translate(files)). It always returns every prompt in full
+   * (`prompts`); the library cuts them to what the caller asked for.
    */
   summarize?(files: readonly SourceFile[]): Result<SessionSummaryWithPrompts, UnknownFormatGeneration>;
 }

@@ -1,7 +1,9 @@
 // Expected failures are values; only defects throw.
 import type { SourcePointer } from './model.js';
 
-export type Result<T, E> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+export type Result<T, E> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: E };
 
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
@@ -62,7 +64,11 @@ export const readFailed = (file: string, cause: unknown): ReadFailed => ({
   message: `cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}`,
 });
 
-export const unknownFormatGeneration = (file: string, line: number, detail: string): UnknownFormatGeneration => ({
+export const unknownFormatGeneration = (
+  file: string,
+  line: number,
+  detail: string,
+): UnknownFormatGeneration => ({
   _tag: 'UnknownFormatGeneration',
   file,
   line,

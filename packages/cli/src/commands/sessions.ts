@@ -1,0 +1,38 @@
+// cairn sessions: every session of every agent, newest activity first.
+import { listSessions, type SessionHead, type SessionPlatform } from '@cairn/transcript';
+import { bytes, oneLine, shortTime } from '../format.js';
+import { progressBar } from '../progress.js';
+import { noPositionals, parseCommand } from '../usage.js';
+
+const USAGE = 'cairn sessions [--agent A] [--json]';
+
+export async function sessionsCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(
+    argv,
+    { agent: { type: 'string' }, json: { type: 'boolean' } },
+    USAGE,
+  );
+  noPositionals(positionals, USAGE);
+  const heads: SessionHead[] = [];
+  const errors: { ref: string; error: string }[] = [];
+  const progress = progressBar('listing');
+  for await (const entry of listSessions(platform, values.agent ? { agent: values.agent } : {})) {
+    if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
+    else heads.push(entry);
+    progress.update(heads.length);
+  }
+  progress.done();
+  heads.sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ sessions: heads, errors }, null, 2)}\n`);
+    return 0;
+  }
+  for (const h of heads) {
+    const what = oneLine(h.title ?? h.firstPrompt ?? '', 60);
+    process.stdout.write(
+      `${h.agent.padEnd(11)} ${h.id.padEnd(36)} ${shortTime(h.lastActivityAt)} ${bytes(h.size).padStart(8)}  ${what}\n`,
+    );
+  }
+  for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
+  return 0;
+}

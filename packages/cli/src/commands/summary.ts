@@ -1,0 +1,112 @@
+// cairn summary: a session's numbers, or every session's with --all.
+import {
+  listSessions,
+  SESSION_SUMMARY_VERSION,
+  type SessionHead,
+  type SessionPlatform,
+  type SessionSummaryWithPrompts,
+  summarizeSession,
+} from '@cairn/transcript';
+import { count, oneLine } from '../format.js';
+import { progressBar } from '../progress.js';
+import { resolveRef } from '../refs.js';
+import { Failure, parseCommand, UsageError } from '../usage.js';
+
+const USAGE = 'cairn summary <ref> | --all [--agent A] [--json]';
+
+interface Row {
+  agent: string;
+  id: string;
+  path: string;
+  summary: SessionSummaryWithPrompts;
+}
+
+export async function summaryCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(
+    argv,
+    { all: { type: 'boolean' }, agent: { type: 'string' }, json: { type: 'boolean' } },
+    USAGE,
+  );
+  if (values.all === positionals.length > 0 || positionals.length > 1) {
+    throw new UsageError(`give one <ref> or --all\nusage: ${USAGE}`);
+  }
+  if (values.all) return summarizeAll(platform, values.agent, values.json ?? false);
+
+  const { target, head } = await resolveRef(platform, positionals[0]!, values.agent);
+  const result = await summarizeSession(platform, target, { prompts: { maxChars: 200 } });
+  if (!result.ok) throw new Failure(result.error.message);
+  const row: Row = {
+    agent: head?.agent ?? target.agent ?? '',
+    id: head?.id ?? target.sessionId ?? '',
+    path: target.path,
+    summary: result.value,
+  };
+  if (values.json)
+    process.stdout.write(`${JSON.stringify({ version: SESSION_SUMMARY_VERSION, ...row }, null, 2)}\n`);
+  else process.stdout.write(renderSummary(row));
+  return 0;
+}
+
+async function summarizeAll(
+  platform: SessionPlatform,
+  agent: string | undefined,
+  json: boolean,
+): Promise<number> {
+  const heads: SessionHead[] = [];
+  const errors: { ref: string; error: string }[] = [];
+  for await (const entry of listSessions(platform, agent ? { agent } : {})) {
+    if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
+    else heads.push(entry);
+  }
+  const progress = progressBar('summarizing');
+  const rows: Row[] = [];
+  for (const [i, h] of heads.entries()) {
+    progress.update(i, heads.length, h.id);
+    const result = await summarizeSession(platform, { path: h.path, agent: h.agent, sessionId: h.id });
+    if (result.ok) rows.push({ agent: h.agent, id: h.id, path: h.path, summary: result.value });
+    else errors.push({ ref: h.path, error: result.error.message });
+  }
+  progress.done();
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, sessions: rows, errors }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  process.stdout.write(
+    `${'agent'.padEnd(11)} ${'session'.padEnd(36)} ${'turns'.padStart(5)} ${'reqs'.padStart(5)} ${'input'.padStart(12)} ${'output'.padStart(10)} ${'fail'.padStart(4)}\n`,
+  );
+  for (const r of rows) {
+    const s = r.summary;
+    process.stdout.write(
+      `${r.agent.padEnd(11)} ${r.id.padEnd(36)} ${count(s.turns).padStart(5)} ${count(s.requests).padStart(5)} ${count(s.inputTokens).padStart(12)} ${count(s.outputTokens).padStart(10)} ${count(s.failedTools).padStart(4)}\n`,
+    );
+  }
+  for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
+  return 0;
+}
+
+function renderSummary({ agent, id, path, summary: s }: Row): string {
+  const lines = [
+    `${agent} ${id}`,
+    `  file          ${path}`,
+    `  turns         ${count(s.turns)}`,
+    `  requests      ${count(s.requests)}`,
+    `  input tokens  ${count(s.inputTokens)}  (cache read ${count(s.cacheReadTokens)}, cache write ${count(s.cacheWriteTokens)})`,
+    `  output tokens ${count(s.outputTokens)}`,
+    `  failed tools  ${count(s.failedTools)}`,
+    `  subagents     ${count(s.subagents)}`,
+    `  compactions   ${count(s.compactions)}`,
+    `  duration      ${s.durationMs === undefined ? '-' : `${(s.durationMs / 60000).toFixed(1)} min`}`,
+  ];
+  if (s.contextShape && s.contextShape.length > 0) lines.push(`  context       ${sparkline(s.contextShape)}`);
+  for (const [i, p] of (s.prompts ?? []).slice(0, 5).entries())
+    lines.push(`  prompt ${i + 1}      ${oneLine(p, 100)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function sparkline(values: number[]): string {
+  const ticks = '▁▂▃▄▅▆▇█';
+  const max = Math.max(...values, 1);
+  return values.map((v) => ticks[Math.min(7, Math.floor((v / max) * 8))]).join('');
+}

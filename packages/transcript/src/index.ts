@@ -1,0 +1,27 @@
+// @cairn/transcript: every agent's sessions as one typed transcript model.
+
+export type * from './adapter.js';
+export { linePointer } from './adapter.js';
+export { builtinSessionAdapters } from './adapters/index.js';
+export { adapterTable, agentHomes, findAdapter, knownAgentNames } from './catalog.js';
+export { countLines, decodeUtf8, type LineSpan, parseJsonLine, splitLines } from './lines.js';
+export { type ListSessionsOptions, listSessions } from './list.js';
+export { type LoadTranscriptOptions, loadTranscript } from './load.js';
+export type * from './model.js';
+export { CAPABILITIES, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from './model.js';
+export { readOriginal } from './original.js';
+export type * from './platform.js';
+export { type NodePlatformOptions, nodePlatform } from './platform-node.js';
+export { HEAD_BYTES, readSourceFile } from './read.js';
+export type * from './result.js';
+export { err, ok } from './result.js';
+export {
+  CONTEXT_SHAPE_POINTS,
+  downsampleMax,
+  foldTranscript,
+  isPrompt,
+  type SessionPromptsOptions,
+  type SummarizeSessionOptions,
+  sessionPrompts,
+  summarizeSession,
+} from './summary.js';

@@ -1,0 +1,87 @@
+// Finding a session's adapter and reading its files: the shared first half of load and summarize.
+import type { SessionAdapter, SourceFile } from './adapter.js';
+import { adapterTable, findAdapter, knownAgentNames } from './catalog.js';
+import type { SessionTarget } from './model.js';
+import type { SessionPlatform } from './platform.js';
+import { adapterContext, readHead, readSourceFile } from './read.js';
+import { err, type LoadTranscriptError, ok, type Result, readFailed, sessionNotFound } from './result.js';
+
+export interface OpenOptions {
+  readonly providers?: readonly SessionAdapter[];
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (bytes: number) => void;
+}
+
+export interface OpenedSession {
+  adapter: SessionAdapter;
+  files: SourceFile[];
+}
+
+const errnoCode = (cause: unknown): string | undefined => (cause as NodeJS.ErrnoException | undefined)?.code;
+
+/** An abort rejects with the signal's reason, as the contract asks, whatever the I/O layer threw. */
+function rethrowIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+export async function openSession(
+  platform: SessionPlatform,
+  target: SessionTarget,
+  options: OpenOptions = {},
+): Promise<Result<OpenedSession, LoadTranscriptError>> {
+  const { signal, providers } = options;
+  rethrowIfAborted(signal);
+  const ctx = adapterContext(platform, signal);
+
+  let adapter: SessionAdapter | undefined;
+  if (target.agent !== undefined) {
+    adapter = findAdapter(target.agent, providers);
+    if (!adapter) {
+      return err({
+        _tag: 'CapabilityUnsupported',
+        agent: target.agent,
+        message: `no adapter for agent '${target.agent}' (known: ${knownAgentNames(providers).join(', ')})`,
+      });
+    }
+  } else {
+    let head: Uint8Array;
+    try {
+      const stat = await platform.fs.stat(target.path);
+      if (stat.isDirectory)
+        return err(readFailed(target.path, new Error('is a directory, not a session file')));
+      head = await readHead(platform, target.path);
+    } catch (cause) {
+      rethrowIfAborted(signal);
+      return err(
+        errnoCode(cause) === 'ENOENT' ? sessionNotFound(target.path) : readFailed(target.path, cause),
+      );
+    }
+    adapter = adapterTable(providers).find((a) => a.detect(target.path, head));
+    if (!adapter) {
+      return err({
+        _tag: 'NoAdapterAccepted',
+        path: target.path,
+        message: `${target.path}: no adapter recognises this file`,
+      });
+    }
+  }
+
+  const paths = await adapter.sessionFiles(ctx, target.path);
+  rethrowIfAborted(signal);
+  if (!paths.ok) return paths;
+
+  const files: SourceFile[] = [];
+  let bytes = 0;
+  for (const path of paths.value) {
+    try {
+      const file = await readSourceFile(platform, path, signal);
+      files.push(file);
+      bytes += file.data.length;
+      options.onProgress?.(bytes);
+    } catch (cause) {
+      rethrowIfAborted(signal);
+      return err(errnoCode(cause) === 'ENOENT' ? sessionNotFound(path) : readFailed(path, cause));
+    }
+  }
+  return ok({ adapter, files });
+}

@@ -1,0 +1,53 @@
+// Reading back the exact bytes of an event's original record.
+import { decompress } from 'fzstd';
+import type { SourcePointer } from './model.js';
+import type { SessionPlatform } from './platform.js';
+import { err, ok, type ReadFailed, type Result, readFailed, type SourceChanged } from './result.js';
+
+const changed = (pointer: SourcePointer, why: string): SourceChanged => ({
+  _tag: 'SourceChanged',
+  pointer,
+  message: `${pointer.file}:${pointer.line}: the source changed since it was read (${why})`,
+});
+
+/**
+ * The bytes a pointer names, or SourceChanged when the file no longer holds that record there:
+ * shorter than the range, or the range no longer sits on the record's boundaries (a whole line
+ * for line records, a `{…}` object for a record inside a larger document).
+ */
+export async function readOriginal(
+  platform: SessionPlatform,
+  pointer: SourcePointer,
+): Promise<Result<Uint8Array, SourceChanged | ReadFailed>> {
+  let stream: Uint8Array;
+  let before: number | undefined;
+  let after: number | undefined;
+  let bytes: Uint8Array;
+  try {
+    if (pointer.codec === 'zstd') {
+      stream = decompress(await platform.fs.readFile(pointer.file));
+      if (pointer.offset + pointer.length > stream.length) return err(changed(pointer, 'file is shorter'));
+      bytes = stream.subarray(pointer.offset, pointer.offset + pointer.length);
+      before = pointer.offset > 0 ? stream[pointer.offset - 1] : undefined;
+      after = stream[pointer.offset + pointer.length];
+    } else {
+      // One byte either side tells whether the range still sits on its boundaries.
+      const from = Math.max(0, pointer.offset - 1);
+      const window = await platform.fs.readRange(pointer.file, from, pointer.length + 2);
+      const start = pointer.offset - from;
+      if (start + pointer.length > window.length) return err(changed(pointer, 'file is shorter'));
+      bytes = window.subarray(start, start + pointer.length);
+      before = start > 0 ? window[0] : undefined;
+      after = window[start + pointer.length];
+    }
+  } catch (cause) {
+    return err(readFailed(pointer.file, cause));
+  }
+  const lineStart = before === undefined || before === 10;
+  if (lineStart) {
+    const lineEnd = after === undefined || after === 10 || after === 13;
+    return lineEnd ? ok(bytes) : err(changed(pointer, 'the line is longer now'));
+  }
+  const isObject = bytes[0] === 0x7b && bytes[bytes.length - 1] === 0x7d;
+  return isObject ? ok(bytes) : err(changed(pointer, 'no record at that range'));
+}

@@ -1,0 +1,39 @@
+// The SessionPlatform of a Node process: real files, the process environment.
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { SessionPlatform } from './platform.js';
+
+export interface NodePlatformOptions {
+  env?: Readonly<Record<string, string | undefined>>;
+  homeDir?: string;
+}
+
+export function nodePlatform(options: NodePlatformOptions = {}): SessionPlatform {
+  return {
+    env: options.env ?? process.env,
+    homeDir: options.homeDir ?? options.env?.HOME ?? homedir(),
+    join,
+    fs: {
+      readFile: (path, signal) => readFile(path, signal ? { signal } : {}),
+      async readRange(path, offset, length) {
+        const handle = await open(path, 'r');
+        try {
+          const buf = Buffer.allocUnsafe(length);
+          const { bytesRead } = await handle.read(buf, 0, length, offset);
+          return buf.subarray(0, bytesRead);
+        } finally {
+          await handle.close();
+        }
+      },
+      async stat(path) {
+        const s = await stat(path);
+        return { size: s.size, mtimeMs: s.mtimeMs, isFile: s.isFile(), isDirectory: s.isDirectory() };
+      },
+      async readdir(path) {
+        const entries = await readdir(path, { withFileTypes: true });
+        return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory() }));
+      },
+    },
+  };
+}

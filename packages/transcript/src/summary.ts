@@ -1,0 +1,147 @@
+// Session numbers: the fold of a loaded transcript, or an adapter's fast pass giving the same.
+
+import { finishTranscript } from './load.js';
+import type {
+  Capability,
+  SessionSummaryWithPrompts,
+  SessionTarget,
+  Transcript,
+  TranscriptEvent,
+  TranscriptEventOf,
+} from './model.js';
+import { type OpenOptions, openSession } from './open.js';
+import type { SessionPlatform } from './platform.js';
+import { type LoadTranscriptError, ok, type Result } from './result.js';
+
+/** At most this many points in a context shape. */
+export const CONTEXT_SHAPE_POINTS = 120;
+
+export interface SessionPromptsOptions {
+  /** Keep at most this many prompts (the first ones). */
+  readonly max?: number;
+  /** Cut each prompt to this many characters. */
+  readonly maxChars?: number;
+}
+
+export interface SummarizeSessionOptions extends OpenOptions {
+  /** Also return the main lane's prompts. */
+  readonly prompts?: SessionPromptsOptions | boolean;
+}
+
+const mainLane = (t: Transcript): string | undefined => t.agents.find((a) => a.parentId === undefined)?.id;
+
+/** A user event on the main lane that the person typed: one turn. */
+export const isPrompt = (
+  e: TranscriptEvent,
+  mainLaneId: string | undefined,
+): e is TranscriptEventOf<'user'> => e.kind === 'user' && e.agentId === mainLaneId && !e.payload.synthetic;
+
+/** The main lane's prompts, in order, by the prompt rule. */
+export function sessionPrompts(t: Transcript, options: SessionPromptsOptions = {}): string[] {
+  const main = mainLane(t);
+  const prompts: string[] = [];
+  for (const e of t.events) {
+    if (!isPrompt(e, main)) continue;
+    if (options.max !== undefined && prompts.length >= options.max) break;
+    prompts.push(cutPrompt(e.payload.text, options.maxChars));
+  }
+  return prompts;
+}
+
+export const cutPrompt = (text: string, maxChars: number | undefined): string =>
+  maxChars !== undefined && text.length > maxChars ? text.slice(0, maxChars) : text;
+
+/** Downsamples a series to at most `points` values, keeping the largest of each equal bucket. */
+export function downsampleMax(values: readonly number[], points = CONTEXT_SHAPE_POINTS): number[] {
+  if (values.length <= points) return [...values];
+  const out: number[] = [];
+  for (let i = 0; i < points; i++) {
+    const from = Math.floor((i * values.length) / points);
+    const to = Math.floor(((i + 1) * values.length) / points);
+    let max = values[from]!;
+    for (let j = from + 1; j < to; j++) max = Math.max(max, values[j]!);
+    out.push(max);
+  }
+  return out;
+}
+
+/** The summary of a loaded transcript. */
+export function foldTranscript(
+  t: Transcript,
+  options: { prompts?: SessionPromptsOptions | boolean } = {},
+): SessionSummaryWithPrompts {
+  const has = (c: Capability) => t.capabilities.includes(c);
+  const main = mainLane(t);
+  let turns = 0;
+  let failedTools = 0;
+  let requests = 0;
+  let compactions = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let cacheReadTokens = 0;
+  let cacheWriteTokens = 0;
+  let first: number | undefined;
+  let last: number | undefined;
+  const shape: number[] = [];
+  for (const e of t.events) {
+    if (e.timestamp !== undefined) {
+      if (first === undefined || e.timestamp < first) first = e.timestamp;
+      if (last === undefined || e.timestamp > last) last = e.timestamp;
+    }
+    if (isPrompt(e, main)) turns++;
+    else if (e.kind === 'tool_result' && e.payload.isError) failedTools++;
+    else if (e.kind === 'compaction') compactions++;
+    else if (e.kind === 'request') {
+      requests++;
+      const u = e.payload.usage;
+      if (!u) continue;
+      inputTokens += u.inputTokens;
+      outputTokens += u.outputTokens;
+      cacheReadTokens += u.cacheReadTokens ?? 0;
+      cacheWriteTokens += u.cacheWriteTokens ?? 0;
+      if (e.agentId === main) shape.push(u.inputTokens);
+    }
+  }
+  const summary: SessionSummaryWithPrompts = { failedTools, turns };
+  if (has('requests')) summary.requests = requests;
+  if (has('usage')) {
+    Object.assign(summary, { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+    summary.contextShape = downsampleMax(shape);
+  }
+  if (has('compaction')) summary.compactions = compactions;
+  if (has('subagents')) summary.subagents = t.agents.length - 1;
+  if (has('durations') && first !== undefined && last !== undefined) summary.durationMs = last - first;
+  if (options.prompts) summary.prompts = sessionPrompts(t, options.prompts === true ? {} : options.prompts);
+  return summary;
+}
+
+/**
+ * The adapter's own summary pass when it has one, else foldTranscript of the loaded
+ * transcript: the same numbers either way.
+ */
+export async function summarizeSession(
+  platform: SessionPlatform,
+  target: SessionTarget,
+  options: SummarizeSessionOptions = {},
+): Promise<Result<SessionSummaryWithPrompts, LoadTranscriptError>> {
+  const opened = await openSession(platform, target, options);
+  if (!opened.ok) return opened;
+  const { adapter, files } = opened.value;
+  const wantPrompts = options.prompts ? (options.prompts === true ? {} : options.prompts) : undefined;
+  if (adapter.summarize) {
+    const fast = adapter.summarize(files);
+    if (!fast.ok) return fast;
+    const summary = fast.value;
+    if (!wantPrompts) delete summary.prompts;
+    else if (summary.prompts) {
+      const cut = summary.prompts.map((p) => cutPrompt(p, wantPrompts.maxChars));
+      summary.prompts = wantPrompts.max !== undefined ? cut.slice(0, wantPrompts.max) : cut;
+    }
+    return ok(summary);
+  }
+  const translated = adapter.translate(files);
+  if (!translated.ok) return translated;
+  return ok(
+    foldTranscript(finishTranscript(adapter.id, translated.value), { prompts: wantPrompts ?? false }),
+  );
+}
