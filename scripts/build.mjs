@@ -17,6 +17,9 @@ const entries = [
   { in: 'packages/transcript/src/index.ts', out: 'packages/transcript/dist/index' },
   { in: 'packages/protocol/src/index.ts', out: 'packages/protocol/dist/index' },
   { in: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main' },
+  // The session pool starts this file beside whichever bundle it was built into.
+  { in: 'packages/transcript/src/worker.ts', out: 'packages/transcript/dist/worker' },
+  { in: 'packages/transcript/src/worker.ts', out: 'packages/cli/dist/worker' },
 ];
 
 await Promise.all(

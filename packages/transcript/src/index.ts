@@ -12,6 +12,7 @@ export { CAPABILITIES, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from '.
 export { readOriginal } from './original.js';
 export type * from './platform.js';
 export { type NodePlatformOptions, nodePlatform } from './platform-node.js';
+export { type PoolOptions, runInPool } from './pool.js';
 export { HEAD_BYTES, readSourceFile } from './read.js';
 export type * from './result.js';
 export { err, ok } from './result.js';
@@ -25,3 +26,19 @@ export {
   sessionPrompts,
   summarizeSession,
 } from './summary.js';
+export type { TaskName, TaskResults } from './tasks.js';
+export * from './items/index.js';
+export {
+  type ConfigUnreadable,
+  cairnHome,
+  configPath,
+  type DumpPathRefused,
+  type DumpWriteFailed,
+  instanceId,
+  readCairnConfig,
+  readDumpPresets,
+  type WriteDumpError,
+  type WriteDumpOptions,
+  writeAtomic,
+  writeDump,
+} from './dump-io.js';

@@ -1,6 +1,7 @@
 // cairn summary: a session's numbers, or every session's with --all.
 import {
   listSessions,
+  runInPool,
   SESSION_SUMMARY_VERSION,
   type SessionHead,
   type SessionPlatform,
@@ -59,14 +60,20 @@ async function summarizeAll(
     else heads.push(entry);
   }
   const progress = progressBar('summarizing');
+  const targets = heads.map((h) => ({ path: h.path, agent: h.agent, sessionId: h.id }));
+  // Sessions are independent: spread them over worker threads, each reading its own files.
+  const results = await runInPool('summary', targets, {
+    env: platform.env,
+    homeDir: platform.homeDir,
+    onDone: (done, total) => progress.update(done, total),
+  });
+  progress.done();
   const rows: Row[] = [];
   for (const [i, h] of heads.entries()) {
-    progress.update(i, heads.length, h.id);
-    const result = await summarizeSession(platform, { path: h.path, agent: h.agent, sessionId: h.id });
+    const result = results[i]!;
     if (result.ok) rows.push({ agent: h.agent, id: h.id, path: h.path, summary: result.value });
     else errors.push({ ref: h.path, error: result.error.message });
   }
-  progress.done();
   if (json) {
     process.stdout.write(
       `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, sessions: rows, errors }, null, 2)}\n`,

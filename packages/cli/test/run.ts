@@ -1,0 +1,34 @@
+// Running the built CLI as a user would, with agent homes on the corpus.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { corpusPath } from '../../transcript/test/corpus.js';
+
+const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
+
+/** Environment whose agent homes are the corpus, with an empty user home and a fresh CAIRN_HOME. */
+export function corpusEnv(): NodeJS.ProcessEnv {
+  const home = mkdtempSync(join(tmpdir(), 'cairn-cli-'));
+  symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: corpusPath('claude'),
+    CODEX_HOME: corpusPath('codex'),
+    GEMINI_CLI_HOME: home,
+    CAIRN_HOME: join(home, '.cairn'),
+  };
+}
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function cairn(args: string[], env: NodeJS.ProcessEnv): Run {
+  const r = spawnSync(process.execPath, [bin, ...args], { env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}

@@ -1,0 +1,179 @@
+// npm run bench: builds a large corpus by replicating the shared one with rewritten ids, then
+// measures side by side (several runs, medians, peak memory) and prints ratios:
+//   (a) a naive baseline: read every file, JSON.parse every line
+//   (b) cairn summary --all --json
+//   (c) loading every transcript through the library
+//   (d) ccusage claude + codex session --json --offline on the same files, when installed
+// Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place).
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '500' },
+    runs: { type: 'string', default: '3' },
+    keep: { type: 'boolean' },
+  },
+});
+const targetBytes = Number(values.size) * 1024 * 1024;
+const runs = Number(values.runs);
+const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
+if (!existsSync(source)) {
+  console.error(`bench: no corpus at ${source} (set CAIRN_CORPUS)`);
+  process.exit(1);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+const home = join(work, 'home');
+const env = {
+  ...process.env,
+  HOME: home,
+  CLAUDE_CONFIG_DIR: join(work, 'claude'),
+  CODEX_HOME: join(work, 'codex'),
+  GEMINI_CLI_HOME: home,
+  CAIRN_HOME: join(work, 'cairn'),
+};
+
+const files = (dir) =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name));
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** Replica `n` of a text: every UUID, message id and request id made unique to the replica. */
+function rewrite(text, n) {
+  const tag = n.toString(16).padStart(8, '0');
+  return text
+    .replace(UUID, (id) => tag + id.slice(8))
+    .replaceAll('"msg_', `"msg_${tag}`)
+    .replaceAll('"req_', `"req_${tag}`);
+}
+
+function buildCorpus() {
+  const sources = ['claude', 'codex', 'gemini'].flatMap((agent) =>
+    files(join(source, agent)).map((f) => ({ path: f, rel: relative(join(source, agent), f), agent })),
+  );
+  const texts = sources.map((s) => ({ ...s, text: readFileSync(s.path, 'utf8') }));
+  let written = 0;
+  let n = 0;
+  while (written < targetBytes) {
+    n++;
+    for (const s of texts) {
+      const agentRoot = s.agent === 'gemini' ? join(home, '.gemini') : join(work, s.agent);
+      // Claude projects and Gemini project folders get a replica suffix; Codex day folders stay.
+      const rel = rewrite(s.rel, n).replace(
+        /^(projects|tmp)\/([^/]+)/,
+        (_, top, dir) => `${top}/${dir}-r${n}`,
+      );
+      const out = join(agentRoot, rel);
+      mkdirSync(dirname(out), { recursive: true });
+      const data = rewrite(s.text, n);
+      writeFileSync(out, data);
+      written += Buffer.byteLength(data);
+    }
+  }
+  return { replicas: n, bytes: written, files: n * texts.length };
+}
+
+/** Wall time (s) and peak RSS (MB) of a command, from GNU time when present. */
+function measure(command, args) {
+  const timed = existsSync('/usr/bin/time');
+  const start = process.hrtime.bigint();
+  const r = timed
+    ? spawnSync('/usr/bin/time', ['-f', '%M', command, ...args], {
+        env,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      })
+    : spawnSync(command, args, { env, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const wall = Number(process.hrtime.bigint() - start) / 1e9;
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr}`);
+  const rssKb = timed ? Number(r.stderr.trim().split('\n').pop()) : Number.NaN;
+  return { wall, rss: rssKb / 1024, stdout: r.stdout };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+function bench(name, command, args) {
+  const samples = [];
+  for (let i = 0; i < runs; i++) samples.push(measure(command, args));
+  const result = {
+    name,
+    wall: median(samples.map((s) => s.wall)),
+    rss: Math.max(...samples.map((s) => s.rss)),
+  };
+  console.log(
+    `  ${name.padEnd(34)} ${result.wall.toFixed(2).padStart(7)} s  ${result.rss.toFixed(0).padStart(6)} MB`,
+  );
+  return result;
+}
+
+const ccusage = join(root, 'node_modules/.bin/ccusage');
+try {
+  console.log(`bench: building a corpus of ${values.size} MB in ${work} …`);
+  const built = buildCorpus();
+  console.log(
+    `bench: ${built.replicas} replicas, ${built.files} files, ${(built.bytes / 1024 / 1024).toFixed(0)} MB; ${runs} runs each, medians\n`,
+  );
+  const node = process.execPath;
+  const naive = bench('(a) read + JSON.parse every line', node, [
+    join(root, 'scripts/bench/naive.mjs'),
+    env.CLAUDE_CONFIG_DIR,
+    env.CODEX_HOME,
+    join(home, '.gemini'),
+  ]);
+  const summary = bench('(b) cairn summary --all --json', node, [
+    join(root, 'bin/cairn.js'),
+    'summary',
+    '--all',
+    '--json',
+  ]);
+  const load = bench('(c) load every transcript', node, [join(root, 'scripts/bench/load-all.mjs')]);
+  let usage;
+  if (existsSync(ccusage)) {
+    // ccusage reads one agent per command; both together cover the same files as (b).
+    const claude = bench('(d1) ccusage claude session', ccusage, [
+      'claude',
+      'session',
+      '--json',
+      '--offline',
+    ]);
+    const codex = bench('(d2) ccusage codex session', ccusage, ['codex', 'session', '--json', '--offline']);
+    usage = { wall: claude.wall + codex.wall, rss: Math.max(claude.rss, codex.rss) };
+    console.log(`  ${'(d) ccusage, both agents'.padEnd(34)} ${usage.wall.toFixed(2).padStart(7)} s`);
+  } else {
+    console.log('  (d) ccusage is not installed: skipped');
+  }
+  console.log('\nratios (lower is better for cairn):');
+  if (usage)
+    console.log(
+      `  (b) / (d)  summary vs ccusage      ${(summary.wall / usage.wall).toFixed(2)}x  (target ≤ 1.5x)`,
+    );
+  console.log(
+    `  (c) / (a)  load vs naive parse      ${(load.wall / naive.wall).toFixed(2)}x  (target ≤ 1.0x)`,
+  );
+  console.log(`  (b) / (a)  summary vs naive parse   ${(summary.wall / naive.wall).toFixed(2)}x`);
+  if (existsSync(join(root, 'scripts/bench/index.mjs'))) {
+    execFileSync(node, [join(root, 'scripts/bench/index.mjs'), work], { env, stdio: 'inherit' });
+  }
+} finally {
+  if (values.keep) console.log(`\nbench: corpus kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}

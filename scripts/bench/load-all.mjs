@@ -1,0 +1,17 @@
+// Loads every session of every agent through the library, spread over worker threads,
+// and prints the totals of events and skipped records.
+import { listSessions, nodePlatform, runInPool } from '../../packages/transcript/dist/index.js';
+
+const platform = nodePlatform();
+const targets = [];
+for await (const entry of listSessions(platform)) {
+  if (!('ref' in entry)) targets.push({ path: entry.path, agent: entry.agent, sessionId: entry.id });
+}
+let events = 0;
+let skipped = 0;
+for (const r of await runInPool('load', targets, { env: process.env })) {
+  if (!r.ok) continue;
+  events += r.value.events;
+  skipped += r.value.skipped;
+}
+console.log(JSON.stringify({ sessions: targets.length, events, skipped }));
