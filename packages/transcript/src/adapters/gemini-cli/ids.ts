@@ -1,0 +1,14 @@
+// Event ids: from the records' own ids, made unique by where the record is when one repeats.
+
+export class EventIds {
+  private readonly used = new Set<string>();
+
+  /** `base` when it is free, else `base@where` (where = file index and line), numbered past that. */
+  make(base: string, where: string): string {
+    let id = base;
+    if (this.used.has(id)) id = `${base}@${where}`;
+    for (let n = 2; this.used.has(id); n++) id = `${base}@${where}#${n}`;
+    this.used.add(id);
+    return id;
+  }
+}

@@ -1,0 +1,133 @@
+// Every session under one Gemini home: <home>/tmp/<project>/chats/session-*.json(l), each with
+// the subagent files of chats/<session id>/. Each file is read only as far as its head.
+import type { AdapterContext, ListEntry } from '../../adapter.js';
+import { decodeUtf8 } from '../../lines.js';
+import type { SessionHead } from '../../model.js';
+import type { DirEntry } from '../../platform.js';
+import { readFailed } from '../../result.js';
+import { readHeadInfo } from './head.js';
+import { fileStem, SESSION_FILE } from './paths.js';
+import { isObject, toMillis } from './records.js';
+import { entryIs, isMissing, subagentFiles } from './session-dirs.js';
+
+export const GEMINI_CLI = 'gemini-cli';
+
+const byName = (a: DirEntry, b: DirEntry): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export async function* listGeminiSessions(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
+  const { fs, join } = ctx.platform;
+  const tmp = join(home, 'tmp');
+  let projects: DirEntry[];
+  try {
+    projects = await fs.readdir(tmp);
+  } catch (cause) {
+    if (!isMissing(cause)) yield { ref: tmp, error: readFailed(tmp, cause) };
+    return;
+  }
+  let registry: Map<string, string> | undefined;
+  for (const project of projects.sort(byName)) {
+    ctx.signal?.throwIfAborted();
+    if (!(await entryIs(ctx, tmp, project, 'directory'))) continue;
+    const projectDir = join(tmp, project.name);
+    const chats = join(projectDir, 'chats');
+    let entries: DirEntry[];
+    try {
+      entries = await fs.readdir(chats);
+    } catch (cause) {
+      if (!isMissing(cause)) yield { ref: chats, error: readFailed(chats, cause) };
+      continue;
+    }
+    const names = new Set(entries.map((e) => e.name));
+    let cwd: string | undefined;
+    let cwdKnown = false;
+    for (const entry of entries.sort(byName)) {
+      ctx.signal?.throwIfAborted();
+      if (!SESSION_FILE.test(entry.name)) continue;
+      // Resuming a legacy session migrates it to <name>.jsonl, which then holds everything.
+      if (entry.name.endsWith('.json') && names.has(`${entry.name}l`)) continue;
+      if (!(await entryIs(ctx, chats, entry, 'file'))) continue;
+      if (!cwdKnown) {
+        registry ??= await projectRegistry(ctx, home);
+        cwd = (await projectRoot(ctx, projectDir)) ?? registry.get(project.name);
+        cwdKnown = true;
+      }
+      yield await sessionHead(ctx, chats, join(chats, entry.name), cwd);
+    }
+  }
+}
+
+async function sessionHead(
+  ctx: AdapterContext,
+  chats: string,
+  path: string,
+  projectCwd: string | undefined,
+): Promise<ListEntry> {
+  let size: number;
+  let mtime: number;
+  let bytes: Uint8Array;
+  try {
+    const stat = await ctx.platform.fs.stat(path);
+    size = stat.size;
+    mtime = stat.mtimeMs;
+    bytes = await ctx.readHead(path);
+  } catch (cause) {
+    return { ref: path, error: readFailed(path, cause) };
+  }
+  const info = readHeadInfo(path, bytes, size <= bytes.length);
+  if (!info.ok) return { ref: path, error: info.error };
+  const { meta, firstPrompt, firstMessageAt } = info.value;
+  const subagents = meta.sessionId ? await subagentFiles(ctx, chats, meta.sessionId) : [];
+  let total = size;
+  let last = mtime;
+  for (const file of subagents) {
+    try {
+      const s = await ctx.platform.fs.stat(file);
+      total += s.size;
+      last = Math.max(last, s.mtimeMs);
+    } catch {
+      // A subagent file that vanished between the listing and the stat adds nothing.
+    }
+  }
+  const head: SessionHead = {
+    agent: GEMINI_CLI,
+    id: meta.sessionId ?? fileStem(path),
+    path,
+    files: [path, ...subagents],
+    size: total,
+    lastActivityAt: last,
+  };
+  const cwd = projectCwd ?? meta.directories?.[0];
+  if (cwd !== undefined) head.cwd = cwd;
+  if (meta.summary !== undefined) head.title = meta.summary;
+  if (firstPrompt !== undefined) head.firstPrompt = firstPrompt;
+  const startedAt = toMillis(meta.startTime) ?? firstMessageAt;
+  if (startedAt !== undefined) head.startedAt = startedAt;
+  return head;
+}
+
+/** The project folder's owner, recorded in <project>/.project_root since short project ids. */
+async function projectRoot(ctx: AdapterContext, projectDir: string): Promise<string | undefined> {
+  try {
+    const text = decodeUtf8(await ctx.readHead(ctx.platform.join(projectDir, '.project_root')))?.trim();
+    return text ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** <home>/projects.json maps project paths to their short ids; inverted here. */
+async function projectRegistry(ctx: AdapterContext, home: string): Promise<Map<string, string>> {
+  const bySlug = new Map<string, string>();
+  try {
+    const text = decodeUtf8(await ctx.readHead(ctx.platform.join(home, 'projects.json')));
+    const data: unknown = text === undefined ? undefined : JSON.parse(text);
+    const projects = isObject(data) ? data.projects : undefined;
+    if (isObject(projects)) {
+      for (const [root, slug] of Object.entries(projects))
+        if (typeof slug === 'string') bySlug.set(slug, root);
+    }
+  } catch {
+    // No registry (older CLIs hash the project path instead): the cwd comes from the session, if at all.
+  }
+  return bySlug;
+}
