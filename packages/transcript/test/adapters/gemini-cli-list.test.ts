@@ -133,7 +133,7 @@ describe('gemini-cli listing of a filled home', () => {
   beforeAll(async () => {
     mkdirSync(join(chats, 'sess-jsonl'), { recursive: true });
     mkdirSync(otherChats, { recursive: true });
-    writeFileSync(join(gemini, 'tmp', 'my-app', '.project_root'), '/work/my-app\n');
+    writeFileSync(join(gemini, 'tmp', 'my-app', '.project_root'), '/home/dev/my-app\n');
     writeFileSync(
       join(gemini, 'projects.json'),
       JSON.stringify({ projects: { '/elsewhere/other': 'other' } }),
@@ -205,7 +205,7 @@ describe('gemini-cli listing of a filled home', () => {
     expect(head).toMatchObject({
       path: main,
       files: [main, sub],
-      cwd: '/work/my-app',
+      cwd: '/home/dev/my-app',
       title: 'Fixing a bug',
       firstPrompt: 'fix the bug',
       startedAt: Date.parse('2026-05-02T08:00:00.000Z'),
