@@ -1,0 +1,74 @@
+// What is known about a session without reading it whole (its head) and the numbers read from it.
+import { type Static, Type } from '@sinclair/typebox';
+import { AgentName, Sid, Timestamp } from './identifiers.js';
+
+/** One session as a listing sees it. Paths are the serving host's. */
+export const SessionHead = Type.Object(
+  {
+    agent: AgentName,
+    sid: Sid,
+    /** The session's main file. */
+    path: Type.String({ minLength: 1 }),
+    /** Every file of the session, main file first, then subagent files. */
+    files: Type.Optional(Type.Array(Type.String())),
+    cwd: Type.Optional(Type.String()),
+    title: Type.Optional(Type.String()),
+    first_prompt: Type.Optional(Type.String()),
+    started_at: Type.Optional(Timestamp),
+    /** The last change to any of its files. */
+    last_activity_at: Type.Optional(Timestamp),
+    /** Bytes on disk across all its files. */
+    size: Type.Integer({ minimum: 0 }),
+    /** The files show a turn still in flight, or were written to moments ago. */
+    active: Type.Boolean(),
+  },
+  { $id: 'SessionHead' },
+);
+export type SessionHead = Static<typeof SessionHead>;
+
+/** What an agent's files can record. A number whose capability a session lacks is absent, never 0,
+ * so a client can say "not recorded" instead of showing a false zero. */
+export const CAPABILITIES = [
+  'requests',
+  'usage',
+  'durations',
+  'reasoning',
+  'compaction',
+  'compactionTokens',
+  'subagents',
+  'systemPrompt',
+  'toolSchemas',
+  'hooks',
+] as const;
+
+export const Capability = Type.Union(
+  CAPABILITIES.map((name) => Type.Literal(name)),
+  { $id: 'Capability' },
+);
+export type Capability = Static<typeof Capability>;
+
+const Count = Type.Optional(Type.Integer({ minimum: 0 }));
+
+/** The numbers of one session, under the transcript library's own names so a server passes its
+ * summary through unchanged. `inputTokens` includes cache reads and writes; `outputTokens` includes
+ * reasoning. */
+export const SessionSummary = Type.Object(
+  {
+    compactions: Count,
+    /** Input tokens of each request in order, downsampled to at most 120 points. */
+    contextShape: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 120 })),
+    durationMs: Count,
+    failedTools: Count,
+    inputTokens: Count,
+    outputTokens: Count,
+    cacheReadTokens: Count,
+    cacheWriteTokens: Count,
+    requests: Count,
+    subagents: Count,
+    turns: Count,
+    /** The main lane's prompts, when asked for. */
+    prompts: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: 'SessionSummary' },
+);
+export type SessionSummary = Static<typeof SessionSummary>;
