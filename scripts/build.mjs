@@ -25,3 +25,6 @@ const entries = [
 await Promise.all(
   entries.map((e) => build({ ...common, entryPoints: [{ in: e.in, out: e.out }], outdir: '.' })),
 );
+
+// The contract as JSON Schema, for clients in other languages.
+await import('../packages/protocol/scripts/export-schema.mjs');
