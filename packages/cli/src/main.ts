@@ -1,5 +1,7 @@
 // The cairn command line.
 import { nodePlatform } from '@cairn/transcript';
+import { dumpCommand } from './commands/dump.js';
+import { presetsCommand } from './commands/presets.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
 import { summaryCommand } from './commands/summary.js';
@@ -8,6 +10,8 @@ import { Failure, HELP, UsageError } from './usage.js';
 type Command = (platform: ReturnType<typeof nodePlatform>, argv: string[]) => Promise<number>;
 
 const commands: Record<string, Command> = {
+  dump: dumpCommand,
+  presets: presetsCommand,
   sessions: sessionsCommand,
   show: showCommand,
   summary: summaryCommand,

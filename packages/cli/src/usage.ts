@@ -33,8 +33,17 @@ export const HELP = `cairn — read, search and dump the sessions of coding agen
 usage:
   cairn sessions [--agent A] [--json]        every session of every agent, newest first
   cairn show <ref> [--json]                  a session's events, one per line
+  cairn show <ref> --types a,b,-c [--preset P] [--agent-id ID] [--json]
+                                             the items a selection keeps, one per line
   cairn summary <ref> | --all [--json]       a session's numbers (turns, requests, tokens, …)
+  cairn dump <ref> [--agent-id ID] [--types a,b,-c] [--preset P] [--since T] [--until T]
+           [--no-thinking] [--no-agent] [--format json|md] [--out FILE] [--json]
+                                             write a session's items to a file (under
+                                             $CAIRN_HOME/dumps unless --out is given)
+  cairn presets [--json]                     the named selections dumps can use
 
 A <ref> is a session file's path, a session id, or a unique prefix of one.
+Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exclude, @preset to
+expand one, applied left to right. Times are ISO (2026-02-12T16:00:00Z) or relative (-10m, -2h, -1d).
 Agent homes come from CLAUDE_CONFIG_DIR, CODEX_HOME and GEMINI_CLI_HOME (else the defaults).
 Exit status: 0 success, 1 expected failure (not found, unknown format), 2 usage error.`;

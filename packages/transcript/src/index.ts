@@ -4,6 +4,21 @@ export type * from './adapter.js';
 export { linePointer } from './adapter.js';
 export { builtinSessionAdapters } from './adapters/index.js';
 export { adapterTable, agentHomes, findAdapter, knownAgentNames } from './catalog.js';
+export {
+  type ConfigUnreadable,
+  cairnHome,
+  configPath,
+  type DumpPathRefused,
+  type DumpWriteFailed,
+  instanceId,
+  readCairnConfig,
+  readDumpPresets,
+  type WriteDumpError,
+  type WriteDumpOptions,
+  writeAtomic,
+  writeDump,
+} from './dump-io.js';
+export * from './items/index.js';
 export { countLines, decodeUtf8, type LineSpan, parseJsonLine, splitLines } from './lines.js';
 export { type ListSessionsOptions, listSessions } from './list.js';
 export { type LoadTranscriptOptions, loadTranscript } from './load.js';
@@ -27,18 +42,3 @@ export {
   summarizeSession,
 } from './summary.js';
 export type { TaskName, TaskResults } from './tasks.js';
-export * from './items/index.js';
-export {
-  type ConfigUnreadable,
-  cairnHome,
-  configPath,
-  type DumpPathRefused,
-  type DumpWriteFailed,
-  instanceId,
-  readCairnConfig,
-  readDumpPresets,
-  type WriteDumpError,
-  type WriteDumpOptions,
-  writeAtomic,
-  writeDump,
-} from './dump-io.js';

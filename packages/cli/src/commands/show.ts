@@ -3,17 +3,23 @@ import { loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { describeEvent } from '../describe.js';
 import { progressBar } from '../progress.js';
 import { resolveRef } from '../refs.js';
+import { SELECTION_OPTIONS, selectionArgs, selects } from '../selection-args.js';
 import { Failure, onePositional, parseCommand } from '../usage.js';
+import { showItems } from './dump.js';
 
-const USAGE = 'cairn show <ref> [--agent A] [--json]';
+const USAGE =
+  'cairn show <ref> [--agent A] [--json] | cairn show <ref> --types a,b,-c [--preset P] [--agent-id ID] [--since T] [--until T] [--json]';
 
 export async function showCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { agent: { type: 'string' }, json: { type: 'boolean' } },
+    { ...SELECTION_OPTIONS, json: { type: 'boolean' } },
     USAGE,
   );
   const ref = onePositional(positionals, USAGE, '<ref>');
+  // A selection turns the view from events to the items a dump of the same selection would hold.
+  if (selects(values))
+    return showItems(platform, ref, values.agent, selectionArgs(values, USAGE), values.json ?? false, USAGE);
   const { target } = await resolveRef(platform, ref, values.agent);
   const progress = progressBar('reading');
   const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });

@@ -1,0 +1,525 @@
+// Transcript events into the items of the contract's vocabulary, read from one subject's side: the
+// session's main lane, or one subagent's lane. Works the same for every agent, since it reads the
+// transcript model rather than any agent's files.
+import type { TranscriptItem } from '@cairn/protocol';
+import type { Lane, ToolResultPayload, Transcript, TranscriptEvent, TranscriptEventOf } from '../model.js';
+import { err, ok, type Result } from '../result.js';
+import { bookkeepingRule } from './bookkeeping.js';
+import {
+  isCaveat,
+  isCrossSessionMessage,
+  isWorkflowResume,
+  slashCommandOf,
+  tagAttribute,
+  tagText,
+  taskNotificationOf,
+} from './envelopes.js';
+import { defined, type Fields, isObject, str } from './fields.js';
+import {
+  agentStatus,
+  isAsyncLaunch,
+  outputText,
+  resultFields,
+  toolTypeName,
+  useFields,
+} from './tool-fields.js';
+
+type Item = TranscriptItem & Fields;
+
+export interface ClassifyOptions {
+  /** The subagent whose side the items are read from; the session's main lane when absent. */
+  readonly agentId?: string | undefined;
+}
+
+export interface Classification {
+  /** The lane the items were read from. */
+  readonly subject: Lane;
+  /** Whether the subject is the session's main lane. */
+  readonly isMain: boolean;
+  /** In the transcript's order. */
+  readonly items: TranscriptItem[];
+  /** For each item (same index), the events it was read from. */
+  readonly sources: readonly (readonly TranscriptEvent[])[];
+  /** Events of the subject's lane that became no item, with the rule's reason. */
+  readonly bookkept: readonly { readonly event: TranscriptEvent; readonly reason: string }[];
+}
+
+export interface SubjectNotFound {
+  readonly _tag: 'SubjectNotFound';
+  readonly agentId: string;
+  readonly message: string;
+}
+
+/** Suffix of the `message:sub:*` item read from the same event as its `tool:Agent` twin. */
+const SUB_SUFFIX = '#sub';
+
+/** The lane an agent id names: its lane id, or the file stem form `agent-<id>`. */
+export function findLane(t: Transcript, agentId: string): Lane | undefined {
+  const id = agentId.startsWith('agent-') ? agentId.slice('agent-'.length) : agentId;
+  return t.agents.find((a) => a.parentId !== undefined && (a.id === agentId || a.id === id));
+}
+
+export const mainLaneOf = (t: Transcript): Lane =>
+  t.agents.find((a) => a.parentId === undefined) ?? { id: t.events[0]?.agentId ?? t.session.id };
+
+/** Classifies every event of the subject's lane. */
+export function classifyTranscript(
+  t: Transcript,
+  options: ClassifyOptions = {},
+): Result<Classification, SubjectNotFound> {
+  const main = mainLaneOf(t);
+  let subject = main;
+  if (options.agentId !== undefined) {
+    const lane = findLane(t, options.agentId);
+    if (!lane)
+      return err({
+        _tag: 'SubjectNotFound',
+        agentId: options.agentId,
+        message: `no subagent '${options.agentId}' in session ${t.session.id}`,
+      });
+    subject = lane;
+  }
+  return ok(new Classifier(t, subject, subject === main).run());
+}
+
+interface OpenCall {
+  use: Item;
+  typeName: string;
+  typed: boolean;
+  /** The `message:sub:out` twin of an agent spawn. */
+  sub?: Item;
+  /** The spawned agent, once known. */
+  agentId?: string;
+}
+
+class Classifier {
+  private readonly items: Item[] = [];
+  private readonly sources: TranscriptEvent[][] = [];
+  private readonly bookkept: { event: TranscriptEvent; reason: string }[] = [];
+  private readonly placed = new Set<TranscriptEvent>();
+  private readonly calls = new Map<string, OpenCall>();
+  /** Spawning event id → the lane it started. */
+  private readonly spawned = new Map<string, Lane>();
+  /** Summary texts that a user event of the lane carries, so a compaction does not repeat them. */
+  private readonly summaries: string[] = [];
+  private turn = 0;
+  private at = 0;
+  private lastCommand: string | undefined;
+
+  constructor(
+    private readonly t: Transcript,
+    private readonly subject: Lane,
+    private readonly isMain: boolean,
+  ) {
+    for (const lane of t.agents)
+      if (lane.spawnEventId !== undefined) this.spawned.set(lane.spawnEventId, lane);
+  }
+
+  run(): Classification {
+    const events = this.t.events.filter((e) => e.agentId === this.subject.id);
+    for (const e of events) {
+      if (
+        e.kind === 'user' &&
+        (e.payload.origin === 'compact_summary' || e.payload.origin === 'history_checkpoint')
+      )
+        this.summaries.push(e.payload.text);
+    }
+    this.at = events.find((e) => e.timestamp !== undefined)?.timestamp ?? this.t.session.startedAt ?? 0;
+    for (const e of events) {
+      if (e.timestamp !== undefined) this.at = e.timestamp;
+      this.event(e);
+      // A guard against a gap in the rules above: an event that made nothing is shown, not lost.
+      if (!this.placed.has(e)) this.unknown(e);
+    }
+    return {
+      subject: this.subject,
+      isMain: this.isMain,
+      items: this.items,
+      sources: this.sources,
+      bookkept: this.bookkept,
+    };
+  }
+
+  private event(e: TranscriptEvent): void {
+    if (e.kind === 'system' && e.payload.type === 'collab_agent_spawn_end' && this.spawned.has(e.id)) {
+      this.spawnNotice(e);
+      return;
+    }
+    const rule = bookkeepingRule(e);
+    if (rule) {
+      this.keep(e, rule.reason);
+      return;
+    }
+    switch (e.kind) {
+      case 'user':
+        this.user(e);
+        return;
+      case 'assistant':
+        this.assistant(e);
+        return;
+      case 'reasoning':
+        this.emit(e, 'thinking', { text: e.payload.text });
+        return;
+      case 'tool_call':
+        this.toolCall(e);
+        return;
+      case 'tool_result':
+        this.toolResult(e);
+        return;
+      case 'compaction':
+        this.compaction(e);
+        return;
+      case 'hook':
+        this.hook(e);
+        return;
+      case 'system':
+        this.system(e);
+        return;
+      default:
+        this.unknown(e);
+    }
+  }
+
+  private emit(e: TranscriptEvent, type: string, fields: Fields, uuid = e.id): Item {
+    const item = { uuid, type, at: this.at, turn: this.turn, ...fields, source: e.source } as Item;
+    this.items.push(item);
+    this.sources.push([e]);
+    this.placed.add(e);
+    return item;
+  }
+
+  private keep(e: TranscriptEvent, reason: string): void {
+    this.bookkept.push({ event: e, reason });
+    this.placed.add(e);
+  }
+
+  private unknown(e: TranscriptEvent): void {
+    const record =
+      e.kind === 'unknown' && isObject(e.payload.raw)
+        ? e.payload.raw
+        : e.kind === 'unknown'
+          ? { recordType: e.payload.recordType, raw: e.payload.raw }
+          : { kind: e.kind, ...e.payload };
+    this.emit(e, 'system:unknown', { record });
+  }
+
+  // --- user ---
+
+  private user(e: TranscriptEventOf<'user'>): void {
+    const { text, origin } = e.payload;
+    if (isCrossSessionMessage(text)) {
+      this.emit(
+        e,
+        'message:session:in',
+        defined({
+          text: tagText(text, 'cross-session-message') ?? text,
+          from: tagAttribute(text, 'cross-session-message', 'from'),
+          msg_id: tagAttribute(text, 'cross-session-message', 'mid'),
+        }),
+      );
+      return;
+    }
+    if (isWorkflowResume(text)) {
+      this.emit(e, 'system:resume', { text });
+      return;
+    }
+    switch (origin) {
+      case undefined:
+      case 'subagent_prompt':
+        this.turn++;
+        this.emit(e, 'message:user:in', { text });
+        return;
+      case 'empty':
+        this.emit(e, 'message:user:in', { text });
+        return;
+      case 'compact_summary':
+      case 'history_checkpoint':
+        this.emit(e, 'system:compact', { text });
+        return;
+      case 'command': {
+        const c = slashCommandOf(text);
+        const command = str(e.payload.command) ?? c.command ?? '';
+        this.lastCommand = command;
+        this.emit(
+          e,
+          'notice:slash',
+          defined({ command, args: str(e.payload.args) ?? c.args, stdout: c.stdout }),
+        );
+        return;
+      }
+      case 'command_output': {
+        const c = slashCommandOf(text);
+        this.emit(e, 'notice:slash', {
+          command: c.command ?? this.lastCommand ?? '',
+          stdout: c.stdout ?? text,
+        });
+        return;
+      }
+      case 'bash_input':
+        this.emit(e, 'notice:slash', { command: '!', args: tagText(text, 'bash-input') ?? text });
+        return;
+      case 'bash_output': {
+        const out = [tagText(text, 'bash-stdout'), tagText(text, 'bash-stderr')].filter((s) => s).join('\n');
+        this.emit(e, 'notice:slash', { command: '!', stdout: out || text });
+        return;
+      }
+      case 'interrupt':
+        this.emit(e, 'notice:interrupt', { text });
+        return;
+      case 'task_notification':
+        this.taskNotification(e);
+        return;
+      case 'subagent_notification':
+        this.emit(e, 'system:task', { text, event: 'subagent_notification' });
+        return;
+      case 'hook_output':
+        this.emit(e, 'hook:UserPromptSubmit', {
+          hook_name: 'UserPromptSubmit',
+          outcome: 'additionalContext',
+          content: text,
+        });
+        return;
+      case 'meta':
+        if (isCaveat(text)) {
+          this.emit(e, 'system:caveat', { text });
+          return;
+        }
+        this.attachment(e, 'meta', { text });
+        return;
+      default:
+        // Context the agent injected in the user's voice: instructions, environment, reminders.
+        this.attachment(e, origin, { text });
+    }
+  }
+
+  private attachment(e: TranscriptEvent, kind: string, attachment: Fields): void {
+    this.emit(e, `system:attachment:${segment(kind)}`, { attachment });
+  }
+
+  private taskNotification(e: TranscriptEventOf<'user'>): void {
+    const n = taskNotificationOf(e.payload.text);
+    const call = n.toolUseId === undefined ? undefined : this.calls.get(n.toolUseId);
+    if (call?.sub && call.sub.result_item === undefined && n.result !== undefined) {
+      // A background agent reporting back: its answer, linked to the brief that started it.
+      const answer = this.emit(
+        e,
+        'message:sub:in',
+        defined({
+          role: 'result',
+          parent_item: call.sub.uuid,
+          text: n.result,
+          agent_id: call.agentId,
+          status: n.status,
+        }),
+      );
+      call.sub.result_item = answer.uuid;
+      return;
+    }
+    this.emit(
+      e,
+      'system:task',
+      defined({ text: n.summary ?? e.payload.text, task_id: n.taskId, event: n.status }),
+    );
+  }
+
+  // --- assistant ---
+
+  private assistant(e: TranscriptEventOf<'assistant'>): void {
+    const { text, origin } = e.payload;
+    if (origin === undefined || !e.payload.synthetic) {
+      this.emit(e, 'message:user:out', { text });
+      return;
+    }
+    if (origin === 'api_error' || text.startsWith('API Error')) {
+      this.emit(e, 'system:api-error', { text });
+      return;
+    }
+    if (origin === 'history_checkpoint') {
+      this.emit(e, 'system:compact', { text });
+      return;
+    }
+    this.unknown(e);
+  }
+
+  // --- tools ---
+
+  private spawnedBy(e: TranscriptEvent): Lane | undefined {
+    const lane = this.spawned.get(e.id);
+    return lane && lane.id !== this.subject.id ? lane : undefined;
+  }
+
+  private toolCall(e: TranscriptEventOf<'tool_call'>): void {
+    const typeName = toolTypeName(e.payload.name);
+    const { typed, fields } = useFields(typeName, e.payload);
+    const use = this.emit(e, `tool:${typeName}`, { role: 'use', tool_use_id: e.payload.callId, ...fields });
+    const call: OpenCall = { use, typeName, typed };
+    const lane = this.spawnedBy(e);
+    if (lane) call.agentId = lane.id;
+    if (typeName === 'Agent' || lane) {
+      const input = isObject(e.payload.input) ? e.payload.input : {};
+      const prompt =
+        str(input.prompt) ?? str(input.message) ?? str(input.task) ?? JSON.stringify(e.payload.input ?? null);
+      call.sub = this.emit(
+        e,
+        'message:sub:out',
+        defined({
+          role: 'use',
+          prompt,
+          agent_id: call.agentId,
+          subagent_type: str(input.subagent_type) ?? str(input.agent_type),
+          name: str(input.name),
+          description: str(input.description) ?? lane?.title,
+        }),
+        `${e.id}${SUB_SUFFIX}`,
+      );
+    }
+    if (e.payload.callId !== '' && !this.calls.has(e.payload.callId)) this.calls.set(e.payload.callId, call);
+  }
+
+  private toolResult(e: TranscriptEventOf<'tool_result'>): void {
+    const call = this.calls.get(e.payload.callId);
+    if (!call) {
+      // A result whose call this lane never made: it cannot name a parent, so it is shown as found.
+      this.unknown(e);
+      return;
+    }
+    const result = this.emit(e, call.use.type, {
+      role: 'result',
+      parent_item: call.use.uuid,
+      tool_use_id: e.payload.callId,
+      ...resultFields(call.typeName, call.typed, e.payload),
+    });
+    call.use.result_item ??= result.uuid;
+    if (!call.sub) return;
+    const agentId = str(e.payload.agentId) ?? call.agentId;
+    if (agentId !== undefined) {
+      call.agentId = agentId;
+      call.sub.agent_id ??= agentId;
+    }
+    if (isAsyncLaunch(e.payload) || call.sub.result_item !== undefined) return;
+    const answer = this.emit(
+      e,
+      'message:sub:in',
+      defined({
+        role: 'result',
+        parent_item: call.sub.uuid,
+        text: answerText(e.payload),
+        agent_id: call.agentId,
+        status: agentStatus(e.payload),
+        duration_ms: durationOf(e.payload.durationMs),
+      }),
+      `${e.id}${SUB_SUFFIX}`,
+    );
+    call.sub.result_item = answer.uuid;
+  }
+
+  /** A spawn recorded only as a system event (no call of its own): the brief is all there is. */
+  private spawnNotice(e: TranscriptEventOf<'system'>): void {
+    const lane = this.spawned.get(e.id)!;
+    const call = str(e.payload.callId);
+    if (call !== undefined && this.calls.has(call)) {
+      this.keep(e, 'mirrors the spawning call, which is the tool item');
+      return;
+    }
+    this.emit(
+      e,
+      'message:sub:out',
+      defined({ role: 'use', prompt: e.payload.text ?? '', agent_id: lane.id, description: lane.title }),
+    );
+  }
+
+  // --- compaction, hooks, system ---
+
+  private compaction(e: TranscriptEventOf<'compaction'>): void {
+    const summary = e.payload.summary;
+    const repeated = summary !== undefined && this.summaries.some((s) => s !== '' && summary.includes(s));
+    if (summary !== undefined && summary !== '' && !repeated) {
+      this.emit(e, 'system:compact', { text: summary });
+      return;
+    }
+    const how = [
+      e.payload.trigger,
+      e.payload.preTokens === undefined ? undefined : `${e.payload.preTokens} tokens before`,
+    ]
+      .filter((s) => s !== undefined)
+      .join(', ');
+    this.emit(e, 'system:compact', { text: `context compacted${how ? ` (${how})` : ''}` });
+  }
+
+  private hook(e: TranscriptEventOf<'hook'>): void {
+    const p = e.payload;
+    const name = p.name ?? p.event;
+    const event = segment(p.event || name.split(':')[0] || 'unknown');
+    const status = str(p.status);
+    const blocked =
+      status === 'blocking_error' ||
+      p.preventedContinuation === true ||
+      (p.exitCode === 2 && p.isError === true);
+    const outcome = blocked ? 'block' : status === 'additional_context' ? 'additionalContext' : 'output';
+    this.emit(
+      e,
+      `hook:${event}`,
+      defined({
+        hook_name: name || event,
+        outcome,
+        content: p.output,
+        command: p.command,
+        exit_code: Number.isInteger(p.exitCode) ? p.exitCode : undefined,
+        stderr: str(p.stderr),
+        duration_ms: durationOf(p.durationMs),
+        tool_use_id: str(p.toolUseId),
+      }),
+    );
+  }
+
+  private system(e: TranscriptEventOf<'system'>): void {
+    const p = e.payload;
+    const text = p.text ?? '';
+    if (p.type.startsWith('attachment:')) {
+      const attachment = isObject(p.attachment) ? p.attachment : { ...p };
+      this.emit(e, `system:attachment:${segment(p.type.slice('attachment:'.length) || 'unknown')}`, {
+        attachment,
+      });
+      return;
+    }
+    switch (p.type) {
+      case 'local_command': {
+        const c = slashCommandOf(text);
+        const command = c.command ?? this.lastCommand ?? '';
+        if (c.command) this.lastCommand = c.command;
+        this.emit(
+          e,
+          'notice:slash',
+          defined({ command, args: c.args, stdout: c.stdout ?? (c.command ? undefined : text) }),
+        );
+        return;
+      }
+      case 'api_error':
+      case 'error':
+      case 'stream_error':
+        this.emit(e, 'system:api-error', { text: text || JSON.stringify(p) });
+        return;
+      case 'turn_aborted':
+        this.emit(e, 'notice:interrupt', defined({ text: p.text }));
+        return;
+      case 'rewind':
+        this.emit(e, 'notice:slash', defined({ command: '/rewind', args: str(p.messageId), stdout: p.text }));
+        return;
+      default:
+        this.unknown(e);
+    }
+  }
+}
+
+/** What a spawned agent answered, as text. */
+function answerText(r: ToolResultPayload): string {
+  const text = outputText(r);
+  if (text !== undefined) return text;
+  return r.output === undefined ? '' : JSON.stringify(r.output);
+}
+
+const durationOf = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined;
+
+/** A name reduced to what one type segment may hold. */
+const segment = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, '-') || 'unknown';

@@ -1,0 +1,50 @@
+// Transcript items, selections, presets and dumps: pure, so a browser can import them too.
+export { BOOKKEEPING_EVENTS, type BookkeepingRule, bookkeepingRule } from './bookkeeping.js';
+export {
+  type Classification,
+  type ClassifyOptions,
+  classifyTranscript,
+  findLane,
+  mainLaneOf,
+  type SubjectNotFound,
+} from './classify.js';
+export {
+  type BuildDumpOptions,
+  type BuiltDump,
+  buildDump,
+  type DumpError,
+  type DumpInvalidArgs,
+  type DumpNotFound,
+  isOfRecord,
+} from './dump.js';
+export { idsLedger, type LedgerOptions } from './ids.js';
+export { codeSpan, fenced, renderDumpMarkdown } from './markdown.js';
+export {
+  BUILTIN_PRESETS,
+  checkPresets,
+  mergePresets,
+  type PresetConfigError,
+  presetLookup,
+  presetsOfConfig,
+} from './presets.js';
+export {
+  type BadSelector,
+  DEFAULT_SELECTION,
+  decide,
+  expandSelectors,
+  ITEM_ROOTS,
+  isSelector,
+  NO_AGENT,
+  NO_THINKING,
+  type PresetCycle,
+  type PresetLookup,
+  reaches,
+  type Selection,
+  type SelectionAsk,
+  type SelectionError,
+  selectItems,
+  selection,
+  selectionOf,
+  type UnknownPreset,
+} from './select.js';
+export { toolTypeName } from './tool-fields.js';
