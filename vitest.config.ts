@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources, in tests as in the type check.
   resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts'],
     testTimeout: 60_000,

@@ -15,6 +15,8 @@ const common = {
 
 const entries = [
   { in: 'packages/transcript/src/index.ts', out: 'packages/transcript/dist/index' },
+  // The browser-safe part of the library: classification, selections, presets, Markdown.
+  { in: 'packages/transcript/src/items/index.ts', out: 'packages/transcript/dist/items' },
   { in: 'packages/protocol/src/index.ts', out: 'packages/protocol/dist/index' },
   { in: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main' },
   // The session pool starts this file beside whichever bundle it was built into.

@@ -4,6 +4,8 @@ import type { SourcePointer } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { err, ok, type ReadFailed, type Result, readFailed, type SourceChanged } from './result.js';
 
+const LINE_FILE = /\.jsonl(\.zst)?$/;
+
 const changed = (pointer: SourcePointer, why: string): SourceChanged => ({
   _tag: 'SourceChanged',
   pointer,
@@ -12,8 +14,7 @@ const changed = (pointer: SourcePointer, why: string): SourceChanged => ({
 
 /**
  * The bytes a pointer names, or SourceChanged when the file no longer holds that record there:
- * shorter than the range, or the range no longer sits on the record's boundaries (a whole line
- * for line records, a `{…}` object for a record inside a larger document).
+ * shorter than the range, or, in a JSONL file, the range no longer a whole line.
  */
 export async function readOriginal(
   platform: SessionPlatform,
@@ -43,11 +44,11 @@ export async function readOriginal(
   } catch (cause) {
     return err(readFailed(pointer.file, cause));
   }
-  const lineStart = before === undefined || before === 10;
-  if (lineStart) {
-    const lineEnd = after === undefined || after === 10 || after === 13;
-    return lineEnd ? ok(bytes) : err(changed(pointer, 'the line is longer now'));
-  }
-  const isObject = bytes[0] === 0x7b && bytes[bytes.length - 1] === 0x7d;
-  return isObject ? ok(bytes) : err(changed(pointer, 'no record at that range'));
+  // In a JSONL file every record is one whole line; a record inside a JSON document has no
+  // boundary to check beyond the file's length.
+  if (!LINE_FILE.test(pointer.file)) return ok(bytes);
+  if (before !== undefined && before !== 10) return err(changed(pointer, 'the line starts elsewhere now'));
+  if (after !== undefined && after !== 10 && after !== 13)
+    return err(changed(pointer, 'the line is longer now'));
+  return ok(bytes);
 }

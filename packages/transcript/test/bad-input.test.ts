@@ -5,7 +5,7 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listSessions, loadTranscript, type SessionHead, type Transcript } from '../src/index.js';
+import { listSessions, loadTranscript, readOriginal, type SessionHead, type Transcript } from '../src/index.js';
 import { corpus, corpusPath } from './corpus.js';
 import { tempHome, tempPlatform } from './homes.js';
 
@@ -68,6 +68,20 @@ describe.skipIf(!corpus)('bad input', () => {
     expect(unknown).toHaveLength(1);
     expect(unknown[0]!.source.length).toBeGreaterThan(50 * 1024 * 1024);
     expect(kinds(t).filter((k) => !k.startsWith('unknown:'))).toEqual(kinds(clean));
+  });
+
+  it('answers SourceChanged when the bytes under a pointer are no longer that record', async () => {
+    copyFileSync(SOURCE, file('edited'));
+    const t = await load('edited');
+    const pointer = t.events.at(-1)!.source;
+    expect((await readOriginal(platform, pointer)).ok).toBe(true);
+    // An edit earlier in the file shifts every later line.
+    writeFileSync(file('edited'), Buffer.concat([Buffer.from('{"type":"note"}\n'), original]));
+    const back = await readOriginal(platform, pointer);
+    expect(!back.ok && back.error._tag).toBe('SourceChanged');
+    writeFileSync(file('edited'), original.subarray(0, pointer.offset));
+    const cut = await readOriginal(platform, pointer);
+    expect(!cut.ok && cut.error._tag).toBe('SourceChanged');
   });
 
   it('loads an empty file as a session with no events', async () => {

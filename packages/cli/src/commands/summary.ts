@@ -28,7 +28,7 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
     { all: { type: 'boolean' }, agent: { type: 'string' }, json: { type: 'boolean' } },
     USAGE,
   );
-  if (values.all === positionals.length > 0 || positionals.length > 1) {
+  if (Boolean(values.all) === positionals.length > 0 || positionals.length > 1) {
     throw new UsageError(`give one <ref> or --all\nusage: ${USAGE}`);
   }
   if (values.all) return summarizeAll(platform, values.agent, values.json ?? false);
