@@ -1,0 +1,438 @@
+// What each record of a rollout is, decided once for both the translation and the fast summary,
+// so that the two cannot disagree.
+//
+// Choices that shape the numbers:
+// - User and assistant text, and reasoning, come from `response_item` records (what the model
+//   saw and wrote). The `event_msg` mirrors (`user_message`, `agent_message`, `agent_reasoning`)
+//   are skipped as 'mirrors response_item'; they become events only in a file that lacks the
+//   response items they would mirror.
+// - A `response_item` user message is a prompt when an `event_msg` `user_message` sits right
+//   beside it (Codex writes that record only for what the person submitted); without any
+//   `user_message` in the file, when its text is not context Codex injects. The others are
+//   synthetic user events, like developer and system messages.
+// - A tool's result is its `function_call_output` (or custom/tool-search output); an
+//   `exec_command_end`, `patch_apply_end` or `mcp_tool_call_end` with the same call id marks it
+//   failed and stays a system event, and becomes the result itself only when no output record
+//   exists. So a failed tool counts once.
+// - `compacted` and the `context_compacted` beside it are one compaction event, carried by the
+//   `compacted` record; the other is skipped as 'mirrors compaction'.
+// - Requests come from `token_count` snapshots only (see usage.ts). The newer top-level kinds
+//   (`token_usage_record`, `world_state`, …) are system events and count nothing.
+import type { SourceFile } from '../../adapter.js';
+import type { Capability, Usage } from '../../model.js';
+import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
+import { injectedOrigin, messageText } from './content.js';
+import {
+  type CodexRecord,
+  ENVELOPE_TYPES,
+  isObject,
+  type Json,
+  readRecords,
+  str,
+  timeOf,
+  unknownGeneration,
+} from './records.js';
+import { replayEnd } from './replay.js';
+import { endFailed, endOutput, TOOL_END_TYPES, type ToolOutput, toolOutput } from './tools.js';
+import { SnapshotReader } from './usage.js';
+
+export type Item =
+  | { kind: 'skip'; rec: CodexRecord; reason: string }
+  | { kind: 'system'; rec: CodexRecord; type: string }
+  | { kind: 'spawn'; rec: CodexRecord; laneId: string; callId?: string; title?: string }
+  | { kind: 'user'; rec: CodexRecord; origin?: string }
+  | { kind: 'assistant'; rec: CodexRecord }
+  | { kind: 'reasoning'; rec: CodexRecord }
+  | { kind: 'tool_call'; rec: CodexRecord; callId: string; name: string }
+  | { kind: 'tool_result'; rec: CodexRecord; callId: string; result: ToolOutput }
+  | { kind: 'request'; rec: CodexRecord; usage: Usage; model?: string }
+  | { kind: 'compaction'; rec: CodexRecord }
+  | { kind: 'unknown'; rec: CodexRecord; recordType: string };
+
+export interface ClassifiedSession {
+  id: string;
+  cwd?: string;
+  startedAt?: number;
+  endedAt?: number;
+  title?: string;
+  agentVersion?: string;
+  /** The main lane's title, for a spawned subagent's own rollout. */
+  laneTitle?: string;
+}
+
+export interface Classified {
+  items: Item[];
+  session: ClassifiedSession;
+  capabilities: Capability[];
+}
+
+/** event_msg types Codex writes that carry nothing beyond a system event. */
+const SYSTEM_EVENTS: ReadonlySet<string> = new Set([
+  'task_started',
+  'task_complete',
+  'turn_aborted',
+  'exec_command_begin',
+  'exec_command_output_delta',
+  'patch_apply_begin',
+  'mcp_tool_call_begin',
+  'web_search_begin',
+  'web_search_end',
+  'view_image_tool_call',
+  'thread_name_updated',
+  'error',
+  'warning',
+  'stream_error',
+  'background_event',
+  'entered_review_mode',
+  'exited_review_mode',
+  'plan_update',
+  'turn_diff',
+  'sub_agent_activity',
+  'collab_agent_spawn_begin',
+  'collab_agent_interaction_begin',
+  'collab_agent_interaction_end',
+  'collab_waiting_begin',
+  'collab_waiting_end',
+  'collab_close_begin',
+  'collab_close_end',
+  'thread_rolled_back',
+  'undo_started',
+  'undo_completed',
+  'item_started',
+  'item_completed',
+  'session_configured',
+  'shutdown_complete',
+  'mcp_startup_update',
+  'mcp_startup_complete',
+  'deprecation_notice',
+  'model_reroute',
+  'thread_settings_applied',
+  'exec_approval_request',
+  'apply_patch_approval_request',
+  'request_user_input',
+  'elicitation_request',
+]);
+
+const SYSTEM_RESPONSE_ITEMS: ReadonlySet<string> = new Set([
+  'ghost_snapshot',
+  'compaction',
+  'agent_message',
+  'other',
+]);
+
+const TOOL_CALLS: Readonly<Record<string, string | undefined>> = {
+  function_call: undefined,
+  custom_tool_call: undefined,
+  local_shell_call: 'local_shell',
+  web_search_call: 'web_search',
+  tool_search_call: 'tool_search',
+  image_generation_call: 'image_generation',
+};
+
+const TOOL_OUTPUTS: ReadonlySet<string> = new Set([
+  'function_call_output',
+  'custom_tool_call_output',
+  'tool_search_output',
+]);
+
+const ROLLOUT_UUID = /([\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12})\.jsonl(?:\.zst)?$/i;
+
+/** The session id a rollout's file name carries, for a file without a usable session_meta. */
+export function idFromPath(path: string): string {
+  const m = ROLLOUT_UUID.exec(path);
+  if (m) return m[1]!;
+  const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+  return base.replace(/\.jsonl(?:\.zst)?$/, '');
+}
+
+/** Classifies every record of a session's files (main rollout first). */
+export function classify(files: readonly SourceFile[]): Result<Classified, UnknownFormatGeneration> {
+  const items: Item[] = [];
+  const session: ClassifiedSession = { id: files[0] ? idFromPath(files[0].path) : '' };
+  let haveMeta = false;
+  let sawUsage = false;
+  const snapshots = new SnapshotReader();
+  let model: string | undefined;
+
+  for (const [fileIndex, file] of files.entries()) {
+    const recs = readRecords(file, fileIndex);
+    const firstIndex = recs.findIndex((r) => r.reason === undefined);
+    const first = recs[firstIndex];
+    if (first) {
+      const why = unknownGeneration(first);
+      if (why) return err(unknownFormatGeneration(file.path, first.span.line, why));
+    }
+    const copyEnd = first ? replayEnd(recs, firstIndex) : 0;
+    const scan = prescan(recs, firstIndex, copyEnd);
+
+    for (const [i, r] of recs.entries()) {
+      if (r.reason !== undefined) {
+        items.push({ kind: 'skip', rec: r, reason: r.reason });
+        continue;
+      }
+      const p = r.payload ?? {};
+      if (i > firstIndex && i < copyEnd) {
+        // The parent's records: nothing of them is counted, but the running totals move on.
+        if (r.type === 'event_msg' && r.sub === 'token_count') snapshots.next(p.info);
+        else if (r.type === 'turn_context') model = str(p.model) ?? model;
+        items.push({ kind: 'skip', rec: r, reason: 'parent replay' });
+        continue;
+      }
+      switch (r.type) {
+        case 'session_meta':
+          if (!haveMeta && i === firstIndex) {
+            haveMeta = true;
+            readMeta(session, r, p);
+          }
+          items.push({ kind: 'system', rec: r, type: 'session_meta' });
+          break;
+        case 'turn_context':
+          model = str(p.model) ?? model;
+          session.cwd ??= str(p.cwd);
+          items.push({ kind: 'system', rec: r, type: 'turn_context' });
+          break;
+        case 'state':
+          items.push({ kind: 'skip', rec: r, reason: 'state marker' });
+          break;
+        case 'compacted':
+          items.push(
+            scan.compactionMirrors.has(i)
+              ? { kind: 'skip', rec: r, reason: 'mirrors compaction' }
+              : { kind: 'compaction', rec: r },
+          );
+          break;
+        case 'response_item':
+          items.push(responseItem(r, p, i, scan));
+          break;
+        case 'event_msg': {
+          if (r.sub === 'token_count') {
+            if (isObject(p.info)) sawUsage = true;
+            const snap = snapshots.next(p.info);
+            items.push(
+              snap.ok
+                ? model === undefined
+                  ? { kind: 'request', rec: r, usage: snap.usage }
+                  : { kind: 'request', rec: r, usage: snap.usage, model }
+                : { kind: 'skip', rec: r, reason: snap.reason },
+            );
+            break;
+          }
+          if (r.sub === 'thread_name_updated')
+            session.title = str(p.thread_name) ?? str(p.name) ?? session.title;
+          items.push(eventMsg(r, p, i, scan));
+          break;
+        }
+        case '':
+          items.push({ kind: 'unknown', rec: r, recordType: '' });
+          break;
+        default:
+          items.push(ENVELOPE_TYPES.has(r.type) ? { kind: 'system', rec: r, type: r.type } : unknown(r));
+      }
+    }
+  }
+
+  let endedAt: number | undefined;
+  let timed = false;
+  const capabilities = new Set<Capability>();
+  for (const it of items) {
+    if (it.kind === 'skip') continue;
+    if (it.rec.ts !== undefined) {
+      timed = true;
+      if (endedAt === undefined || it.rec.ts > endedAt) endedAt = it.rec.ts;
+    }
+    if (it.kind === 'reasoning') capabilities.add('reasoning');
+    else if (it.kind === 'compaction') capabilities.add('compaction');
+    else if (it.kind === 'spawn') capabilities.add('subagents');
+  }
+  if (sawUsage) {
+    capabilities.add('requests');
+    capabilities.add('usage');
+  }
+  if (timed) capabilities.add('durations');
+  if (endedAt !== undefined) session.endedAt = endedAt;
+  const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'];
+  return ok({ items, session, capabilities: order.filter((c) => capabilities.has(c)) });
+}
+
+function readMeta(session: ClassifiedSession, r: CodexRecord, p: Json): void {
+  const id = str(p.id);
+  if (id) session.id = id;
+  const cwd = str(p.cwd);
+  if (cwd !== undefined) session.cwd = cwd;
+  const started = timeOf(p.timestamp) ?? r.ts;
+  if (started !== undefined) session.startedAt = started;
+  const version = str(p.cli_version);
+  if (version !== undefined) session.agentVersion = version;
+  const source = isObject(p.source) ? p.source : undefined;
+  const sub = source && (isObject(source.subagent) ? source.subagent : source.subAgent);
+  const spawn = isObject(sub) && isObject(sub.thread_spawn) ? sub.thread_spawn : undefined;
+  const title =
+    str(spawn?.agent_nickname) ?? str(p.agent_nickname) ?? str(spawn?.agent_role) ?? str(p.agent_role);
+  if (title !== undefined) session.laneTitle = title;
+}
+
+interface Prescan {
+  /** response_item user messages that an event_msg user_message mirrors: prompts. */
+  prompts: Set<number>;
+  /** event_msg user_message records that mirror a response_item. */
+  userMirrors: Set<number>;
+  hasUserMessages: boolean;
+  hasAssistantItems: boolean;
+  hasReasoningItems: boolean;
+  /** Call ids whose result a response_item records. */
+  outputCalls: Set<string>;
+  /** Call ids that an ending event_msg reports as failed. */
+  failedCalls: Set<string>;
+  /** compacted / context_compacted records that the other record of their pair carries. */
+  compactionMirrors: Set<number>;
+  /** Injected-context origin of response_item user messages, by index. */
+  injected: Map<number, string | undefined>;
+}
+
+const isUserItem = (r: CodexRecord): boolean =>
+  r.type === 'response_item' && r.sub === 'message' && r.payload?.role === 'user';
+
+function prescan(recs: readonly CodexRecord[], firstIndex: number, copyEnd: number): Prescan {
+  const s: Prescan = {
+    prompts: new Set(),
+    userMirrors: new Set(),
+    hasUserMessages: false,
+    hasAssistantItems: false,
+    hasReasoningItems: false,
+    outputCalls: new Set(),
+    failedCalls: new Set(),
+    compactionMirrors: new Set(),
+    injected: new Map(),
+  };
+  // The file's own parsed records, by index.
+  const own: number[] = [];
+  for (const [i, r] of recs.entries())
+    if (r.reason === undefined && !(i > firstIndex && i < copyEnd)) own.push(i);
+
+  const injectedAt = (i: number): string | undefined => {
+    if (!s.injected.has(i)) s.injected.set(i, injectedOrigin(messageText(recs[i]!.payload?.content).text));
+    return s.injected.get(i);
+  };
+  const pairable = (i: number | undefined): i is number =>
+    i !== undefined && isUserItem(recs[i]!) && !s.prompts.has(i) && injectedAt(i) === undefined;
+
+  let pendingCompacted: number | undefined;
+  let pendingContextCompacted: number | undefined;
+  for (const [k, i] of own.entries()) {
+    const r = recs[i]!;
+    const p = r.payload ?? {};
+    if (r.type === 'response_item') {
+      if (r.sub === 'message' && p.role === 'assistant') s.hasAssistantItems = true;
+      else if (r.sub === 'reasoning') s.hasReasoningItems = true;
+      else if (TOOL_OUTPUTS.has(r.sub)) {
+        const id = str(p.call_id);
+        if (id !== undefined) s.outputCalls.add(id);
+      }
+    } else if (r.type === 'event_msg') {
+      if (r.sub === 'user_message') {
+        s.hasUserMessages = true;
+        const before = own[k - 1];
+        const after = own[k + 1];
+        const item = pairable(before) ? before : pairable(after) ? after : undefined;
+        if (item !== undefined) {
+          s.prompts.add(item);
+          s.userMirrors.add(i);
+        }
+      } else if (TOOL_END_TYPES.has(r.sub)) {
+        const id = str(p.call_id);
+        if (id !== undefined && endFailed(r.sub, p)) s.failedCalls.add(id);
+      } else if (r.sub === 'context_compacted') {
+        if (pendingCompacted !== undefined) {
+          s.compactionMirrors.add(i);
+          pendingCompacted = undefined;
+        } else pendingContextCompacted = i;
+      }
+    } else if (r.type === 'compacted') {
+      // The compacted record carries the summary, so it is the one that stays.
+      if (pendingContextCompacted !== undefined) {
+        s.compactionMirrors.add(pendingContextCompacted);
+        pendingContextCompacted = undefined;
+      } else pendingCompacted = i;
+    }
+  }
+  return s;
+}
+
+const unknown = (r: CodexRecord): Item => ({
+  kind: 'unknown',
+  rec: r,
+  recordType: r.sub ? `${r.type}:${r.sub}` : r.type,
+});
+
+function responseItem(r: CodexRecord, p: Json, i: number, scan: Prescan): Item {
+  const sub = r.sub;
+  if (sub === 'message') {
+    const role = str(p.role);
+    if (role === 'assistant') return { kind: 'assistant', rec: r };
+    if (role === 'developer' || role === 'system') return { kind: 'user', rec: r, origin: role };
+    if (role !== 'user') return unknown(r);
+    const origin = scan.injected.has(i) ? scan.injected.get(i) : injectedOrigin(messageText(p.content).text);
+    if (origin !== undefined) return { kind: 'user', rec: r, origin };
+    if (scan.hasUserMessages && !scan.prompts.has(i)) return { kind: 'user', rec: r, origin: 'injected' };
+    return { kind: 'user', rec: r };
+  }
+  if (sub === 'reasoning') return { kind: 'reasoning', rec: r };
+  if (sub in TOOL_CALLS) {
+    const callId = str(p.call_id) ?? str(p.id) ?? `${sub}:${r.fileIndex}:${r.span.line}`;
+    return { kind: 'tool_call', rec: r, callId, name: TOOL_CALLS[sub] ?? str(p.name) ?? sub };
+  }
+  if (TOOL_OUTPUTS.has(sub)) {
+    const callId = str(p.call_id) ?? '';
+    const result = toolOutput(p.output);
+    if (scan.failedCalls.has(callId)) result.failed = true;
+    return { kind: 'tool_result', rec: r, callId, result };
+  }
+  if (SYSTEM_RESPONSE_ITEMS.has(sub)) return { kind: 'system', rec: r, type: sub };
+  return unknown(r);
+}
+
+function eventMsg(r: CodexRecord, p: Json, i: number, scan: Prescan): Item {
+  const sub = r.sub;
+  switch (sub) {
+    case 'user_message':
+      return scan.userMirrors.has(i)
+        ? { kind: 'skip', rec: r, reason: 'mirrors response_item' }
+        : { kind: 'user', rec: r };
+    case 'agent_message':
+      return scan.hasAssistantItems
+        ? { kind: 'skip', rec: r, reason: 'mirrors response_item' }
+        : { kind: 'assistant', rec: r };
+    case 'agent_reasoning':
+    case 'agent_reasoning_raw_content':
+      return scan.hasReasoningItems
+        ? { kind: 'skip', rec: r, reason: 'mirrors response_item' }
+        : { kind: 'reasoning', rec: r };
+    case 'context_compacted':
+      return scan.compactionMirrors.has(i)
+        ? { kind: 'skip', rec: r, reason: 'mirrors compaction' }
+        : { kind: 'compaction', rec: r };
+    case 'collab_agent_spawn_end': {
+      const laneId = str(p.new_thread_id);
+      if (laneId === undefined) return { kind: 'system', rec: r, type: sub };
+      const spawn: Item & { kind: 'spawn' } = { kind: 'spawn', rec: r, laneId };
+      const callId = str(p.call_id);
+      if (callId !== undefined) spawn.callId = callId;
+      const title = str(p.new_agent_nickname) ?? str(p.new_agent_role);
+      if (title !== undefined) spawn.title = title;
+      return spawn;
+    }
+  }
+  if (TOOL_END_TYPES.has(sub)) {
+    const callId = str(p.call_id);
+    if (callId === undefined || scan.outputCalls.has(callId)) return { kind: 'system', rec: r, type: sub };
+    const failed = endFailed(sub, p);
+    const exitCode = typeof p.exit_code === 'number' ? p.exit_code : undefined;
+    const result: ToolOutput =
+      exitCode === undefined
+        ? { output: endOutput(sub, p), failed }
+        : { output: endOutput(sub, p), exitCode, failed };
+    return { kind: 'tool_result', rec: r, callId, result };
+  }
+  if (SYSTEM_EVENTS.has(sub)) return { kind: 'system', rec: r, type: sub };
+  return unknown(r);
+}

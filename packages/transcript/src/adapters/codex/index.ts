@@ -1,0 +1,20 @@
+// The Codex adapter: rollouts under `$CODEX_HOME` (default `~/.codex`).
+import type { SessionAdapter } from '../../adapter.js';
+import { detectRollout } from './detect.js';
+import { rolloutFiles } from './files.js';
+import { codexHomes } from './homes.js';
+import { listRollouts } from './list.js';
+import { summarizeRollouts } from './summarize.js';
+import { translateRollouts } from './translate.js';
+
+export const codexAdapter: SessionAdapter = {
+  id: 'codex',
+  aliases: [],
+  capabilities: ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'],
+  homes: codexHomes,
+  detect: detectRollout,
+  list: listRollouts,
+  sessionFiles: rolloutFiles,
+  translate: translateRollouts,
+  summarize: summarizeRollouts,
+};

@@ -1,0 +1,139 @@
+// A rollout's lines as records of one shape, whatever the format generation that wrote them.
+//
+// Two generations are known. The envelope one (Codex CLI since late summer 2025) writes
+// `{timestamp, type, payload}` on every line, starting with `session_meta`. The older bare one
+// writes a header `{id, timestamp, instructions, git?}` first, then `{record_type: "state"}`
+// markers and bare response items with no envelope and, mostly, no timestamp.
+import type { SourceFile } from '../../adapter.js';
+import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
+
+export type Json = Record<string, unknown>;
+
+/** One line of a rollout. One class, so that every record has the same shape. */
+export class CodexRecord {
+  constructor(
+    readonly file: SourceFile,
+    readonly fileIndex: number,
+    readonly span: LineSpan,
+    /** The parsed line. */
+    readonly value: unknown,
+    /** The envelope type ('session_meta', 'response_item', 'event_msg', …); 'state' for bare-generation markers; '' when the line has none. */
+    readonly type: string,
+    /** The payload's own `type` for response_item and event_msg records, else ''. */
+    readonly sub: string,
+    readonly payload: Json | undefined,
+    /** Milliseconds since the epoch, when the line has a timestamp. */
+    readonly ts: number | undefined,
+    /** Why the line is unusable; undefined when it parsed. */
+    readonly reason: string | undefined = undefined,
+  ) {}
+}
+
+/** Top-level record types the envelope generation writes. */
+export const ENVELOPE_TYPES: ReadonlySet<string> = new Set([
+  'session_meta',
+  'response_item',
+  'event_msg',
+  'turn_context',
+  'compacted',
+  'inter_agent_communication',
+  'inter_agent_communication_metadata',
+  'token_usage_record',
+  'world_state',
+  'retained_context',
+  'security_risk_score',
+  'realtime_item',
+]);
+
+/** Response item types, which the bare generation writes at the top level of a line. */
+export const RESPONSE_ITEM_TYPES: ReadonlySet<string> = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'web_search_call',
+  'tool_search_call',
+  'tool_search_output',
+  'image_generation_call',
+  'ghost_snapshot',
+  'compaction',
+  'agent_message',
+  'other',
+]);
+
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+
+/** A record timestamp in ms: RFC 3339 text, or a number of seconds or milliseconds. */
+export function timeOf(v: unknown): number | undefined {
+  if (typeof v === 'string') {
+    const t = Date.parse(v);
+    return Number.isNaN(t) ? undefined : t;
+  }
+  const n = num(v);
+  if (n === undefined) return undefined;
+  return n < 1e12 ? n * 1000 : n;
+}
+
+/** Every line of a file as a record; `first` tells the bare generation's header apart. */
+export function readRecords(file: SourceFile, fileIndex: number): CodexRecord[] {
+  const records: CodexRecord[] = [];
+  let first = true;
+  for (const span of splitLines(file.data)) {
+    const parsed = parseJsonLine(file.data, span);
+    if (!parsed.ok) {
+      records.push(
+        new CodexRecord(file, fileIndex, span, undefined, '', '', undefined, undefined, parsed.reason),
+      );
+      continue;
+    }
+    records.push(normalize(file, fileIndex, span, parsed.value, first));
+    first = false;
+  }
+  return records;
+}
+
+function normalize(
+  file: SourceFile,
+  fileIndex: number,
+  span: LineSpan,
+  value: unknown,
+  first: boolean,
+): CodexRecord {
+  const make = (type: string, sub: string, payload: Json | undefined, ts: number | undefined) =>
+    new CodexRecord(file, fileIndex, span, value, type, sub, payload, ts);
+  if (!isObject(value)) return make('', '', undefined, undefined);
+  const ts = timeOf(value.timestamp);
+  const type = str(value.type);
+  if (type !== undefined && ('payload' in value || ENVELOPE_TYPES.has(type))) {
+    const payload = isObject(value.payload) ? value.payload : 'payload' in value ? undefined : value;
+    const sub = type === 'response_item' || type === 'event_msg' ? (str(payload?.type) ?? '') : '';
+    return make(type, sub, payload, ts);
+  }
+  if ('record_type' in value) return make('state', '', value, ts);
+  if (type !== undefined) return make('response_item', type, value, ts);
+  if (first && str(value.id) !== undefined) return make('session_meta', '', value, ts);
+  return make('', '', undefined, ts);
+}
+
+/**
+ * Why the first parsed record of a file belongs to no generation Codex wrote, or undefined
+ * when it does.
+ */
+export function unknownGeneration(rec: CodexRecord): string | undefined {
+  const v = rec.value;
+  if (!isObject(v)) return `the first record is not a JSON object`;
+  const type = str(v.type);
+  if (type !== undefined) {
+    if ('payload' in v || ENVELOPE_TYPES.has(type) || RESPONSE_ITEM_TYPES.has(type)) return undefined;
+    return `the first record has type '${type}' and no payload`;
+  }
+  if ('record_type' in v) return undefined;
+  if (str(v.id) !== undefined && timeOf(v.timestamp) !== undefined) return undefined;
+  return `the first record has neither an envelope type nor a session header (keys: ${Object.keys(v).slice(0, 6).join(', ')})`;
+}
