@@ -1,0 +1,43 @@
+// What a compaction removed from the model's context, and the summary that replaced it.
+import type { TranscriptEvent, TranscriptEventOf } from '../../model.js';
+import { rec, str } from './records.js';
+
+/**
+ * One lane's events in file order: every event before a compaction gets shadowedBy = that
+ * compaction, except the segment the compaction recorded as preserved (kept until a later one).
+ * The compact summary that follows a boundary becomes the compaction's summary.
+ */
+export function applyCompactions(events: readonly TranscriptEvent[]): void {
+  let pending: TranscriptEvent[] = [];
+  let open: TranscriptEventOf<'compaction'> | undefined;
+  for (const e of events) {
+    if (e.kind === 'compaction') {
+      const keep = preservedLines(e, pending);
+      const kept: TranscriptEvent[] = [];
+      for (const p of pending) {
+        if (keep && p.source.line >= keep.from && p.source.line <= keep.to) kept.push(p);
+        else p.shadowedBy = e.id;
+      }
+      pending = kept;
+      open = e;
+    } else if (open && e.kind === 'user' && e.payload.origin === 'compact_summary') {
+      open.payload.summary ??= e.payload.text;
+      open = undefined;
+    }
+    pending.push(e);
+  }
+}
+
+/** The line range of a preserved segment, found by the uuids of its head and tail records. */
+function preservedLines(
+  c: TranscriptEventOf<'compaction'>,
+  pending: readonly TranscriptEvent[],
+): { from: number; to: number } | undefined {
+  const segment = rec(c.payload.preservedSegment);
+  const head = str(segment?.headUuid);
+  const tail = str(segment?.tailUuid);
+  if (head === undefined || tail === undefined) return undefined;
+  const from = pending.find((e) => e.id === head)?.source.line;
+  const to = pending.find((e) => e.id === tail)?.source.line;
+  return from === undefined || to === undefined ? undefined : { from, to };
+}

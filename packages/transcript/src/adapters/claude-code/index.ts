@@ -1,0 +1,29 @@
+// The Claude Code adapter: sessions in `<config>/projects/<munged cwd>/<sessionId>.jsonl`.
+import type { SessionAdapter } from '../../adapter.js';
+import { detectClaudeCode } from './detect.js';
+import { claudeSessionFiles } from './files.js';
+import { claudeHomes } from './homes.js';
+import { CLAUDE_CODE, listClaudeSessions } from './list.js';
+import { summarizeClaudeCode } from './summarize.js';
+import { translateClaudeCode } from './translate.js';
+
+export const claudeCodeAdapter: SessionAdapter = {
+  id: CLAUDE_CODE,
+  aliases: ['claude'],
+  capabilities: [
+    'requests',
+    'usage',
+    'durations',
+    'reasoning',
+    'compaction',
+    'compactionTokens',
+    'subagents',
+    'hooks',
+  ],
+  homes: claudeHomes,
+  detect: detectClaudeCode,
+  list: listClaudeSessions,
+  sessionFiles: claudeSessionFiles,
+  translate: translateClaudeCode,
+  summarize: summarizeClaudeCode,
+};

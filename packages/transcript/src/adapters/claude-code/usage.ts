@@ -1,0 +1,52 @@
+// Requests and their token usage. Claude Code writes one line per content block of a response,
+// each repeating message.id, requestId and a usage whose output_tokens grows as it streams.
+import type { Usage } from '../../model.js';
+import { num, type Rec, rec, str } from './records.js';
+
+/** The model name Claude Code gives messages it made up itself (API errors, interruptions). */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+/**
+ * The key of the model request an assistant line belongs to: (message.id, requestId), or
+ * message.id alone when a gateway dropped the request id. Undefined when the line is no request.
+ */
+export function requestKeyOf(record: Rec, message: Rec): string | undefined {
+  if (message.model === SYNTHETIC_MODEL) return undefined;
+  const messageId = str(message.id);
+  if (messageId === undefined) return undefined;
+  const requestId = str(record.requestId);
+  return requestId === undefined ? messageId : `${messageId}\u0000${requestId}`;
+}
+
+/** cairn's usage of an Anthropic usage object: inputTokens includes cache reads and writes. */
+export function usageOf(raw: unknown): Usage | undefined {
+  const u = rec(raw);
+  if (!u) return undefined;
+  const input = num(u.input_tokens) ?? 0;
+  const cacheRead = num(u.cache_read_input_tokens) ?? 0;
+  const cacheWrite = cacheWriteOf(u);
+  const usage: Usage = {
+    inputTokens: input + cacheRead + cacheWrite,
+    outputTokens: num(u.output_tokens) ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
+  const thinking = num(rec(u.output_tokens_details)?.thinking_tokens);
+  if (thinking !== undefined) usage.reasoningTokens = thinking;
+  return usage;
+}
+
+function cacheWriteOf(u: Rec): number {
+  const total = num(u.cache_creation_input_tokens);
+  if (total !== undefined) return total;
+  // Without the total, the per-lifetime split is all there is.
+  const split = rec(u.cache_creation);
+  if (!split) return 0;
+  return (num(split.ephemeral_5m_input_tokens) ?? 0) + (num(split.ephemeral_1h_input_tokens) ?? 0);
+}
+
+/** Whether `next` is a later, fuller snapshot of the same response's usage than `prev`. */
+export const isLargerUsage = (next: Usage, prev: Usage | undefined): boolean =>
+  prev === undefined ||
+  next.outputTokens > prev.outputTokens ||
+  (next.outputTokens === prev.outputTokens && next.inputTokens > prev.inputTokens);
