@@ -132,6 +132,20 @@ describe.skipIf(!corpus)('the Claude Code adapter on the corpus', () => {
     }
   });
 
+  it('chains each event to the one it follows in the record tree, on its own lane', () => {
+    for (const s of claudeSessions) {
+      const t = load(s);
+      const byId = new Map(t.events.map((e) => [e.id, e]));
+      const chained = t.events.filter((e) => e.parentId !== undefined);
+      expect(chained.length, s.id).toBeGreaterThan(t.events.length / 2);
+      for (const e of chained) {
+        const parent = byId.get(e.parentId!);
+        expect(parent, e.id).toBeDefined();
+        expect(parent?.agentId).toBe(e.agentId);
+      }
+    }
+  });
+
   it('pairs every tool result with a tool call of the session', () => {
     for (const s of claudeSessions) {
       const t = load(s);

@@ -82,8 +82,8 @@ export class SessionTranslator {
   cwd: string | undefined;
   version: string | undefined;
   private readonly usedIds = new Set<string>();
-  /** uuid → the event a record's successors follow (its last event, or its own parent when it made none). */
-  private readonly chainOfUuid = new Map<string, string | undefined>();
+  /** uuid → the event a record's successors follow (its last event, or its own parent when it made none), by lane. */
+  private readonly chainOfUuid = new Map<string, { id: string | undefined; lane: string }>();
   private readonly fileOfUuid = new Map<string, number>();
   private readonly requests = new Map<string, TranscriptEventOf<'request'>>();
   /** message.id → key of the main-thread request that produced it, to spot sidechain replays. */
@@ -137,6 +137,7 @@ export class SessionTranslator {
       this.version ??= str(r.version);
     }
     const parentUuid = str(r.parentUuid) ?? str(r.logicalParentUuid);
+    const parent = parentUuid === undefined ? undefined : this.chainOfUuid.get(parentUuid);
     const ctx: RecordCtx = {
       r,
       lane,
@@ -144,7 +145,8 @@ export class SessionTranslator {
       fileIndex,
       source,
       base: uuid ?? `${lane}:${line}`,
-      parentId: parentUuid === undefined ? undefined : this.chainOfUuid.get(parentUuid),
+      // The compaction agent's file starts from the main conversation's tip; lanes chain on their own.
+      parentId: parent?.lane === lane ? parent.id : undefined,
       timestamp: timestampOf(r.timestamp),
       out,
       count: 0,
@@ -152,7 +154,7 @@ export class SessionTranslator {
     };
     const skipReason = this.translateTyped(type, ctx);
     if (skipReason !== undefined) this.skip(source, skipReason, type);
-    if (uuid !== undefined) this.chainOfUuid.set(uuid, ctx.lastId ?? ctx.parentId);
+    if (uuid !== undefined) this.chainOfUuid.set(uuid, { id: ctx.lastId ?? ctx.parentId, lane });
   }
 
   /** Emits the record's events; returns a skip reason when it makes none. */
