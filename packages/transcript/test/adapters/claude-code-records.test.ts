@@ -11,7 +11,10 @@ const jsonl = (...records: unknown[]): Uint8Array =>
   new TextEncoder().encode(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
 
 let clock = Date.parse('2026-03-01T10:00:00.000Z');
-const at = () => new Date((clock += 1000)).toISOString();
+const at = () => {
+  clock += 1000;
+  return new Date(clock).toISOString();
+};
 const env = (uuid: string, extra: Record<string, unknown> = {}) => ({
   parentUuid: null,
   isSidechain: false,
