@@ -2,6 +2,7 @@
 import { nodePlatform } from '@cairn/transcript';
 import { dumpCommand } from './commands/dump.js';
 import { presetsCommand } from './commands/presets.js';
+import { serveCommand } from './commands/serve.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { showCommand } from './commands/show.js';
 import { summaryCommand } from './commands/summary.js';
@@ -12,6 +13,7 @@ type Command = (platform: ReturnType<typeof nodePlatform>, argv: string[]) => Pr
 const commands: Record<string, Command> = {
   dump: dumpCommand,
   presets: presetsCommand,
+  serve: serveCommand,
   sessions: sessionsCommand,
   show: showCommand,
   summary: summaryCommand,

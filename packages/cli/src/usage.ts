@@ -41,6 +41,9 @@ usage:
                                              write a session's items to a file (under
                                              $CAIRN_HOME/dumps unless --out is given)
   cairn presets [--json]                     the named selections dumps can use
+  cairn serve [--port N] [--host H] [--no-demo]
+                                             the web UI and its server on 127.0.0.1 (port 0 or
+                                             none: any free one); prints the address with its token
 
 A <ref> is a session file's path, a session id, or a unique prefix of one.
 Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exclude, @preset to

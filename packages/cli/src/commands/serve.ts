@@ -1,0 +1,44 @@
+// cairn serve: the daemon and the web UI on one local port, until interrupted.
+import { startServer } from '@cairn/server';
+import type { SessionPlatform } from '@cairn/transcript';
+import { noPositionals, parseCommand, UsageError } from '../usage.js';
+
+const USAGE = 'cairn serve [--port N] [--host H]';
+
+export async function serveCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(
+    argv,
+    { port: { type: 'string' }, host: { type: 'string' }, 'no-demo': { type: 'boolean' } },
+    USAGE,
+  );
+  noPositionals(positionals, USAGE);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`--port takes a port number (0 for any free one)\nusage: ${USAGE}`);
+  }
+  const host = values.host ?? '127.0.0.1';
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    log(
+      `cairn: warning: listening on ${host} makes the server reachable from other machines; only the token guards it`,
+    );
+  }
+  const server = await startServer({
+    port,
+    host,
+    env: platform.env,
+    homeDir: platform.homeDir,
+    log,
+    demo: values['no-demo'] !== true,
+  });
+  process.stdout.write(`cairn: serving at ${server.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      void server.close().then(resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    server.closed.then(resolve);
+  });
+  return 0;
+}

@@ -1,0 +1,590 @@
+// The server's picture of every session: which files make it, what was read of them, its head,
+// its summary and its searchable items. It keeps the index in step with the agents' files, reading
+// only what changed, and tells the streams what each change made of a transcript.
+import { dirname } from 'node:path';
+import {
+  type AdapterContext,
+  adapterTable,
+  findAdapter,
+  foldTranscript,
+  HEAD_BYTES,
+  type SessionHead as LibHead,
+  listSessions,
+  loadTranscript,
+  readSourceFile,
+  SESSION_SUMMARY_VERSION,
+  type SessionPlatform,
+  type SessionSummaryWithPrompts,
+  type Transcript,
+} from '@cairn/transcript';
+import type { FileState, IndexDb, SearchQuery, SearchRow } from './index-db.js';
+import { isActive, isBusy, turnInFlight } from './run-state.js';
+import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
+import {
+  type FileStamp,
+  hidingPlatform,
+  ReadStats,
+  SourceFiles,
+  sameStamp,
+  servingPlatform,
+  stamp,
+} from './source-files.js';
+import { SESSION_FILE_NAME, Watcher, walkRoots } from './watcher.js';
+
+/** Where under each agent's home its sessions live; the whole home for an agent not named here. */
+const SESSION_FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  'claude-code': ['projects'],
+  codex: ['sessions', 'archived_sessions'],
+  'gemini-cli': ['tmp'],
+};
+
+export interface SessionEntry {
+  key: string;
+  agent: string;
+  sid: string;
+  head: LibHead;
+  summary: SessionSummaryWithPrompts | undefined;
+  capabilities: string[] | undefined;
+  indexed: boolean;
+  /** The last translation left a turn open on the main lane. */
+  inFlight: boolean;
+  /** Why the last read failed, when it did. */
+  error?: string;
+}
+
+export interface Loaded {
+  transcript: Transcript;
+  lanes: LaneItems[];
+}
+
+export interface TranscriptChange extends Loaded {
+  key: string;
+  /** A file shrank, was replaced or left the session: what was known of it before no longer holds. */
+  replaced: boolean;
+}
+
+export interface IndexProgress {
+  state: 'ready' | 'building';
+  done: number;
+  total: number;
+}
+
+export interface CatalogOptions {
+  readonly platform: SessionPlatform;
+  readonly db: IndexDb;
+  readonly log?: (line: string) => void;
+  readonly rescanMs?: number;
+  /** Watch the homes for changes; off for one-shot uses. */
+  readonly watch?: boolean;
+}
+
+export const sessionKey = (agent: string, sid: string): string => `${agent}:${sid}`;
+
+type Task = () => Promise<void>;
+
+export class Catalog {
+  readonly stats = new ReadStats();
+  readonly files: SourceFiles;
+  private readonly known: Map<string, FileState>;
+  private readonly sessions = new Map<string, SessionEntry>();
+  private readonly followed = new Map<string, number>();
+  private readonly latest = new Map<string, Loaded>();
+  private readonly roots: { root: string; agent: string }[] = [];
+  private readonly urgent: Task[] = [];
+  private readonly background: string[] = [];
+  private readonly queued = new Set<string>();
+  private running = false;
+  private idle: (() => void)[] = [];
+  private watcher: Watcher | undefined;
+  private rescanQueued = false;
+  private progress = { done: 0, total: 0 };
+  private progressLoggedAt = 0;
+  private closed = false;
+  private readonly transcriptListeners = new Set<(change: TranscriptChange) => void>();
+  private readonly headListeners = new Set<(changed: SessionEntry[], removed: SessionEntry[]) => void>();
+
+  constructor(private readonly options: CatalogOptions) {
+    this.files = new SourceFiles(this.stats);
+    this.known = options.db.files();
+    for (const stored of options.db.sessions<LibHead, SessionSummaryWithPrompts>()) {
+      this.sessions.set(stored.key, {
+        key: stored.key,
+        agent: stored.agent,
+        sid: stored.sid,
+        head: stored.head,
+        summary: stored.summaryVersion === SESSION_SUMMARY_VERSION ? stored.summary : undefined,
+        capabilities: stored.capabilities,
+        indexed: stored.indexed && stored.summaryVersion === SESSION_SUMMARY_VERSION,
+        inFlight: false,
+      });
+    }
+    for (const adapter of adapterTable()) {
+      for (const home of adapter.homes(options.platform)) {
+        for (const sub of SESSION_FOLDERS[adapter.id] ?? ['']) {
+          this.roots.push({ root: sub === '' ? home : options.platform.join(home, sub), agent: adapter.id });
+        }
+      }
+    }
+  }
+
+  get agents(): string[] {
+    return adapterTable().map((a) => a.id);
+  }
+
+  /** Brings the index up to date with the files (reading only what changed), then keeps it so. */
+  async start(): Promise<void> {
+    await this.enqueue(() => this.reconcile());
+    for (const e of this.sessions.values()) if (!e.indexed) this.queueIndex(e.key);
+    if (this.options.watch !== false) {
+      this.watcher = new Watcher({
+        roots: this.roots.map((r) => r.root),
+        onChange: (paths) => this.onPaths(paths),
+        onRescan: () => this.queueRescan(),
+        ...(this.options.rescanMs === undefined ? {} : { rescanMs: this.options.rescanMs }),
+      });
+      this.watcher.start();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watcher?.close();
+  }
+
+  /** Resolves when no work is queued: the index matches the files as last seen. */
+  async settled(): Promise<void> {
+    if (!this.running && this.urgent.length === 0 && this.background.length === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  onTranscript(listener: (change: TranscriptChange) => void): () => void {
+    this.transcriptListeners.add(listener);
+    return () => this.transcriptListeners.delete(listener);
+  }
+
+  onHeads(listener: (changed: SessionEntry[], removed: SessionEntry[]) => void): () => void {
+    this.headListeners.add(listener);
+    return () => this.headListeners.delete(listener);
+  }
+
+  indexProgress(): IndexProgress {
+    const building = this.background.length > 0 || this.progress.done < this.progress.total;
+    return { state: building ? 'building' : 'ready', done: this.progress.done, total: this.progress.total };
+  }
+
+  all(): SessionEntry[] {
+    return [...this.sessions.values()];
+  }
+
+  get(key: string): SessionEntry | undefined {
+    return this.sessions.get(key);
+  }
+
+  /** The session a sid names, of `agent` when given; the most recent when agents share the sid. */
+  find(sid: string, agent?: string): SessionEntry | undefined {
+    if (agent !== undefined) {
+      const id = findAdapter(agent)?.id ?? agent;
+      return this.sessions.get(sessionKey(id, sid));
+    }
+    let best: SessionEntry | undefined;
+    for (const e of this.sessions.values()) {
+      if (e.sid !== sid) continue;
+      if (!best || (e.head.lastActivityAt ?? 0) > (best.head.lastActivityAt ?? 0)) best = e;
+    }
+    return best;
+  }
+
+  busy(e: SessionEntry, now = Date.now()): boolean {
+    return isBusy(e.inFlight, e.head.lastActivityAt, now);
+  }
+
+  active(e: SessionEntry, now = Date.now()): boolean {
+    return isActive(this.busy(e, now), e.head.lastActivityAt, now);
+  }
+
+  search(q: SearchQuery): SearchRow[] {
+    return this.options.db.search(q);
+  }
+
+  /** A platform reading the agents' files as the catalog does: counted, from the cache when held. */
+  platform(): SessionPlatform {
+    return servingPlatform(this.options.platform, this.stats, this.files, (p) => this.files.has(p));
+  }
+
+  /**
+   * Starts following a session: its files stay cached so that appends are read alone, and the
+   * transcript is kept. Answers the transcript as the files are now.
+   */
+  async follow(key: string): Promise<Loaded | undefined> {
+    this.followed.set(key, (this.followed.get(key) ?? 0) + 1);
+    let loaded: Loaded | undefined;
+    await this.enqueue(async () => {
+      if (!this.latest.has(key)) await this.index(key, { cache: true });
+      else await this.refreshSession(key);
+      loaded = this.latest.get(key);
+    });
+    return loaded;
+  }
+
+  /** The newest transcript of a followed session. */
+  latestOf(key: string): Loaded | undefined {
+    return this.latest.get(key);
+  }
+
+  unfollow(key: string): void {
+    const n = (this.followed.get(key) ?? 0) - 1;
+    if (n > 0) {
+      this.followed.set(key, n);
+      return;
+    }
+    this.followed.delete(key);
+    this.latest.delete(key);
+  }
+
+  /** The transcript of a session as the files are now, through the cache when it holds them. */
+  async load(key: string): Promise<Loaded | undefined> {
+    const kept = this.latest.get(key);
+    if (kept) {
+      await this.enqueue(() => this.refreshSession(key));
+      return this.latest.get(key);
+    }
+    const e = this.sessions.get(key);
+    if (!e) return undefined;
+    const loaded = await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
+    if (!loaded.ok) return undefined;
+    return { transcript: loaded.value, lanes: laneItems(loaded.value) };
+  }
+
+  // --- the work queue: one task at a time, live changes before background indexing ---
+
+  private enqueue(task: Task): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.urgent.push(() => task().then(resolve, reject));
+      void this.run();
+    });
+  }
+
+  private queueIndex(key: string): void {
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.background.push(key);
+    this.progress.total++;
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (!this.closed) {
+        const task = this.urgent.shift();
+        if (task) {
+          await task().catch((cause) => this.log(`catalog: ${(cause as Error).stack ?? cause}`));
+          continue;
+        }
+        const key = this.background.shift();
+        if (key === undefined) break;
+        this.queued.delete(key);
+        const e = this.sessions.get(key);
+        if (e && !e.indexed) {
+          await this.index(key, { cache: this.followed.has(key) }).catch((cause) =>
+            this.log(`index: ${key}: ${(cause as Error).stack ?? cause}`),
+          );
+        }
+        this.progress.done++;
+        this.logProgress();
+        // Let requests in between sessions.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.running = false;
+      if (this.urgent.length === 0 && this.background.length === 0) {
+        const waiting = this.idle;
+        this.idle = [];
+        for (const resolve of waiting) resolve();
+      }
+    }
+  }
+
+  private logProgress(): void {
+    const { done, total } = this.progress;
+    const now = Date.now();
+    if (done < total && now - this.progressLoggedAt < 1000) return;
+    this.progressLoggedAt = now;
+    const mb = (this.stats.bytes / 1e6).toFixed(1);
+    this.log(`index: ${done}/${total} sessions indexed (${mb} MB read)`);
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+
+  // --- following the files ---
+
+  private onPaths(paths: Set<string>): void {
+    const keys = new Set<string>();
+    let unknown = false;
+    for (const path of paths) {
+      const k = this.known.get(path);
+      if (k && k.sessionKey !== '') keys.add(k.sessionKey);
+      else if (SESSION_FILE_NAME.test(path) || !/\.[A-Za-z0-9]+$/.test(path)) unknown = true;
+    }
+    for (const key of keys) void this.enqueue(() => this.refreshSession(key));
+    if (unknown) this.queueRescan();
+  }
+
+  private queueRescan(): void {
+    if (this.rescanQueued || this.closed) return;
+    this.rescanQueued = true;
+    void this.enqueue(async () => {
+      this.rescanQueued = false;
+      await this.reconcile();
+    });
+  }
+
+  /** Walks the homes and compares every file with what the index recorded of it. */
+  private async reconcile(): Promise<void> {
+    const walked = await walkRoots(this.roots.map((r) => r.root));
+    const changed = new Set<string>();
+    const fresh: string[] = [];
+    for (const [path, st] of walked) {
+      const k = this.known.get(path);
+      if (!k) fresh.push(path);
+      else if (!sameStamp(k, st)) {
+        if (k.sessionKey !== '') changed.add(k.sessionKey);
+        else fresh.push(path);
+      }
+    }
+    for (const [path, k] of this.known) {
+      if (walked.has(path)) continue;
+      if (k.sessionKey !== '') changed.add(k.sessionKey);
+      else {
+        this.known.delete(path);
+        this.options.db.deleteFile(path);
+      }
+    }
+    if (fresh.length > 0) {
+      for (const key of await this.discover(fresh, walked)) changed.add(key);
+    }
+    for (const key of changed) await this.refreshSession(key);
+  }
+
+  /** New sessions among `fresh` files, listed without reading any file already known; answers the
+   * known sessions that gained a file. */
+  private async discover(fresh: readonly string[], walked: Map<string, FileStamp>): Promise<Set<string>> {
+    const agents = new Set<string>();
+    for (const path of fresh) {
+      const root = this.roots.find((r) => path.startsWith(`${r.root}/`));
+      if (root) agents.add(root.agent);
+    }
+    const hidden = (path: string) => (this.known.get(path)?.sessionKey ?? '') !== '';
+    const view = hidingPlatform(servingPlatform(this.options.platform, this.stats), hidden);
+    const claimed = new Set<string>();
+    const added: SessionEntry[] = [];
+    for (const agent of agents) {
+      for await (const entry of listSessions(view, { agent })) {
+        if ('ref' in entry) {
+          const st = walked.get(entry.ref);
+          if (st) this.putFile({ path: entry.ref, sessionKey: '', ...st, offset: 0 });
+          claimed.add(entry.ref);
+          continue;
+        }
+        const key = sessionKey(entry.agent, entry.id);
+        const before = this.sessions.get(key);
+        const e: SessionEntry = {
+          key,
+          agent: entry.agent,
+          sid: entry.id,
+          head: entry,
+          summary: undefined,
+          capabilities: undefined,
+          indexed: false,
+          inFlight: false,
+        };
+        if (before && before.head.path !== entry.path) this.forgetFiles(before);
+        this.sessions.set(key, e);
+        this.options.db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
+        this.options.db.setIndexed(key, false);
+        for (const f of entry.files) {
+          const st = walked.get(f) ?? (await stamp(f));
+          if (st) this.putFile({ path: f, sessionKey: key, ...st, offset: 0 });
+          claimed.add(f);
+        }
+        added.push(e);
+        this.queueIndex(key);
+      }
+    }
+    // A file no listing claimed may be a new file of a known session: a subagent's, most often.
+    const grown = new Set<string>();
+    for (const path of fresh) {
+      if (claimed.has(path)) continue;
+      const owner = await this.ownerOf(path);
+      if (owner) grown.add(owner);
+      else {
+        const st = walked.get(path);
+        if (st) this.putFile({ path, sessionKey: '', ...st, offset: 0 });
+      }
+    }
+    if (added.length > 0) this.emitHeads(added, []);
+    return grown;
+  }
+
+  /** The known session whose files now include `path`, looking only at sessions the path names. */
+  private async ownerOf(path: string): Promise<string | undefined> {
+    for (const e of this.sessions.values()) {
+      if (!path.includes(e.sid) || !path.startsWith(`${dirname(e.head.path)}/`)) continue;
+      const adapter = findAdapter(e.agent);
+      if (!adapter) continue;
+      const files = await adapter.sessionFiles(this.adapterContext(), e.head.path);
+      if (files.ok && files.value.includes(path)) return e.key;
+    }
+    return undefined;
+  }
+
+  private adapterContext(): AdapterContext {
+    const platform = servingPlatform(this.options.platform, this.stats);
+    return {
+      platform,
+      readHead: async (path: string) =>
+        path.endsWith('.zst')
+          ? (await readSourceFile(platform, path)).data.subarray(0, HEAD_BYTES)
+          : platform.fs.readRange(path, 0, HEAD_BYTES),
+    };
+  }
+
+  /** Reads what changed in a known session's files and indexes it; forgets a session whose main
+   * file is gone. */
+  private async refreshSession(key: string): Promise<void> {
+    const e = this.sessions.get(key);
+    if (!e) return;
+    const adapter = findAdapter(e.agent);
+    if (!adapter) return;
+    const files = await adapter.sessionFiles(this.adapterContext(), e.head.path);
+    if (!files.ok) {
+      if (files.error._tag === 'SessionNotFound') this.remove(e);
+      return;
+    }
+    let changed = !e.indexed;
+    let replaced = false;
+    for (const f of files.value) {
+      const st = await stamp(f);
+      const k = this.known.get(f);
+      if (!st) continue;
+      if (k && k.sessionKey === key && sameStamp(k, st)) continue;
+      changed = true;
+      if (k && k.sessionKey === key && (st.ino !== k.ino || st.size < k.offset)) replaced = true;
+    }
+    for (const [path, k] of this.known) {
+      if (k.sessionKey === key && !files.value.includes(path)) {
+        replaced = true;
+        this.known.delete(path);
+        this.options.db.deleteFile(path);
+      }
+    }
+    if (!changed && !replaced) return;
+    e.head = { ...e.head, files: files.value };
+    await this.index(key, { cache: this.followed.has(key) || e.indexed, replaced });
+  }
+
+  /** Reads a session whole (through the cache), and records its documents, summary and files. */
+  private async index(key: string, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
+    const e = this.sessions.get(key);
+    if (!e) return;
+    const stamps = new Map<string, FileStamp>();
+    for (const f of e.head.files) {
+      if (opts.cache || this.files.has(f)) {
+        const r = await this.files.refresh(f);
+        if (r.kind !== 'gone') stamps.set(f, r.stamp);
+      } else {
+        const st = await stamp(f);
+        if (st) stamps.set(f, st);
+      }
+    }
+    const loaded = await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
+    const offsets = new Map<string, number>();
+    // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
+    for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
+    if (!loaded.ok) {
+      e.error = loaded.error.message;
+      this.log(`index: ${e.agent} ${e.sid}: ${loaded.error.message}`);
+      this.options.db.transaction(() => {
+        for (const [f, st] of stamps)
+          this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)! });
+        this.options.db.setIndexed(key, true);
+      });
+      e.indexed = true;
+      return;
+    }
+    delete e.error;
+    const t = loaded.value;
+    const lanes = laneItems(t);
+    const summary = foldTranscript(t, { prompts: true });
+    e.inFlight = turnInFlight(t);
+    e.head = withTranscriptFacts(e.head, t, stamps);
+    e.summary = summary;
+    e.capabilities = [...t.capabilities];
+    const db = this.options.db;
+    db.transaction(() => {
+      if (opts.replaced) db.clearDocs(key);
+      const known = opts.replaced ? new Set<string>() : db.docKeys(key);
+      db.addDocs(key, searchDocs(lanes, known));
+      db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
+      db.putSummary(key, summary, t.capabilities, SESSION_SUMMARY_VERSION);
+      for (const [f, st] of stamps)
+        this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)! });
+      db.setIndexed(key, true);
+    });
+    e.indexed = true;
+    const loadedNow: Loaded = { transcript: t, lanes };
+    if (this.followed.has(key)) this.latest.set(key, loadedNow);
+    for (const listener of this.transcriptListeners)
+      listener({ key, ...loadedNow, replaced: opts.replaced ?? false });
+    this.emitHeads([e], []);
+  }
+
+  private putFile(f: FileState): void {
+    this.known.set(f.path, f);
+    this.options.db.putFile(f);
+  }
+
+  private forgetFiles(e: SessionEntry): void {
+    for (const [path, k] of this.known) {
+      if (k.sessionKey === e.key) {
+        this.known.delete(path);
+        this.files.drop(path);
+      }
+    }
+  }
+
+  private remove(e: SessionEntry): void {
+    this.forgetFiles(e);
+    this.sessions.delete(e.key);
+    this.latest.delete(e.key);
+    this.options.db.removeSession(e.key);
+    this.emitHeads([], [e]);
+  }
+
+  private emitHeads(changed: SessionEntry[], removed: SessionEntry[]): void {
+    for (const listener of this.headListeners) listener(changed, removed);
+  }
+}
+
+/** The head after a full read: sizes and times from the files, facts the listing's head could not
+ * reach (a title written late) from the transcript. */
+function withTranscriptFacts(head: LibHead, t: Transcript, stamps: Map<string, FileStamp>): LibHead {
+  const next: LibHead = { ...head };
+  let size = 0;
+  let last: number | undefined;
+  for (const f of head.files) {
+    const st = stamps.get(f);
+    if (!st) continue;
+    size += st.size;
+    last = last === undefined ? st.mtimeMs : Math.max(last, st.mtimeMs);
+  }
+  if (stamps.size > 0) next.size = size;
+  if (last !== undefined) next.lastActivityAt = last;
+  if (next.title === undefined && t.session.title !== undefined) next.title = t.session.title;
+  if (next.cwd === undefined && t.session.cwd !== undefined) next.cwd = t.session.cwd;
+  if (next.startedAt === undefined && t.session.startedAt !== undefined) next.startedAt = t.session.startedAt;
+  return next;
+}

@@ -1,0 +1,295 @@
+// Transcript events as spectral's streamed-turn frames: a reply opens with `message_start`, carries
+// its text, thinking and tool calls, and closes with `token_usage` and `message_end`. The agents'
+// files hold whole records, so a record's text is one delta. Frames are a pure function of the
+// events in stream order, so a resumed stream replays exactly what a live one sent.
+import type { TranscriptItem } from '@cairn/protocol';
+import {
+  isPrompt,
+  type Lane,
+  type Transcript,
+  type TranscriptEvent,
+  type TranscriptEventOf,
+} from '@cairn/transcript';
+import { TURN_END } from './run-state.js';
+import type { LaneItems } from './search-docs.js';
+
+export interface StreamFrame {
+  type: string;
+  session_id: string;
+  seq: number;
+  /** The subagent lane the frame belongs to; absent for the main lane. */
+  agent_id?: string;
+  [field: string]: unknown;
+}
+
+/** The items each event completes, from whichever lane's side classified it. */
+export function itemsByEvent(lanes: readonly LaneItems[]): Map<string, TranscriptItem[]> {
+  const out = new Map<string, TranscriptItem[]>();
+  for (const lane of lanes) {
+    const { items, sources } = lane.classification;
+    items.forEach((item, i) => {
+      const last = sources[i]?.[sources[i]!.length - 1];
+      if (!last) return;
+      const list = out.get(last.id);
+      if (list) list.push(item);
+      else out.set(last.id, [item]);
+    });
+  }
+  return out;
+}
+
+interface OpenMessage {
+  id: string;
+  /** Opened by output without a request: the request, when it comes, closes it. */
+  anonymous: boolean;
+}
+
+type Stop = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
+
+const STOPS: Record<string, Stop> = {
+  end_turn: 'stop',
+  stop: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  length: 'length',
+  tool_use: 'toolUse',
+  refusal: 'stop',
+};
+
+/** Walks events in stream order and answers the frames of each; keep one per replay. */
+export class FrameBuilder {
+  private readonly open = new Map<string, OpenMessage>();
+  private readonly messageOfCall = new Map<string, string>();
+  private readonly requests = new Map<string, TranscriptEventOf<'request'>>();
+  private readonly lastOfRequest = new Map<string, string>();
+  private readonly lanes = new Map<string, Lane>();
+  private readonly mainLane: string | undefined;
+  private sawPrompt = false;
+
+  constructor(
+    t: Transcript,
+    private readonly sid: string,
+    private readonly items: Map<string, TranscriptItem[]>,
+  ) {
+    this.mainLane = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
+    for (const lane of t.agents) this.lanes.set(lane.id, lane);
+    for (const e of t.events) {
+      if (e.kind === 'request') this.requests.set(e.id, e);
+      if (e.requestId !== undefined) this.lastOfRequest.set(e.requestId, e.id);
+    }
+  }
+
+  frames(e: TranscriptEvent, seq: number): StreamFrame[] {
+    const out: StreamFrame[] = [];
+    const lane = e.agentId;
+    const frame = (type: string, fields: Record<string, unknown>): StreamFrame => {
+      const f: StreamFrame = { type, session_id: this.sid, seq, ...fields };
+      if (lane !== this.mainLane) f.agent_id = lane;
+      out.push(f);
+      return f;
+    };
+    const [item, ...extra] = this.items.get(e.id) ?? [];
+    const withItem = (fields: Record<string, unknown>) => (item === undefined ? fields : { ...fields, item });
+    const openFor = (requestId: string | undefined): string => {
+      const current = this.open.get(lane);
+      if (current && (requestId === undefined || requestId === current.id)) return current.id;
+      if (current) this.close(lane, frame);
+      const id = requestId ?? e.id;
+      this.open.set(lane, { id, anonymous: requestId === undefined });
+      frame('message_start', { messageId: id, role: 'assistant' });
+      return id;
+    };
+
+    switch (e.kind) {
+      case 'request': {
+        const current = this.open.get(lane);
+        if (current?.id === e.id) break;
+        if (current?.anonymous) {
+          // The request came after its output (Codex writes usage last): it closes that reply.
+          frame('token_usage', tokenUsage(current.id, e));
+          frame('message_end', messageEnd(current.id, e));
+          this.open.delete(lane);
+          break;
+        }
+        openFor(e.id);
+        break;
+      }
+      case 'assistant':
+        frame('text_delta', withItem({ messageId: openFor(e.requestId), delta: e.payload.text }));
+        this.closeIfLast(e, frame);
+        break;
+      case 'reasoning': {
+        const messageId = openFor(e.requestId);
+        frame('thinking_start', { messageId });
+        frame('thinking_delta', withItem({ messageId, delta: e.payload.text }));
+        frame('thinking_end', { messageId });
+        this.closeIfLast(e, frame);
+        break;
+      }
+      case 'tool_call': {
+        const messageId = openFor(e.requestId);
+        this.messageOfCall.set(e.payload.callId, messageId);
+        const call: Record<string, unknown> = {
+          messageId,
+          id: e.payload.callId,
+          name: e.payload.name,
+          args: e.payload.input,
+        };
+        if (e.timestamp !== undefined) call.startedAt = e.timestamp;
+        frame('tool_call', withItem(call));
+        const spawned = [...this.lanes.values()].find((l) => l.spawnEventId === e.id);
+        if (spawned) frame('subagent_start', subagentStart(e, spawned));
+        this.closeIfLast(e, frame);
+        break;
+      }
+      case 'tool_result': {
+        this.close(lane, frame);
+        const result: Record<string, unknown> = {
+          messageId: this.messageOfCall.get(e.payload.callId) ?? e.payload.callId,
+          id: e.payload.callId,
+          result: e.payload.output,
+        };
+        if (e.payload.isError) result.isError = true;
+        if (e.timestamp !== undefined) result.finishedAt = e.timestamp;
+        frame('tool_result', withItem(result));
+        const spawned = e.payload.agentId === undefined ? undefined : this.lanes.get(e.payload.agentId);
+        if (spawned) frame('subagent_end', this.subagentEnd(e, spawned));
+        break;
+      }
+      case 'user':
+        this.close(lane, frame);
+        if (isPrompt(e, this.mainLane)) {
+          const message: Record<string, unknown> = {
+            id: e.id,
+            role: 'user',
+            content: e.payload.text,
+            events: '',
+          };
+          message.createdAt = e.timestamp ?? 0;
+          message.sequence = seq;
+          frame('user_message_appended', withItem({ message, isFirstUserMessage: !this.sawPrompt }));
+          this.sawPrompt = true;
+        } else if (item) frame('item_appended', { item });
+        break;
+      case 'compaction': {
+        this.close(lane, frame);
+        const p = e.payload;
+        const end: Record<string, unknown> = { summary: p.summary ?? '', tokensBefore: p.preTokens ?? 0 };
+        if (p.preTokens !== undefined && p.postTokens !== undefined)
+          end.tokensRemoved = p.preTokens - p.postTokens;
+        frame('compaction_end', withItem(end));
+        break;
+      }
+      default:
+        // A record that ends the turn ends its last reply too.
+        if (e.kind === 'system' && TURN_END.has(e.payload.type)) this.close(lane, frame);
+        // Hooks, system records and records nobody knows have no spectral frame; their items still
+        // reach the timeline.
+        if (item) frame('item_appended', { item });
+    }
+    for (const more of extra) frame('item_appended', { item: more });
+    return out;
+  }
+
+  /** Closes the reply of `e`'s request when `e` is its last record so far and the request ended. */
+  private closeIfLast(
+    e: TranscriptEvent,
+    frame: (type: string, fields: Record<string, unknown>) => StreamFrame,
+  ) {
+    if (e.requestId === undefined || this.lastOfRequest.get(e.requestId) !== e.id) return;
+    if (this.requests.get(e.requestId)?.payload.stopReason === undefined) return;
+    this.close(e.agentId, frame);
+  }
+
+  private close(lane: string, frame: (type: string, fields: Record<string, unknown>) => StreamFrame): void {
+    const current = this.open.get(lane);
+    if (!current) return;
+    this.open.delete(lane);
+    const request = this.requests.get(current.id);
+    if (request) frame('token_usage', tokenUsage(current.id, request));
+    frame('message_end', messageEnd(current.id, request));
+  }
+
+  private subagentEnd(e: TranscriptEventOf<'tool_result'>, lane: Lane): Record<string, unknown> {
+    const total = {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      cost: 0,
+      turns: 0,
+    };
+    let model: string | undefined;
+    for (const r of this.requests.values()) {
+      if (r.agentId !== lane.id) continue;
+      total.turns++;
+      model ??= r.payload.model;
+      const u = r.payload.usage;
+      if (!u) continue;
+      total.inputTokens += u.inputTokens;
+      total.outputTokens += u.outputTokens;
+      total.cacheReadTokens += u.cacheReadTokens ?? 0;
+      total.cacheWriteTokens += u.cacheWriteTokens ?? 0;
+    }
+    const output =
+      typeof e.payload.output === 'string' ? e.payload.output : JSON.stringify(e.payload.output ?? '');
+    const result: Record<string, unknown> = {
+      agent: lane.title ?? lane.id,
+      agentSource: 'unknown',
+      task: lane.title ?? '',
+      exitCode: e.payload.isError ? 1 : 0,
+      output,
+      usage: total,
+    };
+    if (model !== undefined) result.model = model;
+    const end: Record<string, unknown> = {
+      toolCallId: e.payload.callId,
+      mode: 'single',
+      results: [result],
+      totalUsage: total,
+      subagent_id: lane.id,
+    };
+    if (e.timestamp !== undefined) end.finishedAt = e.timestamp;
+    return end;
+  }
+}
+
+function subagentStart(e: TranscriptEventOf<'tool_call'>, lane: Lane): Record<string, unknown> {
+  const input = (e.payload.input ?? {}) as Record<string, unknown>;
+  const start: Record<string, unknown> = {
+    toolCallId: e.payload.callId,
+    mode: 'single',
+    subagent_id: lane.id,
+  };
+  const agent = typeof input.subagent_type === 'string' ? input.subagent_type : lane.title;
+  if (agent !== undefined) start.agent = agent;
+  const task = typeof input.description === 'string' ? input.description : input.prompt;
+  if (typeof task === 'string') start.task = task;
+  if (e.timestamp !== undefined) start.startedAt = e.timestamp;
+  return start;
+}
+
+function tokenUsage(messageId: string, r: TranscriptEventOf<'request'>): Record<string, unknown> {
+  const u = r.payload.usage;
+  const input = u?.inputTokens ?? 0;
+  const output = u?.outputTokens ?? 0;
+  return {
+    messageId,
+    usage: {
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadTokens: u?.cacheReadTokens ?? 0,
+      cacheWriteTokens: u?.cacheWriteTokens ?? 0,
+      totalTokens: input + output,
+      cost: null,
+      creditsUsed: 0,
+    },
+    contextWindowUsed: u ? input : null,
+    contextWindowMax: null,
+  };
+}
+
+function messageEnd(messageId: string, r: TranscriptEventOf<'request'> | undefined): Record<string, unknown> {
+  const stop = r?.payload.stopReason === undefined ? undefined : STOPS[r.payload.stopReason];
+  return stop === undefined ? { messageId } : { messageId, stopReason: stop };
+}

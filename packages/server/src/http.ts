@@ -1,0 +1,135 @@
+// Plain HTTP: the web UI's files, dump downloads, and the headers every answer carries.
+import { readFile, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkRequest, type Gate, SECURITY_HEADERS, tokenCookie } from './security.js';
+
+export interface HttpOptions {
+  readonly gate: () => Gate;
+  /** The web build: `index.html` and `assets/`. */
+  readonly webRoot: string;
+  readonly dumpsDir: string;
+  /** The Markdown rendering of a dump file's JSON text, or a reason it cannot be rendered. */
+  readonly renderDumpMarkdown: (json: string) => { ok: true; text: string } | { ok: false; message: string };
+}
+
+/** `packages/web/dist`, both from the sources and from the bundle two folders down from the root. */
+export const defaultWebRoot = (): string => fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+/** A file name without any folder part or hidden-file dot: nothing can step out of its folder. */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>cairn</title></head>
+<body><h1>cairn</h1><p>The web UI is not built yet: run <code>npm run build</code>, then reload.</p></body></html>
+`;
+
+export function createHttpHandler(options: HttpOptions) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const refusal = checkRequest(options.gate(), url, req.headers);
+    if (refusal) return send(res, refusal.status, 'text/plain; charset=utf-8', `${refusal.reason}\n`);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+    }
+    // The token came in the address: keep it in a cookie and drop it from the address bar and history.
+    if (url.searchParams.has('token')) {
+      res.setHeader('Set-Cookie', tokenCookie(options.gate().token));
+      url.searchParams.delete('token');
+      res.setHeader('Location', `${url.pathname}${url.search}`);
+      return send(res, 302, 'text/plain; charset=utf-8', '');
+    }
+    try {
+      if (url.pathname === '/' || url.pathname === '/index.html')
+        return await serveIndex(res, options.webRoot);
+      if (url.pathname.startsWith('/assets/')) {
+        const name = url.pathname.slice('/assets/'.length);
+        return await serveFile(res, join(options.webRoot, 'assets'), name);
+      }
+      if (url.pathname.startsWith('/dumps/')) return await serveDump(res, options, url);
+      return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+    } catch (cause) {
+      return send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(cause as Error).message}\n`);
+    }
+  };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+async function serveIndex(res: ServerResponse, webRoot: string): Promise<void> {
+  const path = join(webRoot, 'index.html');
+  try {
+    const html = await readFile(path);
+    res.setHeader('Cache-Control', 'no-cache');
+    return send(res, 200, TYPES['.html']!, html);
+  } catch {
+    return send(res, 200, TYPES['.html']!, NOT_BUILT);
+  }
+}
+
+async function serveFile(res: ServerResponse, dir: string, name: string): Promise<void> {
+  if (!SAFE_NAME.test(name)) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  const path = join(dir, name);
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  } catch {
+    return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  }
+  res.setHeader('Cache-Control', 'no-cache');
+  return send(res, 200, TYPES[extname(name)] ?? 'application/octet-stream', await readFile(path));
+}
+
+async function serveDump(res: ServerResponse, options: HttpOptions, url: URL): Promise<void> {
+  const name = decodeURIComponent(url.pathname.slice('/dumps/'.length));
+  if (!SAFE_NAME.test(name)) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+  const format = url.searchParams.get('format') ?? (name.endsWith('.md') ? 'md' : 'json');
+  if (format !== 'json' && format !== 'md') {
+    return send(res, 400, 'text/plain; charset=utf-8', 'format is json or md\n');
+  }
+  let text: string;
+  try {
+    text = await readFile(join(options.dumpsDir, name), 'utf8');
+  } catch {
+    return send(res, 404, 'text/plain; charset=utf-8', 'no such dump\n');
+  }
+  const isMarkdownFile = name.endsWith('.md');
+  let body = text;
+  if (format === 'md' && !isMarkdownFile) {
+    const rendered = options.renderDumpMarkdown(text);
+    if (!rendered.ok) return send(res, 422, 'text/plain; charset=utf-8', `${rendered.message}\n`);
+    body = rendered.text;
+  } else if (format === 'json' && isMarkdownFile) {
+    return send(res, 400, 'text/plain; charset=utf-8', 'this dump was written as Markdown\n');
+  }
+  const stem = name.replace(/\.(json|md)$/, '');
+  const download = `${stem}.${format}`;
+  if (url.searchParams.get('download') === '1') {
+    res.setHeader('Content-Disposition', `attachment; filename="${download}"`);
+  }
+  res.setHeader('Cache-Control', 'no-store');
+  return send(res, 200, format === 'md' ? TYPES['.md']! : TYPES['.json']!, body);
+}

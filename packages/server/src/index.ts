@@ -1,0 +1,6 @@
+// @cairn/server: the daemon behind `cairn serve` and the web UI.
+export { type Loaded, type SessionEntry, sessionKey } from './catalog.js';
+export { type DemoHome, makeDemoHome } from './demo.js';
+export { INDEX_SCHEMA_VERSION, IndexDb } from './index-db.js';
+export { CONTENT_SECURITY_POLICY, TOKEN_COOKIE } from './security.js';
+export { type RunningServer, SERVER_VERSION, type ServerOptions, startServer } from './server.js';

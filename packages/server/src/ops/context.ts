@@ -1,0 +1,69 @@
+// What an op handler is given and what it answers.
+import type { ErrorBody, OpName, OpRequest, OpResult, Role } from '@cairn/protocol';
+import type { Catalog, SessionEntry } from '../catalog.js';
+import type { SessionsTopic } from '../sessions-topic.js';
+import type { Streams, Subscriber } from '../streams.js';
+
+export interface Connection extends Subscriber {
+  readonly id: number;
+  role: Role | undefined;
+  /** The session a `session` connection speaks for. */
+  sid: string | undefined;
+}
+
+export interface ServerInfo {
+  readonly instance: string;
+  readonly version: string;
+  readonly startedAt: number;
+  /** `$CAIRN_HOME`: the index, dumps, presets. */
+  readonly home: string;
+  /** Folders a dump must never be written into. */
+  readonly agentHomes: readonly string[];
+  clients(): number;
+  shutdown(): void;
+}
+
+export interface OpContext {
+  readonly catalog: Catalog;
+  readonly streams: Streams;
+  readonly sessions: SessionsTopic;
+  readonly server: ServerInfo;
+  readonly conn: Connection;
+}
+
+export type Failure = { ok: false; error: ErrorBody };
+export type OpOutcome<Op extends OpName> = { ok: true; result: OpResult<Op> } | Failure;
+
+export type OpHandler<Op extends OpName> = (request: OpRequest<Op>, ctx: OpContext) => Promise<OpOutcome<Op>>;
+
+export const done = <T>(result: T): { ok: true; result: T } => ({ ok: true, result });
+
+export const fail = (code: ErrorBody['code'], message: string, field?: string): Failure => ({
+  ok: false,
+  error: field === undefined ? { code, message } : { code, message, field },
+});
+
+/**
+ * The session a request names. A `session` connection reads only its own: another sid is
+ * `forbidden` for it, whether or not that session exists.
+ */
+export function sessionOf(
+  ctx: OpContext,
+  sid: string,
+  agent: string | undefined,
+): { ok: true; entry: SessionEntry } | { ok: false; error: ErrorBody } {
+  if (ctx.conn.role === 'session' && ctx.conn.sid !== sid) {
+    return fail('forbidden', 'a session connection reads its own session only', '/sid');
+  }
+  const entry = ctx.catalog.find(sid, agent);
+  if (!entry)
+    return fail('not_found', `no session ${sid}${agent === undefined ? '' : ` of ${agent}`}`, '/sid');
+  return { ok: true, entry };
+}
+
+/** Offset cursors: `<prefix>:<n>`. */
+export function offsetOf(cursor: string | undefined, prefix: string): number | undefined {
+  if (cursor === undefined) return 0;
+  const m = new RegExp(`^${prefix}:(\\d+)$`).exec(cursor);
+  return m ? Number(m[1]) : undefined;
+}

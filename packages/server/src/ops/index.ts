@@ -1,0 +1,23 @@
+// The handler of every op in the protocol's table.
+import type { OpName } from '@cairn/protocol';
+import { hello, ping, shutdown } from './common.js';
+import type { OpHandler } from './context.js';
+import { dumpPresetsRead, sessionDumpWrite } from './dumps.js';
+import { sessionList, sessionSearch, sessionSummaryRead } from './sessions.js';
+import { topicSubscribe, topicUnsubscribe } from './topics.js';
+import { transcriptItemsRead, transcriptRead } from './transcript.js';
+
+export const OP_HANDLERS: { readonly [Op in OpName]: OpHandler<Op> } = {
+  hello,
+  ping,
+  shutdown,
+  topic_subscribe: topicSubscribe,
+  topic_unsubscribe: topicUnsubscribe,
+  session_list: sessionList,
+  session_search: sessionSearch,
+  session_summary_read: sessionSummaryRead,
+  transcript_read: transcriptRead,
+  transcript_items_read: transcriptItemsRead,
+  session_dump_write: sessionDumpWrite,
+  dump_presets_read: dumpPresetsRead,
+};

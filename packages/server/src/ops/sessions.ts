@@ -1,0 +1,103 @@
+// `session_list`, `session_search` and `session_summary_read`: finding sessions and their numbers.
+import { CAPABILITIES, type Capability, type OpResult } from '@cairn/protocol';
+import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
+import { byActivity, wireHead } from '../sessions-topic.js';
+import { done, fail, type OpHandler, offsetOf, sessionOf } from './context.js';
+
+const LIST_LIMIT = 200;
+const LIST_MAX = 2000;
+const SEARCH_LIMIT = 50;
+const SEARCH_MAX = 500;
+
+export const sessionList: OpHandler<'session_list'> = async (req, ctx) => {
+  const offset = offsetOf(req.cursor, 'o');
+  if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
+  const now = Date.now();
+  const agents = req.agents ? new Set(req.agents) : undefined;
+  const heads = ctx.catalog
+    .all()
+    .filter((e) => !agents || agents.has(e.agent))
+    .filter((e) => req.cwd === undefined || (e.head.cwd ?? '').includes(req.cwd))
+    .filter((e) => req.since_at === undefined || (e.head.lastActivityAt ?? 0) >= req.since_at)
+    .map((e) => wireHead(e, ctx.catalog.active(e, now)))
+    .filter((h) => req.active === undefined || h.active === req.active)
+    .sort(byActivity);
+  const limit = Math.min(req.limit ?? LIST_LIMIT, LIST_MAX);
+  const page = heads.slice(offset, offset + limit);
+  const next = offset + page.length;
+  return done(
+    next < heads.length
+      ? { sessions: page, total: heads.length, next_cursor: `o:${next}` }
+      : { sessions: page, total: heads.length },
+  );
+};
+
+export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
+  const offset = offsetOf(req.cursor, 'h');
+  if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
+  if (req.since_at !== undefined && req.until_at !== undefined && req.since_at > req.until_at) {
+    return fail('invalid_args', 'until_at is before since_at', '/until_at');
+  }
+  const limit = Math.min(req.limit ?? SEARCH_LIMIT, SEARCH_MAX);
+  const rows = ctx.catalog.search({
+    query: req.query,
+    ...(req.targets ? { targets: req.targets } : {}),
+    ...(req.agents ? { agents: req.agents } : {}),
+    ...(req.sid !== undefined ? { sid: req.sid } : {}),
+    ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
+    ...(req.since_at !== undefined ? { sinceAt: req.since_at } : {}),
+    ...(req.until_at !== undefined ? { untilAt: req.until_at } : {}),
+    // One more than asked tells whether there is a next page.
+    limit: limit + 1,
+    offset,
+  });
+  const hits = rows.slice(0, limit).map((r) => {
+    const entry = ctx.catalog.get(r.sessionKey);
+    const hit: Record<string, unknown> = {
+      agent: r.agent,
+      sid: r.sid,
+      item_uuid: r.itemUuid,
+      item_type: r.itemType,
+      target: r.target,
+      snippet: r.snippet,
+      score: r.score,
+    };
+    if (r.agentId !== null) hit.agent_id = r.agentId;
+    if (r.at !== null) hit.at = r.at;
+    if (entry?.head.title !== undefined) hit.title = entry.head.title;
+    if (entry?.head.cwd !== undefined) hit.cwd = entry.head.cwd;
+    return hit;
+  });
+  const partial = ctx.catalog.indexProgress().state === 'building';
+  const result = { hits, partial } as OpResult<'session_search'>;
+  if (rows.length > limit) result.next_cursor = `h:${offset + limit}`;
+  return done(result);
+};
+
+export const sessionSummaryRead: OpHandler<'session_summary_read'> = async (req, ctx) => {
+  const found = sessionOf(ctx, req.sid, req.agent);
+  if (!found.ok) return found;
+  const e = found.entry;
+  let summary = e.indexed ? e.summary : undefined;
+  let capabilities = e.capabilities;
+  if (!summary || !capabilities) {
+    const computed = await summarizeSession(
+      ctx.catalog.platform(),
+      { agent: e.agent, path: e.head.path },
+      { prompts: true },
+    );
+    if (!computed.ok) return fail('not_found', computed.error.message, '/sid');
+    summary = computed.value;
+    const loaded = await ctx.catalog.load(e.key);
+    capabilities = loaded ? [...loaded.transcript.capabilities] : [];
+  }
+  const { prompts, ...numbers } = summary;
+  const known = new Set<string>(CAPABILITIES);
+  return done({
+    agent: e.agent,
+    sid: e.sid,
+    summary: req.prompts ? { ...numbers, prompts: prompts ?? [] } : numbers,
+    capabilities: capabilities.filter((c): c is Capability => known.has(c)),
+    summary_version: SESSION_SUMMARY_VERSION,
+  });
+};

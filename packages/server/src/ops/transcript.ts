@@ -1,0 +1,150 @@
+// `transcript_read` (records as written, by byte range) and `transcript_items_read` (items, selected
+// and paged, with the same range and selection a dump takes).
+import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { OpResult, SessionDumpWriteArgs } from '@cairn/protocol';
+import { buildDump, findLane, idsLedger, readDumpPresets, readSourceFile } from '@cairn/transcript';
+import type { SessionEntry } from '../catalog.js';
+import { done, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
+
+const READ_BYTES = 64 * 1024;
+const READ_MAX = 4 * 1024 * 1024;
+const ITEMS_LIMIT = 500;
+const ITEMS_MAX = 5000;
+
+/** The file of the session, or of one of its subagents. */
+async function fileOf(
+  ctx: OpContext,
+  e: SessionEntry,
+  agentId: string | undefined,
+): Promise<string | undefined> {
+  if (agentId === undefined) return e.head.path;
+  const id = agentId.startsWith('agent-') ? agentId.slice('agent-'.length) : agentId;
+  const byName = e.head.files
+    .slice(1)
+    .find((f) => basename(f).replace(/\.jsonl(\.zst)?$|\.json$/, '') === `agent-${id}`);
+  if (byName) return byName;
+  const loaded = await ctx.catalog.load(e.key);
+  if (!loaded) return undefined;
+  const lane = findLane(loaded.transcript, agentId);
+  if (!lane) return undefined;
+  return loaded.transcript.events.find((ev) => ev.agentId === lane.id)?.source.file;
+}
+
+export const transcriptRead: OpHandler<'transcript_read'> = async (req, ctx) => {
+  if (req.before !== undefined && req.after !== undefined) {
+    return fail('invalid_args', 'give before or after, not both', '/after');
+  }
+  const found = sessionOf(ctx, req.sid, req.agent);
+  if (!found.ok) return found;
+  const file = await fileOf(ctx, found.entry, req.agent_id);
+  if (!file) return fail('not_found', `no subagent ${req.agent_id} in session ${req.sid}`, '/agent_id');
+  const max = Math.min(req.max_bytes ?? READ_BYTES, READ_MAX);
+  let data: Uint8Array;
+  let codec: 'zstd' | undefined;
+  try {
+    if (file.endsWith('.zst')) {
+      const source = await readSourceFile(ctx.catalog.platform(), file);
+      data = source.data;
+      codec = 'zstd';
+    } else data = await readAll(file);
+  } catch (cause) {
+    return fail('not_found', `cannot read ${file}: ${(cause as Error).message}`, '/sid');
+  }
+  const span =
+    req.before !== undefined ? spanBefore(data, req.before, max) : spanAfter(data, req.after ?? 0, max);
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const lines = span.lines.map(([s, e]) => text.toString('utf8', s, e > s && data[e - 1] === 13 ? e - 1 : e));
+  const result: Record<string, unknown> = {
+    sid: found.entry.sid,
+    file,
+    lines,
+    start: span.start,
+    end: span.end,
+    size: data.length,
+  };
+  if (req.agent_id !== undefined) result.agent_id = req.agent_id;
+  if (codec) result.codec = codec;
+  return done(result as OpResult<'transcript_read'>);
+};
+
+async function readAll(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+interface Span {
+  /** [start, end) of each record, without its newline. */
+  lines: [number, number][];
+  start: number;
+  end: number;
+}
+
+/** Records starting at or after `after`, at least one, until `max` bytes. */
+function spanAfter(data: Uint8Array, after: number, max: number): Span {
+  let at = Math.min(after, data.length);
+  if (at > 0 && data[at - 1] !== 10) {
+    const nl = data.indexOf(10, at);
+    at = nl === -1 ? data.length : nl + 1;
+  }
+  const start = at;
+  const lines: [number, number][] = [];
+  while (at < data.length) {
+    const nl = data.indexOf(10, at);
+    const lineEnd = nl === -1 ? data.length : nl;
+    const next = nl === -1 ? data.length : nl + 1;
+    if (lines.length > 0 && next - start > max) break;
+    lines.push([at, lineEnd]);
+    at = next;
+  }
+  return { lines, start, end: at };
+}
+
+/** Records ending at or before `before`, the latest first to go in, at least one, until `max` bytes. */
+function spanBefore(data: Uint8Array, before: number, max: number): Span {
+  // The end of the last record that ends at or before `before`: just past its newline.
+  let end = Math.min(before, data.length);
+  if (end < data.length) end = end > 0 ? data.lastIndexOf(10, end - 1) + 1 : 0;
+  const lines: [number, number][] = [];
+  let start = end;
+  while (start > 0) {
+    const lineEnd = data[start - 1] === 10 ? start - 1 : start;
+    const prev = lineEnd > 0 ? data.lastIndexOf(10, lineEnd - 1) : -1;
+    const lineStart = prev + 1;
+    if (lines.length > 0 && end - lineStart > max) break;
+    lines.unshift([lineStart, lineEnd]);
+    start = lineStart;
+  }
+  return { lines, start, end };
+}
+
+export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (req, ctx) => {
+  const offset = offsetOf(req.cursor, 'i');
+  if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
+  const found = sessionOf(ctx, req.sid, req.agent);
+  if (!found.ok) return found;
+  const presets = await readDumpPresets(ctx.server.home);
+  if (!presets.ok) return fail('internal_error', presets.error.message);
+  const loaded = await ctx.catalog.load(found.entry.key);
+  if (!loaded) return fail('not_found', `session ${req.sid} could not be read`, '/sid');
+  const { limit, cursor: _cursor, with_ids, request_id: _id, op: _op, ...range } = req;
+  const built = buildDump(loaded.transcript, range as SessionDumpWriteArgs, {
+    presets: presets.value,
+    writtenAt: Date.now(),
+  });
+  if (!built.ok) return fail(built.error.code, built.error.message, `/${built.error.field}`);
+  const { file, entries } = built.value;
+  const size = Math.min(limit ?? ITEMS_LIMIT, ITEMS_MAX);
+  const items = file.items.slice(offset, offset + size);
+  const result: Record<string, unknown> = { items, types: file.types, total: file.items.length, entries };
+  if (offset + items.length < file.items.length) result.next_cursor = `i:${offset + items.length}`;
+  if (with_ids) {
+    result.ids =
+      items.length === file.items.length ? file.ids : idsLedger(items, { subjectAgentId: file.agent_id });
+  }
+  return done(result as OpResult<'transcript_items_read'>);
+};

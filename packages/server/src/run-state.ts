@@ -1,0 +1,96 @@
+// Whether the files show a turn in flight, and the run state spectral's clients expect for it.
+import { isPrompt, type Transcript, type TranscriptEventOf } from '@cairn/transcript';
+
+/** A turn whose files have been silent this long is over, whatever its last record says: the agent
+ * was stopped or crashed. */
+export const STALE_TURN_MS = 10 * 60_000;
+
+/** Written to this recently, a session counts as active even between turns. */
+export const RECENT_WRITE_MS = 30_000;
+
+/** System records that close a turn. */
+export const TURN_END: ReadonlySet<string> = new Set([
+  'turn_duration',
+  'task_complete',
+  'stop_hook_summary',
+  'turn_aborted',
+]);
+/** Stop reasons after which the model waits for the person. */
+const FINAL_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'stop', 'refusal']);
+
+/** Whether the main lane's last records leave a turn open: a prompt, a tool call or a tool result
+ * waiting for what comes next. */
+export function turnInFlight(t: Transcript): boolean {
+  const main = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
+  const requests = new Map<string, TranscriptEventOf<'request'>>();
+  for (const e of t.events) if (e.kind === 'request') requests.set(e.id, e);
+  for (let i = t.events.length - 1; i >= 0; i--) {
+    const e = t.events[i]!;
+    if (e.agentId !== main) continue;
+    switch (e.kind) {
+      case 'hook':
+      case 'unknown':
+        continue;
+      case 'system':
+        if (TURN_END.has(e.payload.type)) return false;
+        continue;
+      case 'request': {
+        const stop = e.payload.stopReason;
+        return stop === undefined || !FINAL_STOPS.has(stop);
+      }
+      case 'assistant': {
+        const request = e.requestId === undefined ? undefined : requests.get(e.requestId);
+        const stop = request?.payload.stopReason;
+        if (stop !== undefined) return !FINAL_STOPS.has(stop);
+        // Without a stop reason, a reply's text is taken as its end: agents write it last.
+        return false;
+      }
+      case 'compaction':
+        return false;
+      case 'user':
+        // A synthetic user record (a command's output, an interruption) is no question to answer.
+        return e.payload.origin === 'subagent_prompt' || isPrompt(e, main);
+      default:
+        // tool_call, tool_result, reasoning: the model or a tool is still at work.
+        return true;
+    }
+  }
+  return false;
+}
+
+export type RunPhase = 'idle' | 'streaming' | 'retrying' | 'compacting' | 'looping' | 'queued';
+
+export interface WireRunState {
+  runId: string;
+  generation: number;
+  busy: boolean;
+  phase: RunPhase;
+  flags: { streaming: boolean; retrying: boolean; compacting: boolean; looping: boolean; queued: boolean };
+}
+
+/** The run of the latest prompt on the main lane: its id, and how many prompts came before it. */
+export function runStateOf(t: Transcript, busy: boolean): WireRunState {
+  const main = t.agents.find((a) => a.parentId === undefined)?.id;
+  let runId = t.session.id;
+  let generation = 0;
+  for (const e of t.events) {
+    if (isPrompt(e, main)) {
+      runId = e.id;
+      generation++;
+    }
+  }
+  return {
+    runId,
+    generation,
+    busy,
+    phase: busy ? 'streaming' : 'idle',
+    flags: { streaming: busy, retrying: false, compacting: false, looping: false, queued: false },
+  };
+}
+
+/** Busy: a turn is open and the files moved recently enough for it to be alive. */
+export const isBusy = (inFlight: boolean, lastActivityAt: number | undefined, now = Date.now()): boolean =>
+  inFlight && lastActivityAt !== undefined && now - lastActivityAt < STALE_TURN_MS;
+
+export const isActive = (busy: boolean, lastActivityAt: number | undefined, now = Date.now()): boolean =>
+  busy || (lastActivityAt !== undefined && now - lastActivityAt < RECENT_WRITE_MS);

@@ -1,0 +1,112 @@
+// What of a session is searchable: its items, from the main lane's side and from each subagent's,
+// each under the search target its type falls in.
+import type { TranscriptItem } from '@cairn/protocol';
+import { type Classification, classifyTranscript, type Transcript } from '@cairn/transcript';
+import type { IndexDoc, SearchTarget } from './index-db.js';
+
+/** Fields every item has that are not what it says. */
+const BASE_FIELDS = new Set(['uuid', 'type', 'at', 'turn', 'source', 'role', 'result_item', 'parent_item']);
+/** Identifiers an item carries: they are links, not words anyone searches for. */
+const ID_FIELDS = /(^|_)id$|^reply_to$/;
+
+/** The search target of an item type, or undefined for items a search does not look at. */
+export function targetOf(item: TranscriptItem): SearchTarget | undefined {
+  const type = item.type;
+  const role = (item as { role?: string }).role;
+  if (type.startsWith('tool:')) return role === 'result' ? 'tool_output' : 'tool_input';
+  if (type.startsWith('hook:')) return 'tool_output';
+  switch (type) {
+    case 'message:user:in':
+    case 'message:session:in':
+    case 'notice:slash':
+      return 'prompt';
+    case 'message:user:out':
+    case 'message:session:out':
+    case 'message:sub:in':
+    case 'system:compact':
+      return 'assistant';
+    case 'message:sub:out':
+      return 'tool_input';
+    case 'thinking':
+      return 'thinking';
+    default:
+      return undefined;
+  }
+}
+
+/** The words of an item: every string it carries beyond the common fields, depth first. */
+export function itemText(item: TranscriptItem): string {
+  const parts: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (typeof value === 'string') {
+      if (value !== '') parts.push(value);
+    } else if (typeof value === 'number' || typeof value === 'boolean') {
+      if (depth > 0) parts.push(String(value));
+    } else if (Array.isArray(value)) {
+      for (const v of value) visit(v, depth + 1);
+    } else if (value !== null && typeof value === 'object' && depth < 8) {
+      for (const v of Object.values(value)) visit(v, depth + 1);
+    }
+  };
+  for (const [key, value] of Object.entries(item)) {
+    if (!BASE_FIELDS.has(key) && !ID_FIELDS.test(key)) visit(value, 0);
+  }
+  return parts.join('\n');
+}
+
+export interface LaneItems {
+  /** Undefined for the main lane. */
+  agentId: string | undefined;
+  classification: Classification;
+  /** One key per item (same index), unique within the session and stable while the files only grow. */
+  keys: string[];
+}
+
+/** The items of every lane of the session: the main lane first, then each subagent from its side. */
+export function laneItems(t: Transcript, onlyLanes?: ReadonlySet<string>): LaneItems[] {
+  const out: LaneItems[] = [];
+  const main = t.agents.find((a) => a.parentId === undefined);
+  for (const lane of t.agents.length > 0 ? t.agents : [undefined]) {
+    const isMain = lane === undefined || lane === main;
+    const laneId = lane?.id ?? '';
+    if (onlyLanes && !onlyLanes.has(laneId)) continue;
+    const classified = classifyTranscript(t, isMain ? {} : { agentId: laneId });
+    if (!classified.ok) continue;
+    out.push({
+      agentId: isMain ? undefined : laneId,
+      classification: classified.value,
+      keys: itemKeys(laneId, classified.value.items),
+    });
+  }
+  return out;
+}
+
+function itemKeys(laneId: string, items: readonly TranscriptItem[]): string[] {
+  const seen = new Map<string, number>();
+  return items.map((item) => {
+    const base = `${laneId}|${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    return n === 0 ? base : `${base}#${n}`;
+  });
+}
+
+/** The searchable documents of a session, leaving out the items whose keys are in `known`. */
+export function searchDocs(lanes: readonly LaneItems[], known: ReadonlySet<string> = new Set()): IndexDoc[] {
+  const docs: IndexDoc[] = [];
+  for (const lane of lanes) {
+    lane.classification.items.forEach((item, i) => {
+      const key = lane.keys[i]!;
+      if (known.has(key)) return;
+      const target = targetOf(item);
+      if (target === undefined) return;
+      const text = itemText(item);
+      if (text.trim() === '') return;
+      const doc: IndexDoc = { itemKey: key, itemUuid: item.uuid, itemType: item.type, target, text };
+      if (lane.agentId !== undefined) doc.agentId = lane.agentId;
+      if (item.at !== undefined) doc.at = item.at;
+      docs.push(doc);
+    });
+  }
+  return docs;
+}

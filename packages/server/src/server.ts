@@ -1,0 +1,179 @@
+// One server: the index, the catalog that keeps it in step with the agents' files, the streams, and
+// HTTP and WebSocket on one port.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { type SessionDumpFile, SessionDumpFile as SessionDumpFileSchema, validate } from '@cairn/protocol';
+import {
+  adapterTable,
+  cairnHome,
+  instanceId,
+  listSessions,
+  nodePlatform,
+  renderDumpMarkdown,
+  type SessionPlatform,
+} from '@cairn/transcript';
+import { Catalog } from './catalog.js';
+import { type DemoHome, makeDemoHome } from './demo.js';
+import { createHttpHandler, defaultWebRoot } from './http.js';
+import { IndexDb } from './index-db.js';
+import { isLoopback, makeGate, makeToken } from './security.js';
+import { SessionsTopic } from './sessions-topic.js';
+import { Streams } from './streams.js';
+import { WsHub } from './ws.js';
+
+export const SERVER_VERSION = '0.1.0';
+
+export interface ServerOptions {
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  /** Loopback unless told; another address is reachable from the network, guarded by the token alone. */
+  readonly host?: string;
+  /** The environment the agents' homes and `$CAIRN_HOME` come from. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly homeDir?: string;
+  /** `$CAIRN_HOME` from the environment when absent. */
+  readonly cairnHome?: string;
+  readonly token?: string;
+  readonly webRoot?: string;
+  /** Progress and problems, one line each (stderr for `cairn serve`). */
+  readonly log?: (line: string) => void;
+  readonly rescanMs?: number;
+  readonly checkReplies?: boolean;
+  /** Wait for the first index build before answering; for tests and scripts. */
+  readonly waitForIndex?: boolean;
+  /** With no agent session at all in the homes, serve generated demo sessions (default true). */
+  readonly demo?: boolean;
+  /** Called when a client asks the server to stop (`shutdown`), after it closed. */
+  readonly onShutdown?: () => void;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly token: string;
+  readonly port: number;
+  readonly catalog: Catalog;
+  readonly home: string;
+  /** The temporary home of the demo sessions, when the server serves them. */
+  readonly demoHome?: string;
+  /** Settles once the server has stopped, by `close()` or by a client's `shutdown`. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Whether any agent has at least one session in the homes `platform` names. */
+async function hasAnySession(platform: SessionPlatform): Promise<boolean> {
+  for await (const entry of listSessions(platform)) if (!('ref' in entry)) return true;
+  return false;
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  let env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  let platform: SessionPlatform = nodePlatform(
+    options.homeDir === undefined ? { env } : { env, homeDir: options.homeDir },
+  );
+  let home = options.cairnHome ?? cairnHome(env, platform.homeDir);
+  let demo: DemoHome | undefined;
+  if (options.demo !== false && !(await hasAnySession(platform))) {
+    demo = makeDemoHome();
+    env = { ...env, ...demo.env };
+    platform = nodePlatform({ env, homeDir: demo.home });
+    home = demo.cairnHome;
+    log(`cairn: no agent sessions found; serving demo sessions written to ${demo.home}`);
+  }
+  const db = IndexDb.open(join(home, 'index.sqlite'), log);
+  const instance = await instanceId(home);
+  if (!instance.ok) throw new Error(instance.error.message);
+
+  const catalog = new Catalog({
+    platform,
+    db,
+    log,
+    ...(options.rescanMs === undefined ? {} : { rescanMs: options.rescanMs }),
+  });
+  const startedAt = Date.now();
+  await catalog.start();
+  if (options.waitForIndex) await catalog.settled();
+
+  const streams = new Streams(catalog, { instance: instance.value });
+  const sessions = new SessionsTopic(catalog, instance.value);
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? makeToken(env);
+  let gate = makeGate(token, options.port ?? 0, host);
+  const agentHomes = adapterTable().flatMap((a) => a.homes(platform));
+
+  let closing: Promise<void> | undefined;
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      hub.close();
+      streams.close();
+      sessions.close();
+      catalog.close();
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+      await stopped;
+      db.close();
+      demo?.remove();
+      markClosed();
+    })();
+    return closing;
+  };
+
+  const hub: WsHub = new WsHub({
+    gate: () => gate,
+    log,
+    ...(options.checkReplies === undefined ? {} : { checkReplies: options.checkReplies }),
+    context: {
+      catalog,
+      streams,
+      sessions,
+      server: {
+        instance: instance.value,
+        version: SERVER_VERSION,
+        startedAt,
+        home,
+        agentHomes,
+        clients: () => hub.connections.size,
+        shutdown: () => {
+          void close().then(() => options.onShutdown?.());
+        },
+      },
+    },
+  });
+
+  const http = createServer(
+    createHttpHandler({
+      gate: () => gate,
+      webRoot: options.webRoot ?? defaultWebRoot(),
+      dumpsDir: join(home, 'dumps'),
+      renderDumpMarkdown: (json) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(json);
+        } catch {
+          return { ok: false, message: 'the dump file is not JSON' };
+        }
+        const file = validate(SessionDumpFileSchema, parsed);
+        if (!file.ok) return { ok: false, message: `not a dump file: ${file.error.message}` };
+        return { ok: true, text: renderDumpMarkdown(file.value as SessionDumpFile) };
+      },
+    }),
+  );
+  http.on('upgrade', (req, socket, head) => hub.handleUpgrade(req, socket, head));
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  gate = makeGate(token, port, host);
+  const shownHost = isLoopback(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}/?token=${token}`;
+  const running = { url, token, port, catalog, home, closed, close };
+  return demo ? { ...running, demoHome: demo.home } : running;
+}

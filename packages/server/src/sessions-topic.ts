@@ -1,0 +1,112 @@
+// The `sessions` topic: every session's head, then the heads that appeared, changed or went away,
+// coalesced so that an index build or a burst of writes is a few frames, not thousands.
+import type { SessionHead } from '@cairn/protocol';
+import type { Catalog, SessionEntry } from './catalog.js';
+import type { Subscriber } from './streams.js';
+
+/** A library head as the protocol writes it. */
+export function wireHead(e: SessionEntry, active: boolean): SessionHead {
+  const h = e.head;
+  const head: SessionHead = {
+    agent: e.agent,
+    sid: e.sid,
+    path: h.path,
+    files: [...h.files],
+    size: h.size,
+    active,
+  };
+  if (h.cwd !== undefined) head.cwd = h.cwd;
+  if (h.title !== undefined) head.title = h.title;
+  if (h.firstPrompt !== undefined) head.first_prompt = h.firstPrompt;
+  if (h.startedAt !== undefined) head.started_at = Math.max(0, Math.round(h.startedAt));
+  if (h.lastActivityAt !== undefined) head.last_activity_at = Math.max(0, Math.round(h.lastActivityAt));
+  return head;
+}
+
+/** Newest activity first. */
+export const byActivity = (a: SessionHead, b: SessionHead): number =>
+  (b.last_activity_at ?? 0) - (a.last_activity_at ?? 0) || a.sid.localeCompare(b.sid);
+
+export class SessionsTopic {
+  private readonly subs = new Set<Subscriber>();
+  private readonly changed = new Map<string, SessionEntry>();
+  private readonly removed = new Map<string, SessionEntry>();
+  private readonly activeOf = new Map<string, boolean>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly activeTimer: NodeJS.Timeout;
+  private readonly stop: () => void;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly instance: string,
+    private readonly coalesceMs = 100,
+  ) {
+    this.stop = catalog.onHeads((changed, removed) => {
+      for (const e of changed) this.changed.set(e.key, e);
+      for (const e of removed) {
+        this.changed.delete(e.key);
+        this.removed.set(e.key, e);
+      }
+      this.schedule();
+    });
+    // Active ends by the clock too: a session written to a minute ago is no longer.
+    this.activeTimer = setInterval(() => this.recheckActive(), 5_000);
+    this.activeTimer.unref();
+  }
+
+  close(): void {
+    this.stop();
+    clearTimeout(this.timer);
+    clearInterval(this.activeTimer);
+    this.subs.clear();
+  }
+
+  subscribe(sub: Subscriber): void {
+    this.subs.add(sub);
+    const now = Date.now();
+    const sessions = this.catalog
+      .all()
+      .map((e) => this.head(e, now))
+      .sort(byActivity);
+    sub.send({ ev: 'topic', topic: 'sessions', snapshot: true, instance: this.instance, data: { sessions } });
+  }
+
+  unsubscribe(sub: Subscriber): boolean {
+    return this.subs.delete(sub);
+  }
+
+  private head(e: SessionEntry, now: number): SessionHead {
+    const active = this.catalog.active(e, now);
+    this.activeOf.set(e.key, active);
+    return wireHead(e, active);
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => this.flush(), this.coalesceMs);
+  }
+
+  private recheckActive(): void {
+    const now = Date.now();
+    for (const e of this.catalog.all()) {
+      if ((this.activeOf.get(e.key) ?? false) !== this.catalog.active(e, now)) this.changed.set(e.key, e);
+    }
+    if (this.changed.size > 0) this.schedule();
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    const sessions = [...this.changed.values()].map((e) => this.head(e, now)).sort(byActivity);
+    const removed = [...this.removed.values()].map((e) => ({ agent: e.agent, sid: e.sid }));
+    for (const e of this.removed.values()) this.activeOf.delete(e.key);
+    this.changed.clear();
+    this.removed.clear();
+    if (this.subs.size === 0 || (sessions.length === 0 && removed.length === 0)) return;
+    const data = removed.length > 0 ? { sessions, removed } : { sessions };
+    for (const sub of this.subs) {
+      sub.send({ ev: 'topic', topic: 'sessions', instance: this.instance, data });
+      for (const head of sessions) sub.send({ type: 'session_upserted', head });
+      for (const r of removed) sub.send({ type: 'session_removed', ...r });
+    }
+  }
+}

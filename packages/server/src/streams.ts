@@ -1,0 +1,383 @@
+// Per-session streams: the history first, then what each append adds, in spectral's frames (or as the
+// protocol's item frames), numbered so that a client resuming after the last number it saw gets no
+// gap and no repeat.
+import { gzipSync } from 'node:zlib';
+import type { TranscriptItem } from '@cairn/protocol';
+import type { Transcript, TranscriptEvent } from '@cairn/transcript';
+import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
+import { FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
+import { runStateOf, type WireRunState } from './run-state.js';
+
+/** Spectral's frames (`session:<agent>:<sid>`), or the protocol's item frames (`transcript_items:<sid>`). */
+export type StreamKind = 'spectral' | 'items';
+
+export interface Subscriber {
+  send(frame: object): void;
+}
+
+export interface StreamsOptions {
+  readonly instance: string;
+  /** A history whose JSON is longer than this goes in chunks. */
+  readonly inlineHistoryBytes?: number;
+  /** Items per history chunk. */
+  readonly chunkItems?: number;
+  /** A chunk whose JSON is longer than this travels gzipped, in base64. */
+  readonly gzipChunkBytes?: number;
+  /** How long a stream outlives its last subscriber, so a reconnect resumes against the same numbers. */
+  readonly lingerMs?: number;
+}
+
+interface Subscription {
+  kind: StreamKind;
+  topic: string;
+}
+
+class SessionStream {
+  /** Event ids in the order the stream first saw them; an event's seq is its index here. */
+  log: string[] = [];
+  private seqOf = new Map<string, number>();
+  loaded!: Loaded;
+  private items = new Map<string, TranscriptItem[]>();
+  private events = new Map<string, TranscriptEvent>();
+  readonly subs = new Map<Subscriber, Subscription>();
+  busy = false;
+  lingerTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly agent: string,
+    readonly sid: string,
+    loaded: Loaded,
+    busy: boolean,
+  ) {
+    this.reset(loaded);
+    this.busy = busy;
+  }
+
+  get lastSeq(): number {
+    return this.log.length - 1;
+  }
+
+  reset(loaded: Loaded): void {
+    this.log = [];
+    this.seqOf = new Map();
+    this.take(loaded);
+  }
+
+  /** Takes a newer transcript; answers the seq before the first new event. */
+  take(loaded: Loaded): number {
+    const before = this.lastSeq;
+    this.loaded = loaded;
+    this.items = itemsByEvent(loaded.lanes);
+    this.events = new Map(loaded.transcript.events.map((e) => [e.id, e]));
+    for (const e of loaded.transcript.events) {
+      if (this.seqOf.has(e.id)) continue;
+      this.seqOf.set(e.id, this.log.length);
+      this.log.push(e.id);
+    }
+    return before;
+  }
+
+  get transcript(): Transcript {
+    return this.loaded.transcript;
+  }
+
+  /** The main lane's items: what the history shows. */
+  historyItems(): TranscriptItem[] {
+    return this.loaded.lanes.find((l) => l.agentId === undefined)?.classification.items ?? [];
+  }
+
+  /** Spectral frames of the events after `afterSeq`, as a live stream sent them. */
+  framesAfter(afterSeq: number): StreamFrame[] {
+    const builder = new FrameBuilder(this.transcript, this.sid, this.items);
+    const out: StreamFrame[] = [];
+    this.log.forEach((id, seq) => {
+      const e = this.events.get(id);
+      if (!e) return;
+      const frames = builder.frames(e, seq);
+      if (seq > afterSeq) out.push(...frames);
+    });
+    return out;
+  }
+
+  /** The items of the events after `afterSeq`, lane by lane, with the seq of the last event each holds. */
+  itemsAfter(afterSeq: number): { agentId: string | undefined; items: TranscriptItem[]; seq: number }[] {
+    const main = this.transcript.agents.find((a) => a.parentId === undefined)?.id;
+    const out: { agentId: string | undefined; items: TranscriptItem[]; seq: number }[] = [];
+    for (let seq = afterSeq + 1; seq < this.log.length; seq++) {
+      const id = this.log[seq]!;
+      const items = this.items.get(id);
+      const e = this.events.get(id);
+      if (!items || !e) continue;
+      const agentId = e.agentId === main ? undefined : e.agentId;
+      const last = out[out.length - 1];
+      if (last && last.agentId === agentId) {
+        last.items.push(...items);
+        last.seq = seq;
+      } else out.push({ agentId, items: [...items], seq });
+    }
+    return out;
+  }
+
+  runState(): WireRunState {
+    return runStateOf(this.transcript, this.busy);
+  }
+}
+
+/** Every session stream of the server, fed by the catalog's changes. */
+export class Streams {
+  private readonly streams = new Map<string, SessionStream>();
+  private readonly opening = new Map<string, Promise<SessionStream | undefined>>();
+  private readonly stopListening: () => void;
+  private readonly busyTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly options: StreamsOptions,
+  ) {
+    this.stopListening = catalog.onTranscript((change) => this.onChange(change));
+    // A turn whose files went quiet ends by the clock, with no write to say so.
+    this.busyTimer = setInterval(() => this.recheckBusy(), 5_000);
+    this.busyTimer.unref();
+  }
+
+  close(): void {
+    this.stopListening();
+    clearInterval(this.busyTimer);
+    for (const s of this.streams.values()) {
+      clearTimeout(s.lingerTimer);
+      this.catalog.unfollow(s.key);
+    }
+    this.streams.clear();
+  }
+
+  /**
+   * Subscribes to a session. Without `afterSeq` (or with one this stream never reached) the
+   * subscriber gets the whole history first; with it, only what came after.
+   */
+  async subscribe(
+    key: string,
+    sub: Subscriber,
+    topic: string,
+    kind: StreamKind,
+    afterSeq?: number,
+  ): Promise<boolean> {
+    const stream = await this.open(key);
+    if (!stream) return false;
+    clearTimeout(stream.lingerTimer);
+    stream.lingerTimer = undefined;
+    stream.subs.set(sub, { kind, topic });
+    const resume = afterSeq !== undefined && afterSeq >= -1 && afterSeq <= stream.lastSeq;
+    if (kind === 'spectral') {
+      if (resume) {
+        for (const f of stream.framesAfter(afterSeq)) sub.send(f);
+        sub.send(this.runStateFrame(stream));
+      } else this.sendReady(stream, sub);
+    } else if (resume) this.sendItems(stream, sub, topic, afterSeq, false);
+    else this.sendItemsSnapshot(stream, sub, topic);
+    return true;
+  }
+
+  unsubscribe(key: string, sub: Subscriber): boolean {
+    const stream = this.streams.get(key);
+    if (!stream?.subs.delete(sub)) return false;
+    if (stream.subs.size === 0) {
+      stream.lingerTimer = setTimeout(() => {
+        if (stream.subs.size > 0) return;
+        this.streams.delete(key);
+        this.catalog.unfollow(key);
+      }, this.options.lingerMs ?? 60_000);
+      stream.lingerTimer.unref();
+    }
+    return true;
+  }
+
+  /** Drops a subscriber from every stream (its connection closed). */
+  drop(sub: Subscriber): void {
+    for (const [key, stream] of this.streams) if (stream.subs.has(sub)) this.unsubscribe(key, sub);
+  }
+
+  private async open(key: string): Promise<SessionStream | undefined> {
+    const existing = this.streams.get(key);
+    if (existing) return existing;
+    let pending = this.opening.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const entry = this.catalog.get(key);
+        const loaded = entry ? await this.catalog.follow(key) : undefined;
+        const latest = this.catalog.latestOf(key) ?? loaded;
+        if (!entry || !latest) {
+          if (entry) this.catalog.unfollow(key);
+          return undefined;
+        }
+        const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry));
+        this.streams.set(key, stream);
+        return stream;
+      })().finally(() => this.opening.delete(key));
+      this.opening.set(key, pending);
+    }
+    return pending;
+  }
+
+  private onChange(change: TranscriptChange): void {
+    const stream = this.streams.get(change.key);
+    if (!stream) return;
+    const entry = this.catalog.get(change.key);
+    const busy = entry ? this.catalog.busy(entry) : false;
+    if (change.replaced) {
+      stream.reset(change);
+      stream.busy = busy;
+      for (const [sub, s] of stream.subs) {
+        if (s.kind === 'spectral') this.sendReady(stream, sub);
+        else this.sendItemsSnapshot(stream, sub, s.topic);
+      }
+      return;
+    }
+    const before = stream.take(change);
+    if (stream.lastSeq > before) {
+      let frames: StreamFrame[] | undefined;
+      for (const [sub, s] of stream.subs) {
+        if (s.kind === 'spectral') {
+          frames ??= stream.framesAfter(before);
+          for (const f of frames) sub.send(f);
+        } else this.sendItems(stream, sub, s.topic, before, false);
+      }
+    }
+    if (busy !== stream.busy) {
+      stream.busy = busy;
+      this.broadcastRunState(stream);
+    }
+  }
+
+  private recheckBusy(): void {
+    for (const stream of this.streams.values()) {
+      const entry = this.catalog.get(stream.key);
+      const busy = entry ? this.catalog.busy(entry) : false;
+      if (busy === stream.busy) continue;
+      stream.busy = busy;
+      this.broadcastRunState(stream);
+    }
+  }
+
+  private broadcastRunState(stream: SessionStream): void {
+    for (const [sub, s] of stream.subs) if (s.kind === 'spectral') sub.send(this.runStateFrame(stream));
+  }
+
+  private runStateFrame(stream: SessionStream): StreamFrame {
+    return {
+      type: 'run_state',
+      session_id: stream.sid,
+      seq: stream.lastSeq,
+      sessionId: stream.sid,
+      runState: stream.runState(),
+    };
+  }
+
+  /** `session_ready`, or for a long history `session_ready_start`, its chunks and `session_ready_end`. */
+  private sendReady(stream: SessionStream, sub: Subscriber): void {
+    const items = stream.historyItems();
+    const seq = stream.lastSeq;
+    const common = {
+      session_id: stream.sid,
+      seq,
+      sessionId: stream.sid,
+      agent: stream.agent,
+      instance: this.options.instance,
+      totalMessageCount: items.length,
+      loadedMessageCount: items.length,
+      hasEarlierMessages: false,
+      currentTurn: null,
+      contextWindowUsed: contextWindowUsed(stream.transcript),
+      contextWindowMax: null,
+      runState: stream.runState(),
+    };
+    const json = JSON.stringify(items);
+    if (json.length <= (this.options.inlineHistoryBytes ?? 256 * 1024)) {
+      sub.send({ type: 'session_ready', ...common, history: items });
+      return;
+    }
+    const per = this.options.chunkItems ?? 1000;
+    const chunks: TranscriptItem[][] = [];
+    for (let i = 0; i < items.length; i += per) chunks.push(items.slice(i, i + per));
+    sub.send({
+      type: 'session_ready_start',
+      ...common,
+      totalChunks: chunks.length,
+      totalMessages: items.length,
+    });
+    chunks.forEach((chunk, index) => {
+      const text = JSON.stringify(chunk);
+      const base = {
+        type: 'history_chunk',
+        session_id: stream.sid,
+        seq,
+        sessionId: stream.sid,
+        index,
+        total: chunks.length,
+      };
+      if (text.length > (this.options.gzipChunkBytes ?? 64 * 1024)) {
+        sub.send({ ...base, encoding: 'gzip-base64', payload: gzipSync(text).toString('base64') });
+      } else sub.send({ ...base, messages: chunk });
+    });
+    sub.send({
+      type: 'session_ready_end',
+      session_id: stream.sid,
+      seq,
+      sessionId: stream.sid,
+      totalMessages: items.length,
+    });
+  }
+
+  private sendItemsSnapshot(stream: SessionStream, sub: Subscriber, topic: string): void {
+    sub.send({
+      ev: 'topic',
+      topic,
+      snapshot: true,
+      instance: this.options.instance,
+      data: { sid: stream.sid, items: stream.historyItems(), cursor: seqCursor(stream.lastSeq) },
+    });
+  }
+
+  private sendItems(
+    stream: SessionStream,
+    sub: Subscriber,
+    topic: string,
+    afterSeq: number,
+    snapshot: boolean,
+  ): void {
+    for (const group of stream.itemsAfter(afterSeq)) {
+      const data: Record<string, unknown> = {
+        sid: stream.sid,
+        items: group.items,
+        cursor: seqCursor(group.seq),
+      };
+      if (group.agentId !== undefined) data.agent_id = group.agentId;
+      sub.send({
+        ev: 'topic',
+        topic,
+        ...(snapshot ? { snapshot: true } : {}),
+        instance: this.options.instance,
+        data,
+      });
+    }
+  }
+}
+
+/** A stream position as the protocol's opaque cursor. */
+export const seqCursor = (seq: number): string => `s${seq}`;
+
+/** The seq a cursor names, or undefined for a cursor this server did not issue. */
+export function cursorSeq(cursor: string): number | undefined {
+  const m = /^s(-1|\d+)$/.exec(cursor);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The input tokens of the main lane's last request: what the context held then. */
+function contextWindowUsed(t: Transcript): number | null {
+  const main = t.agents.find((a) => a.parentId === undefined)?.id;
+  for (let i = t.events.length - 1; i >= 0; i--) {
+    const e = t.events[i]!;
+    if (e.kind === 'request' && e.agentId === main && e.payload.usage) return e.payload.usage.inputTokens;
+  }
+  return null;
+}

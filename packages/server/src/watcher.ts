@@ -1,0 +1,138 @@
+// Following the agents' homes: the file system's change notices, coalesced into batches, with a
+// periodic walk behind them for whatever a notice missed (a home created later, an editor's rename).
+import { type FSWatcher, watch } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FileStamp } from './source-files.js';
+
+/** Session files of every supported agent end so; anything else under a home is not looked at. */
+export const SESSION_FILE_NAME = /\.(jsonl|json|jsonl\.zst)$/;
+
+/** Folders that hold no session files and can be large. */
+const SKIPPED_FOLDERS = new Set(['node_modules', 'tool-results', '.git']);
+
+const MAX_DEPTH = 10;
+
+/** Every session-like file under `roots`, with its size, mtime and inode. Missing roots are empty. */
+export async function walkRoots(roots: readonly string[]): Promise<Map<string, FileStamp>> {
+  const found = new Map<string, FileStamp>();
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (depth < MAX_DEPTH && !SKIPPED_FOLDERS.has(e.name)) await walk(path, depth + 1);
+      } else if ((e.isFile() || e.isSymbolicLink()) && SESSION_FILE_NAME.test(e.name)) {
+        try {
+          const s = await stat(path);
+          if (s.isFile()) found.set(path, { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino });
+        } catch {
+          // Gone between the listing and the stat: the next walk will not see it either.
+        }
+      } else if (e.isSymbolicLink()) {
+        try {
+          if ((await stat(path)).isDirectory() && depth < MAX_DEPTH) await walk(path, depth + 1);
+        } catch {
+          // A dangling link leads nowhere.
+        }
+      }
+    }
+  };
+  for (const root of roots) await walk(root, 0);
+  return found;
+}
+
+export interface WatcherOptions {
+  readonly roots: readonly string[];
+  /** Paths that changed, each once per batch. */
+  readonly onChange: (paths: Set<string>) => void;
+  /** Time for a full walk: a root appeared, a notice was lost, or the interval came round. */
+  readonly onRescan: () => void;
+  /** A batch goes out this long after the last notice… */
+  readonly quietMs?: number;
+  /** …or this long after the first, whichever comes first, so a steady stream still flows. */
+  readonly maxWaitMs?: number;
+  readonly rescanMs?: number;
+}
+
+/**
+ * Change notices from recursive watches on the roots, coalesced: a burst of writes to one file
+ * becomes one batch. The notices only say where to look; what changed is decided by reading.
+ */
+export class Watcher {
+  private readonly watchers = new Map<string, FSWatcher>();
+  private pending = new Set<string>();
+  private quietTimer: NodeJS.Timeout | undefined;
+  private maxTimer: NodeJS.Timeout | undefined;
+  private rescanTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: WatcherOptions) {}
+
+  start(): void {
+    this.attach();
+    const every = this.options.rescanMs ?? 5_000;
+    this.rescanTimer = setInterval(() => {
+      this.attach();
+      this.options.onRescan();
+    }, every);
+    this.rescanTimer.unref();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+    clearTimeout(this.quietTimer);
+    clearTimeout(this.maxTimer);
+    clearInterval(this.rescanTimer);
+  }
+
+  /** Watches the roots that exist and are not watched yet; true when a new one was attached. */
+  private attach(): boolean {
+    let added = false;
+    for (const root of this.options.roots) {
+      if (this.watchers.has(root) || this.closed) continue;
+      try {
+        const w = watch(root, { recursive: true, persistent: false }, (_event, name) => {
+          if (name) this.notice(join(root, name.toString()));
+          else this.options.onRescan();
+        });
+        w.on('error', () => {
+          // The root went away; the next rescan attaches again when it is back.
+          w.close();
+          this.watchers.delete(root);
+        });
+        this.watchers.set(root, w);
+        added = true;
+      } catch {
+        // Not there yet.
+      }
+    }
+    return added;
+  }
+
+  private notice(path: string): void {
+    if (this.closed) return;
+    this.pending.add(path);
+    clearTimeout(this.quietTimer);
+    this.quietTimer = setTimeout(() => this.flush(), this.options.quietMs ?? 20);
+    this.maxTimer ??= setTimeout(() => this.flush(), this.options.maxWaitMs ?? 200);
+  }
+
+  private flush(): void {
+    clearTimeout(this.quietTimer);
+    clearTimeout(this.maxTimer);
+    this.quietTimer = undefined;
+    this.maxTimer = undefined;
+    if (this.pending.size === 0 || this.closed) return;
+    const batch = this.pending;
+    this.pending = new Set();
+    this.options.onChange(batch);
+  }
+}

@@ -1,0 +1,230 @@
+// WebSocket connections: the gate on upgrade, then one JSON message per frame. Requests are read,
+// authorized and validated from the protocol's op table alone, answered with the op's reply; topic
+// frames go out on the same socket.
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Duplex } from 'node:stream';
+import {
+  type ErrorBody,
+  isOpName,
+  isRoleAllowed,
+  OP_ATTRIBUTES,
+  type OpName,
+  type OpRequest,
+  validate,
+  validateRequest,
+  validateResponse,
+} from '@cairn/protocol';
+import type * as WsModule from 'ws';
+import type { WebSocket } from 'ws';
+import type { Connection, OpContext, OpOutcome } from './ops/context.js';
+import { OP_HANDLERS } from './ops/index.js';
+import {
+  SESSION_TOPIC,
+  SessionStreamSubscribeRequest,
+  SessionStreamUnsubscribeRequest,
+} from './ops/topics.js';
+import { checkRequest, type Gate } from './security.js';
+
+export interface WsOptions {
+  readonly gate: () => Gate;
+  readonly context: Omit<OpContext, 'conn'>;
+  /** Check every reply against its op's schema before it leaves; a reply that fails becomes an
+   * `internal_error` naming the field. For tests and development. */
+  readonly checkReplies?: boolean;
+  readonly log?: (line: string) => void;
+}
+
+// Loaded at run time, not bundled: ws is CommonJS that requires Node's built-ins, which an ESM bundle
+// cannot do; from node_modules it loads as it is.
+const { WebSocketServer } = createRequire(import.meta.url)('ws') as typeof WsModule;
+
+const MAX_MESSAGE = 4 * 1024 * 1024;
+
+class SocketConnection implements Connection {
+  role: Connection['role'];
+  sid: string | undefined;
+  alive = true;
+
+  constructor(
+    readonly id: number,
+    readonly socket: WebSocket,
+  ) {}
+
+  send(frame: object): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(frame));
+  }
+}
+
+export class WsHub {
+  private readonly wss: WsModule.WebSocketServer = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE,
+  });
+  readonly connections = new Set<SocketConnection>();
+  private nextId = 1;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(private readonly options: WsOptions) {
+    this.heartbeat = setInterval(() => {
+      for (const c of this.connections) {
+        if (!c.alive) c.socket.terminate();
+        else {
+          c.alive = false;
+          c.socket.ping();
+        }
+      }
+    }, 30_000);
+    this.heartbeat.unref();
+  }
+
+  /** The HTTP server's `upgrade` event: the same gate as HTTP, then the socket. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const refusal =
+      url.pathname === '/ws'
+        ? checkRequest(this.options.gate(), url, req.headers)
+        : { status: 404, reason: 'not found' };
+    if (refusal) {
+      const status =
+        refusal.status === 401 ? 'Unauthorized' : refusal.status === 403 ? 'Forbidden' : 'Not Found';
+      socket.end(
+        `HTTP/1.1 ${refusal.status} ${status}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${
+          Buffer.byteLength(refusal.reason) + 1
+        }\r\n\r\n${refusal.reason}\n`,
+      );
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    for (const c of this.connections) c.socket.close(1001, 'server stopping');
+    this.wss.close();
+  }
+
+  private accept(ws: WebSocket): void {
+    const conn = new SocketConnection(this.nextId++, ws);
+    this.connections.add(conn);
+    ws.on('pong', () => {
+      conn.alive = true;
+    });
+    ws.on('message', (data, isBinary) => {
+      void this.onMessage(conn, isBinary ? undefined : data.toString());
+    });
+    ws.on('close', () => {
+      this.connections.delete(conn);
+      this.options.context.streams.drop(conn);
+      this.options.context.sessions.unsubscribe(conn);
+    });
+    ws.on('error', () => ws.terminate());
+  }
+
+  private async onMessage(conn: SocketConnection, text: string | undefined): Promise<void> {
+    const reply = await this.answer(conn, text);
+    conn.send(reply);
+  }
+
+  private async answer(conn: SocketConnection, text: string | undefined): Promise<object> {
+    if (text === undefined)
+      return refuse(undefined, { code: 'bad_request', message: 'frames are JSON text' });
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return refuse(undefined, { code: 'bad_request', message: 'not JSON' });
+    }
+    const checked = readRequest(value);
+    if (checked.kind === 'refused') return refuse(checked.request_id, checked.error);
+    const { op, request_id } = checked;
+    const attributes = OP_ATTRIBUTES[op];
+    if (op === 'hello' && conn.role !== undefined) {
+      return refuse(request_id, { code: 'bad_request', message: 'this connection already said hello' });
+    }
+    if (attributes.needs_hello && conn.role === undefined) {
+      return refuse(request_id, { code: 'hello_required', message: `say hello before ${op}` });
+    }
+    if (conn.role !== undefined && !isRoleAllowed(op, conn.role)) {
+      return refuse(request_id, {
+        code: 'forbidden',
+        message: `a ${conn.role} connection cannot call ${op}`,
+      });
+    }
+    if (checked.invalid) return refuse(request_id, checked.invalid);
+    let outcome: OpOutcome<OpName>;
+    try {
+      const handler = OP_HANDLERS[op] as unknown as (
+        r: OpRequest<OpName>,
+        c: OpContext,
+      ) => Promise<OpOutcome<OpName>>;
+      outcome = await handler(checked.request as OpRequest<OpName>, { ...this.options.context, conn });
+    } catch (cause) {
+      this.options.log?.(`ws: ${op} failed: ${(cause as Error).stack ?? cause}`);
+      return refuse(request_id, { code: 'internal_error', message: (cause as Error).message });
+    }
+    if (!outcome.ok) return refuse(request_id, outcome.error);
+    const response = { ok: true, request_id, ...outcome.result };
+    // A reply to the stream topic the table does not list yet cannot pass the table's schema.
+    if (this.options.checkReplies && !checked.extended) {
+      const valid = validateResponse(op, response);
+      if (!valid.ok) {
+        return refuse(request_id, {
+          code: 'internal_error',
+          message: `the reply broke its schema: ${valid.error.message}`,
+          field: valid.error.field,
+        });
+      }
+    }
+    return response;
+  }
+}
+
+type Read =
+  | { kind: 'refused'; request_id?: string; error: ErrorBody }
+  | {
+      kind: 'request';
+      op: OpName;
+      request_id: string;
+      request: unknown;
+      invalid?: ErrorBody;
+      extended?: true;
+    };
+
+/**
+ * The protocol's reading of a request, plus the stream topic the web UI follows (not in the
+ * protocol's topic table yet). An op known but with bad arguments is kept apart, so that
+ * `hello_required` and `forbidden` are answered before the arguments are judged.
+ */
+function readRequest(value: unknown): Read {
+  const read = validateRequest(value);
+  if (read.ok)
+    return {
+      kind: 'request',
+      op: read.op,
+      request_id: (read.request as { request_id: string }).request_id,
+      request: read.request,
+    };
+  const request_id = read.request_id;
+  const { op, topic } = (value ?? {}) as { op?: unknown; topic?: unknown };
+  if (read.error.code !== 'invalid_args' || request_id === undefined || !isOpName(op)) {
+    return request_id === undefined
+      ? { kind: 'refused', error: read.error }
+      : { kind: 'refused', request_id, error: read.error };
+  }
+  if (
+    (op === 'topic_subscribe' || op === 'topic_unsubscribe') &&
+    typeof topic === 'string' &&
+    SESSION_TOPIC.test(topic)
+  ) {
+    const schema = op === 'topic_subscribe' ? SessionStreamSubscribeRequest : SessionStreamUnsubscribeRequest;
+    const own = validate(schema, value);
+    if (own.ok) return { kind: 'request', op, request_id, request: value, extended: true };
+    return { kind: 'request', op, request_id, request: value, invalid: own.error, extended: true };
+  }
+  return { kind: 'request', op, request_id, request: value, invalid: read.error };
+}
+
+function refuse(request_id: string | undefined, error: ErrorBody): object {
+  return request_id === undefined ? { ok: false, error } : { ok: false, request_id, error };
+}

@@ -1,0 +1,126 @@
+// A server on a free port with the agents' homes pointed where a test wants, and a WebSocket client
+// that speaks the protocol.
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROTOCOL_VERSION } from '@cairn/protocol';
+import WebSocket from 'ws';
+import { corpusPath } from '../../transcript/test/corpus.js';
+import { type RunningServer, type ServerOptions, startServer } from '../src/index.js';
+
+export const tempDir = (prefix = 'cairn-server-'): string => mkdtempSync(join(tmpdir(), prefix));
+
+/** The corpus as the agents' homes, in an otherwise empty home. */
+export function corpusEnv(): Record<string, string> {
+  const home = tempDir('cairn-home-');
+  symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: corpusPath('claude'),
+    CODEX_HOME: corpusPath('codex'),
+    GEMINI_CLI_HOME: home,
+  };
+}
+
+/** Agents' homes inside `home`, which the test fills. */
+export function homeEnv(home: string): Record<string, string> {
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CODEX_HOME: join(home, '.codex'),
+    GEMINI_CLI_HOME: home,
+  };
+}
+
+export async function serve(
+  env: Record<string, string>,
+  options: Partial<ServerOptions> = {},
+): Promise<RunningServer> {
+  return startServer({
+    env,
+    homeDir: env.HOME,
+    cairnHome: options.cairnHome ?? tempDir('cairn-state-'),
+    checkReplies: true,
+    waitForIndex: true,
+    demo: false,
+    rescanMs: 60_000,
+    ...options,
+  });
+}
+
+export type Frame = Record<string, unknown>;
+
+/** A protocol client over one WebSocket: requests by id, every other frame collected in order. */
+export class Client {
+  readonly frames: Frame[] = [];
+  private readonly pending = new Map<string, (reply: Frame) => void>();
+  private readonly waiters: (() => void)[] = [];
+  private nextId = 1;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as Frame;
+      const id = frame.request_id;
+      if (typeof id === 'string' && 'ok' in frame && this.pending.has(id)) {
+        this.pending.get(id)!(frame);
+        this.pending.delete(id);
+      } else this.frames.push(frame);
+      for (const w of this.waiters.splice(0)) w();
+    });
+  }
+
+  static async open(server: RunningServer, opts: { hello?: boolean } = {}): Promise<Client> {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=${server.token}`);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const client = new Client(ws);
+    if (opts.hello !== false) {
+      const reply = await client.request('hello', { role: 'user', protocol_version: PROTOCOL_VERSION });
+      if (reply.ok !== true) throw new Error(`hello refused: ${JSON.stringify(reply)}`);
+    }
+    return client;
+  }
+
+  /** Sends `{ request_id, op, ...args }` and resolves with the reply. */
+  request(op: string, args: Record<string, unknown> = {}): Promise<Frame> {
+    const request_id = `t-${this.nextId++}`;
+    return this.send({ request_id, op, ...args });
+  }
+
+  send(message: Record<string, unknown>): Promise<Frame> {
+    const id = message.request_id as string;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.ws.send(JSON.stringify(message));
+    });
+  }
+
+  /** Waits until `test` holds for the frames received so far. */
+  async until(test: (frames: Frame[]) => boolean, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!test(this.frames)) {
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(
+          `timed out; frames: ${JSON.stringify(this.frames.map((f) => f.type ?? f.ev)).slice(0, 2000)}`,
+        );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.ws.readyState === WebSocket.CLOSED) return resolve();
+      this.ws.once('close', () => resolve());
+      this.ws.close();
+    });
+  }
+}

@@ -1,0 +1,142 @@
+// Live tail: records appended to a session file reach a subscribed client in order, each once, a
+// torn line only when it is whole, and across a reconnect that resumes after the last seq seen.
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TranscriptItem } from '@cairn/protocol';
+import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import type { RunningServer } from '../src/index.js';
+import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+
+const SOURCE = ['claude', 'projects', '-work-spotter', 'subagent.jsonl'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const keyOf = (item: TranscriptItem) => `${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+
+/** The main lane's items of a file holding `text`, as the library classifies them. */
+async function itemsOf(text: string): Promise<TranscriptItem[]> {
+  const dir = tempDir('cairn-expect-');
+  const path = join(dir, 'subagent.jsonl');
+  writeFileSync(path, text);
+  const loaded = await loadTranscript(nodePlatform({ env: {}, homeDir: dir }), {
+    agent: 'claude-code',
+    path,
+  });
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  const classified = classifyTranscript(loaded.value);
+  if (!classified.ok) throw new Error(classified.error.message);
+  return classified.value.items;
+}
+
+/** The main lane's items a client has been given: its history, then what live frames carried. */
+function itemsSeen(frames: Frame[]): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  for (const f of frames) {
+    if (f.type === 'session_ready') items.push(...(f.history as TranscriptItem[]));
+    else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
+    else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
+  }
+  return items;
+}
+
+describe.skipIf(!corpus)('live tail of an appended session', () => {
+  let server: RunningServer;
+  let lines: string[];
+  let file: string;
+  let sid: string;
+
+  beforeAll(async () => {
+    lines = readFileSync(corpusPath(...SOURCE), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const home = tempDir();
+    const dir = join(home, '.claude', 'projects', '-work-spotter');
+    mkdirSync(dir, { recursive: true });
+    file = join(dir, 'subagent.jsonl');
+    writeFileSync(file, `${lines.slice(0, 30).join('\n')}\n`);
+    sid = 'subagent';
+    server = await serve(homeEnv(home), { rescanMs: 60_000 });
+  });
+  afterAll(() => server?.close());
+
+  it('sends every appended record once, in order, across a torn line and a reconnect', async () => {
+    const topic = `session:claude-code:${sid}`;
+    const first = await Client.open(server);
+    expect(await first.request('topic_subscribe', { topic })).toMatchObject({ ok: true, topic });
+    await first.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
+    const ready = first.frames.find((x) => x.type === 'session_ready')!;
+    expect(ready.session_id).toBe(sid);
+    expect(ready.runState).toMatchObject({ busy: expect.any(Boolean), phase: expect.any(String) });
+
+    // Phase one: records one by one, one of them torn across two writes.
+    for (let i = 30; i < 45; i++) {
+      appendFileSync(file, `${lines[i]}\n`);
+      await sleep(15);
+    }
+    const torn = lines[45]!;
+    const cut = Math.floor(torn.length / 2);
+    appendFileSync(file, torn.slice(0, cut));
+    await sleep(300);
+    const beforeEnd = itemsSeen(first.frames).length;
+    const tornItems = await itemsOf(`${lines.slice(0, 46).join('\n')}\n`);
+    const upTo45 = await itemsOf(`${lines.slice(0, 45).join('\n')}\n`);
+    // Half a line makes nothing.
+    expect(beforeEnd).toBe(upTo45.length);
+    appendFileSync(file, `${torn.slice(cut)}\n`);
+    await first.until((f) => itemsSeen(f).length >= tornItems.length);
+    const lastSeq = Math.max(...first.frames.map((f) => (typeof f.seq === 'number' ? f.seq : -1)));
+    await first.close();
+
+    // Phase two, while no one listens; then a new connection resumes after the last seq it saw.
+    for (let i = 46; i < 70; i++) appendFileSync(file, `${lines[i]}\n`);
+    await sleep(300);
+    const second = await Client.open(server);
+    expect(await second.request('topic_subscribe', { topic, after_seq: lastSeq })).toMatchObject({
+      ok: true,
+    });
+    // Phase three: the rest, in bursts.
+    for (let i = 70; i < lines.length; i += 5) {
+      appendFileSync(file, `${lines.slice(i, i + 5).join('\n')}\n`);
+      await sleep(40);
+    }
+    const expected = await itemsOf(`${lines.join('\n')}\n`);
+    const seenBefore = itemsSeen(first.frames);
+    await second.until((f) => seenBefore.length + itemsSeen(f).length >= expected.length);
+    await sleep(300);
+
+    expect(second.frames.some((f) => f.type === 'session_ready')).toBe(false);
+    const seen = [...seenBefore, ...itemsSeen(second.frames)];
+    expect(seen.map(keyOf)).toEqual(expected.map(keyOf));
+    for (const frames of [first.frames, second.frames]) {
+      const seqs = frames.filter((f) => typeof f.seq === 'number').map((f) => f.seq as number);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
+    const resumed = second.frames.filter((f) => typeof f.seq === 'number' && f.type !== 'run_state');
+    expect(Math.min(...resumed.map((f) => f.seq as number))).toBeGreaterThan(lastSeq);
+    // A spawned subagent's lifecycle reaches the client in spectral's frames.
+    const all = [...first.frames, ...second.frames];
+    expect(all.some((f) => f.type === 'tool_call')).toBe(true);
+    expect(all.some((f) => f.type === 'tool_result')).toBe(true);
+    // Every reply closes, but the last may still be open: nothing in the file says it ended.
+    const starts = all.filter((f) => f.type === 'message_start').length;
+    const ends = all.filter((f) => f.type === 'message_end').length;
+    expect(starts - ends === 0 || starts - ends === 1).toBe(true);
+    await second.close();
+  });
+
+  it('streams the same appends as protocol item frames on transcript_items:<sid>', async () => {
+    const c = await Client.open(server);
+    await c.request('topic_subscribe', { topic: `transcript_items:${sid}` });
+    await c.until((f) => f.some((x) => x.ev === 'topic' && x.snapshot === true));
+    const snapshot = c.frames.find((x) => x.snapshot === true)!;
+    const cursor = (snapshot.data as { cursor: string }).cursor;
+    const items = (snapshot.data as { items: TranscriptItem[] }).items;
+    expect(items.map(keyOf)).toEqual((await itemsOf(`${lines.join('\n')}\n`)).map(keyOf));
+    await c.close();
+    const again = await Client.open(server);
+    await again.request('topic_subscribe', { topic: `transcript_items:${sid}`, cursor });
+    await sleep(200);
+    expect(again.frames.filter((f) => f.ev === 'topic')).toEqual([]);
+    await again.close();
+  });
+});
