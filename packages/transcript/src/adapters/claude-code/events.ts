@@ -43,7 +43,6 @@ interface RecordCtx {
   readonly r: Rec;
   readonly lane: string;
   readonly mainLane: boolean;
-  readonly fileIndex: number;
   readonly source: SourcePointer;
   readonly base: string;
   readonly parentId: string | undefined;
@@ -105,7 +104,7 @@ export class SessionTranslator {
       }
       const r = line.value;
       if (!isRec(r)) {
-        this.emitUnknown(out, source, lane, fileIndex, line.span.line, '', r);
+        this.emitUnknown(out, source, lane, line.span.line, r);
         continue;
       }
       this.translateRecord(r, source, lane, mainLane, fileIndex, line.span.line, out);
@@ -142,7 +141,6 @@ export class SessionTranslator {
       r,
       lane,
       mainLane,
-      fileIndex,
       source,
       base: uuid ?? `${lane}:${line}`,
       // The compaction agent's file starts from the main conversation's tip; lanes chain on their own.
@@ -424,20 +422,18 @@ export class SessionTranslator {
     ctx.lastId = event.id;
   }
 
+  /** A line that parsed to something other than an object. */
   private emitUnknown(
     out: TranscriptEvent[],
     source: SourcePointer,
     lane: string,
-    fileIndex: number,
     line: number,
-    recordType: string,
     raw: unknown,
   ): void {
     const ctx: RecordCtx = {
       r: {},
       lane,
       mainLane: false,
-      fileIndex,
       source,
       base: `${lane}:${line}`,
       parentId: undefined,
@@ -446,7 +442,7 @@ export class SessionTranslator {
       count: 0,
       lastId: undefined,
     };
-    this.emit(ctx, 'unknown', { recordType, raw });
+    this.emit(ctx, 'unknown', { recordType: '', raw });
   }
 
   private skip(source: SourcePointer, reason: string, recordType: string): void {

@@ -1,8 +1,7 @@
 // What the first bytes of a session file tell a listing.
 import { parseJsonLine, splitLines } from '../../lines.js';
 import { userOrigin, userTextOf } from './origin.js';
-import { isRec, type Rec, rec, str, timestampOf } from './records.js';
-import { unknownGeneration } from './translate.js';
+import { isRec, type Rec, rec, str, timestampOf, unknownGeneration } from './records.js';
 
 /** The records of a file's head; a line cut at the end of the head does not parse and is left out. */
 export function* headRecords(head: Uint8Array): Generator<Rec> {

@@ -47,6 +47,20 @@ export const BOOKKEEPING_TYPES: ReadonlySet<string> = new Set([
 export const isKnownType = (t: string): boolean =>
   EVENT_TYPES.has(t) || TITLE_TYPES.has(t) || BOOKKEEPING_TYPES.has(t);
 
+/**
+ * Why the first record of a file is of a generation this adapter does not know, or undefined.
+ * Claude Code's records are objects tagged by `type`; an unknown tag is fine (new record kinds
+ * appear often) when the record carries the session envelope.
+ */
+export function unknownGeneration(value: unknown): string | undefined {
+  if (!isRec(value)) return 'the first record is not a JSON object';
+  const type = str(value.type);
+  if (type === undefined) return 'the first record has no type tag';
+  if (isKnownType(type)) return undefined;
+  if ('sessionId' in value || 'uuid' in value || 'parentUuid' in value) return undefined;
+  return `the first record's type '${type}' is not one Claude Code writes`;
+}
+
 /** ms since the epoch of an ISO timestamp (or a number already in ms). */
 export function timestampOf(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;

@@ -11,9 +11,17 @@ import type { SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
 import { userOrigin, userTextOf } from './origin.js';
-import { BOOKKEEPING_TYPES, isRec, type Rec, rec, str, TITLE_TYPES, timestampOf } from './records.js';
+import {
+  BOOKKEEPING_TYPES,
+  isRec,
+  type Rec,
+  rec,
+  str,
+  TITLE_TYPES,
+  timestampOf,
+  unknownGeneration,
+} from './records.js';
 import { contextShape } from './shape.js';
-import { unknownGeneration } from './translate.js';
 import { isLargerUsage, requestKeyOf, usageOf } from './usage.js';
 
 const TYPE_TAG = bytesOf('"type":"');
@@ -113,9 +121,13 @@ class Summarizer {
     const mainLane = fileIndex === 0;
     switch (type) {
       case 'user': {
-        // A user text next to tool results is rare; its flags may sit past the cut.
-        const full = whole && userTextOf(rec(r.message)?.content) ? whole() : undefined;
-        const record = full?.ok && isRec(full.value) ? full.value : r;
+        // A user text next to tool results is rare; its flags may sit past the cut, so it is read whole.
+        let record = r;
+        if (whole && userTextOf(rec(r.message)?.content)) {
+          const full = whole();
+          if (!full.ok || !isRec(full.value)) return;
+          record = full.value;
+        }
         this.user(record, mainLane);
         this.event(record);
         return;

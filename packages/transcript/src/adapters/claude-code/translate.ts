@@ -7,7 +7,7 @@ import { applyCompactions } from './compaction.js';
 import { type ParsedLine, SessionTranslator } from './events.js';
 import { buildLanes, type SubagentLane } from './lanes.js';
 import { mergeByTime } from './merge.js';
-import { agentIdFromPath, fileStem, isKnownType, isRec, str } from './records.js';
+import { agentIdFromPath, fileStem, isRec, str, unknownGeneration } from './records.js';
 
 /** Every line of a file, parsed or with the reason it could not be. */
 export function parseLines(file: SourceFile): ParsedLine[] {
@@ -17,20 +17,6 @@ export function parseLines(file: SourceFile): ParsedLine[] {
     lines.push(parsed.ok ? { span, value: parsed.value } : { span, reason: parsed.reason });
   }
   return lines;
-}
-
-/**
- * Why the first record of a file is of a generation this adapter does not know, or undefined.
- * Claude Code's records are objects tagged by `type`; an unknown tag is fine (new record kinds
- * appear often) when the record carries the session envelope.
- */
-export function unknownGeneration(value: unknown): string | undefined {
-  if (!isRec(value)) return 'the first record is not a JSON object';
-  const type = str(value.type);
-  if (type === undefined) return 'the first record has no type tag';
-  if (isKnownType(type)) return undefined;
-  if ('sessionId' in value || 'uuid' in value || 'parentUuid' in value) return undefined;
-  return `the first record's type '${type}' is not one Claude Code writes`;
 }
 
 export function translateClaudeCode(
