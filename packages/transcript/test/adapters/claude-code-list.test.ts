@@ -186,6 +186,41 @@ describe('listing and opening sessions in a temporary home', () => {
     expect(r.ok && r.value.session.title).toBe('Flaky test');
   });
 
+  it('finds subagent files in the session folder, workflow agents included', async () => {
+    const other = join(home, 'projects', '-src-wf');
+    const sub = join(other, 's2', 'subagents');
+    mkdirSync(join(sub, 'workflows', 'wf_1'), { recursive: true });
+    mkdirSync(join(other, 's2', 'tool-results'), { recursive: true });
+    writeFileSync(join(other, 's2.jsonl'), jsonl(userLine('s2', 'm1', 'Run the workflow')));
+    writeFileSync(
+      join(sub, 'agent-b.jsonl'),
+      jsonl(userLine('s2', 'b1', 'b', { isSidechain: true, agentId: 'b' })),
+    );
+    writeFileSync(
+      join(sub, 'agent-a.jsonl'),
+      jsonl(userLine('s2', 'a1', 'a', { isSidechain: true, agentId: 'a' })),
+    );
+    writeFileSync(join(sub, 'agent-a.meta.json'), '{"agentType":"general-purpose"}');
+    writeFileSync(
+      join(sub, 'workflows', 'wf_1', 'agent-w.jsonl'),
+      jsonl(userLine('s2', 'w1', 'w', { isSidechain: true, agentId: 'w' })),
+    );
+    writeFileSync(join(sub, 'workflows', 'wf_1', 'journal.jsonl'), jsonl({ type: 'step' }));
+    writeFileSync(join(other, 's2', 'tool-results', 'x.txt'), 'big output');
+    const files = [
+      join(sub, 'agent-a.jsonl'),
+      join(sub, 'agent-b.jsonl'),
+      join(sub, 'workflows', 'wf_1', 'agent-w.jsonl'),
+    ];
+    expect(await claudeCodeAdapter.sessionFiles(ctx, join(other, 's2.jsonl'))).toEqual({
+      ok: true,
+      value: [join(other, 's2.jsonl'), ...files],
+    });
+    const head = heads(await listAll(home)).find((h) => h.id === 's2');
+    expect(head?.files).toEqual([join(other, 's2.jsonl'), ...files]);
+    expect(head?.size).toBe([join(other, 's2.jsonl'), ...files].reduce((n, f) => n + statSync(f).size, 0));
+  });
+
   it('lists nothing, and no failure, for a home without projects', async () => {
     expect(await listAll(join(home, 'missing'))).toEqual([]);
   });
