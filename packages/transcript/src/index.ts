@@ -31,9 +31,8 @@ export { type PoolOptions, runInPool } from './pool.js';
 export { HEAD_BYTES, readSourceFile } from './read.js';
 export type * from './result.js';
 export { err, ok } from './result.js';
+export { CONTEXT_SHAPE_POINTS, downsampleMax } from './shape.js';
 export {
-  CONTEXT_SHAPE_POINTS,
-  downsampleMax,
   foldTranscript,
   isPrompt,
   type SessionPromptsOptions,

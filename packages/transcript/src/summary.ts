@@ -12,9 +12,7 @@ import type {
 import { type OpenOptions, openSession } from './open.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
-
-/** At most this many points in a context shape. */
-export const CONTEXT_SHAPE_POINTS = 120;
+import { downsampleMax } from './shape.js';
 
 export interface SessionPromptsOptions {
   /** Keep at most this many prompts (the first ones). */
@@ -50,20 +48,6 @@ export function sessionPrompts(t: Transcript, options: SessionPromptsOptions = {
 
 export const cutPrompt = (text: string, maxChars: number | undefined): string =>
   maxChars !== undefined && text.length > maxChars ? text.slice(0, maxChars) : text;
-
-/** Downsamples a series to at most `points` values, keeping the largest of each equal bucket. */
-export function downsampleMax(values: readonly number[], points = CONTEXT_SHAPE_POINTS): number[] {
-  if (values.length <= points) return [...values];
-  const out: number[] = [];
-  for (let i = 0; i < points; i++) {
-    const from = Math.floor((i * values.length) / points);
-    const to = Math.floor(((i + 1) * values.length) / points);
-    let max = values[from]!;
-    for (let j = from + 1; j < to; j++) max = Math.max(max, values[j]!);
-    out.push(max);
-  }
-  return out;
-}
 
 /** The summary of a loaded transcript. */
 export function foldTranscript(

@@ -9,6 +9,7 @@ import type { SourceFile } from '../../adapter.js';
 import { decodeUtf8, type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type { SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
+import { downsampleMax } from '../../shape.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
 import { userOrigin, userTextOf } from './origin.js';
 import {
@@ -21,7 +22,6 @@ import {
   timestampOf,
   unknownGeneration,
 } from './records.js';
-import { contextShape } from './shape.js';
 import { isLargerUsage, requestKeyOf, usageOf } from './usage.js';
 
 const TYPE_TAG = bytesOf('"type":"');
@@ -262,7 +262,7 @@ export function summarizeClaudeCode(
     Object.assign(summary, { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
     const shape: number[] = [];
     for (const r of s.mainRequests) if (r.usage) shape.push(r.usage.inputTokens);
-    summary.contextShape = contextShape(shape);
+    summary.contextShape = downsampleMax(shape);
   }
   if (s.compactions > 0) summary.compactions = s.compactions;
   if (files.length > 1) summary.subagents = files.length - 1;

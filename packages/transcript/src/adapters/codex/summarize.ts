@@ -2,26 +2,10 @@
 // It reads the same classification as the translation, so its numbers are foldTranscript's.
 import type { Capability, SessionSummaryWithPrompts } from '../../model.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
+import { downsampleMax } from '../../shape.js';
 import { classify } from './classify.js';
 import { messageText } from './content.js';
 import { str } from './records.js';
-
-const CONTEXT_SHAPE_POINTS = 120;
-
-// The library's context-shape rule (largest value of each of equal buckets), kept here so the
-// adapter does not import the summary module, which imports the adapter table.
-function downsampleMax(values: readonly number[]): number[] {
-  if (values.length <= CONTEXT_SHAPE_POINTS) return [...values];
-  const out: number[] = [];
-  for (let i = 0; i < CONTEXT_SHAPE_POINTS; i++) {
-    const from = Math.floor((i * values.length) / CONTEXT_SHAPE_POINTS);
-    const to = Math.floor(((i + 1) * values.length) / CONTEXT_SHAPE_POINTS);
-    let max = values[from]!;
-    for (let j = from + 1; j < to; j++) max = Math.max(max, values[j]!);
-    out.push(max);
-  }
-  return out;
-}
 
 export function summarizeRollouts(
   files: Parameters<typeof classify>[0],
