@@ -64,6 +64,21 @@ class SessionStream {
     this.take(loaded);
   }
 
+  /**
+   * Whether a newer transcript only adds to this one: every event already streamed is still there
+   * and still makes the same items. An adapter may read a record differently once later ones arrive
+   * (Codex writes some messages twice and keeps one); then what was streamed no longer holds.
+   */
+  extends(loaded: Loaded): boolean {
+    const items = itemsByEvent(loaded.lanes);
+    const events = new Set(loaded.transcript.events.map((e) => e.id));
+    for (const id of this.log) {
+      if (!events.has(id)) return false;
+      if (itemKeys(this.items.get(id)) !== itemKeys(items.get(id))) return false;
+    }
+    return true;
+  }
+
   /** Takes a newer transcript; answers the seq before the first new event. */
   take(loaded: Loaded): number {
     const before = this.lastSeq;
@@ -224,7 +239,8 @@ export class Streams {
     if (!stream) return;
     const entry = this.catalog.get(change.key);
     const busy = entry ? this.catalog.busy(entry) : false;
-    if (change.replaced) {
+    // What was streamed no longer holds: every subscriber starts again from the history.
+    if (change.replaced || !stream.extends(change)) {
       stream.reset(change);
       stream.busy = busy;
       for (const [sub, s] of stream.subs) {
@@ -362,6 +378,9 @@ export class Streams {
     }
   }
 }
+
+const itemKeys = (items: readonly TranscriptItem[] | undefined): string =>
+  (items ?? []).map((i) => `${i.uuid}|${i.type}|${(i as { role?: string }).role ?? ''}`).join('\n');
 
 /** A stream position as the protocol's opaque cursor. */
 export const seqCursor = (seq: number): string => `s${seq}`;

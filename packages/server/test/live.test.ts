@@ -2,7 +2,7 @@
 // torn line only when it is whole, and across a reconnect that resumes after the last seq seen.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TranscriptItem } from '@cairn/protocol';
+import { SessionsFrame, type TranscriptItem, validate } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
@@ -28,11 +28,12 @@ async function itemsOf(text: string): Promise<TranscriptItem[]> {
   return classified.value.items;
 }
 
-/** The main lane's items a client has been given: its history, then what live frames carried. */
+/** The main lane's items a client holds: its latest history, then what live frames carried. */
 function itemsSeen(frames: Frame[]): TranscriptItem[] {
-  const items: TranscriptItem[] = [];
+  let items: TranscriptItem[] = [];
   for (const f of frames) {
-    if (f.type === 'session_ready') items.push(...(f.history as TranscriptItem[]));
+    if (f.type === 'session_ready_start') items = [];
+    if (f.type === 'session_ready') items = [...(f.history as TranscriptItem[])];
     else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
     else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
   }
@@ -124,6 +125,59 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     await second.close();
   });
 
+  it('tells the sessions topic that a session grew and is active', async () => {
+    const c = await Client.open(server);
+    expect(await c.request('topic_subscribe', { topic: 'sessions' })).toMatchObject({ ok: true });
+    await c.until((f) => f.some((x) => x.ev === 'topic' && x.snapshot === true));
+    const snapshot = c.frames.find((x) => x.snapshot === true)!;
+    expect(validate(SessionsFrame, snapshot).ok).toBe(true);
+    // Rewriting the last record again adds nothing new, but the file grew: the head changes.
+    appendFileSync(file, '\n');
+    await c.until((f) => f.some((x) => x.type === 'session_upserted'));
+    const upserted = c.frames.find((x) => x.type === 'session_upserted')!;
+    expect(upserted.head).toMatchObject({ agent: 'claude-code', sid, active: true });
+    const update = c.frames.find((x) => x.ev === 'topic' && x.snapshot === undefined)!;
+    expect(validate(SessionsFrame, update).ok).toBe(true);
+    await c.close();
+  });
+
+  it('sees a new session and a new subagent file appear', async () => {
+    const c = await Client.open(server);
+    await c.request('topic_subscribe', { topic: 'sessions' });
+    await c.until((f) => f.some((x) => x.snapshot === true));
+    const dir = join(file, '..');
+    writeFileSync(
+      join(dir, 'fresh.jsonl'),
+      readFileSync(corpusPath('claude', 'projects', '-work-spotter', 'short.jsonl')),
+    );
+    await c.until((f) =>
+      f.some((x) => x.type === 'session_upserted' && (x.head as { sid: string }).sid === 'fresh'),
+    );
+    const sub = join(dir, sid, 'subagents', 'agent-a2898e3.jsonl');
+    mkdirSync(join(sub, '..'), { recursive: true });
+    const subLines = readFileSync(
+      corpusPath(
+        'claude',
+        'projects',
+        '-work-spotter',
+        '4d5611e5-241a-462a-8d15-5122611a9569',
+        'subagents',
+        'agent-a2898e3.jsonl',
+      ),
+      'utf8',
+    ).split('\n');
+    writeFileSync(sub, `${subLines.slice(0, 4).join('\n')}\n`);
+    await c.until((f) =>
+      f.some(
+        (x) => x.type === 'session_upserted' && ((x.head as { files: string[] }).files ?? []).includes(sub),
+      ),
+    );
+    const list = await c.request('session_list', { limit: 100 });
+    const head = (list.sessions as { sid: string; files: string[] }[]).find((h) => h.sid === sid)!;
+    expect(head.files).toEqual([file, sub]);
+    await c.close();
+  });
+
   it('streams the same appends as protocol item frames on transcript_items:<sid>', async () => {
     const c = await Client.open(server);
     await c.request('topic_subscribe', { topic: `transcript_items:${sid}` });
@@ -138,5 +192,45 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     await sleep(200);
     expect(again.frames.filter((f) => f.ev === 'topic')).toEqual([]);
     await again.close();
+  });
+});
+
+describe.skipIf(!corpus)('live tail of a Codex rollout', () => {
+  it('leaves the client holding exactly the rollout items, in order, restarting from the history when a record is read anew', async () => {
+    const name = 'rollout-2025-10-21T20-02-50-019a085e-04c1-7f81-a09e-9555f6a1fb40.jsonl';
+    const lines = readFileSync(corpusPath('codex', 'sessions', '2025', '10', '21', name), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const home = tempDir();
+    const dir = join(home, '.codex', 'sessions', '2025', '10', '21');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, name);
+    writeFileSync(path, `${lines.slice(0, 40).join('\n')}\n`);
+    const server = await serve(homeEnv(home));
+    try {
+      const c = await Client.open(server);
+      await c.request('topic_subscribe', { topic: 'session:codex:019a085e-04c1-7f81-a09e-9555f6a1fb40' });
+      await c.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
+      for (let i = 40; i < lines.length; i += 3) {
+        appendFileSync(path, `${lines.slice(i, i + 3).join('\n')}\n`);
+        await sleep(25);
+      }
+      const scratch = tempDir('cairn-expect-');
+      writeFileSync(join(scratch, name), `${lines.join('\n')}\n`);
+      const loaded = await loadTranscript(nodePlatform({ env: {}, homeDir: scratch }), {
+        agent: 'codex',
+        path: join(scratch, name),
+      });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const classified = classifyTranscript(loaded.value);
+      if (!classified.ok) throw new Error(classified.error.message);
+      const expected = classified.value.items.map(keyOf);
+      await c.until((f) => itemsSeen(f).length >= expected.length);
+      await sleep(200);
+      expect(itemsSeen(c.frames).map(keyOf)).toEqual(expected);
+      await c.close();
+    } finally {
+      await server.close();
+    }
   });
 });
