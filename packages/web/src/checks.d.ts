@@ -1,0 +1,8 @@
+// The contract's checkers, compiled when the web UI is built (see checks-plugin.mjs).
+declare module 'virtual:cairn-checks' {
+  type Check = (value: unknown) => boolean;
+  export const responseChecks: Record<string, Check>;
+  export const itemCheck: Check;
+  export const sessionsFrameCheck: Check;
+  export const transcriptItemsFrameCheck: Check;
+}

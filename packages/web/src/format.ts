@@ -1,0 +1,63 @@
+// Numbers, sizes, instants and durations as people read them.
+
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+const whole = new Intl.NumberFormat('en');
+
+export const formatCount = (n: number): string =>
+  Math.abs(n) < 10_000 ? whole.format(n) : compact.format(n);
+export const formatExact = (n: number): string => whole.format(n);
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+export function formatAgo(at: number | undefined, now = Date.now()): string {
+  if (at === undefined) return '';
+  const s = Math.round((at - now) / 1000);
+  const abs = Math.abs(s);
+  if (abs < 45) return 'just now';
+  if (abs < 3600) return rtf.format(Math.round(s / 60), 'minute');
+  if (abs < 86_400) return rtf.format(Math.round(s / 3600), 'hour');
+  if (abs < 30 * 86_400) return rtf.format(Math.round(s / 86_400), 'day');
+  return new Date(at).toLocaleDateString();
+}
+
+// Formatters are built once: building one per call costs more than the formatting.
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hour12: false,
+});
+
+export const formatDateTime = (at: number): string => dateTime.format(at);
+export const formatClock = (at: number): string => clock.format(at);
+
+/** The last folder names of a path, which is what tells projects apart. */
+export function shortPath(path: string, parts = 2): string {
+  const segs = path.split(/[\\/]/).filter((s) => s !== '');
+  if (segs.length <= parts) return path;
+  return `…/${segs.slice(-parts).join('/')}`;
+}

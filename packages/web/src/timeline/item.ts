@@ -1,0 +1,146 @@
+// Reading fields off transcript items. The item union is open (any tool, attachment kind or hook
+// event arrives under its own name, with fields a newer server may add), so views read fields by
+// name and check their kind instead of trusting one static shape.
+import type { TranscriptItem } from '@cairn/protocol';
+
+export type Item = TranscriptItem;
+type Loose = Record<string, unknown>;
+
+export const field = (item: Item, name: string): unknown => (item as Loose)[name];
+
+export const str = (item: Item, name: string): string | undefined => {
+  const v = field(item, name);
+  return typeof v === 'string' ? v : undefined;
+};
+
+export const num = (item: Item, name: string): number | undefined => {
+  const v = field(item, name);
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+};
+
+export const obj = (item: Item, name: string): Loose | undefined => {
+  const v = field(item, name);
+  return isObject(v) ? v : undefined;
+};
+
+export const isObject = (v: unknown): v is Loose => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const isUse = (item: Item): boolean => field(item, 'role') === 'use';
+export const isResult = (item: Item): boolean => field(item, 'role') === 'result';
+
+/** `Bash` for `tool:Bash`; undefined for items that are not tools. */
+export const toolName = (item: Item): string | undefined =>
+  item.type.startsWith('tool:') ? item.type.slice('tool:'.length) : undefined;
+
+/** The type's family, for styling: `message`, `thinking`, `tool`, `hook`, `system`, `notice`. */
+export const family = (item: Item): string => item.type.split(':', 1)[0] ?? item.type;
+
+/** Records the agent keeps for itself: shown only on demand. */
+export const isMachinery = (item: Item): boolean =>
+  item.type === 'system:unknown' || item.type.startsWith('system:attachment:');
+
+/** A result that says its call failed, in whichever way its shape can say it. */
+export function isErrorResult(result: Item): boolean {
+  if (field(result, 'is_error') === true || field(result, 'isError') === true) return true;
+  if (field(result, 'ok') === false) return true;
+  const generic = obj(result, 'result');
+  if (generic && (generic.is_error === true || generic.isError === true)) return true;
+  // A failed shell call is recorded with its error text as stderr and no stdout.
+  if (
+    result.type === 'tool:Bash' &&
+    str(result, 'stderr') !== undefined &&
+    str(result, 'stdout') === undefined
+  ) {
+    return true;
+  }
+  const status = str(result, 'status');
+  return status === 'failed' || status === 'error';
+}
+
+/** Text of any kind a generic value holds, for showing a tool's output. */
+export function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const parts = value.map((v) => (isObject(v) && typeof v.text === 'string' ? v.text : textOf(v)));
+    if (parts.every((p) => p !== undefined)) return parts.join('\n');
+  }
+  return JSON.stringify(value, null, 2);
+}
+
+/** A short line of a long text. */
+export function firstLine(text: string, max = 160): string {
+  const line = text.trimStart().split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The command of a shell-like call, whichever agent spelt it. */
+export function shellCommand(item: Item): string | undefined {
+  const direct = str(item, 'command');
+  if (direct !== undefined) return direct;
+  const input = obj(item, 'input');
+  if (!input) return undefined;
+  const c = input.command ?? input.cmd;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c) && c.every((p) => typeof p === 'string')) {
+    // Codex writes `["bash", "-lc", "<script>"]`; the script is what a reader wants.
+    const parts = c as string[];
+    if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]!) && parts[1]?.startsWith('-'))
+      return parts[2];
+    return parts.join(' ');
+  }
+  return undefined;
+}
+
+const SHELL_TOOLS = new Set([
+  'Bash',
+  'BashOutput',
+  'shell',
+  'local_shell',
+  'exec_command',
+  'run_shell_command',
+  'write_stdin',
+]);
+export const isShellTool = (name: string | undefined): boolean => name !== undefined && SHELL_TOOLS.has(name);
+
+/** A patch in the `*** Begin Patch` format Codex's apply_patch takes, wherever its input holds it. */
+export function patchText(item: Item): string | undefined {
+  const input = obj(item, 'input');
+  if (!input) return undefined;
+  for (const v of Object.values(input)) {
+    if (typeof v === 'string' && v.includes('*** Begin Patch')) return v;
+  }
+  return undefined;
+}
+
+/** The before/after pairs of an edit whose bodies the item carries (generic shapes: Gemini's
+ * `replace`, Claude Code's MultiEdit, or any tool with `old_string`/`new_string`). */
+export function editPairs(input: Loose | undefined): { old: string; new: string }[] | undefined {
+  if (!input) return undefined;
+  if (typeof input.old_string === 'string' && typeof input.new_string === 'string') {
+    return [{ old: input.old_string, new: input.new_string }];
+  }
+  if (Array.isArray(input.edits)) {
+    const pairs = input.edits
+      .filter(
+        (e): e is Loose =>
+          isObject(e) && typeof e.old_string === 'string' && typeof e.new_string === 'string',
+      )
+      .map((e) => ({ old: e.old_string as string, new: e.new_string as string }));
+    return pairs.length > 0 ? pairs : undefined;
+  }
+  return undefined;
+}
+
+/** The subagent a spawn started, from the spawn or from its answer. */
+export function spawnedAgent(
+  spawn: Item,
+  answer: Item | undefined,
+  toolResult: Item | undefined,
+): string | undefined {
+  return (
+    str(spawn, 'agent_id') ??
+    (answer ? str(answer, 'agent_id') : undefined) ??
+    (toolResult ? str(toolResult, 'agent_id') : undefined)
+  );
+}

@@ -1,0 +1,354 @@
+// What a session's timeline holds: the items of each lane (the session's own, and every subagent
+// lane opened in place), calls paired with their results, and the flat list of rows a virtualized
+// list draws. Pure: no DOM, no network.
+import type { ItemRef } from '../route.js';
+import { type Item, isErrorResult, isMachinery, isResult, isUse, spawnedAgent, str } from './item.js';
+
+/** The session's own lane. */
+export const MAIN_LANE = '';
+
+export type LaneStatus = 'idle' | 'loading' | 'ready' | 'error';
+
+/** The record an item was read from: items of one record may carry its uuid with a `#…` suffix. */
+const recordOf = (uuid: string): string => {
+  const hash = uuid.indexOf('#');
+  return hash === -1 ? uuid : uuid.slice(0, hash);
+};
+
+function push(map: Map<string, number[]>, key: string, value: number): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+class Lane {
+  readonly items: Item[] = [];
+  /** Each item's order among the lane's items of the same record and type, for exact pointers. */
+  readonly nth: number[] = [];
+  private readonly seenOf = new Map<string, number>();
+  status: LaneStatus = 'idle';
+  error: string | undefined;
+  /** Call index → its result's index; and the results so folded into their call. */
+  readonly resultOf = new Map<number, number>();
+  readonly paired = new Set<number>();
+  /** `message:sub:out` index → its `message:sub:in` answer. */
+  readonly answerOf = new Map<number, number>();
+  /** `message:sub:out` index → the `tool:Agent` call of the same record, drawn as one row with it. */
+  readonly agentToolOf = new Map<number, number>();
+  readonly hidden = new Set<number>();
+  private readonly useByToolId = new Map<string, number>();
+  private readonly useByUuidType = new Map<string, number>();
+  private readonly subOutByUuid = new Map<string, number[]>();
+  private readonly subOutByRecord = new Map<string, number[]>();
+  private readonly agentUseByRecord = new Map<string, number>();
+
+  constructor(readonly id: string) {}
+
+  add(item: Item): void {
+    const i = this.items.length;
+    this.items.push(item);
+    const same = `${item.uuid}|${item.type}`;
+    const n = this.seenOf.get(same) ?? 0;
+    this.seenOf.set(same, n + 1);
+    this.nth.push(n);
+    if (isUse(item)) this.addUse(item, i);
+    else if (isResult(item)) this.addResult(item, i);
+  }
+
+  private addUse(item: Item, i: number): void {
+    const toolUseId = str(item, 'tool_use_id');
+    if (toolUseId !== undefined && !this.useByToolId.has(toolUseId)) this.useByToolId.set(toolUseId, i);
+    this.useByUuidType.set(`${item.uuid}|${item.type}`, i);
+    // A spawn is read as a `tool:Agent` call and a `message:sub:out` from the same record; they are
+    // drawn as one row.
+    const record = recordOf(item.uuid);
+    if (item.type === 'tool:Agent') {
+      this.agentUseByRecord.set(record, i);
+      const spawns = this.subOutByRecord.get(record);
+      const spawn = spawns?.find((s) => !this.agentToolOf.has(s));
+      if (spawn !== undefined) this.merge(spawn, i);
+    } else if (item.type === 'message:sub:out') {
+      push(this.subOutByUuid, item.uuid, i);
+      push(this.subOutByRecord, record, i);
+      const call = this.agentUseByRecord.get(record);
+      if (call !== undefined && !this.hidden.has(call)) this.merge(i, call);
+    }
+  }
+
+  private merge(spawn: number, call: number): void {
+    this.agentToolOf.set(spawn, call);
+    this.hidden.add(call);
+    const result = this.resultOf.get(call);
+    if (result !== undefined) this.hidden.add(result);
+  }
+
+  private addResult(item: Item, i: number): void {
+    if (item.type === 'message:sub:in') {
+      const parent = str(item, 'parent_item');
+      const spawns = parent === undefined ? undefined : this.subOutByUuid.get(parent);
+      if (!spawns) return;
+      const agentId = str(item, 'agent_id');
+      const open = spawns.filter((s) => !this.answerOf.has(s));
+      const spawn =
+        open.find((s) => agentId !== undefined && str(this.items[s]!, 'agent_id') === agentId) ?? open[0];
+      if (spawn === undefined) return;
+      this.answerOf.set(spawn, i);
+      this.paired.add(i);
+      return;
+    }
+    const toolUseId = str(item, 'tool_use_id');
+    let call = toolUseId === undefined ? undefined : this.useByToolId.get(toolUseId);
+    if (call === undefined) {
+      const parent = str(item, 'parent_item');
+      if (parent !== undefined) call = this.useByUuidType.get(`${parent}|${item.type}`);
+    }
+    if (call === undefined || this.resultOf.has(call)) return;
+    this.resultOf.set(call, i);
+    this.paired.add(i);
+    if (this.hidden.has(call)) this.hidden.add(i);
+  }
+}
+
+export interface ItemRow {
+  readonly kind: 'item';
+  readonly key: string;
+  readonly lane: string;
+  readonly depth: number;
+  readonly index: number;
+  readonly item: Item;
+  /** The call's result, or a subagent spawn's answer. */
+  readonly result: Item | undefined;
+  /** For a subagent spawn: the `tool:Agent` call and result drawn with it. */
+  readonly agentCall: Item | undefined;
+  readonly agentResult: Item | undefined;
+  /** The subagent lane this row can open. */
+  readonly spawns: string | undefined;
+  readonly failed: boolean;
+  readonly open: boolean;
+}
+
+export interface LaneEdgeRow {
+  readonly kind: 'lane-start' | 'lane-end';
+  readonly key: string;
+  readonly lane: string;
+  readonly depth: number;
+  readonly status: LaneStatus;
+  readonly error: string | undefined;
+  readonly count: number;
+}
+
+export type Row = ItemRow | LaneEdgeRow;
+
+export interface RowsOptions {
+  /** Show `system:unknown` records and attachments. */
+  readonly machinery: boolean;
+}
+
+export interface Rows {
+  readonly rows: readonly Row[];
+  /** Row indexes of the person's prompts on the session's own lane. */
+  readonly prompts: readonly number[];
+  /** Row indexes of failed tool calls and API errors. */
+  readonly errors: readonly number[];
+  /** `lane#index` of every item → the row that draws it (a folded result → its call's row). */
+  readonly rowOf: ReadonlyMap<string, number>;
+  /** How many machinery records were left out. */
+  readonly machineryHidden: number;
+}
+
+const itemKey = (lane: string, index: number): string => `${lane}#${index}`;
+
+export class Timeline {
+  private readonly lanes = new Map<string, Lane>([[MAIN_LANE, new Lane(MAIN_LANE)]]);
+  private readonly openLanes = new Set<string>();
+  private readonly rowCache = new Map<string, ItemRow>();
+  private readonly listeners = new Set<() => void>();
+  /** Grows on every change, so views can memoize on it. */
+  version = 0;
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.version++;
+    for (const l of this.listeners) l();
+  }
+
+  lane(id: string): Lane {
+    let lane = this.lanes.get(id);
+    if (!lane) {
+      lane = new Lane(id);
+      this.lanes.set(id, lane);
+    }
+    return lane;
+  }
+
+  items(lane = MAIN_LANE): readonly Item[] {
+    return this.lane(lane).items;
+  }
+
+  append(lane: string, items: readonly Item[]): void {
+    if (items.length === 0) return;
+    const l = this.lane(lane);
+    for (const item of items) l.add(item);
+    this.changed();
+  }
+
+  setStatus(lane: string, status: LaneStatus, error?: string): void {
+    const l = this.lane(lane);
+    l.status = status;
+    l.error = error;
+    this.changed();
+  }
+
+  status(lane = MAIN_LANE): LaneStatus {
+    return this.lane(lane).status;
+  }
+
+  isOpen(lane: string): boolean {
+    return this.openLanes.has(lane);
+  }
+
+  setOpen(lane: string, open: boolean): void {
+    if (open === this.openLanes.has(lane)) return;
+    if (open) this.openLanes.add(lane);
+    else this.openLanes.delete(lane);
+    this.changed();
+  }
+
+  /** Drops everything, for a reload from scratch. */
+  clear(): void {
+    this.lanes.clear();
+    this.lanes.set(MAIN_LANE, new Lane(MAIN_LANE));
+    this.rowCache.clear();
+    this.changed();
+  }
+
+  rows(options: RowsOptions): Rows {
+    const rows: Row[] = [];
+    const prompts: number[] = [];
+    const errors: number[] = [];
+    const rowOf = new Map<string, number>();
+    let machineryHidden = 0;
+    const walk = (laneId: string, depth: number, seen: ReadonlySet<string>) => {
+      const lane = this.lane(laneId);
+      lane.items.forEach((item, i) => {
+        if (lane.hidden.has(i) || lane.paired.has(i)) return;
+        if (!options.machinery && isMachinery(item)) {
+          machineryHidden++;
+          return;
+        }
+        const row = this.itemRow(lane, i, depth);
+        const at = rows.length;
+        rows.push(row);
+        rowOf.set(itemKey(laneId, i), at);
+        for (const j of [lane.resultOf.get(i), lane.answerOf.get(i)]) {
+          if (j !== undefined) rowOf.set(itemKey(laneId, j), at);
+        }
+        const call = lane.agentToolOf.get(i);
+        if (call !== undefined) {
+          rowOf.set(itemKey(laneId, call), at);
+          const callResult = lane.resultOf.get(call);
+          if (callResult !== undefined) rowOf.set(itemKey(laneId, callResult), at);
+        }
+        if (depth === 0 && item.type === 'message:user:in') prompts.push(at);
+        if (row.failed) errors.push(at);
+        if (row.spawns !== undefined && row.open && !seen.has(row.spawns))
+          openLane(row.spawns, depth + 1, seen);
+      });
+    };
+    const placed = new Set<string>();
+    const openLane = (id: string, depth: number, seen: ReadonlySet<string>) => {
+      placed.add(id);
+      const sub = this.lane(id);
+      const edge = { lane: id, depth, status: sub.status, error: sub.error, count: sub.items.length };
+      rows.push({ kind: 'lane-start', key: `${id}^`, ...edge });
+      walk(id, depth, new Set([...seen, id]));
+      rows.push({ kind: 'lane-end', key: `${id}$`, ...edge });
+    };
+    walk(MAIN_LANE, 0, new Set([MAIN_LANE]));
+    // An open lane whose spawn is not among the items (a link into a subagent started before the
+    // loaded range) is drawn after them, so what it holds can still be reached.
+    for (const id of this.openLanes) if (!placed.has(id)) openLane(id, 1, new Set([MAIN_LANE]));
+    return { rows, prompts, errors, rowOf, machineryHidden };
+  }
+
+  private itemRow(lane: Lane, i: number, depth: number): ItemRow {
+    const item = lane.items[i]!;
+    const resultIndex = lane.resultOf.get(i) ?? lane.answerOf.get(i);
+    const result = resultIndex === undefined ? undefined : lane.items[resultIndex];
+    const callIndex = lane.agentToolOf.get(i);
+    const agentCall = callIndex === undefined ? undefined : lane.items[callIndex];
+    const agentResultIndex = callIndex === undefined ? undefined : lane.resultOf.get(callIndex);
+    const agentResult = agentResultIndex === undefined ? undefined : lane.items[agentResultIndex];
+    const spawns = item.type === 'message:sub:out' ? spawnedAgent(item, result, agentResult) : undefined;
+    const open = spawns !== undefined && this.openLanes.has(spawns);
+    const failed =
+      item.type === 'system:api-error' ||
+      (result !== undefined && item.type.startsWith('tool:') && isErrorResult(result)) ||
+      (isResult(item) && isErrorResult(item));
+    const key = itemKey(lane.id, i);
+    const cached = this.rowCache.get(key);
+    if (
+      cached &&
+      cached.item === item &&
+      cached.result === result &&
+      cached.agentCall === agentCall &&
+      cached.agentResult === agentResult &&
+      cached.depth === depth &&
+      cached.open === open &&
+      cached.spawns === spawns
+    ) {
+      return cached;
+    }
+    const row: ItemRow = {
+      kind: 'item',
+      key,
+      lane: lane.id,
+      depth,
+      index: i,
+      item,
+      result,
+      agentCall,
+      agentResult,
+      spawns,
+      failed,
+      open,
+    };
+    this.rowCache.set(key, row);
+    return row;
+  }
+
+  /** Where an item pointer lands: its lane and index, or undefined when no loaded item matches. */
+  find(ref: ItemRef): { lane: string; index: number } | undefined {
+    const lane = ref.lane ?? MAIN_LANE;
+    const items = this.lane(lane).items;
+    let nth = ref.nth ?? 0;
+    let fallback: number | undefined;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (item.uuid !== ref.uuid) continue;
+      fallback ??= i;
+      if (ref.type !== undefined && item.type !== ref.type) continue;
+      if (nth-- === 0) return { lane, index: i };
+    }
+    // The record is there but not that exact item: land on the record.
+    return fallback === undefined ? undefined : { lane, index: fallback };
+  }
+
+  /** The pointer that finds this item again. */
+  refOf(lane: string, index: number): ItemRef | undefined {
+    const l = this.lane(lane);
+    const item = l.items[index];
+    if (!item) return undefined;
+    const nth = l.nth[index] ?? 0;
+    const ref: ItemRef = { uuid: item.uuid, type: item.type };
+    if (lane !== MAIN_LANE) ref.lane = lane;
+    if (nth > 0) ref.nth = nth;
+    return ref;
+  }
+}
+
+export { itemKey };

@@ -1,0 +1,415 @@
+// The dump builder: pick a preset and item types, a time range or a subagent, watch the counts follow
+// each choice, write the dump, then copy or download it as JSON or Markdown.
+import type { DumpIdEntry, DumpPreset, OpArgs, SessionDumpWriteResult, SessionHead } from '@cairn/protocol';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+// The selection rules are the transcript library's own, so the counts shown are the counts written.
+import { DEFAULT_SELECTION, type Selection, selection } from '../../../transcript/src/items/select.js';
+import { useServices } from '../context.js';
+import { formatBytes, formatCount, formatDateTime, formatDuration } from '../format.js';
+import { ALL_TYPES } from '../session/feed.js';
+
+interface Base {
+  readonly entries: Record<string, number>;
+  readonly total: number;
+  readonly ids: readonly DumpIdEntry[];
+}
+
+type Written =
+  | { state: 'writing' }
+  | { state: 'error'; message: string }
+  | { state: 'done'; result: SessionDumpWriteResult };
+
+/** `datetime-local` value ↔ milliseconds. */
+const toMs = (local: string): number | undefined => {
+  if (local === '') return undefined;
+  const ms = new Date(local).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+};
+const toLocal = (ms: number): string => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+};
+
+const familyOf = (type: string): string => {
+  if (type.startsWith('system:attachment:')) return 'system:attachment';
+  return type.split(':', 1)[0] ?? type;
+};
+
+const FAMILY_ORDER = ['message', 'thinking', 'tool', 'hook', 'notice', 'system', 'system:attachment'];
+
+const FAMILY_LABEL: Record<string, string> = {
+  message: 'Messages',
+  thinking: 'Thinking',
+  tool: 'Tools',
+  hook: 'Hooks',
+  notice: 'Notices',
+  system: 'System',
+  'system:attachment': 'Attachments',
+};
+
+export function DumpView({
+  agent,
+  sid,
+  head,
+}: {
+  agent: string;
+  sid: string;
+  head: SessionHead | undefined;
+}) {
+  const { conn } = useServices();
+  const [presets, setPresets] = useState<readonly DumpPreset[]>([]);
+  const [preset, setPreset] = useState('');
+  const [overrides, setOverrides] = useState<ReadonlyMap<string, boolean>>(new Map());
+  const [subject, setSubject] = useState('');
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [base, setBase] = useState<Base | undefined>(undefined);
+  const [agents, setAgents] = useState<readonly DumpIdEntry[]>([]);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [written, setWritten] = useState<Written | undefined>(undefined);
+
+  useEffect(() => {
+    void conn.request('dump_presets_read', {}).then((reply) => {
+      if (reply.ok) setPresets(reply.value.presets);
+      else setError(reply.error.message);
+    });
+  }, []);
+
+  // The counts of every type in the chosen range and subject; the selection is applied here.
+  const range = useMemo(() => ({ since_at: toMs(since), until_at: toMs(until) }), [since, until]);
+  useEffect(() => {
+    let current = true;
+    const t = setTimeout(async () => {
+      const args: Record<string, unknown> = { sid, agent, types: ALL_TYPES, limit: 1, with_ids: true };
+      if (subject) args.agent_id = subject;
+      if (range.since_at !== undefined) args.since_at = range.since_at;
+      if (range.until_at !== undefined) args.until_at = range.until_at;
+      const reply = await conn.request('transcript_items_read', args as OpArgs<'transcript_items_read'>);
+      if (!current) return;
+      if (!reply.ok) {
+        setError(reply.error.message);
+        return;
+      }
+      setError(undefined);
+      const ids = reply.value.ids ?? [];
+      setBase({ entries: reply.value.entries, total: reply.value.total, ids });
+      if (!subject && range.since_at === undefined && range.until_at === undefined) {
+        setAgents(ids.filter((e) => e.kind === 'agent'));
+      }
+    }, 200);
+    return () => {
+      current = false;
+      clearTimeout(t);
+    };
+  }, [subject, range]);
+
+  const lookup = useMemo(() => new Map(presets.map((p) => [p.name, p])), [presets]);
+  const ask = useMemo(() => {
+    const types = [...overrides].map(([type, on]) => (on ? type : `-${type}`));
+    // Without a preset the checkboxes start from the default selection, so it is spelled out.
+    return preset ? { preset, types } : { types: [...DEFAULT_SELECTION, ...types] };
+  }, [preset, overrides]);
+  const sel = useMemo(() => {
+    const s = selection(ask, lookup);
+    return s.ok ? s.value : undefined;
+  }, [ask, lookup]);
+
+  const types = useMemo(() => Object.keys(base?.entries ?? {}).sort(), [base]);
+  const families = useMemo(() => {
+    const byFamily = new Map<string, string[]>();
+    for (const t of types) {
+      const f = familyOf(t);
+      byFamily.set(f, [...(byFamily.get(f) ?? []), t]);
+    }
+    const rank = (f: string) => {
+      const i = FAMILY_ORDER.indexOf(f);
+      return i === -1 ? FAMILY_ORDER.length : i;
+    };
+    return [...byFamily.entries()].sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]));
+  }, [types]);
+  const kept = (t: string) => sel?.keeps(t) ?? false;
+  const keptTotal = types.reduce((n, t) => n + (kept(t) ? (base?.entries[t] ?? 0) : 0), 0);
+
+  const toggle = (list: readonly string[], on: boolean) => {
+    const next = new Map(overrides);
+    for (const t of list) next.set(t, on);
+    setOverrides(next);
+  };
+
+  const write = async () => {
+    setWritten({ state: 'writing' });
+    const args: Record<string, unknown> = { sid, agent, ...ask };
+    if (subject) args.agent_id = subject;
+    if (range.since_at !== undefined) args.since_at = range.since_at;
+    if (range.until_at !== undefined) args.until_at = range.until_at;
+    const reply = await conn.request('session_dump_write', args as OpArgs<'session_dump_write'>);
+    setWritten(
+      reply.ok ? { state: 'done', result: reply.value } : { state: 'error', message: reply.error.message },
+    );
+  };
+
+  return (
+    <div class="dump-view pad">
+      {error && <p class="error">{error}</p>}
+      <div class="dump-grid">
+        <form
+          class="dump-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void write();
+          }}
+        >
+          <fieldset>
+            <legend>What to dump</legend>
+            <label>
+              Subject{' '}
+              <select value={subject} onChange={(e) => setSubject(e.currentTarget.value)} name="subject">
+                <option value="">the whole session</option>
+                {agents.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    subagent {a.id}
+                    {a.label ? ` — ${a.label}` : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <div class="range">
+              <label>
+                From{' '}
+                <input
+                  type="datetime-local"
+                  name="since"
+                  value={since}
+                  onInput={(e) => setSince(e.currentTarget.value)}
+                />
+              </label>
+              <label>
+                to{' '}
+                <input
+                  type="datetime-local"
+                  name="until"
+                  value={until}
+                  onInput={(e) => setUntil(e.currentTarget.value)}
+                />
+              </label>
+              {head?.started_at !== undefined && (
+                <button
+                  type="button"
+                  class="link small"
+                  onClick={() => {
+                    setSince(toLocal(head.started_at!));
+                    setUntil(toLocal(head.last_activity_at ?? Date.now()));
+                  }}
+                >
+                  whole session ({formatDateTime(head.started_at)} –{' '}
+                  {head.last_activity_at ? formatDateTime(head.last_activity_at) : 'now'})
+                </button>
+              )}
+              {(since || until) && (
+                <button
+                  type="button"
+                  class="link small"
+                  onClick={() => {
+                    setSince('');
+                    setUntil('');
+                  }}
+                >
+                  clear range
+                </button>
+              )}
+            </div>
+          </fieldset>
+          <fieldset class="presets">
+            <legend>Preset</legend>
+            <label class="check">
+              <input
+                type="radio"
+                name="preset"
+                value=""
+                checked={preset === ''}
+                onChange={() => setPreset('')}
+              />{' '}
+              none (everything but attachments)
+            </label>
+            {presets.map((p) => (
+              <label class="check" key={p.name} title={p.opts.types.join(' ')}>
+                <input
+                  type="radio"
+                  name="preset"
+                  value={p.name}
+                  checked={preset === p.name}
+                  onChange={() => setPreset(p.name)}
+                />{' '}
+                <strong>{p.name}</strong> <span class="muted small">{p.description}</span>
+              </label>
+            ))}
+          </fieldset>
+          <fieldset class="types">
+            <legend>
+              Item types{' '}
+              <span class="muted small">
+                ({base ? `${formatCount(base.total)} items in range` : 'counting…'})
+              </span>
+            </legend>
+            {families.map(([family, list]) => {
+              const on = list.filter(kept).length;
+              return (
+                <div class="family" key={family}>
+                  <label class="check family-head">
+                    <input
+                      type="checkbox"
+                      checked={on === list.length}
+                      indeterminate={on > 0 && on < list.length}
+                      onChange={(e) => toggle(list, e.currentTarget.checked)}
+                    />{' '}
+                    {FAMILY_LABEL[family] ?? family}
+                  </label>
+                  <ul>
+                    {list.map((t) => (
+                      <li key={t}>
+                        <label class={`check ${kept(t) ? '' : 'off'}`}>
+                          <input
+                            type="checkbox"
+                            data-type={t}
+                            checked={kept(t)}
+                            onChange={(e) => toggle([t], e.currentTarget.checked)}
+                          />{' '}
+                          <code>{t}</code> <span class="count">{formatCount(base?.entries[t] ?? 0)}</span>
+                        </label>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              );
+            })}
+          </fieldset>
+          <p class="muted small selection-line">
+            {sel ? selectionText(sel) : 'the selection names an unknown preset'}
+          </p>
+          <div class="dump-actions">
+            <p class="selected" data-count={keptTotal}>
+              <strong>{formatCount(keptTotal)}</strong> items selected
+            </p>
+            <button type="submit" class="primary" disabled={!sel || written?.state === 'writing'}>
+              {written?.state === 'writing' ? 'Writing…' : 'Write dump'}
+            </button>
+          </div>
+        </form>
+        <div class="dump-result" aria-live="polite">
+          {written?.state === 'error' && <p class="error">Could not write the dump: {written.message}</p>}
+          {written?.state === 'done' && <DumpResult result={written.result} />}
+          {!written && (
+            <p class="muted">
+              The dump is written as a file on this machine; you can then copy it or download it.
+            </p>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function selectionText(sel: Selection): string {
+  return `selection: ${sel.elements.join(' ')}`;
+}
+
+const dumpName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
+
+function DumpResult({ result }: { result: SessionDumpWriteResult }) {
+  const name = dumpName(result.path);
+  const url = (format: 'json' | 'md', download: boolean) =>
+    `dumps/${encodeURIComponent(name)}?format=${format}${download ? '&download=1' : ''}`;
+  const [copied, setCopied] = useState<string | undefined>(undefined);
+  const copy = async (format: 'json' | 'md') => {
+    try {
+      const res = await fetch(url(format, false), { credentials: 'same-origin' });
+      if (!res.ok) throw new Error(`the server answered ${res.status}`);
+      await copyText(await res.text());
+      setCopied(format === 'json' ? 'JSON copied' : 'Markdown copied');
+    } catch (e) {
+      setCopied(`could not copy: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  const total = Object.values(result.entries).reduce((a, b) => a + b, 0);
+  return (
+    <div class="written" data-dump={name}>
+      <h2>Dump written</h2>
+      <p>
+        <code class="path">{result.path}</code>
+      </p>
+      <p class="muted small">
+        {formatCount(total)} items · {formatBytes(result.bytes)}
+      </p>
+      <div class="dump-buttons">
+        <button type="button" onClick={() => void copy('json')}>
+          Copy JSON
+        </button>
+        <button type="button" onClick={() => void copy('md')}>
+          Copy Markdown
+        </button>
+        <a class="button" href={url('json', true)} download={name}>
+          Download JSON
+        </a>
+        <a class="button" href={url('md', true)} download={name.replace(/\.json$/, '.md')}>
+          Download Markdown
+        </a>
+        {copied && <span class="muted small">{copied}</span>}
+      </div>
+      <table class="entries">
+        <thead>
+          <tr>
+            <th>type</th>
+            <th>items</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(result.entries)
+            .sort((a, b) => b[1] - a[1])
+            .map(([type, n]) => (
+              <tr key={type}>
+                <td>
+                  <code>{type}</code>
+                </td>
+                <td>{formatCount(n)}</td>
+              </tr>
+            ))}
+        </tbody>
+      </table>
+      {result.ids.length > 0 && (
+        <>
+          <h3>Ids in the dump</h3>
+          <table class="entries">
+            <tbody>
+              {result.ids.slice(0, 200).map((e) => (
+                <tr key={`${e.kind}:${e.id}`}>
+                  <td>{e.kind}</td>
+                  <td>
+                    <code>{e.id}</code>
+                  </td>
+                  <td>{e.label ?? ''}</td>
+                  <td>
+                    {e.status ?? ''}
+                    {e.duration_ms !== undefined ? ` · ${formatDuration(e.duration_ms)}` : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </div>
+  );
+}
+
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard?.writeText) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  document.execCommand('copy');
+  area.remove();
+}

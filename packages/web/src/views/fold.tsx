@@ -1,0 +1,66 @@
+// Small pieces the timeline rows are built from: a fold whose open state outlives the row (rows
+// leave the DOM as they scroll out of view), a capped text block, and Markdown.
+import type { ComponentChildren } from 'preact';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { markdownFragment } from '../markdown.js';
+
+export interface FoldState {
+  isOpen(key: string): boolean;
+  toggle(key: string): void;
+  open(key: string): void;
+}
+
+export function Fold({
+  id,
+  folds,
+  label,
+  children,
+  className = '',
+}: {
+  id: string;
+  folds: FoldState;
+  label: ComponentChildren;
+  children: () => ComponentChildren;
+  className?: string;
+}) {
+  const open = folds.isOpen(id);
+  return (
+    <div class={`fold ${open ? 'open' : ''} ${className}`}>
+      <button type="button" class="fold-toggle" aria-expanded={open} onClick={() => folds.toggle(id)}>
+        <span class="chevron" aria-hidden="true">
+          {open ? '▾' : '▸'}
+        </span>
+        {label}
+      </button>
+      {open && <div class="fold-body">{children()}</div>}
+    </div>
+  );
+}
+
+// Beyond this a text is cut, with a button for the rest: a single tool output can be megabytes.
+const CAP = 12_000;
+
+/** Text shown as text (never parsed as markup), cut when very long. */
+export function TextBlock({ text, className = '' }: { text: string; className?: string }) {
+  const [all, setAll] = useState(false);
+  const cut = !all && text.length > CAP;
+  return (
+    <div class={`text-block ${className}`}>
+      <pre>{cut ? text.slice(0, CAP) : text}</pre>
+      {cut && (
+        <button type="button" class="link" onClick={() => setAll(true)}>
+          show all {Math.round(text.length / 1000)}k characters
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Sanitized Markdown, inserted as DOM nodes. */
+export function Markdown({ text }: { text: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    ref.current?.replaceChildren(markdownFragment(text));
+  }, [text]);
+  return <div class="markdown" ref={ref} />;
+}

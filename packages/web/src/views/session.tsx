@@ -1,0 +1,77 @@
+// One session: its heading, and the timeline, summary or dump builder under it. The items are read
+// once per visit and shared by the tabs.
+import { useEffect, useState } from 'preact/hooks';
+import { useChanges, useServices } from '../context.js';
+import { formatAgo, formatBytes, formatDateTime } from '../format.js';
+import { type Route, type SessionTab, sessionHref } from '../route.js';
+import { SessionFeed } from '../session/feed.js';
+import { Timeline } from '../timeline/model.js';
+import { DumpView } from './dump.js';
+import { SummaryView } from './summary.js';
+import { TimelineView } from './timeline.js';
+
+type SessionRoute = Extract<Route, { view: 'session' }>;
+
+const TABS: [SessionTab, string][] = [
+  ['timeline', 'Timeline'],
+  ['summary', 'Summary'],
+  ['dump', 'Dump'],
+];
+
+export function SessionView({ route }: { route: SessionRoute }) {
+  const { conn, directory } = useServices();
+  useChanges(directory);
+  const [timeline] = useState(() => new Timeline());
+  const [feed] = useState(() => new SessionFeed(conn, route.agent, route.sid, timeline));
+  useEffect(() => {
+    feed.start();
+    return () => feed.stop();
+  }, [feed]);
+
+  const head = directory.get(route.agent, route.sid);
+  const title = head?.title ?? head?.first_prompt ?? route.sid;
+  useEffect(() => {
+    document.title = `${title.slice(0, 60)} · cairn`;
+  }, [title]);
+
+  return (
+    <section class="session-view">
+      <header class="session-head">
+        <div class="crumbs">
+          <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
+          <span class="muted">{head?.cwd ?? ''}</span>
+        </div>
+        <h1 title={title}>
+          {head?.active && <span class="live-dot on" title="active now" aria-hidden="true" />}
+          <span class="title-text">{title.length > 300 ? `${title.slice(0, 299)}…` : title}</span>
+        </h1>
+        <div class="meta muted small">
+          <span class={`agent-badge agent-${route.agent}`}>{route.agent}</span> <code>{route.sid}</code>
+          {head?.started_at !== undefined && <span> · started {formatDateTime(head.started_at)}</span>}
+          {head?.last_activity_at !== undefined && (
+            <span> · last activity {formatAgo(head.last_activity_at)}</span>
+          )}
+          {head && <span> · {formatBytes(head.size)}</span>}
+          {head?.active && <span class="active-label">active</span>}
+        </div>
+        <nav class="tabs" aria-label="Session views">
+          {TABS.map(([tab, label]) => (
+            <a
+              key={tab}
+              href={sessionHref(route.agent, route.sid, tab)}
+              class={route.tab === tab ? 'current' : ''}
+              aria-current={route.tab === tab ? 'page' : undefined}
+            >
+              {label}
+            </a>
+          ))}
+        </nav>
+      </header>
+      {route.tab === 'timeline' && (
+        <TimelineView feed={feed} timeline={timeline} item={route.item} active={head?.active === true} />
+      )}
+      {route.tab === 'summary' && <SummaryView agent={route.agent} sid={route.sid} />}
+      {route.tab === 'dump' && <DumpView agent={route.agent} sid={route.sid} head={head} />}
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+// A session's numbers: turns, requests, tokens, duration, failures, subagents, compactions, and the
+// context shape. A number the agent does not record says so rather than showing 0.
+import type { OpArgs, SessionSummaryReadResult } from '@cairn/protocol';
+import { useEffect, useState } from 'preact/hooks';
+import { useServices } from '../context.js';
+import { formatCount, formatDuration, formatExact } from '../format.js';
+import { ContextPlot } from './context-plot.js';
+
+type State =
+  | { loading: true }
+  | { loading: false; error: string }
+  | { loading: false; value: SessionSummaryReadResult };
+
+export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
+  const { conn } = useServices();
+  const [state, setState] = useState<State>({ loading: true });
+  useEffect(() => {
+    let current = true;
+    const args = { sid, agent, prompts: true } as OpArgs<'session_summary_read'>;
+    void conn.request('session_summary_read', args).then((reply) => {
+      if (!current) return;
+      setState(
+        reply.ok ? { loading: false, value: reply.value } : { loading: false, error: reply.error.message },
+      );
+    });
+    return () => {
+      current = false;
+    };
+  }, [agent, sid]);
+
+  if (state.loading) return <p class="muted pad">Reading the session’s numbers…</p>;
+  if ('error' in state) return <p class="error pad">Could not read the summary: {state.error}</p>;
+  const { summary: s } = state.value;
+  const tokens = (n: number | undefined) => (n === undefined ? undefined : formatCount(n));
+  const cards: [string, string | undefined, string?][] = [
+    ['Turns', s.turns === undefined ? undefined : formatExact(s.turns), 'prompts the person typed'],
+    ['Requests', s.requests === undefined ? undefined : formatExact(s.requests), 'model calls'],
+    [
+      'Input tokens',
+      tokens(s.inputTokens),
+      s.cacheReadTokens !== undefined
+        ? `${formatCount(s.cacheReadTokens)} read from cache · ${formatCount(s.cacheWriteTokens ?? 0)} written`
+        : undefined,
+    ],
+    ['Output tokens', tokens(s.outputTokens), 'reasoning included'],
+    [
+      'Duration',
+      s.durationMs === undefined ? undefined : formatDuration(s.durationMs),
+      'first to last record',
+    ],
+    ['Failed tool calls', s.failedTools === undefined ? undefined : formatExact(s.failedTools)],
+    ['Subagents', s.subagents === undefined ? undefined : formatExact(s.subagents)],
+    ['Compactions', s.compactions === undefined ? undefined : formatExact(s.compactions)],
+  ];
+  return (
+    <div class="summary-view pad">
+      <dl class="cards">
+        {cards.map(([label, value, note]) => (
+          <div class="card" key={label} data-number={label}>
+            <dt>{label}</dt>
+            <dd class={value === undefined ? 'absent' : ''}>{value ?? 'not recorded'}</dd>
+            {note && value !== undefined && <dd class="muted small">{note}</dd>}
+          </div>
+        ))}
+      </dl>
+      <h2>Context shape</h2>
+      {s.contextShape ? (
+        <ContextPlot shape={s.contextShape} compactions={s.compactions ?? 0} />
+      ) : (
+        <p class="muted">This agent’s files do not record token usage.</p>
+      )}
+      {s.prompts && s.prompts.length > 0 && (
+        <>
+          <h2>Prompts</h2>
+          <ol class="prompts">
+            {s.prompts.map((p, i) => (
+              <li key={i}>{p.length > 400 ? `${p.slice(0, 399)}…` : p}</li>
+            ))}
+          </ol>
+        </>
+      )}
+      <p class="muted small">
+        Recorded: {state.value.capabilities.join(', ') || 'nothing beyond the messages'}.
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,349 @@
+// A session's timeline: a virtualized list of rows, keyboard navigation between prompts and errors,
+// deep links that land on one item, and a live tail that follows new items unless you scrolled away.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useChanges } from '../context.js';
+import { formatCount } from '../format.js';
+import { type ItemRef, sessionHref } from '../route.js';
+import type { SessionFeed } from '../session/feed.js';
+import { type ItemRow, itemKey, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
+import { useVirtualizer } from '../virtual.js';
+import type { FoldState } from './fold.js';
+import { ItemRowView, LaneEdgeView, type RowContext } from './rows.js';
+
+const KEYS: [string, string][] = [
+  ['j / k', 'next / previous prompt'],
+  ['] / [', 'next / previous failed tool call'],
+  ['f', 'follow the live tail'],
+  ['g / G', 'first / last item'],
+  ['h', 'show or hide hidden records'],
+  ['?', 'keys'],
+];
+
+function estimate(row: Row | undefined): number {
+  if (!row) return 40;
+  if (row.kind !== 'item') return 34;
+  const t = row.item.type;
+  if (t === 'message:user:in') return 90;
+  if (t === 'message:user:out') return 120;
+  if (t === 'message:sub:out') return 90;
+  if (t === 'system:compact') return 70;
+  return 36;
+}
+
+function useFolds(): [FoldState, number] {
+  const [version, setVersion] = useState(0);
+  const folds = useMemo<FoldState>(() => {
+    const open = new Set<string>();
+    return {
+      isOpen: (key) => open.has(key),
+      toggle: (key) => {
+        if (!open.delete(key)) open.add(key);
+        setVersion((v) => v + 1);
+      },
+      open: (key) => {
+        if (open.has(key)) return;
+        open.add(key);
+        setVersion((v) => v + 1);
+      },
+    };
+  }, []);
+  return [folds, version];
+}
+
+export function TimelineView({
+  feed,
+  timeline,
+  item,
+  active,
+}: {
+  feed: SessionFeed;
+  timeline: Timeline;
+  item: ItemRef | undefined;
+  active: boolean;
+}) {
+  useChanges(timeline);
+  useChanges(feed);
+  const [machinery, setMachinery] = useState(false);
+  const [follow, setFollow] = useState(active && item === undefined);
+  // The session's head may arrive after the timeline: an active session starts following once known.
+  const followChosen = useRef(false);
+  useEffect(() => {
+    if (active && item === undefined && !followChosen.current) setFollow(true);
+  }, [active]);
+  const chooseFollow = (on: boolean | ((f: boolean) => boolean)) => {
+    followChosen.current = true;
+    setFollow(on);
+  };
+  const [showKeys, setShowKeys] = useState(false);
+  const [target, setTarget] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [folds, foldVersion] = useFolds();
+  const scroller = useRef<HTMLDivElement>(null);
+  const version = timeline.version;
+  const view = useMemo(() => timeline.rows({ machinery }), [version, machinery]);
+  const { rows } = view;
+
+  // Stable while the rows are: the virtualizer recomputes every position when these change.
+  const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
+  const estimateSize = useCallback((i: number) => estimate(rows[i]), [rows]);
+  const getScrollElement = useCallback(() => scroller.current, []);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement,
+    estimateSize,
+    getItemKey,
+    overscan: 8,
+  });
+
+  const ctx = useMemo<RowContext>(
+    () => ({
+      agent: feed.agent,
+      sid: feed.sid,
+      folds,
+      foldVersion,
+      hrefOf: (row: ItemRow) =>
+        sessionHref(feed.agent, feed.sid, 'timeline', timeline.refOf(row.lane, row.index)),
+      toggleLane: (agentId, open) => (open ? feed.openLane(agentId) : feed.closeLane(agentId)),
+    }),
+    [feed, folds, foldVersion],
+  );
+
+  // --- following the live tail ---
+  // New items are those appended to the session's own lane once its history is in; opening a lane
+  // adds rows, not news.
+  const mainCount = timeline.items(MAIN_LANE).length;
+  const seenMain = useRef(0);
+  const [unseen, setUnseen] = useState(0);
+  useLayoutEffect(() => {
+    const added = mainCount - seenMain.current;
+    seenMain.current = mainCount;
+    if (rows.length === 0) return;
+    if (follow) {
+      virtualizer.scrollToIndex(rows.length - 1, { align: 'end' });
+      setUnseen(0);
+    } else if (added > 0 && feed.state.loaded) {
+      setUnseen((n) => n + added);
+    }
+  }, [mainCount, follow]);
+
+  const lastTop = useRef(0);
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    // Scrolling up by hand stops following; coming back to the end starts it again.
+    if (el.scrollTop < lastTop.current - 4 && !atEnd) chooseFollow(false);
+    else if (atEnd && feed.state.loaded) {
+      setUnseen(0);
+    }
+    lastTop.current = el.scrollTop;
+  }, [feed]);
+
+  // --- landing on an item from the URL ---
+  const landed = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!item) return;
+    const want = `${item.lane ?? ''}|${item.uuid}|${item.type ?? ''}|${item.nth ?? 0}`;
+    if (landed.current === want) return;
+    if (item.lane && !timeline.isOpen(item.lane)) {
+      feed.openLane(item.lane);
+      return;
+    }
+    // A lane without a spawn in the items is drawn after all of them, so its place is known only
+    // once the history is in.
+    if (item.lane && !feed.state.loaded) return;
+    const found = timeline.find(item);
+    if (!found) {
+      const laneDone = item.lane ? timeline.status(item.lane) !== 'loading' : feed.state.loaded;
+      if (laneDone && feed.state.loaded) {
+        setNotice('The linked item is not in this session any more.');
+        landed.current = want;
+      }
+      return;
+    }
+    const key = itemKey(found.lane, found.index);
+    const at = view.rowOf.get(key);
+    if (at === undefined) {
+      // A hidden record: show hidden records so it has a row.
+      if (!machinery) setMachinery(true);
+      else {
+        setNotice('The linked item has no row in this timeline.');
+        landed.current = want;
+      }
+      return;
+    }
+    landed.current = want;
+    chooseFollow(false);
+    setNotice(undefined);
+    const row = rows[at]!;
+    setTarget(row.key);
+    folds.open(`${row.key}:body`);
+    virtualizer.scrollToIndex(at, { align: 'center' });
+    // Sizes settle as rows around it are measured; aim again once they have.
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => virtualizer.scrollToIndex(at, { align: 'center' })),
+    );
+  }, [item, version, machinery, feed.state.loaded]);
+
+  // --- keyboard ---
+  const jump = (index: number | undefined) => {
+    if (index === undefined) return;
+    chooseFollow(index === rows.length - 1 && follow);
+    setTarget(rows[index]?.key);
+    virtualizer.scrollToIndex(index, { align: 'start' });
+  };
+  const topIndex = (): number => {
+    const offset = virtualizer.scrollOffset ?? 0;
+    const first = virtualizer.getVirtualItems().find((v) => v.end > offset + 8);
+    return first?.index ?? 0;
+  };
+  const current = (): number => {
+    const t = target === undefined ? -1 : rows.findIndex((r) => r.key === target);
+    const top = topIndex();
+    // The row last jumped to counts while it is still on screen.
+    if (t >= 0 && virtualizer.getVirtualItems().some((v) => v.index === t)) return t;
+    return top;
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const tag = (e.target as HTMLElement | null)?.tagName;
+      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return;
+      const here = current();
+      switch (e.key) {
+        case 'j':
+          jump(view.prompts.find((i) => i > here));
+          break;
+        case 'k':
+          jump([...view.prompts].reverse().find((i) => i < here));
+          break;
+        case ']':
+          jump(view.errors.find((i) => i > here));
+          break;
+        case '[':
+          jump([...view.errors].reverse().find((i) => i < here));
+          break;
+        case 'f':
+          chooseFollow((f) => !f);
+          break;
+        case 'g':
+          jump(0);
+          break;
+        case 'G':
+          jump(rows.length - 1);
+          break;
+        case 'h':
+          setMachinery((m) => !m);
+          break;
+        case '?':
+          setShowKeys((s) => !s);
+          break;
+        default:
+          return;
+      }
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
+
+  const items = virtualizer.getVirtualItems();
+  const mainStatus = timeline.status(MAIN_LANE);
+  const { state } = feed;
+
+  return (
+    <div class="timeline-view">
+      <div class="toolbar" role="toolbar" aria-label="Timeline">
+        <span class="muted small status-line" data-loaded={state.loaded ? 'yes' : 'no'}>
+          {state.error
+            ? `Could not read this session: ${state.error}`
+            : state.loaded
+              ? `${formatCount(mainCount)} items`
+              : `reading… ${formatCount(mainCount)}${state.total ? ` of ${formatCount(state.total)}` : ''} items`}
+          {state.busy && <span class="busy"> · agent working</span>}
+        </span>
+        {mainStatus === 'loading' && <span class="spinner" aria-hidden="true" />}
+        <span class="spacer" />
+        <span class="muted small">
+          {view.prompts.length} prompts · {view.errors.length} failed calls
+        </span>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={machinery}
+            onChange={(e) => setMachinery(e.currentTarget.checked)}
+          />
+          hidden records{view.machineryHidden > 0 ? ` (${view.machineryHidden})` : ''}
+        </label>
+        <button
+          type="button"
+          class={`follow ${follow ? 'on' : ''}`}
+          aria-pressed={follow}
+          onClick={() => chooseFollow(!follow)}
+          title="keep the newest item in view (f)"
+        >
+          {follow ? '● following' : '○ follow'}
+        </button>
+        <button
+          type="button"
+          class="link small"
+          onClick={() => setShowKeys(!showKeys)}
+          aria-expanded={showKeys}
+        >
+          keys
+        </button>
+      </div>
+      {showKeys && (
+        <dl class="keys" aria-label="Keyboard shortcuts">
+          {KEYS.map(([k, v]) => (
+            <div key={k}>
+              <dt>
+                <kbd>{k}</kbd>
+              </dt>
+              <dd>{v}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {notice && <p class="notice-bar">{notice}</p>}
+      <div class="timeline-scroll" ref={scroller} onScroll={onScroll} tabIndex={-1}>
+        <div class="timeline-inner" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+          {items.map((v) => {
+            const row = rows[v.index]!;
+            return (
+              <div
+                key={row.key}
+                class="vrow"
+                data-index={v.index}
+                ref={virtualizer.measureElement}
+                style={{ transform: `translateY(${v.start}px)` }}
+              >
+                {row.kind === 'item' ? (
+                  <ItemRowView row={row} ctx={ctx} target={row.key === target} />
+                ) : (
+                  <LaneEdgeView row={row} ctx={ctx} />
+                )}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      {!follow && unseen > 0 && (
+        <button
+          type="button"
+          class="unseen"
+          onClick={() => {
+            chooseFollow(true);
+            setUnseen(0);
+          }}
+        >
+          ↓ {unseen} new
+        </button>
+      )}
+      <p class="keys-line muted small">
+        <kbd>j</kbd>/<kbd>k</kbd> prompts · <kbd>]</kbd>/<kbd>[</kbd> failed calls · <kbd>f</kbd> follow ·{' '}
+        <kbd>?</kbd> all keys
+      </p>
+    </div>
+  );
+}

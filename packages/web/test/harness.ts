@@ -1,0 +1,134 @@
+// What the browser tests stand on: the UI built into a folder of its own, the real server serving it
+// over agent homes a test chooses, and Debian's Chromium driven by playwright-core.
+import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type RunningServer, startServer } from '../../server/src/index.js';
+import { corpusPath } from '../../transcript/test/corpus.js';
+import { buildWeb } from '../build-web.mjs';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const SCREENSHOTS = join(repoRoot, 'artifacts', 'screenshots');
+
+export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix));
+
+/** The web UI as the tests serve it, built from the sources once per test file. */
+export async function buildUi(): Promise<string> {
+  return await buildWeb({ outDir: join(tempDir('cairn-web-'), 'dist') });
+}
+
+/** The corpus as the agents' homes, in an otherwise empty home. */
+export function corpusEnv(): Record<string, string> {
+  const home = tempDir('cairn-home-');
+  symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: corpusPath('claude'),
+    CODEX_HOME: corpusPath('codex'),
+    GEMINI_CLI_HOME: home,
+  };
+}
+
+/** Agents' homes inside `home`, which the test fills. */
+export function homeEnv(home: string): Record<string, string> {
+  mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CODEX_HOME: join(home, '.codex'),
+    GEMINI_CLI_HOME: home,
+  };
+}
+
+export interface Served {
+  readonly server: RunningServer;
+  readonly cairnHome: string;
+  /** The address that logs a browser in (it carries the token). */
+  readonly entry: string;
+  readonly base: string;
+}
+
+export async function serve(env: Record<string, string>, webRoot: string): Promise<Served> {
+  const cairnHome = tempDir('cairn-state-');
+  const server = await startServer({
+    env,
+    homeDir: env.HOME,
+    cairnHome,
+    webRoot,
+    port: 0,
+    waitForIndex: true,
+    demo: false,
+    checkReplies: true,
+    rescanMs: 500,
+  });
+  const base = `http://127.0.0.1:${server.port}/`;
+  return { server, cairnHome, entry: `${base}?token=${server.token}`, base };
+}
+
+// Debian's Chromium, never a browser that downloads itself.
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export const launch = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+
+export type Scheme = 'light' | 'dark';
+
+export interface Watched {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  /** Dialogs the page opened (alert, confirm, prompt): none should. */
+  readonly dialogs: string[];
+  /** Errors thrown in the page. */
+  readonly errors: string[];
+}
+
+/**
+ * A logged-in page that records every Content-Security-Policy violation in `window.__violations`:
+ * the UI never creates inline script, inline handlers or inline styles, so any violation is a defect.
+ */
+export async function openPage(browser: Browser, served: Served, scheme: Scheme = 'light'): Promise<Watched> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: scheme });
+  await context.addInitScript(() => {
+    const w = window as unknown as { __violations: string[] };
+    w.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      w.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
+    });
+  });
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  const errors: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(served.entry);
+  return { page, context, dialogs, errors };
+}
+
+export const violations = (page: Page): Promise<string[]> =>
+  page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+/** Opens a route of the UI by its hash, as a link would. */
+export async function go(page: Page, hash: string): Promise<void> {
+  await page.evaluate((h) => {
+    window.location.hash = h;
+  }, hash);
+}

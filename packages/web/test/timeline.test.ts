@@ -1,0 +1,214 @@
+// The timeline model over the items the transcript library classifies from real corpus sessions: calls
+// drawn with their results, spawns with their lanes, pointers that find each item again. And the
+// line diff, the patch reader and the hash routes the views rely on.
+import type { TranscriptItem } from '@cairn/protocol';
+import { describe, expect, it } from 'vitest';
+import {
+  classifyTranscript,
+  listSessions,
+  loadTranscript,
+  type SessionHead,
+} from '../../transcript/src/index.js';
+import { corpus } from '../../transcript/test/corpus.js';
+import { corpusPlatform } from '../../transcript/test/homes.js';
+import { formatRoute, parseRoute } from '../src/route.js';
+import { diffLines, parsePatch } from '../src/timeline/diff.js';
+import { MAIN_LANE, Timeline } from '../src/timeline/model.js';
+
+async function corpusItems(): Promise<
+  { head: SessionHead; items: TranscriptItem[]; lanes: Map<string, TranscriptItem[]> }[]
+> {
+  const platform = corpusPlatform();
+  const out: { head: SessionHead; items: TranscriptItem[]; lanes: Map<string, TranscriptItem[]> }[] = [];
+  for await (const entry of listSessions(platform)) {
+    if ('ref' in entry) continue;
+    const loaded = await loadTranscript(platform, {
+      agent: entry.agent,
+      path: entry.path,
+      sessionId: entry.id,
+    });
+    if (!loaded.ok) continue;
+    const main = classifyTranscript(loaded.value);
+    if (!main.ok) continue;
+    const lanes = new Map<string, TranscriptItem[]>();
+    for (const lane of loaded.value.agents) {
+      if (lane.parentId === undefined) continue;
+      const sub = classifyTranscript(loaded.value, { agentId: lane.id });
+      if (sub.ok) lanes.set(lane.id, sub.value.items);
+    }
+    out.push({ head: entry, items: main.value.items, lanes });
+  }
+  return out;
+}
+
+describe.skipIf(!corpus)('the timeline over corpus sessions', () => {
+  it('draws every answered call with its result in one row, and every item in exactly one row', async () => {
+    const sessions = await corpusItems();
+    expect(sessions.length).toBeGreaterThan(5);
+    let paired = 0;
+    for (const { items } of sessions) {
+      const t = new Timeline();
+      t.append(MAIN_LANE, items);
+      const { rows, rowOf } = t.rows({ machinery: true });
+      // Every item is drawn by some row.
+      for (let i = 0; i < items.length; i++) expect(rowOf.has(`${MAIN_LANE}#${i}`)).toBe(true);
+      for (const row of rows) {
+        if (row.kind !== 'item' || row.item.type.startsWith('message:sub')) continue;
+        const resultUuid = (row.item as { result_item?: string }).result_item;
+        if (resultUuid === undefined || !row.item.type.startsWith('tool:')) continue;
+        const result = items.find(
+          (i) =>
+            i.uuid === resultUuid &&
+            (i as { tool_use_id?: string }).tool_use_id ===
+              (row.item as { tool_use_id?: string }).tool_use_id,
+        );
+        if (!result) continue;
+        expect(row.result).toBe(result);
+        paired++;
+      }
+      // A result folded into its call has no row of its own.
+      const drawn = rows
+        .filter((r) => r.kind === 'item')
+        .map((r) => (r.kind === 'item' ? r.item : undefined));
+      for (const r of rows) if (r.kind === 'item' && r.result) expect(drawn).not.toContain(r.result);
+    }
+    expect(paired).toBeGreaterThan(100);
+  });
+
+  it('draws a spawn as one row that opens its subagent lane in place', async () => {
+    const sessions = await corpusItems();
+    const withLanes = sessions.filter((s) => s.items.some((i) => i.type === 'message:sub:out'));
+    expect(withLanes.length).toBeGreaterThan(0);
+    for (const { items, lanes } of withLanes) {
+      const t = new Timeline();
+      t.append(MAIN_LANE, items);
+      const spawnRows = t
+        .rows({ machinery: false })
+        .rows.filter((r) => r.kind === 'item' && r.item.type === 'message:sub:out');
+      // The tool:Agent call of the same record is drawn in the spawn's row, not beside it.
+      const drawn = new Set(
+        t.rows({ machinery: false }).rows.map((r) => (r.kind === 'item' ? r.item : undefined)),
+      );
+      for (const row of spawnRows) {
+        if (row.kind !== 'item') continue;
+        expect(row.agentCall?.type).toBe('tool:Agent');
+        expect(drawn.has(row.agentCall)).toBe(false);
+      }
+      for (const row of spawnRows) {
+        if (row.kind !== 'item' || row.spawns === undefined) continue;
+        const laneItems = lanes.get(row.spawns);
+        if (!laneItems) continue;
+        t.setOpen(row.spawns, true);
+        t.append(row.spawns, laneItems);
+        const { rows } = t.rows({ machinery: true });
+        const at = rows.findIndex((r) => r.key === row.key);
+        expect(rows[at + 1]).toMatchObject({ kind: 'lane-start', lane: row.spawns, count: laneItems.length });
+        const laneRows = rows.filter((r) => r.kind === 'item' && r.lane === row.spawns);
+        expect(laneRows.length).toBeGreaterThan(0);
+        expect(laneRows.every((r) => r.depth === 1)).toBe(true);
+        t.setOpen(row.spawns, false);
+        expect(t.rows({ machinery: true }).rows.some((r) => r.lane === row.spawns)).toBe(false);
+      }
+    }
+  });
+
+  it('finds every item again from the pointer it links with', async () => {
+    for (const { items } of await corpusItems()) {
+      const t = new Timeline();
+      t.append(MAIN_LANE, items);
+      items.forEach((item, i) => {
+        const ref = t.refOf(MAIN_LANE, i)!;
+        expect(ref.uuid).toBe(item.uuid);
+        expect(t.find(ref)).toEqual({ lane: MAIN_LANE, index: i });
+        const route = parseRoute(
+          formatRoute({ view: 'session', agent: 'claude-code', sid: 's', tab: 'timeline', item: ref }),
+        );
+        expect(route).toMatchObject({ view: 'session', item: ref });
+      });
+    }
+  });
+});
+
+describe('line diffs and patches', () => {
+  it('keeps unchanged lines and marks what was removed and added', () => {
+    const d = diffLines('a\nb\nc\nd', 'a\nB\nc\nd\ne');
+    expect(d).toEqual([
+      { op: ' ', text: 'a' },
+      { op: '-', text: 'b' },
+      { op: '+', text: 'B' },
+      { op: ' ', text: 'c' },
+      { op: ' ', text: 'd' },
+      { op: '+', text: 'e' },
+    ]);
+    expect(diffLines('', 'x')).toEqual([{ op: '+', text: 'x' }]);
+    expect(diffLines('x\ny', 'x\ny')).toEqual([
+      { op: ' ', text: 'x' },
+      { op: ' ', text: 'y' },
+    ]);
+  });
+
+  it('rebuilds both sides exactly from any diff', () => {
+    const before = Array.from({ length: 60 }, (_, i) => `line ${i % 7} ${i % 3}`).join('\n');
+    const after = before
+      .split('\n')
+      .filter((_, i) => i % 5 !== 0)
+      .map((l, i) => (i % 9 === 0 ? `${l}!` : l))
+      .join('\n');
+    const d = diffLines(before, after);
+    expect(
+      d
+        .filter((l) => l.op !== '+')
+        .map((l) => l.text)
+        .join('\n'),
+    ).toBe(before);
+    expect(
+      d
+        .filter((l) => l.op !== '-')
+        .map((l) => l.text)
+        .join('\n'),
+    ).toBe(after);
+  });
+
+  it('reads the files of an apply_patch patch', () => {
+    const files = parsePatch(
+      '*** Begin Patch\n*** Update File: src/a.ts\n@@ fn\n-old\n+new\n keep\n*** Add File: b.md\n+hello\n*** End Patch',
+    );
+    expect(files).toEqual([
+      {
+        path: 'src/a.ts',
+        action: 'update',
+        lines: [
+          { op: ' ', text: '@@ fn' },
+          { op: '-', text: 'old' },
+          { op: '+', text: 'new' },
+          { op: ' ', text: 'keep' },
+        ],
+      },
+      { path: 'b.md', action: 'add', lines: [{ op: '+', text: 'hello' }] },
+    ]);
+  });
+
+  it('reads and writes the routes of every view', () => {
+    expect(parseRoute('#/')).toEqual({ view: 'sessions', query: '', tools: false });
+    expect(parseRoute('#/?q=a%20b&tools=1&agent=codex')).toEqual({
+      view: 'sessions',
+      query: 'a b',
+      tools: true,
+      agent: 'codex',
+    });
+    expect(parseRoute('#/s/codex/abc/dump')).toEqual({
+      view: 'session',
+      agent: 'codex',
+      sid: 'abc',
+      tab: 'dump',
+    });
+    const r = {
+      view: 'session' as const,
+      agent: 'claude-code',
+      sid: 'x.y',
+      tab: 'timeline' as const,
+      item: { uuid: 'u#sub', type: 'message:sub:out', lane: 'a1', nth: 2 },
+    };
+    expect(parseRoute(formatRoute(r))).toEqual(r);
+  });
+});
