@@ -78,7 +78,11 @@ export interface CatalogOptions {
   readonly watch?: boolean;
 }
 
-export const sessionKey = (agent: string, sid: string): string => `${agent}:${sid}`;
+/** A session is known by its main file: one id can stand under two folders, and both are listed. */
+export const sessionKey = (agent: string, mainPath: string): string => `${agent}:${mainPath}`;
+
+/** Transcripts read for requests kept in memory, the most recent ones. */
+const RECENT_LOADS = 4;
 
 type Task = () => Promise<void>;
 
@@ -89,6 +93,7 @@ export class Catalog {
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly followed = new Map<string, number>();
   private readonly latest = new Map<string, Loaded>();
+  private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
   private readonly roots: { root: string; agent: string }[] = [];
   private readonly urgent: Task[] = [];
   private readonly background: string[] = [];
@@ -180,15 +185,13 @@ export class Catalog {
     return this.sessions.get(key);
   }
 
-  /** The session a sid names, of `agent` when given; the most recent when agents share the sid. */
+  /** The session a sid names, of `agent` when given; the most recent when several share the sid
+   * (two agents, or one session id under two folders). */
   find(sid: string, agent?: string): SessionEntry | undefined {
-    if (agent !== undefined) {
-      const id = findAdapter(agent)?.id ?? agent;
-      return this.sessions.get(sessionKey(id, sid));
-    }
+    const id = agent === undefined ? undefined : (findAdapter(agent)?.id ?? agent);
     let best: SessionEntry | undefined;
     for (const e of this.sessions.values()) {
-      if (e.sid !== sid) continue;
+      if (e.sid !== sid || (id !== undefined && e.agent !== id)) continue;
       if (!best || (e.head.lastActivityAt ?? 0) > (best.head.lastActivityAt ?? 0)) best = e;
     }
     return best;
@@ -250,9 +253,23 @@ export class Catalog {
     }
     const e = this.sessions.get(key);
     if (!e) return undefined;
+    // A client pages through one session in several requests: the files unchanged, the read is reused.
+    const stamps = (await Promise.all(e.head.files.map(stamp))).map((st) =>
+      st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '-',
+    );
+    const signature = `${e.head.path}|${stamps.join('|')}`;
+    const hit = this.recent.get(key);
+    if (hit?.signature === signature) return hit.loaded;
     const loaded = await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
     if (!loaded.ok) return undefined;
-    return { transcript: loaded.value, lanes: laneItems(loaded.value) };
+    const result = { transcript: loaded.value, lanes: laneItems(loaded.value) };
+    this.recent.delete(key);
+    this.recent.set(key, { signature, loaded: result });
+    for (const old of this.recent.keys()) {
+      if (this.recent.size <= RECENT_LOADS) break;
+      this.recent.delete(old);
+    }
+    return result;
   }
 
   // --- the work queue: one task at a time, live changes before background indexing ---
@@ -389,8 +406,7 @@ export class Catalog {
           claimed.add(entry.ref);
           continue;
         }
-        const key = sessionKey(entry.agent, entry.id);
-        const before = this.sessions.get(key);
+        const key = sessionKey(entry.agent, entry.path);
         const e: SessionEntry = {
           key,
           agent: entry.agent,
@@ -401,7 +417,6 @@ export class Catalog {
           indexed: false,
           inFlight: false,
         };
-        if (before && before.head.path !== entry.path) this.forgetFiles(before);
         this.sessions.set(key, e);
         this.options.db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
         this.options.db.setIndexed(key, false);

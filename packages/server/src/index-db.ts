@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 /** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 1;
+export const INDEX_SCHEMA_VERSION = 2;
 
 /** What search looks in. `tool_output` sits in its own FTS column so that leaving it out is a
  * column filter of the index itself, not a scan of its matches. */
@@ -24,7 +24,8 @@ export const MAX_DOC_CHARS = 64 * 1024;
 
 export interface FileState {
   path: string;
-  /** `agent:sid` of the session the file belongs to; '' for a file under a home that is no session's. */
+  /** The key (`agent:main path`) of the session the file belongs to; '' for a file under a home that is
+   * no session's. */
   sessionKey: string;
   size: number;
   mtimeMs: number;
