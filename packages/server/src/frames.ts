@@ -65,6 +65,11 @@ export class FrameBuilder {
   private readonly lanes = new Map<string, Lane>();
   private readonly mainLane: string | undefined;
   private sawPrompt = false;
+  /** Subagent lanes whose `subagent_start` went out. */
+  private readonly started = new Set<string>();
+  /** Calls that start a subagent (their items include its brief) and have no result yet. */
+  private readonly spawns: TranscriptEventOf<'tool_call'>[] = [];
+  private readonly events = new Map<string, TranscriptEvent>();
 
   constructor(
     t: Transcript,
@@ -74,6 +79,7 @@ export class FrameBuilder {
     this.mainLane = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
     for (const lane of t.agents) this.lanes.set(lane.id, lane);
     for (const e of t.events) {
+      this.events.set(e.id, e);
       if (e.kind === 'request') this.requests.set(e.id, e);
       if (e.requestId !== undefined) this.lastOfRequest.set(e.requestId, e.id);
     }
@@ -88,6 +94,23 @@ export class FrameBuilder {
       out.push(f);
       return f;
     };
+    // A subagent starts with its lane's first record. Which call started it may only be written later
+    // (with the call's result), so the frame must not wait for that: what a stream sent stays sent.
+    const ownLane = this.lanes.get(lane);
+    if (ownLane && lane !== this.mainLane && !this.started.has(lane)) {
+      this.started.add(lane);
+      const linked = ownLane.spawnEventId === undefined ? undefined : this.events.get(ownLane.spawnEventId);
+      const call = linked?.kind === 'tool_call' ? linked : this.pendingSpawn(ownLane.parentId);
+      const start: StreamFrame = {
+        type: 'subagent_start',
+        session_id: this.sid,
+        seq,
+        ...subagentStart(call, ownLane),
+      };
+      if (ownLane.parentId !== undefined && ownLane.parentId !== this.mainLane)
+        start.agent_id = ownLane.parentId;
+      out.push(start);
+    }
     const [item, ...extra] = this.items.get(e.id) ?? [];
     const withItem = (fields: Record<string, unknown>) => (item === undefined ? fields : { ...fields, item });
     const openFor = (requestId: string | undefined): string => {
@@ -137,8 +160,7 @@ export class FrameBuilder {
         };
         if (e.timestamp !== undefined) call.startedAt = e.timestamp;
         frame('tool_call', withItem(call));
-        const spawned = [...this.lanes.values()].find((l) => l.spawnEventId === e.id);
-        if (spawned) frame('subagent_start', subagentStart(e, spawned));
+        if (this.items.get(e.id)?.some((i) => i.type === 'message:sub:out')) this.spawns.push(e);
         this.closeIfLast(e, frame);
         break;
       }
@@ -152,6 +174,8 @@ export class FrameBuilder {
         if (e.payload.isError) result.isError = true;
         if (e.timestamp !== undefined) result.finishedAt = e.timestamp;
         frame('tool_result', withItem(result));
+        const done = this.spawns.findIndex((c) => c.payload.callId === e.payload.callId);
+        if (done !== -1) this.spawns.splice(done, 1);
         const spawned = e.payload.agentId === undefined ? undefined : this.lanes.get(e.payload.agentId);
         if (spawned) frame('subagent_end', this.subagentEnd(e, spawned));
         break;
@@ -189,6 +213,13 @@ export class FrameBuilder {
     }
     for (const more of extra) frame('item_appended', { item: more });
     return out;
+  }
+
+  /** The latest call of `parent` that starts a subagent and has not been answered. */
+  private pendingSpawn(parent: string | undefined): TranscriptEventOf<'tool_call'> | undefined {
+    for (let i = this.spawns.length - 1; i >= 0; i--)
+      if (this.spawns[i]!.agentId === parent) return this.spawns[i];
+    return undefined;
   }
 
   /** Closes the reply of `e`'s request when `e` is its last record so far and the request ended. */
@@ -254,18 +285,21 @@ export class FrameBuilder {
   }
 }
 
-function subagentStart(e: TranscriptEventOf<'tool_call'>, lane: Lane): Record<string, unknown> {
-  const input = (e.payload.input ?? {}) as Record<string, unknown>;
+function subagentStart(
+  call: TranscriptEventOf<'tool_call'> | undefined,
+  lane: Lane,
+): Record<string, unknown> {
+  const input = (call?.payload.input ?? {}) as Record<string, unknown>;
   const start: Record<string, unknown> = {
-    toolCallId: e.payload.callId,
+    toolCallId: call?.payload.callId ?? '',
     mode: 'single',
     subagent_id: lane.id,
   };
   const agent = typeof input.subagent_type === 'string' ? input.subagent_type : lane.title;
   if (agent !== undefined) start.agent = agent;
-  const task = typeof input.description === 'string' ? input.description : input.prompt;
+  const task = typeof input.description === 'string' ? input.description : (input.prompt ?? lane.title);
   if (typeof task === 'string') start.task = task;
-  if (e.timestamp !== undefined) start.startedAt = e.timestamp;
+  if (call?.timestamp !== undefined) start.startedAt = call.timestamp;
   return start;
 }
 

@@ -1,12 +1,12 @@
 // Live tail: records appended to a session file reach a subscribed client in order, each once, a
 // torn line only when it is whole, and across a reconnect that resumes after the last seq seen.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { SessionsFrame, type TranscriptItem, validate } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import type { RunningServer } from '../src/index.js';
+import { makeDemoHome, type RunningServer } from '../src/index.js';
 import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
 
 const SOURCE = ['claude', 'projects', '-work-spotter', 'subagent.jsonl'];
@@ -231,6 +231,53 @@ describe.skipIf(!corpus)('live tail of a Codex rollout', () => {
       await c.close();
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('live tail of a session that starts a subagent', () => {
+  it('sends the subagent records on its lane, and subagent_start and subagent_end around its answer', async () => {
+    const demo = makeDemoHome();
+    const home = tempDir();
+    try {
+      const [main, sub] = demo.files['claude-code'] as [string, string];
+      const mainLines = readFileSync(main, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
+      const subLines = readFileSync(sub, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
+      const spawnAt = mainLines.findIndex((l) => l.includes('"name":"Task"'));
+      const dir = join(home, '.claude', 'projects', 'demo');
+      const mainCopy = join(dir, basename(main));
+      const sid = basename(main, '.jsonl');
+      const subCopy = join(dir, sid, 'subagents', basename(sub));
+      mkdirSync(join(subCopy, '..'), { recursive: true });
+      writeFileSync(mainCopy, `${mainLines.slice(0, spawnAt + 1).join('\n')}\n`);
+      const server = await serve(homeEnv(home));
+      try {
+        const c = await Client.open(server);
+        await c.request('topic_subscribe', { topic: `session:claude-code:${sid}` });
+        await c.until((f) => f.some((x) => x.type === 'session_ready'));
+        writeFileSync(subCopy, `${subLines.join('\n')}\n`);
+        await c.until((f) => f.some((x) => x.agent_id !== undefined && x.type === 'text_delta'));
+        appendFileSync(mainCopy, `${mainLines.slice(spawnAt + 1).join('\n')}\n`);
+        await c.until((f) => f.some((x) => x.type === 'subagent_end'));
+        const start = c.frames.find((x) => x.type === 'subagent_start')!;
+        const end = c.frames.find((x) => x.type === 'subagent_end')!;
+        expect(start).toMatchObject({ mode: 'single', agent: 'code-reviewer', task: 'Review retry logic' });
+        expect(end.toolCallId).toBe(start.toolCallId);
+        expect((end.results as { output: string }[])[0]!.output).toContain('Two issues');
+        expect(c.frames.filter((x) => x.type === 'subagent_start')).toHaveLength(1);
+        expect(c.frames.indexOf(start)).toBeLessThan(c.frames.indexOf(end));
+        const laneFrames = c.frames.filter((x) => x.agent_id !== undefined);
+        expect(new Set(laneFrames.map((x) => x.agent_id))).toEqual(new Set([end.subagent_id]));
+        await c.close();
+      } finally {
+        await server.close();
+      }
+    } finally {
+      demo.remove();
     }
   });
 });
