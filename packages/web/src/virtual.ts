@@ -29,6 +29,9 @@ export function useVirtualizer(options: VirtualListOptions): Virtualizer<HTMLEle
     estimateSize: options.estimateSize,
     getItemKey: options.getItemKey,
     onChange: () => rerender(0),
+    // The list fills most of the window: assuming so draws the first rows in the first render
+    // instead of one frame later, when the element is measured.
+    initialRect: { width: window.innerWidth, height: window.innerHeight },
   };
   const [instance] = useState(() => new Virtualizer<HTMLElement, HTMLElement>(resolved));
   instance.setOptions(resolved);

@@ -1,26 +1,28 @@
 // The web UI in a real browser against the real server: the corpus sessions listed, a session read
 // with its tool calls paired and a subagent lane opened in place, search landing on the exact item,
 // a dump written, hostile transcript text shown as text, a live tail, and a long session virtualized.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listSessions, type SessionHead } from '../../transcript/src/index.js';
+import { listSessions, type SessionHead, summarizeSession } from '../../transcript/src/index.js';
 import { corpus } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
 import { claudeSession } from './claude-session.js';
 import {
   buildUi,
   corpusEnv,
+  dropConnection,
   go,
   homeEnv,
   launch,
   openPage,
-  SCREENSHOTS,
+  recordTiming,
   type Scheme,
   type Served,
   screenshot,
   serve,
+  shownText,
   tempDir,
   violations,
 } from './harness.js';
@@ -158,7 +160,7 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       const row = page.locator(`.row.target[data-uuid="${call!.uuid as string}"][data-type="tool:Bash"]`);
       await row.waitFor();
       expect(await row.locator('.badge.tool').getAttribute('class')).not.toContain('status-pending');
-      const body = await row.locator('.fold-body').innerText();
+      const body = await shownText(row.locator('.fold-body'));
       expect(body).toContain(`$ ${call!.command as string}`);
       const output = ((result!.stdout ?? result!.stderr ?? '') as string).trim();
       if (output !== '') expect(body).toContain(output.split('\n')[0]!.slice(0, 60));
@@ -180,15 +182,15 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       const spawn = page.locator(`.row.target[data-uuid="${spawnItem.uuid as string}"]`);
       await spawn.waitFor();
       await spawn.locator('.fold-toggle:has-text("brief")').click();
-      const brief = (await spawn.locator('.fold-body').first().innerText()).trim();
+      const brief = (await shownText(spawn.locator('.fold-body').first())).trim();
       expect(brief).toBe((spawnItem.prompt as string).trim());
       await spawn.locator('.lane-toggle').click();
       const laneStart = page.locator(`.lane-start[data-lane="${laneId}"]`);
       await laneStart.waitFor();
-      await expect.poll(() => laneStart.innerText()).toMatch(/\d+ items/);
+      await expect.poll(() => shownText(laneStart)).toMatch(/\d+ items/);
       const firstInLane = page.locator(`.row.item[data-lane="${laneId}"]`).first();
       await firstInLane.waitFor();
-      expect((await firstInLane.innerText()).replace(/\s+/g, ' ')).toContain(
+      expect((await shownText(firstInLane)).replace(/\s+/g, ' ')).toContain(
         brief.replace(/\s+/g, ' ').slice(0, 80),
       );
       // Closing the lane takes its rows away again.
@@ -223,7 +225,7 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       const target = page.locator('.row.target');
       await target.waitFor({ timeout: 60_000 });
       await expect.poll(() => target.isVisible()).toBe(true);
-      await expect.poll(async () => (await target.innerText()).toLowerCase()).toContain('phoenix');
+      await expect.poll(async () => (await shownText(target)).toLowerCase()).toContain('phoenix');
       const box = await target.boundingBox();
       expect(box && box.y >= 0 && box.y < 860).toBe(true);
       await screenshot(page, 'search-landed-light');
@@ -248,7 +250,7 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       const kept = page.locator('.types input[type=checkbox][data-type]:checked').first();
       const dropped = (await kept.getAttribute('data-type'))!;
       const droppedCount = Number(
-        (await page.locator(`label:has(input[data-type="${dropped}"]) .count`).innerText()).replace(/,/g, ''),
+        (await shownText(page.locator(`label:has(input[data-type="${dropped}"]) .count`))).replace(/,/g, ''),
       );
       await kept.uncheck();
       await expect
@@ -292,6 +294,34 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
   );
 
   it(
+    'shows the library’s numbers for a session and marks its compactions on the context plot',
+    async () => {
+      const head = heads.find((h) => h.agent === 'claude-code' && h.files.length > 1)!;
+      const summary = await summarizeSession(corpusPlatform(), {
+        agent: head.agent,
+        path: head.path,
+        sessionId: head.id,
+      });
+      expect(summary.ok).toBe(true);
+      const s = summary.ok ? summary.value : {};
+      const { page, context, errors } = await openPage(browser, served);
+      await go(page, `#/s/${head.agent}/${head.id}/summary`);
+      await page.waitForSelector('.cards');
+      const card = (label: string) => shownText(page.locator(`.card[data-number="${label}"] dd`).first());
+      expect(await card('Turns')).toBe(String(s.turns));
+      expect((await card('Requests')).replace(/,/g, '')).toBe(String(s.requests));
+      expect(await card('Compactions')).toBe(String(s.compactions));
+      expect(await card('Subagents')).toBe(String(s.subagents));
+      expect(s.compactions).toBeGreaterThan(0);
+      expect(await page.locator('.compaction-mark').count()).toBe(s.compactions);
+      expect(await page.locator('.context-plot path.line').count()).toBe(1);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
     'opens the largest corpus session quickly (time to first screen is recorded)',
     async () => {
       const largest = [...heads].sort((a, b) => b.size - a.size)[0]!;
@@ -303,15 +333,14 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       const firstScreen = Date.now() - started;
       await timelineLoaded(page);
       const loaded = Date.now() - started;
-      const items = await page.locator('.status-line').innerText();
-      const record = {
+      const items = await shownText(page.locator('.status-line'));
+      recordTiming('largestCorpusSession', {
         session: largest.id,
         bytes: largest.size,
         items,
         firstScreenMs: firstScreen,
         allItemsMs: loaded,
-      };
-      writeFileSync(join(SCREENSHOTS, '..', 'web-timings.json'), `${JSON.stringify(record, null, 2)}\n`);
+      });
       console.log(
         `largest corpus session: first screen ${firstScreen} ms, all items ${loaded} ms (${items})`,
       );
@@ -371,12 +400,12 @@ describe('the web UI over hand-made sessions', () => {
       await page.waitForSelector('.session-item');
       // The listing shows the first prompt as the title, as text.
       expect(
-        await page.locator('.session-item[data-sid="11111111-1111-4111-8111-111111111111"]').innerText(),
+        await shownText(page.locator('.session-item[data-sid="11111111-1111-4111-8111-111111111111"]')),
       ).toContain('<script>alert("prompt")</script>');
       await go(page, '#/s/claude-code/11111111-1111-4111-8111-111111111111');
       await timelineLoaded(page);
       await page.locator('.fold-toggle:has(.badge.tool)').first().click();
-      const text = await page.locator('.timeline-scroll').innerText();
+      const text = await shownText(page.locator('.timeline-scroll'));
       expect(text).toContain('<script>alert("prompt")</script>');
       expect(text).toContain(`<img src=x onerror="alert('prompt')">`);
       expect(text).toContain('<script>alert("reply")</script>');
@@ -423,9 +452,26 @@ describe('the web UI over hand-made sessions', () => {
       await page.waitForSelector('.follow:not(.on)');
       live.append(live.prompt('one more prompt') + live.say('one more answer'));
       await page.waitForSelector('.unseen');
-      expect(await page.locator('.unseen').innerText()).toMatch(/new/);
+      expect(await shownText(page.locator('.unseen'))).toMatch(/new/);
       await page.click('.unseen');
       await page.locator('.row:has-text("one more answer")').waitFor();
+
+      // A dropped connection resumes after the last frame seen: what was appended meanwhile arrives
+      // once, nothing twice.
+      await dropConnection(page);
+      await page.waitForSelector('.conn-closed, .conn-connecting');
+      for (let i = 0; i < 3; i++)
+        live.append(live.prompt(`while away ${i}`) + live.say(`answer while away ${i}`));
+      await page.waitForSelector('.conn-open');
+      const lastAway = page.locator('.row:has-text("answer while away 2")');
+      await lastAway.waitFor({ timeout: 60_000 });
+      for (let i = 0; i < 3; i++)
+        expect(await page.locator(`.row:has-text("answer while away ${i}")`).count()).toBe(1);
+      // 2 first, 60 appended, 2 more, 6 while away.
+      await expect.poll(() => shownText(page.locator('.status-line'))).toMatch(/^70 items/);
+      // The listing marks the session active, from the sessions topic.
+      await go(page, '#/');
+      await page.locator('.session-item.active[data-sid="22222222-2222-4222-8222-222222222222"]').waitFor();
       expect(errors).toEqual([]);
       await context.close();
     },
@@ -436,10 +482,15 @@ describe('the web UI over hand-made sessions', () => {
     'keeps a session of about 20,000 items virtualized and navigable by keyboard',
     async () => {
       const { page, context, errors } = await openPage(browser, served);
+      const started = Date.now();
       await go(page, '#/s/claude-code/33333333-3333-4333-8333-333333333333');
       await page.waitForSelector('.vrow .row', { timeout: 60_000 });
+      const firstScreen = Date.now() - started;
       await timelineLoaded(page);
-      const status = await page.locator('.status-line').innerText();
+      const allItems = Date.now() - started;
+      recordTiming('twentyThousandItems', { firstScreenMs: firstScreen, allItemsMs: allItems });
+      console.log(`20,000-item session: first screen ${firstScreen} ms, all items ${allItems} ms`);
+      const status = await shownText(page.locator('.status-line'));
       const count = Number(/([\d,.]+K?) items/.exec(status)?.[1]?.replace(/,/g, '').replace('K', '000'));
       expect(count).toBeGreaterThanOrEqual(19_000);
       // Only what is on screen (and a margin) is in the page.

@@ -1,10 +1,10 @@
 // What the browser tests stand on: the UI built into a folder of its own, the real server serving it
 // over agent homes a test chooses, and Debian's Chromium driven by playwright-core.
-import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { type RunningServer, startServer } from '../../server/src/index.js';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { buildWeb } from '../build-web.mjs';
@@ -100,8 +100,17 @@ export interface Watched {
 export async function openPage(browser: Browser, served: Served, scheme: Scheme = 'light'): Promise<Watched> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: scheme });
   await context.addInitScript(() => {
-    const w = window as unknown as { __violations: string[] };
+    const w = window as unknown as { __violations: string[]; __sockets: WebSocket[] };
     w.__violations = [];
+    // Every socket the page opens, so a test can cut the connection the way a network would.
+    w.__sockets = [];
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(url: string | URL, protocols?: string | string[]) {
+        super(url, protocols);
+        w.__sockets.push(this);
+      }
+    };
     document.addEventListener('securitypolicyviolation', (e) => {
       w.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`);
     });
@@ -131,4 +140,29 @@ export async function go(page: Page, hash: string): Promise<void> {
   await page.evaluate((h) => {
     window.location.hash = h;
   }, hash);
+}
+
+/** The text an element shows, as a reader sees it: rendered line breaks, hidden parts left out. */
+export const shownText = (locator: Locator): Promise<string> =>
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what these tests check
+  locator.innerText();
+
+/** Closes the page's sockets, as a dropped connection would; the page is expected to reconnect. */
+export const dropConnection = (page: Page): Promise<void> =>
+  page.evaluate(() => {
+    for (const ws of (window as unknown as { __sockets: WebSocket[] }).__sockets) ws.close();
+  });
+
+/** Records a measured figure in artifacts/web-timings.json, beside the others. */
+export function recordTiming(name: string, value: unknown): void {
+  const file = join(SCREENSHOTS, '..', 'web-timings.json');
+  mkdirSync(dirname(file), { recursive: true });
+  let all: Record<string, unknown> = {};
+  try {
+    all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    // First figure of the run.
+  }
+  all[name] = value;
+  writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
 }

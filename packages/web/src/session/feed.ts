@@ -70,6 +70,8 @@ export class SessionFeed {
   }
 
   start(): void {
+    // Marks for measuring how soon a session shows (read by the browser tests and the bench).
+    performance.mark('cairn:session-open');
     this.timeline.setStatus(MAIN_LANE, 'loading');
     this.follow(`session:${this.agent}:${this.sid}`, () => {
       // No session stream: read the history by pages, then follow what is appended after it.
@@ -121,11 +123,13 @@ export class SessionFeed {
     if (typeof f.seq === 'number') this.lastSeq = Math.max(this.lastSeq ?? 0, f.seq);
     switch (f.type) {
       case 'session_ready':
+        performance.mark('cairn:history');
         this.beginHistory(f);
         this.add(MAIN_LANE, inlineItems(f));
         this.endHistory();
         return;
       case 'session_ready_start':
+        performance.mark('cairn:history');
         this.beginHistory(f);
         return;
       case 'history_chunk':
@@ -199,7 +203,12 @@ export class SessionFeed {
     // A subagent lane nobody opened is read whole when it is opened.
     if (lane !== MAIN_LANE && this.timeline.status(lane) === 'idle') return;
     this.timeline.append(lane, items);
-    if (this.state.firstItemsMs === undefined) this.set({ firstItemsMs: performance.now() - this.started });
+    if (this.state.firstItemsMs === undefined) this.firstItems();
+  }
+
+  private firstItems(): void {
+    performance.mark('cairn:first-items');
+    this.set({ firstItemsMs: performance.now() - this.started });
   }
 
   /** Reads a lane's items page by page (the session's own when the stream is unavailable). */
@@ -220,9 +229,7 @@ export class SessionFeed {
       }
       if (lane === MAIN_LANE && this.state.total === undefined) this.set({ total: reply.value.total });
       this.timeline.append(lane, reply.value.items);
-      if (lane === MAIN_LANE && this.state.firstItemsMs === undefined) {
-        this.set({ firstItemsMs: performance.now() - this.started });
-      }
+      if (lane === MAIN_LANE && this.state.firstItemsMs === undefined) this.firstItems();
       cursor = reply.value.next_cursor;
       if (cursor === undefined) break;
       limit = PAGE;

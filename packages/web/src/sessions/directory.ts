@@ -2,6 +2,7 @@
 // topic (a session appears, becomes active, goes quiet, or its files go away).
 import type { OpArgs, SessionHead } from '@cairn/protocol';
 import type { Connection } from '../rpc.js';
+import { checkTopicFrame } from '../wire-check.js';
 
 const key = (agent: string, sid: string): string => `${agent}\u0000${sid}`;
 
@@ -87,6 +88,12 @@ export class Directory {
       const sid = f.sid;
       if (typeof agent === 'string' && typeof sid === 'string') this.heads.delete(key(agent, sid));
     } else if (f.ev === 'topic') {
+      const checked = checkTopicFrame(f);
+      if (!checked.ok) {
+        this.error = `refused a frame that breaks the contract: ${checked.message}`;
+        this.changed();
+        return;
+      }
       const data = f.data as { sessions?: unknown; removed?: unknown } | undefined;
       if (Array.isArray(data?.sessions)) {
         for (const head of data.sessions) if (isHead(head)) this.heads.set(key(head.agent, head.sid), head);

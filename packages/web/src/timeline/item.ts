@@ -45,6 +45,8 @@ export function isErrorResult(result: Item): boolean {
   if (field(result, 'ok') === false) return true;
   const generic = obj(result, 'result');
   if (generic && (generic.is_error === true || generic.isError === true)) return true;
+  const exit = generic?.exit_code ?? field(result, 'exit_code');
+  if (typeof exit === 'number' && exit !== 0) return true;
   // A failed shell call is recorded with its error text as stderr and no stdout.
   if (
     result.type === 'tool:Bash' &&
@@ -143,4 +145,26 @@ export function spawnedAgent(
     (answer ? str(answer, 'agent_id') : undefined) ??
     (toolResult ? str(toolResult, 'agent_id') : undefined)
   );
+}
+
+export interface PlanStep {
+  readonly text: string;
+  readonly status: string;
+}
+
+/** The steps of a plan or todo list a call wrote, whichever agent's shape it has: Claude Code's
+ * TodoWrite (`todos: [{ content, status }]`), Codex's update_plan (`plan: [{ step, status }]`),
+ * Gemini CLI's write_todos (`todos: [{ description, status }]`). */
+export function planSteps(item: Item): PlanStep[] | undefined {
+  const input = obj(item, 'input');
+  const list = field(item, 'todos') ?? input?.todos ?? input?.plan;
+  if (!Array.isArray(list)) return undefined;
+  const steps: PlanStep[] = [];
+  for (const s of list) {
+    if (!isObject(s)) return undefined;
+    const text = s.content ?? s.step ?? s.description;
+    if (typeof text !== 'string') return undefined;
+    steps.push({ text, status: typeof s.status === 'string' ? s.status : '' });
+  }
+  return steps;
 }

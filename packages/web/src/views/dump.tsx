@@ -1,12 +1,13 @@
 // The dump builder: pick a preset and item types, a time range or a subagent, watch the counts follow
 // each choice, write the dump, then copy or download it as JSON or Markdown.
-import type { DumpIdEntry, DumpPreset, OpArgs, SessionDumpWriteResult, SessionHead } from '@cairn/protocol';
+import type { DumpIdEntry, DumpPreset, OpArgs, SessionDumpWriteResult } from '@cairn/protocol';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 // The selection rules are the transcript library's own, so the counts shown are the counts written.
 import { DEFAULT_SELECTION, type Selection, selection } from '../../../transcript/src/items/select.js';
 import { useServices } from '../context.js';
 import { formatBytes, formatCount, formatDateTime, formatDuration } from '../format.js';
 import { ALL_TYPES } from '../session/feed.js';
+import { MAIN_LANE, type Timeline } from '../timeline/model.js';
 
 interface Base {
   readonly entries: Record<string, number>;
@@ -47,15 +48,7 @@ const FAMILY_LABEL: Record<string, string> = {
   'system:attachment': 'Attachments',
 };
 
-export function DumpView({
-  agent,
-  sid,
-  head,
-}: {
-  agent: string;
-  sid: string;
-  head: SessionHead | undefined;
-}) {
+export function DumpView({ agent, sid, timeline }: { agent: string; sid: string; timeline: Timeline }) {
   const { conn } = useServices();
   const [presets, setPresets] = useState<readonly DumpPreset[]>([]);
   const [preset, setPreset] = useState('');
@@ -102,6 +95,10 @@ export function DumpView({
       clearTimeout(t);
     };
   }, [subject, range]);
+
+  // The session's first and last item, to offer its whole span as a range.
+  const items = timeline.items(MAIN_LANE);
+  const span = items.length > 0 ? { from: items[0]!.at, to: items[items.length - 1]!.at } : undefined;
 
   const lookup = useMemo(() => new Map(presets.map((p) => [p.name, p])), [presets]);
   const ask = useMemo(() => {
@@ -192,17 +189,16 @@ export function DumpView({
                   onInput={(e) => setUntil(e.currentTarget.value)}
                 />
               </label>
-              {head?.started_at !== undefined && (
+              {span && (
                 <button
                   type="button"
                   class="link small"
                   onClick={() => {
-                    setSince(toLocal(head.started_at!));
-                    setUntil(toLocal(head.last_activity_at ?? Date.now()));
+                    setSince(toLocal(span.from));
+                    setUntil(toLocal(span.to + 60_000));
                   }}
                 >
-                  whole session ({formatDateTime(head.started_at)} –{' '}
-                  {head.last_activity_at ? formatDateTime(head.last_activity_at) : 'now'})
+                  whole session ({formatDateTime(span.from)} – {formatDateTime(span.to)})
                 </button>
               )}
               {(since || until) && (

@@ -16,6 +16,7 @@ import {
   num,
   obj,
   patchText,
+  planSteps,
   shellCommand,
   str,
   textOf,
@@ -104,7 +105,9 @@ function body(row: ItemRow, ctx: RowContext): JSX.Element {
   if (t === 'message:user:out') {
     return (
       <>
-        <div class="who">{row.depth === 0 ? 'Assistant' : 'Subagent'}</div>
+        <div class="who">
+          {row.depth === 0 ? 'Assistant' : 'Subagent'} <CopyButton text={str(item, 'text') ?? ''} />
+        </div>
         <Markdown text={str(item, 'text') ?? ''} />
       </>
     );
@@ -207,6 +210,26 @@ function recordType(item: Item): string {
 
 const wordCount = (text: string): number => text.split(/\s+/).filter((w) => w !== '').length;
 
+/** Copies a message's text as written (Markdown stays Markdown). */
+function CopyButton({ text }: { text: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="copy"
+      title="copy the text"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        });
+      }}
+    >
+      {done ? 'copied' : 'copy'}
+    </button>
+  );
+}
+
 // Prompts longer than this many lines are cut, with a fold for the rest.
 const PROMPT_LINES = 24;
 
@@ -217,7 +240,9 @@ function UserText({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const open = ctx.folds.isOpen(`${row.key}:body`);
   return (
     <div class="prompt">
-      <div class="who">{row.depth === 0 ? 'You' : 'Brief'}</div>
+      <div class="who">
+        {row.depth === 0 ? 'You' : 'Brief'} <CopyButton text={text} />
+      </div>
       <TextBlock
         text={long && !open ? lines.slice(0, PROMPT_LINES).join('\n') : text}
         className="prompt-text"
@@ -328,12 +353,6 @@ function callSummary(item: Item): string {
       return str(item, 'url') ?? '';
     case 'WebSearch':
       return str(item, 'query') ?? '';
-    case 'TodoWrite': {
-      const todos = field(item, 'todos');
-      if (!Array.isArray(todos)) return '';
-      const done = todos.filter((t) => (t as { status?: string }).status === 'completed').length;
-      return `${todos.length} todos · ${done} done`;
-    }
     case 'Skill':
       return str(item, 'skill') ?? '';
     case 'SendMessage':
@@ -344,6 +363,12 @@ function callSummary(item: Item): string {
       break;
   }
   if (isShellTool(name)) return firstLine(shellCommand(item) ?? '', 200);
+  const plan = planSteps(item);
+  if (plan) {
+    const done = plan.filter((p) => p.status === 'completed').length;
+    const now = plan.find((p) => p.status === 'in_progress');
+    return `${plan.length} steps · ${done} done${now ? ` · now: ${now.text}` : ''}`;
+  }
   const patch = patchText(item);
   if (patch) {
     const files = parsePatch(patch);
@@ -431,15 +456,17 @@ function ToolBody({ row, where }: { row: ItemRow; where: Where }) {
     parts.push(<EditDiff key="diff" item={item} where={where} />);
   } else if (patchText(item)) {
     parts.push(<PatchView key="patch" patch={patchText(item)!} />);
-  } else if (name === 'TodoWrite' && Array.isArray(field(item, 'todos'))) {
+  } else if (planSteps(item)) {
+    const explanation = input?.explanation;
+    if (typeof explanation === 'string') parts.push(<p key="why">{explanation}</p>);
     parts.push(
       <ul key="todos" class="todos">
-        {(field(item, 'todos') as { content: string; status: string }[]).map((t, i) => (
+        {planSteps(item)!.map((t, i) => (
           <li key={i} class={`todo todo-${t.status}`}>
             <span aria-hidden="true">
               {t.status === 'completed' ? '☑' : t.status === 'in_progress' ? '◐' : '☐'}
             </span>{' '}
-            {t.content}
+            {t.text}
           </li>
         ))}
       </ul>,

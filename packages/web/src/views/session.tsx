@@ -71,7 +71,7 @@ export function SessionView({ route }: { route: SessionRoute }) {
         <TimelineView feed={feed} timeline={timeline} item={route.item} active={head?.active === true} />
       )}
       {route.tab === 'summary' && <SummaryView agent={route.agent} sid={route.sid} />}
-      {route.tab === 'dump' && <DumpView agent={route.agent} sid={route.sid} head={head} />}
+      {route.tab === 'dump' && <DumpView agent={route.agent} sid={route.sid} timeline={timeline} />}
     </section>
   );
 }

@@ -114,17 +114,21 @@ export function TimelineView({
   const mainCount = timeline.items(MAIN_LANE).length;
   const seenMain = useRef(0);
   const [unseen, setUnseen] = useState(0);
+  const historyIn = useRef(false);
   useLayoutEffect(() => {
     const added = mainCount - seenMain.current;
     seenMain.current = mainCount;
+    // What arrives with the history is not news, however it is chunked.
+    const news = historyIn.current;
+    historyIn.current = feed.state.loaded;
     if (rows.length === 0) return;
     if (follow) {
       virtualizer.scrollToIndex(rows.length - 1, { align: 'end' });
       setUnseen(0);
-    } else if (added > 0 && feed.state.loaded) {
+    } else if (added > 0 && news) {
       setUnseen((n) => n + added);
     }
-  }, [mainCount, follow]);
+  }, [mainCount, follow, feed.state.loaded]);
 
   const lastTop = useRef(0);
   const onScroll = useCallback(() => {
