@@ -9,8 +9,9 @@ const common = {
   conditions: ['source'],
   sourcemap: 'linked',
   logLevel: 'warning',
-  // Native addons stay outside the bundle; everything else (workspace packages included) goes in.
-  external: ['better-sqlite3', 'playwright-core'],
+  // Native addons and CommonJS packages with dynamic requires stay outside the bundle;
+  // everything else (workspace packages included) goes in.
+  external: ['better-sqlite3', 'playwright-core', 'ws'],
 };
 
 const entries = [
@@ -30,3 +31,5 @@ await Promise.all(
 
 // The contract as JSON Schema, for clients in other languages.
 await import('../packages/protocol/scripts/export-schema.mjs');
+// The web UI the daemon serves.
+await import('../packages/web/build.mjs');

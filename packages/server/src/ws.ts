@@ -2,7 +2,6 @@
 // authorized and validated from the protocol's op table alone, answered with the op's reply; topic
 // frames go out on the same socket.
 import type { IncomingMessage } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import {
   type ErrorBody,
@@ -15,8 +14,7 @@ import {
   validateRequest,
   validateResponse,
 } from '@cairn/protocol';
-import type * as WsModule from 'ws';
-import type { WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Connection, OpContext, OpOutcome } from './ops/context.js';
 import { OP_HANDLERS } from './ops/index.js';
 import {
@@ -34,10 +32,6 @@ export interface WsOptions {
   readonly checkReplies?: boolean;
   readonly log?: (line: string) => void;
 }
-
-// Loaded at run time, not bundled: ws is CommonJS that requires Node's built-ins, which an ESM bundle
-// cannot do; from node_modules it loads as it is.
-const { WebSocketServer } = createRequire(import.meta.url)('ws') as typeof WsModule;
 
 const MAX_MESSAGE = 4 * 1024 * 1024;
 
@@ -57,7 +51,7 @@ class SocketConnection implements Connection {
 }
 
 export class WsHub {
-  private readonly wss: WsModule.WebSocketServer = new WebSocketServer({
+  private readonly wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_MESSAGE,
   });

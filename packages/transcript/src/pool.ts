@@ -65,7 +65,8 @@ export async function runInPool<T extends TaskName>(
         w.on('message', (msg: { index: number; result?: Outcome<T>; defect?: string }) => {
           if (msg.defect !== undefined) return reject(new Error(msg.defect));
           results[msg.index] = msg.result!;
-          onDone?.(++done, targets.length);
+          done++;
+          onDone?.(done, targets.length);
           if (done === targets.length) resolve();
           else feed(w);
         });

@@ -5,7 +5,13 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listSessions, loadTranscript, readOriginal, type SessionHead, type Transcript } from '../src/index.js';
+import {
+  listSessions,
+  loadTranscript,
+  readOriginal,
+  type SessionHead,
+  type Transcript,
+} from '../src/index.js';
 import { corpus, corpusPath } from './corpus.js';
 import { tempHome, tempPlatform } from './homes.js';
 
