@@ -1,31 +1,11 @@
 // The transcript model: one typed shape for every agent's sessions.
 // Names follow the agent-kit `/transcript` contract; payload fields beyond it are cairn's own.
 
-/** What an agent's logs can record. A count whose capability a transcript does not list is absent, never 0. */
-export type Capability =
-  | 'requests'
-  | 'usage'
-  | 'durations'
-  | 'reasoning'
-  | 'compaction'
-  | 'compactionTokens'
-  | 'subagents'
-  | 'systemPrompt'
-  | 'toolSchemas'
-  | 'hooks';
+import type { Capability } from '@cairn/protocol';
 
-export const CAPABILITIES: readonly Capability[] = [
-  'requests',
-  'usage',
-  'durations',
-  'reasoning',
-  'compaction',
-  'compactionTokens',
-  'subagents',
-  'systemPrompt',
-  'toolSchemas',
-  'hooks',
-];
+export { CAPABILITIES } from '@cairn/protocol';
+/** What an agent's logs can record (the contract's list). A count whose capability a transcript does not list is absent, never 0. */
+export type { Capability };
 
 export interface SqliteSourcePointer {
   table: string;
