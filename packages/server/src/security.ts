@@ -69,7 +69,12 @@ export function cookieValue(header: string | undefined, name: string): string | 
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq === -1) continue;
-    if (part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return undefined; // a malformed escape is no token, not a crash
+    }
   }
   return undefined;
 }

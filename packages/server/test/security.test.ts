@@ -62,6 +62,11 @@ describe('the gate of a running server', () => {
     expect((await get(server, '/?token=nope')).status).toBe(401);
   });
 
+  it('refuses a malformed token cookie with 401 and keeps serving', async () => {
+    expect((await get(server, '/', { cookie: 'cairn_token=%E0%A4%A' })).status).toBe(401);
+    expect((await get(server, '/')).status).toBe(401);
+  });
+
   it('refuses a foreign Origin with 403, even with the token', async () => {
     const answer = await get(server, `/assets/app.js?token=${server.token}`, {
       origin: 'http://evil.example',
