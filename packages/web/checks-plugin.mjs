@@ -10,7 +10,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 // The schemas the browser checks what it receives against.
 const ENTRY = `
-export { OP_SCHEMAS, TranscriptItem, SessionsFrame, TranscriptItemsFrame } from '@cairn/protocol';
+export {
+  OP_SCHEMAS,
+  TranscriptItem,
+  SessionsFrame,
+  SessionUpsertedFrame,
+  SessionRemovedFrame,
+  SessionStreamFrame,
+} from '@cairn/protocol';
 export { TypeCompiler } from '@sinclair/typebox/compiler';
 `;
 
@@ -40,7 +47,9 @@ export async function checksModule() {
   lines.push('};');
   lines.push(`export const itemCheck = ${checker(contract, contract.TranscriptItem)};`);
   lines.push(`export const sessionsFrameCheck = ${checker(contract, contract.SessionsFrame)};`);
-  lines.push(`export const transcriptItemsFrameCheck = ${checker(contract, contract.TranscriptItemsFrame)};`);
+  lines.push(`export const sessionUpsertedCheck = ${checker(contract, contract.SessionUpsertedFrame)};`);
+  lines.push(`export const sessionRemovedCheck = ${checker(contract, contract.SessionRemovedFrame)};`);
+  lines.push(`export const streamFrameCheck = ${checker(contract, contract.SessionStreamFrame)};`);
   return lines.join('\n');
 }
 

@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 
 /** A session id as its agent spells it: a uuid for Claude Code, Codex and Gemini CLI, other shapes
  * elsewhere (`ses_…`, `20260211_001`). Held to characters that cannot step out of a folder or split a
- * topic name, since servers join it into paths and `transcript_items:<sid>`. */
+ * topic name, since servers join it into paths and `session:<agent>:<sid>`. */
 export const Sid = Type.String({ $id: 'Sid', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$' });
 export type Sid = Static<typeof Sid>;
 

@@ -22,6 +22,7 @@ export * from './ops/topics.js';
 export * from './ops/transcript-items-read.js';
 export * from './ops/transcript-read.js';
 export * from './session.js';
+export * from './session-stream.js';
 export * from './snippet.js';
 export * from './source.js';
 export * from './tool-items.js';

@@ -8,9 +8,10 @@ import { CONNECTION_ERROR_CODES, ERROR_CODES } from './errors.js';
 import { OPEN_ITEM_FAMILIES, TRANSCRIPT_ITEM_TYPES } from './item-types.js';
 import { TRANSCRIPT_ITEM_MEMBERS, TranscriptItem } from './items.js';
 import { OP_ATTRIBUTES, OP_NAMES, OP_SCHEMAS } from './op-table.js';
+import { SESSION_STREAM_FRAME_MEMBERS, SessionStreamFrame } from './session-stream.js';
 import { SNIPPET_MARK_END, SNIPPET_MARK_START } from './snippet.js';
 import { TYPED_TOOLS } from './tool-items.js';
-import { SessionsFrame, TOPIC_ATTRIBUTES, TranscriptItemsFrame } from './topics.js';
+import { SessionRemovedFrame, SessionsFrame, SessionUpsertedFrame, TOPIC_ATTRIBUTES } from './topics.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -23,7 +24,10 @@ const ROOTS: readonly TSchema[] = [
   ...TRANSCRIPT_ITEM_MEMBERS.map((member) => member.schema),
   SessionDumpFile,
   SessionsFrame,
-  TranscriptItemsFrame,
+  SessionUpsertedFrame,
+  SessionRemovedFrame,
+  SessionStreamFrame,
+  ...SESSION_STREAM_FRAME_MEMBERS,
   ...OP_NAMES.flatMap((op) => Object.values(OP_SCHEMAS[op])),
 ];
 

@@ -1,23 +1,23 @@
 // Topics a connection can subscribe to, who may, and the frames each one pushes.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { AgentName, Cursor, InstanceId, type Role, Sid } from './identifiers.js';
-import { TranscriptItem } from './items.js';
+import { AgentName, InstanceId, type Role, Sid } from './identifiers.js';
 import { SessionHead } from './session.js';
+
+const AGENT_CHARS = '[a-z][a-z0-9-]{0,63}';
+const SID_CHARS = '[A-Za-z0-9][A-Za-z0-9._-]{0,199}';
 
 /** Topics naming one thing for the whole server. */
 export const PLAIN_TOPICS = ['sessions'] as const;
-/** Topics naming one session, written `<topic>:<sid>`. */
-export const SESSION_TOPICS = ['transcript_items'] as const;
+/** Topics naming one session, written `<topic>:<agent>:<sid>`. */
+export const SESSION_TOPICS = ['session'] as const;
 
 export type PlainTopic = (typeof PLAIN_TOPICS)[number];
 export type SessionTopic = (typeof SESSION_TOPICS)[number];
 export type TopicKind = PlainTopic | SessionTopic;
 
-const SID_CHARS = '[A-Za-z0-9][A-Za-z0-9._-]{0,199}';
-
 export const Topic = Type.String({
   $id: 'Topic',
-  pattern: `^(?:${PLAIN_TOPICS.join('|')}|(?:${SESSION_TOPICS.join('|')}):${SID_CHARS})$`,
+  pattern: `^(?:${PLAIN_TOPICS.join('|')}|(?:${SESSION_TOPICS.join('|')}):${AGENT_CHARS}:${SID_CHARS})$`,
 });
 export type Topic = Static<typeof Topic>;
 
@@ -29,23 +29,41 @@ export interface TopicAttributes {
   /** Roles that may subscribe; another role is answered `forbidden`. */
   readonly roles: readonly Role[];
   readonly granularity: TopicGranularity;
+  /** The `$id`s of the schemas of the frames the topic pushes. */
+  readonly frames: readonly string[];
 }
 
 export const TOPIC_ATTRIBUTES = {
-  sessions: { roles: ['user'], granularity: 'element' },
-  // A session may follow its own transcript; which one is its own is the server's check.
-  transcript_items: { roles: ['session', 'user'], granularity: 'append' },
+  sessions: {
+    roles: ['user'],
+    granularity: 'element',
+    frames: ['SessionsFrame', 'SessionUpsertedFrame', 'SessionRemovedFrame'],
+  },
+  // A session may follow its own stream; which one is its own is the server's check.
+  session: { roles: ['session', 'user'], granularity: 'append', frames: ['SessionStreamFrame'] },
 } as const satisfies Record<TopicKind, TopicAttributes>;
 
-/** The kind of a topic name (the part before `:`), or undefined for a name this protocol lacks. */
+/** The kind of a topic name (the part before the first `:`), or undefined for a name this protocol
+ * lacks. */
 export function topicKind(topic: string): TopicKind | undefined {
   const head = topic.split(':', 1)[0] ?? '';
   return Object.hasOwn(TOPIC_ATTRIBUTES, head) ? (head as TopicKind) : undefined;
 }
 
+/** The topic of one session's stream. */
+export const sessionTopic = (agent: string, sid: string): string => `session:${agent}:${sid}`;
+
+const SESSION_TOPIC = new RegExp(`^session:(${AGENT_CHARS}):(${SID_CHARS})$`);
+
+/** The session a `session:<agent>:<sid>` topic names, or undefined for any other name. */
+export function sessionOfTopic(topic: string): { agent: string; sid: string } | undefined {
+  const m = SESSION_TOPIC.exec(topic);
+  return m ? { agent: m[1]!, sid: m[2]! } : undefined;
+}
+
 /** A frame pushed on a subscribed topic. The first after `topic_subscribe` carries `snapshot: true`
- * and the current value (or, for an appending topic, the point it starts from); later frames carry
- * changes of the same payload type, so a subscriber has one code path for both. */
+ * and the current value; later frames carry changes of the same payload type, so a subscriber has one
+ * code path for both. */
 export function topicFrame<T extends TSchema>(topic: TopicKind, data: T, $id: string) {
   return Type.Object(
     {
@@ -71,18 +89,16 @@ export const SessionsFrame = topicFrame(
 );
 export type SessionsFrame = Static<typeof SessionsFrame>;
 
-/** `transcript_items:<sid>`: items classified from what was appended to the session's files. Each
- * frame's `cursor` resumes exactly after it, so a client that reconnects passes the last one it saw to
- * `topic_subscribe` and gets no gap and no repeat. */
-export const TranscriptItemsFrame = topicFrame(
-  'transcript_items',
-  Type.Object({
-    sid: Sid,
-    /** The subagent the items belong to; absent for the session's own. */
-    agent_id: Type.Optional(Type.String()),
-    items: Type.Array(TranscriptItem),
-    cursor: Cursor,
-  }),
-  'TranscriptItemsFrame',
+/** `sessions`, in spectral's shape: one session appeared or changed. */
+export const SessionUpsertedFrame = Type.Object(
+  { type: Type.Literal('session_upserted'), head: SessionHead },
+  { $id: 'SessionUpsertedFrame' },
 );
-export type TranscriptItemsFrame = Static<typeof TranscriptItemsFrame>;
+export type SessionUpsertedFrame = Static<typeof SessionUpsertedFrame>;
+
+/** `sessions`, in spectral's shape: the files of one session went away. */
+export const SessionRemovedFrame = Type.Object(
+  { type: Type.Literal('session_removed'), agent: AgentName, sid: Sid },
+  { $id: 'SessionRemovedFrame' },
+);
+export type SessionRemovedFrame = Static<typeof SessionRemovedFrame>;

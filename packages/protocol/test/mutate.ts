@@ -6,6 +6,7 @@ export function wrongType(value: unknown): unknown {
   if (typeof value === 'string') return 42;
   if (typeof value === 'number') return 'forty-two';
   if (typeof value === 'boolean') return 'yes';
+  if (value === null) return 'not null';
   if (Array.isArray(value)) return { not: 'an array' };
   if (value !== null && typeof value === 'object') return 'not an object';
   return undefined;

@@ -156,7 +156,8 @@ export class FrameBuilder {
           messageId,
           id: e.payload.callId,
           name: e.payload.name,
-          args: e.payload.input,
+          // The frame says what was recorded; a record without input says null.
+          args: e.payload.input ?? null,
         };
         if (e.timestamp !== undefined) call.startedAt = e.timestamp;
         frame('tool_call', withItem(call));
@@ -169,7 +170,7 @@ export class FrameBuilder {
         const result: Record<string, unknown> = {
           messageId: this.messageOfCall.get(e.payload.callId) ?? e.payload.callId,
           id: e.payload.callId,
-          result: e.payload.output,
+          result: e.payload.output ?? null,
         };
         if (e.payload.isError) result.isError = true;
         if (e.timestamp !== undefined) result.finishedAt = e.timestamp;

@@ -1,4 +1,5 @@
 // Whether the files show a turn in flight, and the run state spectral's clients expect for it.
+import type { WireRunState } from '@cairn/protocol';
 import { isPrompt, type Transcript, type TranscriptEventOf } from '@cairn/transcript';
 
 /** A turn whose files have been silent this long is over, whatever its last record says: the agent
@@ -56,16 +57,6 @@ export function turnInFlight(t: Transcript): boolean {
     }
   }
   return false;
-}
-
-export type RunPhase = 'idle' | 'streaming' | 'retrying' | 'compacting' | 'looping' | 'queued';
-
-export interface WireRunState {
-  runId: string;
-  generation: number;
-  busy: boolean;
-  phase: RunPhase;
-  flags: { streaming: boolean; retrying: boolean; compacting: boolean; looping: boolean; queued: boolean };
 }
 
 /** The run of the latest prompt on the main lane: its id, and how many prompts came before it. */

@@ -1,15 +1,12 @@
-// Per-session streams: the history first, then what each append adds, in spectral's frames (or as the
-// protocol's item frames), numbered so that a client resuming after the last number it saw gets no
-// gap and no repeat.
+// Per-session streams (`session:<agent>:<sid>`): the history first, then what each append adds, in
+// spectral's frames, numbered so that a client resuming after the last number it saw gets no gap and
+// no repeat.
 import { gzipSync } from 'node:zlib';
-import type { TranscriptItem } from '@cairn/protocol';
+import type { TranscriptItem, WireRunState } from '@cairn/protocol';
 import type { Transcript, TranscriptEvent } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
 import { FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
-import { runStateOf, type WireRunState } from './run-state.js';
-
-/** Spectral's frames (`session:<agent>:<sid>`), or the protocol's item frames (`transcript_items:<sid>`). */
-export type StreamKind = 'spectral' | 'items';
+import { runStateOf } from './run-state.js';
 
 export interface Subscriber {
   send(frame: object): void;
@@ -27,11 +24,6 @@ export interface StreamsOptions {
   readonly lingerMs?: number;
 }
 
-interface Subscription {
-  kind: StreamKind;
-  topic: string;
-}
-
 class SessionStream {
   /** Event ids in the order the stream first saw them; an event's seq is its index here. */
   log: string[] = [];
@@ -39,7 +31,7 @@ class SessionStream {
   loaded!: Loaded;
   private items = new Map<string, TranscriptItem[]>();
   private events = new Map<string, TranscriptEvent>();
-  readonly subs = new Map<Subscriber, Subscription>();
+  readonly subs = new Set<Subscriber>();
   busy = false;
   lingerTimer: NodeJS.Timeout | undefined;
 
@@ -115,25 +107,6 @@ class SessionStream {
     return out;
   }
 
-  /** The items of the events after `afterSeq`, lane by lane, with the seq of the last event each holds. */
-  itemsAfter(afterSeq: number): { agentId: string | undefined; items: TranscriptItem[]; seq: number }[] {
-    const main = this.transcript.agents.find((a) => a.parentId === undefined)?.id;
-    const out: { agentId: string | undefined; items: TranscriptItem[]; seq: number }[] = [];
-    for (let seq = afterSeq + 1; seq < this.log.length; seq++) {
-      const id = this.log[seq]!;
-      const items = this.items.get(id);
-      const e = this.events.get(id);
-      if (!items || !e) continue;
-      const agentId = e.agentId === main ? undefined : e.agentId;
-      const last = out[out.length - 1];
-      if (last && last.agentId === agentId) {
-        last.items.push(...items);
-        last.seq = seq;
-      } else out.push({ agentId, items: [...items], seq });
-    }
-    return out;
-  }
-
   runState(): WireRunState {
     return runStateOf(this.transcript, this.busy);
   }
@@ -170,26 +143,17 @@ export class Streams {
    * Subscribes to a session. Without `afterSeq` (or with one this stream never reached) the
    * subscriber gets the whole history first; with it, only what came after.
    */
-  async subscribe(
-    key: string,
-    sub: Subscriber,
-    topic: string,
-    kind: StreamKind,
-    afterSeq?: number,
-  ): Promise<boolean> {
+  async subscribe(key: string, sub: Subscriber, afterSeq?: number): Promise<boolean> {
     const stream = await this.open(key);
     if (!stream) return false;
     clearTimeout(stream.lingerTimer);
     stream.lingerTimer = undefined;
-    stream.subs.set(sub, { kind, topic });
+    stream.subs.add(sub);
     const resume = afterSeq !== undefined && afterSeq >= -1 && afterSeq <= stream.lastSeq;
-    if (kind === 'spectral') {
-      if (resume) {
-        for (const f of stream.framesAfter(afterSeq)) sub.send(f);
-        sub.send(this.runStateFrame(stream));
-      } else this.sendReady(stream, sub);
-    } else if (resume) this.sendItems(stream, sub, topic, afterSeq, false);
-    else this.sendItemsSnapshot(stream, sub, topic);
+    if (resume) {
+      for (const f of stream.framesAfter(afterSeq)) sub.send(f);
+      sub.send(this.runStateFrame(stream));
+    } else this.sendReady(stream, sub);
     return true;
   }
 
@@ -243,21 +207,13 @@ export class Streams {
     if (change.replaced || !stream.extends(change)) {
       stream.reset(change);
       stream.busy = busy;
-      for (const [sub, s] of stream.subs) {
-        if (s.kind === 'spectral') this.sendReady(stream, sub);
-        else this.sendItemsSnapshot(stream, sub, s.topic);
-      }
+      for (const sub of stream.subs) this.sendReady(stream, sub);
       return;
     }
     const before = stream.take(change);
-    if (stream.lastSeq > before) {
-      let frames: StreamFrame[] | undefined;
-      for (const [sub, s] of stream.subs) {
-        if (s.kind === 'spectral') {
-          frames ??= stream.framesAfter(before);
-          for (const f of frames) sub.send(f);
-        } else this.sendItems(stream, sub, s.topic, before, false);
-      }
+    if (stream.lastSeq > before && stream.subs.size > 0) {
+      const frames = stream.framesAfter(before);
+      for (const sub of stream.subs) for (const f of frames) sub.send(f);
     }
     if (busy !== stream.busy) {
       stream.busy = busy;
@@ -276,7 +232,7 @@ export class Streams {
   }
 
   private broadcastRunState(stream: SessionStream): void {
-    for (const [sub, s] of stream.subs) if (s.kind === 'spectral') sub.send(this.runStateFrame(stream));
+    for (const sub of stream.subs) sub.send(this.runStateFrame(stream));
   }
 
   private runStateFrame(stream: SessionStream): StreamFrame {
@@ -343,53 +299,10 @@ export class Streams {
       totalMessages: items.length,
     });
   }
-
-  private sendItemsSnapshot(stream: SessionStream, sub: Subscriber, topic: string): void {
-    sub.send({
-      ev: 'topic',
-      topic,
-      snapshot: true,
-      instance: this.options.instance,
-      data: { sid: stream.sid, items: stream.historyItems(), cursor: seqCursor(stream.lastSeq) },
-    });
-  }
-
-  private sendItems(
-    stream: SessionStream,
-    sub: Subscriber,
-    topic: string,
-    afterSeq: number,
-    snapshot: boolean,
-  ): void {
-    for (const group of stream.itemsAfter(afterSeq)) {
-      const data: Record<string, unknown> = {
-        sid: stream.sid,
-        items: group.items,
-        cursor: seqCursor(group.seq),
-      };
-      if (group.agentId !== undefined) data.agent_id = group.agentId;
-      sub.send({
-        ev: 'topic',
-        topic,
-        ...(snapshot ? { snapshot: true } : {}),
-        instance: this.options.instance,
-        data,
-      });
-    }
-  }
 }
 
 const itemKeys = (items: readonly TranscriptItem[] | undefined): string =>
   (items ?? []).map((i) => `${i.uuid}|${i.type}|${(i as { role?: string }).role ?? ''}`).join('\n');
-
-/** A stream position as the protocol's opaque cursor. */
-export const seqCursor = (seq: number): string => `s${seq}`;
-
-/** The seq a cursor names, or undefined for a cursor this server did not issue. */
-export function cursorSeq(cursor: string): number | undefined {
-  const m = /^s(-1|\d+)$/.exec(cursor);
-  return m ? Number(m[1]) : undefined;
-}
 
 /** The input tokens of the main lane's last request: what the context held then. */
 function contextWindowUsed(t: Transcript): number | null {

@@ -10,18 +10,12 @@ import {
   OP_ATTRIBUTES,
   type OpName,
   type OpRequest,
-  validate,
   validateRequest,
   validateResponse,
 } from '@cairn/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Connection, OpContext, OpOutcome } from './ops/context.js';
 import { OP_HANDLERS } from './ops/index.js';
-import {
-  SESSION_TOPIC,
-  SessionStreamSubscribeRequest,
-  SessionStreamUnsubscribeRequest,
-} from './ops/topics.js';
 import { checkRequest, type Gate } from './security.js';
 
 export interface WsOptions {
@@ -159,8 +153,7 @@ export class WsHub {
     }
     if (!outcome.ok) return refuse(request_id, outcome.error);
     const response = { ok: true, request_id, ...outcome.result };
-    // A reply to the stream topic the table does not list yet cannot pass the table's schema.
-    if (this.options.checkReplies && !checked.extended) {
+    if (this.options.checkReplies) {
       const valid = validateResponse(op, response);
       if (!valid.ok) {
         return refuse(request_id, {
@@ -182,12 +175,10 @@ type Read =
       request_id: string;
       request: unknown;
       invalid?: ErrorBody;
-      extended?: true;
     };
 
 /**
- * The protocol's reading of a request, plus the stream topic the web UI follows (not in the
- * protocol's topic table yet). An op known but with bad arguments is kept apart, so that
+ * The protocol's reading of a request. An op known but with bad arguments is kept apart, so that
  * `hello_required` and `forbidden` are answered before the arguments are judged.
  */
 function readRequest(value: unknown): Read {
@@ -200,21 +191,11 @@ function readRequest(value: unknown): Read {
       request: read.request,
     };
   const request_id = read.request_id;
-  const { op, topic } = (value ?? {}) as { op?: unknown; topic?: unknown };
+  const { op } = (value ?? {}) as { op?: unknown };
   if (read.error.code !== 'invalid_args' || request_id === undefined || !isOpName(op)) {
     return request_id === undefined
       ? { kind: 'refused', error: read.error }
       : { kind: 'refused', request_id, error: read.error };
-  }
-  if (
-    (op === 'topic_subscribe' || op === 'topic_unsubscribe') &&
-    typeof topic === 'string' &&
-    SESSION_TOPIC.test(topic)
-  ) {
-    const schema = op === 'topic_subscribe' ? SessionStreamSubscribeRequest : SessionStreamUnsubscribeRequest;
-    const own = validate(schema, value);
-    if (own.ok) return { kind: 'request', op, request_id, request: value, extended: true };
-    return { kind: 'request', op, request_id, request: value, invalid: own.error, extended: true };
   }
   return { kind: 'request', op, request_id, request: value, invalid: read.error };
 }

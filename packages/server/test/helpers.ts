@@ -3,7 +3,15 @@
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROTOCOL_VERSION } from '@cairn/protocol';
+import {
+  ErrorResponse,
+  PROTOCOL_VERSION,
+  SessionRemovedFrame,
+  SessionStreamFrame,
+  SessionsFrame,
+  SessionUpsertedFrame,
+  validate,
+} from '@cairn/protocol';
 import WebSocket from 'ws';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { type RunningServer, type ServerOptions, startServer } from '../src/index.js';
@@ -50,9 +58,21 @@ export async function serve(
 
 export type Frame = Record<string, unknown>;
 
-/** A protocol client over one WebSocket: requests by id, every other frame collected in order. */
+/** The schema a frame that answers no pending request must match: a refusal that could not name its
+ * request, the `sessions` topic's frames, else a session stream's. */
+function frameSchema(frame: Frame) {
+  if ('ok' in frame) return ErrorResponse;
+  if (frame.ev === 'topic') return SessionsFrame;
+  if (frame.type === 'session_upserted') return SessionUpsertedFrame;
+  if (frame.type === 'session_removed') return SessionRemovedFrame;
+  return SessionStreamFrame;
+}
+
+/** A protocol client over one WebSocket: requests by id, every other frame collected in order and
+ * checked against the protocol; a frame that breaks it fails the test at the next wait or close. */
 export class Client {
   readonly frames: Frame[] = [];
+  readonly broken: { frame: Frame; error: string }[] = [];
   private readonly pending = new Map<string, (reply: Frame) => void>();
   private readonly waiters: (() => void)[] = [];
   private nextId = 1;
@@ -64,7 +84,11 @@ export class Client {
       if (typeof id === 'string' && 'ok' in frame && this.pending.has(id)) {
         this.pending.get(id)!(frame);
         this.pending.delete(id);
-      } else this.frames.push(frame);
+      } else {
+        this.frames.push(frame);
+        const valid = validate(frameSchema(frame), frame);
+        if (!valid.ok) this.broken.push({ frame, error: valid.error.message });
+      }
       for (const w of this.waiters.splice(0)) w();
     });
   }
@@ -101,6 +125,7 @@ export class Client {
   async until(test: (frames: Frame[]) => boolean, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!test(this.frames)) {
+      this.assertValid();
       const left = deadline - Date.now();
       if (left <= 0)
         throw new Error(
@@ -116,7 +141,17 @@ export class Client {
     }
   }
 
+  /** Throws when a frame received so far broke the protocol. */
+  assertValid(): void {
+    const [first] = this.broken;
+    if (first)
+      throw new Error(
+        `${this.broken.length} frame(s) break the protocol; first: ${first.error} in ${JSON.stringify(first.frame).slice(0, 600)}`,
+      );
+  }
+
   close(): Promise<void> {
+    this.assertValid();
     return new Promise((resolve) => {
       if (this.ws.readyState === WebSocket.CLOSED) return resolve();
       this.ws.once('close', () => resolve());

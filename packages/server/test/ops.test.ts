@@ -69,8 +69,8 @@ describe.skipIf(!corpus)('ops over the corpus', () => {
     if ('since_at' in args) delete args.since_at;
     if ('preset' in args) args.preset = BUILTIN_PRESETS[0]!.name;
     if (op === 'topic_subscribe') {
-      args.topic = `transcript_items:${big.id}`;
-      delete args.cursor;
+      args.topic = `session:${big.agent}:${big.id}`;
+      delete args.after_seq;
     }
     if (op === 'transcript_read') args.after = 0;
     return args;

@@ -4,5 +4,7 @@ declare module 'virtual:cairn-checks' {
   export const responseChecks: Record<string, Check>;
   export const itemCheck: Check;
   export const sessionsFrameCheck: Check;
-  export const transcriptItemsFrameCheck: Check;
+  export const sessionUpsertedCheck: Check;
+  export const sessionRemovedCheck: Check;
+  export const streamFrameCheck: Check;
 }

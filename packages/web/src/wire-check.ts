@@ -4,15 +4,19 @@
 import {
   itemCheck,
   responseChecks,
+  sessionRemovedCheck,
   sessionsFrameCheck,
-  transcriptItemsFrameCheck,
+  sessionUpsertedCheck,
+  streamFrameCheck,
 } from 'virtual:cairn-checks';
 import {
   OP_SCHEMAS,
   type OpName,
+  SessionRemovedFrame,
+  SessionStreamFrame,
   SessionsFrame,
+  SessionUpsertedFrame,
   TranscriptItem,
-  TranscriptItemsFrame,
   validate,
 } from '@cairn/protocol';
 
@@ -26,21 +30,12 @@ function explain(schema: Schema, value: unknown): Checked {
   return { ok: false, message: v.error.message, field: v.error.field };
 }
 
-// The session stream topic (`session:<agent>:<sid>`, spectral's frames) is served beside the
-// protocol's topics, whose table does not list it yet; its replies are checked as a listed topic's.
-const SESSION_STREAM = /^session:[a-z][a-z0-9-]{0,63}:[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+const check = (compiled: (value: unknown) => boolean, schema: Schema, value: unknown): Checked =>
+  compiled(value) ? { ok: true } : explain(schema, value);
 
 export function checkResponse(op: OpName, value: unknown): Checked {
-  if (
-    (op === 'topic_subscribe' || op === 'topic_unsubscribe') &&
-    typeof value === 'object' &&
-    value !== null
-  ) {
-    const topic = (value as { topic?: unknown }).topic;
-    if (typeof topic === 'string' && SESSION_STREAM.test(topic)) value = { ...value, topic: 'sessions' };
-  }
-  const check = responseChecks[op];
-  if (check?.(value)) return { ok: true };
+  const compiled = responseChecks[op];
+  if (compiled?.(value)) return { ok: true };
   return explain(OP_SCHEMAS[op].response, value);
 }
 
@@ -53,11 +48,13 @@ export function checkItems(items: readonly unknown[]): Checked {
   return { ok: true };
 }
 
-export function checkTopicFrame(frame: unknown): Checked {
-  const topic = (frame as { topic?: unknown }).topic;
-  if (topic === 'sessions') return sessionsFrameCheck(frame) ? { ok: true } : explain(SessionsFrame, frame);
-  if (typeof topic === 'string' && topic.startsWith('transcript_items:')) {
-    return transcriptItemsFrameCheck(frame) ? { ok: true } : explain(TranscriptItemsFrame, frame);
-  }
-  return { ok: true };
+/** A frame of a session's stream (`session:<agent>:<sid>`), items inline included. */
+export const checkStreamFrame = (frame: unknown): Checked =>
+  check(streamFrameCheck, SessionStreamFrame, frame);
+
+/** A frame of the `sessions` topic, in either of its shapes. */
+export function checkSessionsFrame(frame: Record<string, unknown>): Checked {
+  if (frame.type === 'session_upserted') return check(sessionUpsertedCheck, SessionUpsertedFrame, frame);
+  if (frame.type === 'session_removed') return check(sessionRemovedCheck, SessionRemovedFrame, frame);
+  return check(sessionsFrameCheck, SessionsFrame, frame);
 }

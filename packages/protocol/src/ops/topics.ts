@@ -1,21 +1,22 @@
 // `topic_subscribe` / `topic_unsubscribe`.
 import { type Static, Type } from '@sinclair/typebox';
 import { request, response } from '../envelope.js';
-import { Cursor } from '../identifiers.js';
 import { Topic } from '../topics.js';
 
 export const TopicSubscribeArgs = Type.Object(
   {
     topic: Topic,
-    /** For an appending topic: resume right after this cursor (the `cursor` of the last frame seen, or
-     * a read's `next_cursor`) instead of at the end. */
-    cursor: Type.Optional(Cursor),
+    /** For a session's stream: resume right after this seq (the `seq` of the last frame seen; -1 for
+     * a session that held no event yet) instead of starting from the history. A seq the stream never
+     * reached starts from the history too. */
+    after_seq: Type.Optional(Type.Integer({ minimum: -1 })),
   },
   { $id: 'TopicSubscribeArgs', additionalProperties: false },
 );
 export type TopicSubscribeArgs = Static<typeof TopicSubscribeArgs>;
 
-/** Only an acknowledgement: the value itself arrives as the first frame, marked `snapshot`. */
+/** Only an acknowledgement: the value itself arrives in the frames that follow (a `snapshot`, or a
+ * session's history). */
 export const TopicSubscribeResult = Type.Object({ topic: Topic }, { $id: 'TopicSubscribeResult' });
 export type TopicSubscribeResult = Static<typeof TopicSubscribeResult>;
 

@@ -1,11 +1,11 @@
 // A session's items as they arrive: the history in chunks, then what the agent appends, into one
 // Timeline. Subagent lanes are read on demand. A reconnect resumes after the last frame seen.
-import type { OpArgs } from '@cairn/protocol';
+import { type OpArgs, type SessionStreamFrame, sessionTopic } from '@cairn/protocol';
 import type { Connection, Reply } from '../rpc.js';
-import { type Item, str } from '../timeline/item.js';
+import type { Item } from '../timeline/item.js';
 import { MAIN_LANE, type Timeline } from '../timeline/model.js';
-import { type Checked, checkItems, checkTopicFrame } from '../wire-check.js';
-import { chunkItems, inlineItems } from './history.js';
+import { type Checked, checkItems, checkStreamFrame } from '../wire-check.js';
+import { unzipJson } from './history.js';
 
 /** Every item type, attachments included: the view decides what to hide. */
 export const ALL_TYPES = ['message', 'thinking', 'notice', 'system', 'hook', 'tool'];
@@ -26,8 +26,6 @@ export interface FeedState {
   readonly firstItemsMs: number | undefined;
 }
 
-type Frame = Record<string, unknown>;
-
 /** Resolves after the browser had a chance to paint. */
 const nextFrame = (): Promise<void> =>
   new Promise((resolve) => {
@@ -47,7 +45,6 @@ export class SessionFeed {
   private unsubscribe: (() => void) | undefined;
   private queue: Promise<void> = Promise.resolve();
   private lastSeq: number | undefined;
-  private lastCursor: string | undefined;
   private stopped = false;
   private readonly started = performance.now();
   private readonly laneLoads = new Map<string, Promise<void>>();
@@ -73,13 +70,7 @@ export class SessionFeed {
     // Marks for measuring how soon a session shows (read by the browser tests and the bench).
     performance.mark('cairn:session-open');
     this.timeline.setStatus(MAIN_LANE, 'loading');
-    this.follow(`session:${this.agent}:${this.sid}`, () => {
-      // No session stream: read the history by pages, then follow what is appended after it.
-      void this.readPages(MAIN_LANE).then(() => {
-        this.set({ loaded: true });
-        if (!this.stopped) this.follow(`transcript_items:${this.sid}`, () => {});
-      });
-    });
+    this.follow();
   }
 
   stop(): void {
@@ -87,26 +78,20 @@ export class SessionFeed {
     this.unsubscribe?.();
   }
 
-  /** Subscribes to a topic carrying the session's frames; when the server refuses it, `fallback`. */
-  private follow(topic: string, fallback: () => void): void {
+  /** Subscribes to the session's stream; a reconnect resumes after the last frame seen. */
+  private follow(): void {
     const sid = this.sid;
-    let answered = false;
     const unsubscribe = this.conn.subscribe({
-      topic,
-      resume: () => {
-        if (this.lastCursor !== undefined) return { cursor: this.lastCursor };
-        if (this.lastSeq !== undefined) return { after_seq: this.lastSeq };
-        return {};
-      },
-      accepts: (f) => f.session_id === sid || f.sessionId === sid,
+      topic: sessionTopic(this.agent, this.sid),
+      resume: () => (this.lastSeq === undefined ? {} : { after_seq: this.lastSeq }),
+      accepts: (f) => f.session_id === sid,
       onFrame: (f) => this.enqueue(() => this.frame(f)),
       onSubscribed: (reply: Reply<unknown>) => {
-        if (answered) return;
-        answered = true;
         if (reply.ok) return;
         unsubscribe();
         if (this.unsubscribe === unsubscribe) this.unsubscribe = undefined;
-        fallback();
+        this.timeline.setStatus(MAIN_LANE, 'error', reply.error.message);
+        this.set({ error: reply.error.message });
       },
     });
     this.unsubscribe = unsubscribe;
@@ -118,70 +103,66 @@ export class SessionFeed {
     });
   }
 
-  private async frame(f: Frame): Promise<void> {
+  private async frame(raw: Record<string, unknown>): Promise<void> {
     if (this.stopped) return;
-    if (typeof f.seq === 'number') this.lastSeq = Math.max(this.lastSeq ?? 0, f.seq);
+    const checked = checkStreamFrame(raw);
+    if (!checked.ok) {
+      this.refuse(checked);
+      return;
+    }
+    const f = raw as unknown as SessionStreamFrame;
+    this.lastSeq = Math.max(this.lastSeq ?? 0, f.seq);
     switch (f.type) {
       case 'session_ready':
         performance.mark('cairn:history');
         this.beginHistory(f);
-        this.add(MAIN_LANE, inlineItems(f));
+        this.add(MAIN_LANE, f.history);
         this.endHistory();
         return;
       case 'session_ready_start':
         performance.mark('cairn:history');
         this.beginHistory(f);
         return;
-      case 'history_chunk':
-        this.add(MAIN_LANE, await chunkItems(f));
+      case 'history_chunk': {
+        let items: Item[] = f.messages ?? [];
+        if (f.encoding === 'gzip-base64' && f.payload !== undefined) {
+          // Zipped items could not be checked with the frame; they are checked once unzipped.
+          const unzipped = await unzipJson(f.payload);
+          const inner: Checked = Array.isArray(unzipped)
+            ? checkItems(unzipped)
+            : { ok: false, message: 'a history chunk whose payload is no list of items', field: '/payload' };
+          if (!inner.ok) {
+            this.refuse(inner);
+            return;
+          }
+          items = unzipped as Item[];
+        }
+        this.add(MAIN_LANE, items);
         // Let the page draw what it has before the next chunk, so the first screen comes first.
         await nextFrame();
         return;
+      }
       case 'session_ready_end':
         this.endHistory();
         return;
-      case 'run_state': {
-        const rs = f.runState ?? f.run_state;
-        const busy = typeof rs === 'object' && rs !== null && (rs as Frame).busy === true;
-        this.set({ busy });
+      case 'run_state':
+        this.set({ busy: f.runState.busy });
         return;
-      }
       default:
-        break;
+        if ('item' in f && f.item !== undefined) this.add(f.agent_id ?? MAIN_LANE, [f.item]);
     }
-    if (f.ev === 'topic') {
-      const checked = checkTopicFrame(f);
-      if (!checked.ok) {
-        this.refuse(checked);
-        return;
-      }
-      const data = f.data as Frame;
-      if (typeof data.cursor === 'string') this.lastCursor = data.cursor;
-      // A snapshot is the whole history (again, when the file was replaced).
-      if (f.snapshot === true) this.beginHistory(f);
-      this.add(typeof data.agent_id === 'string' ? data.agent_id : MAIN_LANE, inlineItems(data));
-      if (f.snapshot === true) this.endHistory();
-      return;
-    }
-    if (typeof f.cursor === 'string') this.lastCursor = f.cursor;
-    const lane = str(f as Item, 'agent_id') ?? MAIN_LANE;
-    this.add(lane, inlineItems(f));
   }
 
-  private beginHistory(f: Frame): void {
+  private beginHistory(
+    f: Extract<SessionStreamFrame, { type: 'session_ready' | 'session_ready_start' }>,
+  ): void {
     // A history is always the whole of it: a resumed stream sends only what was missed, and sends a
     // history again only when the file was replaced.
     if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
     this.timeline.setStatus(MAIN_LANE, 'loading');
-    const total =
-      typeof f.totalMessages === 'number'
-        ? f.totalMessages
-        : typeof f.total === 'number'
-          ? f.total
-          : undefined;
-    if (total !== undefined) this.set({ total });
-    const rs = f.runState;
-    if (typeof rs === 'object' && rs !== null) this.set({ busy: (rs as Frame).busy === true });
+    const total = f.type === 'session_ready_start' ? f.totalMessages : f.history.length;
+    this.set({ total });
+    if (f.runState) this.set({ busy: f.runState.busy });
   }
 
   private endHistory(): void {
@@ -193,13 +174,8 @@ export class SessionFeed {
     this.set({ error: `refused a frame that breaks the contract: ${checked.message}` });
   }
 
-  private add(lane: string, items: Item[]): void {
+  private add(lane: string, items: readonly Item[]): void {
     if (items.length === 0) return;
-    const checked = checkItems(items);
-    if (!checked.ok) {
-      this.refuse(checked);
-      return;
-    }
     // A subagent lane nobody opened is read whole when it is opened.
     if (lane !== MAIN_LANE && this.timeline.status(lane) === 'idle') return;
     this.timeline.append(lane, items);

@@ -1,24 +1,8 @@
-// Reading the items a session stream frame carries: inline, or gzip-compressed and base64-encoded
-// for long histories.
-import type { Item } from '../timeline/item.js';
+// Reading the items of a long history's chunk that travelled gzip-compressed and base64-encoded.
 
-/** The items a frame carries, under whichever name it uses for them. */
-export function inlineItems(frame: Record<string, unknown>): Item[] {
-  for (const name of ['items', 'history', 'messages']) {
-    const v = frame[name];
-    if (Array.isArray(v)) return v as Item[];
-  }
-  const one = frame.item;
-  return typeof one === 'object' && one !== null && !Array.isArray(one) ? [one as Item] : [];
-}
-
-/** A `history_chunk`'s items, decompressing its payload when it is `gzip-base64`. */
-export async function chunkItems(frame: Record<string, unknown>): Promise<Item[]> {
-  if (frame.encoding !== 'gzip-base64' || typeof frame.payload !== 'string') return inlineItems(frame);
-  const text = await gunzipBase64(frame.payload);
-  const parsed: unknown = JSON.parse(text);
-  if (Array.isArray(parsed)) return parsed as Item[];
-  return typeof parsed === 'object' && parsed !== null ? inlineItems(parsed as Record<string, unknown>) : [];
+/** The JSON a `gzip-base64` payload holds. */
+export async function unzipJson(payload: string): Promise<unknown> {
+  return JSON.parse(await gunzipBase64(payload));
 }
 
 type Base64Decoder = { fromBase64?: (s: string) => Uint8Array };

@@ -1,8 +1,14 @@
 // Every session the server knows, kept current: listed once, then updated live from the `sessions`
 // topic (a session appears, becomes active, goes quiet, or its files go away).
-import type { OpArgs, SessionHead } from '@cairn/protocol';
+import type {
+  OpArgs,
+  SessionHead,
+  SessionRemovedFrame,
+  SessionsFrame,
+  SessionUpsertedFrame,
+} from '@cairn/protocol';
 import type { Connection } from '../rpc.js';
-import { checkTopicFrame } from '../wire-check.js';
+import { checkSessionsFrame } from '../wire-check.js';
 
 const key = (agent: string, sid: string): string => `${agent}\u0000${sid}`;
 
@@ -81,39 +87,20 @@ export class Directory {
   }
 
   private frame(f: Record<string, unknown>): void {
-    if (f.type === 'session_upserted' && isHead(f.head)) {
-      this.heads.set(key(f.head.agent, f.head.sid), f.head);
-    } else if (f.type === 'session_removed') {
-      const agent = f.agent;
-      const sid = f.sid;
-      if (typeof agent === 'string' && typeof sid === 'string') this.heads.delete(key(agent, sid));
-    } else if (f.ev === 'topic') {
-      const checked = checkTopicFrame(f);
-      if (!checked.ok) {
-        this.error = `refused a frame that breaks the contract: ${checked.message}`;
-        this.changed();
-        return;
-      }
-      const data = f.data as { sessions?: unknown; removed?: unknown } | undefined;
-      if (Array.isArray(data?.sessions)) {
-        for (const head of data.sessions) if (isHead(head)) this.heads.set(key(head.agent, head.sid), head);
-      }
-      if (Array.isArray(data?.removed)) {
-        for (const r of data.removed as { agent?: unknown; sid?: unknown }[]) {
-          if (typeof r.agent === 'string' && typeof r.sid === 'string')
-            this.heads.delete(key(r.agent, r.sid));
-        }
-      }
-      if (f.snapshot === true) this.loaded = true;
-    } else {
+    const checked = checkSessionsFrame(f);
+    if (!checked.ok) {
+      this.error = `refused a frame that breaks the contract: ${checked.message}`;
+      this.changed();
       return;
     }
+    const frame = f as unknown as SessionUpsertedFrame | SessionRemovedFrame | SessionsFrame;
+    if ('ev' in frame) {
+      for (const head of frame.data.sessions) this.heads.set(key(head.agent, head.sid), head);
+      for (const r of frame.data.removed ?? []) this.heads.delete(key(r.agent, r.sid));
+      if (frame.snapshot === true) this.loaded = true;
+    } else if (frame.type === 'session_upserted') {
+      this.heads.set(key(frame.head.agent, frame.head.sid), frame.head);
+    } else this.heads.delete(key(frame.agent, frame.sid));
     this.changed();
   }
-}
-
-function isHead(v: unknown): v is SessionHead {
-  if (typeof v !== 'object' || v === null) return false;
-  const h = v as Record<string, unknown>;
-  return typeof h.agent === 'string' && typeof h.sid === 'string';
 }
