@@ -3,9 +3,9 @@
 // a dump written, hostile transcript text shown as text, a live tail, and a long session virtualized.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { listSessions, type SessionHead, summarizeSession } from '@cairn/transcript';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listSessions, type SessionHead, summarizeSession } from '../../transcript/src/index.js';
 import { corpus } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
 import { claudeSession } from './claude-session.js';

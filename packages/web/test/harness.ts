@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type RunningServer, startServer } from '@cairn/server';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import { type RunningServer, startServer } from '../../server/src/index.js';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { buildWeb } from '../build-web.mjs';
 

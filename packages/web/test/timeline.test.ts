@@ -2,13 +2,8 @@
 // drawn with their results, spawns with their lanes, pointers that find each item again. And the
 // line diff, the patch reader and the hash routes the views rely on.
 import type { TranscriptItem } from '@cairn/protocol';
+import { classifyTranscript, listSessions, loadTranscript, type SessionHead } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
-import {
-  classifyTranscript,
-  listSessions,
-  loadTranscript,
-  type SessionHead,
-} from '../../transcript/src/index.js';
 import { corpus } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
 import { formatRoute, parseRoute } from '../src/route.js';

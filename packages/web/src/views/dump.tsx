@@ -1,9 +1,9 @@
 // The dump builder: pick a preset and item types, a time range or a subagent, watch the counts follow
 // each choice, write the dump, then copy or download it as JSON or Markdown.
 import type { DumpIdEntry, DumpPreset, OpArgs, SessionDumpWriteResult } from '@cairn/protocol';
-import { useEffect, useMemo, useState } from 'preact/hooks';
 // The selection rules are the transcript library's own, so the counts shown are the counts written.
-import { DEFAULT_SELECTION, type Selection, selection } from '../../../transcript/src/items/select.js';
+import { DEFAULT_SELECTION, type Selection, selection } from '@cairn/transcript/items';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useServices } from '../context.js';
 import { formatBytes, formatCount, formatDateTime, formatDuration } from '../format.js';
 import { ALL_TYPES } from '../session/feed.js';
