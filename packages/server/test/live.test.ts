@@ -55,6 +55,7 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     mkdirSync(dir, { recursive: true });
     file = join(dir, 'subagent.jsonl');
     writeFileSync(file, `${lines.slice(0, 30).join('\n')}\n`);
+    writeFileSync(join(dir, 'empty.jsonl'), '');
     sid = 'subagent';
     server = await serve(homeEnv(home), { rescanMs: 60_000 });
   });
@@ -176,6 +177,33 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     const head = (list.sessions as { sid: string; files: string[] }[]).find((h) => h.sid === sid)!;
     expect(head.files).toEqual([file, sub]);
     await c.close();
+  });
+
+  it("resumes an empty session's stream after seq -1 with its first event", async () => {
+    const topic = 'session:claude-code:empty';
+    const first = await Client.open(server);
+    expect(await first.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
+    await first.until((f) => f.some((x) => x.type === 'session_ready'));
+    expect(first.frames.find((x) => x.type === 'session_ready')).toMatchObject({ seq: -1, history: [] });
+    await first.close();
+    // From the first record that makes an item on, so that event 0 makes one.
+    const text = `${lines.slice(3, 9).join('\n')}\n`;
+    appendFileSync(join(file, '..', 'empty.jsonl'), text);
+    await sleep(300);
+    const again = await Client.open(server);
+    expect(await again.request('topic_subscribe', { topic, after_seq: -1 })).toMatchObject({ ok: true });
+    const expected = await itemsOf(text);
+    await again.until((f) => itemsSeen(f).length >= expected.length);
+    expect(again.frames.some((f) => f.type === 'session_ready')).toBe(false);
+    expect(again.frames.filter((f) => f.seq === 0 && f.item !== undefined)).toHaveLength(1);
+    expect(itemsSeen(again.frames).map(keyOf)).toEqual(expected.map(keyOf));
+    await again.close();
+    // Resuming after 0 instead, as if event 0 had been seen, misses what it made.
+    const late = await Client.open(server);
+    await late.request('topic_subscribe', { topic, after_seq: 0 });
+    await late.until((f) => f.some((x) => x.type === 'run_state'));
+    expect(itemsSeen(late.frames).map(keyOf)).toEqual(expected.slice(1).map(keyOf));
+    await late.close();
   });
 
   it('refuses a topic the protocol lacks, and a stream naming a session under another agent', async () => {

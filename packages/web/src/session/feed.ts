@@ -6,6 +6,7 @@ import type { Item } from '../timeline/item.js';
 import { MAIN_LANE, type Timeline } from '../timeline/model.js';
 import { type Checked, checkItems, checkStreamFrame } from '../wire-check.js';
 import { unzipJson } from './history.js';
+import { lastSeqAfter } from './resume.js';
 
 /** Every item type, attachments included: the view decides what to hide. */
 export const ALL_TYPES = ['message', 'thinking', 'notice', 'system', 'hook', 'tool'];
@@ -111,7 +112,7 @@ export class SessionFeed {
       return;
     }
     const f = raw as unknown as SessionStreamFrame;
-    this.lastSeq = Math.max(this.lastSeq ?? 0, f.seq);
+    this.lastSeq = lastSeqAfter(this.lastSeq, f);
     switch (f.type) {
       case 'session_ready':
         performance.mark('cairn:history');
