@@ -6,19 +6,12 @@
 //   (d) ccusage claude + codex session --json --offline on the same files, when installed
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place).
 import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { agentEnv, buildCorpus } from './bench/corpus.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -38,56 +31,7 @@ if (!existsSync(source)) {
 
 const work = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
 const home = join(work, 'home');
-const env = {
-  ...process.env,
-  HOME: home,
-  CLAUDE_CONFIG_DIR: join(work, 'claude'),
-  CODEX_HOME: join(work, 'codex'),
-  GEMINI_CLI_HOME: home,
-  CAIRN_HOME: join(work, 'cairn'),
-};
-
-const files = (dir) =>
-  readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath ?? e.path, e.name));
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-
-/** Replica `n` of a text: every UUID, message id and request id made unique to the replica. */
-function rewrite(text, n) {
-  const tag = n.toString(16).padStart(8, '0');
-  return text
-    .replace(UUID, (id) => tag + id.slice(8))
-    .replaceAll('"msg_', `"msg_${tag}`)
-    .replaceAll('"req_', `"req_${tag}`);
-}
-
-function buildCorpus() {
-  const sources = ['claude', 'codex', 'gemini'].flatMap((agent) =>
-    files(join(source, agent)).map((f) => ({ path: f, rel: relative(join(source, agent), f), agent })),
-  );
-  const texts = sources.map((s) => ({ ...s, text: readFileSync(s.path, 'utf8') }));
-  let written = 0;
-  let n = 0;
-  while (written < targetBytes) {
-    n++;
-    for (const s of texts) {
-      const agentRoot = s.agent === 'gemini' ? join(home, '.gemini') : join(work, s.agent);
-      // Claude projects and Gemini project folders get a replica suffix; Codex day folders stay.
-      const rel = rewrite(s.rel, n).replace(
-        /^(projects|tmp)\/([^/]+)/,
-        (_, top, dir) => `${top}/${dir}-r${n}`,
-      );
-      const out = join(agentRoot, rel);
-      mkdirSync(dirname(out), { recursive: true });
-      const data = rewrite(s.text, n);
-      writeFileSync(out, data);
-      written += Buffer.byteLength(data);
-    }
-  }
-  return { replicas: n, bytes: written, files: n * texts.length };
-}
+const env = agentEnv(work);
 
 /** Wall time (s) and peak RSS (MB) of a command, from GNU time when present. */
 function measure(command, args) {
@@ -128,7 +72,7 @@ function bench(name, command, args) {
 const ccusage = join(root, 'node_modules/.bin/ccusage');
 try {
   console.log(`bench: building a corpus of ${values.size} MB in ${work} …`);
-  const built = buildCorpus();
+  const built = buildCorpus({ source, work, targetBytes });
   console.log(
     `bench: ${built.replicas} replicas, ${built.files} files, ${(built.bytes / 1024 / 1024).toFixed(0)} MB; ${runs} runs each, medians\n`,
   );

@@ -1,0 +1,77 @@
+// Time to first screen in Debian's Chromium: a page logged in by its cookie, showing the sessions list,
+// loads a session's URL (a full load: the whole app starts again). The figure is the page's own, from
+// navigation start to the first frame painted with timeline rows; the app's marks (loaded, session
+// open, history arriving, first items) and the driver's wall time are kept beside it.
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const TOKEN_COOKIE = 'cairn_token';
+
+export const browserAvailable = () => existsSync(CHROMIUM);
+
+/**
+ * Opens each of `sids` once (each a different session, so every run reads it anew on the server).
+ * The first load of the browser and of the app's code is not timed.
+ * @returns {Promise<{ sid: string, visibleMs: number, marks: Record<string, number | undefined> }[]>}
+ */
+export async function firstScreens({ port, token, agent, sids, timeoutMs = 30_000 }) {
+  const base = `http://127.0.0.1:${port}/`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const runs = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    await context.addCookies([
+      { name: TOKEN_COOKIE, value: token, url: base, httpOnly: true, sameSite: 'Strict' },
+    ]);
+    // In the page, from navigation start: the first frame painted after timeline rows entered the DOM.
+    await context.addInitScript(() => {
+      const w = window;
+      const seen = new MutationObserver(() => {
+        if (!document.querySelector('.vrow .row')) return;
+        seen.disconnect();
+        requestAnimationFrame(() => {
+          w.__firstRowsPainted = performance.now();
+        });
+      });
+      seen.observe(document, { childList: true, subtree: true });
+    });
+    const page = await context.newPage();
+    // The browser and the page's code warmed once on the sessions list, as a returning user's are.
+    await page.goto(base);
+    await page.locator('.session-item').first().waitFor({ timeout: timeoutMs });
+    for (const [i, sid] of sids.entries()) {
+      // Another address on the same site: a full load in the same renderer, not a jump within the page.
+      const started = performance.now();
+      await page.goto(`${base}?run=${i}#/s/${agent}/${sid}`);
+      await page.locator('.vrow .row').first().waitFor({ state: 'visible', timeout: timeoutMs });
+      const visibleMs = performance.now() - started;
+      const marks = await page.evaluate(() => {
+        const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
+        const nav = performance.getEntriesByType('navigation')[0];
+        return {
+          loaded: nav?.domContentLoadedEventEnd,
+          open: at('cairn:session-open'),
+          history: at('cairn:history'),
+          firstItems: at('cairn:first-items'),
+          rowsPainted: window.__firstRowsPainted,
+        };
+      });
+      runs.push({ sid, visibleMs, marks });
+    }
+    await context.close();
+  } finally {
+    await browser.close();
+  }
+  return runs;
+}

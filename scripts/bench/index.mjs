@@ -1,0 +1,277 @@
+// The daemon's benchmarks, after the library's in `npm run bench` (which passes its corpus folder), or
+// alone: `node scripts/bench/index.mjs [work] [--size MB]` builds a smaller replicated corpus itself.
+//   1. cold index of the corpus: fresh $CAIRN_HOME, `cairn serve` until every session is indexed
+//   2. warm restart on the same $CAIRN_HOME: time to ready, and what it read again
+//   3. append-to-client latency over 200 appends of a real Claude Code session (p50, p95)
+//   4. time to first screen of the largest corpus session in Chromium
+// Options: --size MB (alone only, default 60), --cold-runs N, --warm-runs N (default 5),
+// --screen-runs N (default 5), --appends N (default 200), --interval MS (default 30), --no-browser.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { measureAppends, prepareSession } from './append-latency.mjs';
+import { agentEnv, buildCorpus, files, replicaId } from './corpus.mjs';
+import { Daemon, killAll } from './daemon.mjs';
+import { browserAvailable, firstScreens } from './first-screen.mjs';
+import { countReads, straceWrap } from './read-count.mjs';
+import { untilReady, untilSessions } from './ready.mjs';
+import { bytesText, mb, median, percentile } from './stats.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = join(root, 'bin/cairn.js');
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    size: { type: 'string', default: '60' },
+    'cold-runs': { type: 'string' },
+    'warm-runs': { type: 'string', default: '5' },
+    'screen-runs': { type: 'string', default: '5' },
+    appends: { type: 'string', default: '200' },
+    interval: { type: 'string', default: '30' },
+    'no-browser': { type: 'boolean' },
+  },
+});
+const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
+const LARGEST = { project: '-work-spotter', sid: 'fa812bfe-b295-4cca-9c2f-fdf01028cb46' };
+const LIVE = { project: '-work-spotter', sid: '4d5611e5-241a-462a-8d15-5122611a9569' };
+const INDEX_TIMEOUT_MS = 60 * 60 * 1000;
+
+if (!existsSync(join(root, 'packages/cli/dist/main.js'))) {
+  console.error('bench: build first (npm run build)');
+  process.exit(1);
+}
+
+const own = mkdtempSync(join(tmpdir(), 'cairn-bench-serve-'));
+const cleanup = () => {
+  killAll();
+  rmSync(own, { recursive: true, force: true });
+};
+process.on('exit', cleanup);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    cleanup();
+    process.exit(130);
+  });
+}
+
+const row = (label, value, note = '') => console.log(`  ${label.padEnd(40)} ${value.padEnd(30)} ${note}`);
+const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const msText = (ms) => `${ms.toFixed(0)} ms`;
+
+async function run() {
+  let work = positionals[0];
+  if (work === undefined) {
+    if (!existsSync(source)) throw new Error(`no corpus at ${source} (set CAIRN_CORPUS)`);
+    work = join(own, 'corpus');
+    console.log(`bench: building a corpus of ${values.size} MB in ${work} …`);
+    buildCorpus({
+      source,
+      work,
+      targetBytes: Number(values.size) * 1024 * 1024,
+      minReplicas: Number(values['screen-runs']),
+    });
+  }
+  work = resolve(work);
+  const base = agentEnv(work);
+  const env = { ...base, CAIRN_HOME: join(own, 'cairn') };
+  const homes = [base.CLAUDE_CONFIG_DIR, base.CODEX_HOME, join(base.HOME, '.gemini')];
+  const inHomes = (p) => homes.some((h) => p.startsWith(`${h}/`));
+  const corpusFiles = homes.filter(existsSync).flatMap(files);
+  const corpusBytes = corpusFiles.reduce((n, f) => n + statSync(f).size, 0);
+  const coldRuns = Number(values['cold-runs'] ?? (corpusBytes > 200 * 1024 * 1024 ? 1 : 3));
+  const warmRuns = Math.max(1, Number(values['warm-runs']));
+  console.log(
+    `\ndaemon (cairn serve) over ${corpusFiles.length} files, ${mb(corpusBytes).toFixed(0)} MB (in the page cache; medians where runs > 1):`,
+  );
+
+  // 1. Cold index.
+  const cold = [];
+  for (let i = 0; i < coldRuns; i++) {
+    rmSync(env.CAIRN_HOME, { recursive: true, force: true });
+    const d = new Daemon({ cli, env });
+    try {
+      const ready = await untilReady(d, INDEX_TIMEOUT_MS);
+      cold.push({ ...ready, ...d.usage() });
+    } finally {
+      await d.stop();
+    }
+  }
+  const coldMs = median(cold.map((c) => c.readyMs));
+  const coldLast = cold[cold.length - 1];
+  const dbBytes = ['index.sqlite', 'index.sqlite-wal']
+    .map((f) => join(env.CAIRN_HOME, f))
+    .filter(existsSync)
+    .reduce((n, f) => n + statSync(f).size, 0);
+  row(
+    `1. cold index (${coldRuns} run${coldRuns > 1 ? 's' : ''})`,
+    `${s(coldMs)}  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak`,
+    `${coldLast.sessions} sessions; server read ${coldLast.serverReadMb ?? '?'} MB (its count, 10^6); index ${bytesText(dbBytes)}`,
+  );
+
+  // 2. Warm restarts; the last one stays up for the browser.
+  const warm = [];
+  let screens;
+  const browser = !values['no-browser'] && browserAvailable();
+  for (let i = 0; i < warmRuns; i++) {
+    const d = new Daemon({ cli, env });
+    try {
+      const ready = await untilReady(d, INDEX_TIMEOUT_MS);
+      warm.push({ ...ready, ...d.usage() });
+      if (i === warmRuns - 1 && browser) {
+        const { port, token } = await d.url;
+        screens = await firstScreens({ port, token, agent: 'claude-code', sids: largestSids(work) });
+      }
+    } finally {
+      await d.stop();
+    }
+  }
+  const warmMs = median(warm.map((w) => w.readyMs));
+  const reindexed = Math.max(...warm.map((w) => w.indexed));
+  const printed = warm.find((w) => w.serverReadMb !== undefined);
+  row(
+    `2. warm restart (${warmRuns} runs)`,
+    `${s(warmMs)}  ${median(warm.map((w) => w.peakRssMb)).toFixed(0)} MB peak`,
+    `${reindexed} sessions re-indexed; ${
+      printed
+        ? `server read ${printed.serverReadMb} MB`
+        : 'the server prints its read count only when it indexes something: none printed'
+    }`,
+  );
+
+  // 2b. What a warm restart reads, counted by the kernel.
+  let warmReads;
+  if (existsSync('/usr/bin/strace')) {
+    const log = join(own, 'strace.log');
+    const d = new Daemon({ cli, env: { ...env, UV_USE_IO_URING: '0' }, wrap: straceWrap(log) });
+    let ready;
+    try {
+      ready = await untilReady(d, INDEX_TIMEOUT_MS);
+    } finally {
+      await d.stop();
+    }
+    warmReads = countReads(
+      log,
+      { 'agent files': inHomes, index: (p) => p.startsWith(`${env.CAIRN_HOME}/`) },
+      ready.readyEpochMs,
+    );
+    const part = (k) => `${bytesText(warmReads[k].bytes)} in ${warmReads[k].files.size} files`;
+    row(
+      '   warm restart reads (strace, to ready)',
+      `agent files ${part('agent files')}`,
+      `index ${part('index')}; code and the rest ${part('other')}`,
+    );
+    for (const f of [...warmReads['agent files'].files].slice(0, 3))
+      console.log(`      read: ${f.slice(work.length)}`);
+  } else row('   warm restart reads', 'strace not installed: skipped');
+
+  // 3. Append latency, in a home of its own.
+  const live = join(own, 'live');
+  const liveEnv = agentEnv(live);
+  const liveSource = {
+    sid: LIVE.sid,
+    path: join(source, 'claude/projects', LIVE.project, `${LIVE.sid}.jsonl`),
+  };
+  const appends = Number(values.appends);
+  const latency = [];
+  // The daemon starts on an empty home, and the sessions are copied in while it watches.
+  mkdirSync(join(liveEnv.CLAUDE_CONFIG_DIR, 'projects'), { recursive: true });
+  const d = new Daemon({ cli, env: liveEnv });
+  try {
+    await untilReady(d, 120_000);
+    const scenarios = [
+      { name: 'short history', prefixLines: 20, replica: 1 },
+      { name: 'long history', prefixLines: -1, replica: 2 },
+    ].map((sc) => ({
+      ...sc,
+      session: prepareSession({
+        source: liveSource,
+        claudeHome: liveEnv.CLAUDE_CONFIG_DIR,
+        project: '-bench-live',
+        prefixLines: sc.prefixLines,
+        appends,
+        replica: sc.replica,
+      }),
+    }));
+    await untilSessions(d, scenarios.length, 60_000);
+    for (const sc of scenarios) {
+      const r = await measureAppends({
+        daemon: d,
+        session: sc.session,
+        intervalMs: Number(values.interval),
+      });
+      latency.push({ ...sc, ...r });
+      const p50 = percentile(r.latencies, 50);
+      const p95 = percentile(r.latencies, 95);
+      row(
+        `3. append → frame, ${sc.name}`,
+        `p50 ${msText(p50)}  p95 ${msText(p95)}  max ${msText(Math.max(...r.latencies))}`,
+        `${r.latencies.length}/${r.appends} lines from line ${sc.session.cut + 1} reached the client`,
+      );
+      const noItem = Object.entries(r.noItem).map(([k, v]) => `${v} ${k}`);
+      if (noItem.length > 0)
+        console.log(`      records that make no item (nothing to stream): ${noItem.join(', ')}`);
+      if (r.lost) console.log(`      ${r.lost} lines are in the history but never came live: LOST`);
+      if (r.historyResends) console.log(`      the server sent the history again ${r.historyResends}x`);
+      if (r.early)
+        console.log(`      ${r.early} frames named a line not written yet: the attribution is off`);
+    }
+  } finally {
+    await d.stop();
+  }
+
+  // 4. First screen.
+  let firstScreenMs;
+  if (screens) {
+    const mark = (name) => median(screens.map((r) => r.marks[name] ?? Number.NaN));
+    firstScreenMs = mark('rowsPainted');
+    row(
+      `4. first screen, largest session (${screens.length} runs)`,
+      `${msText(firstScreenMs)}  (${screens.map((r) => (r.marks.rowsPainted ?? Number.NaN).toFixed(0)).join(', ')})`,
+      `from navigation start to rows painted; driver's wall time ${msText(median(screens.map((r) => r.visibleMs)))}`,
+    );
+    console.log(
+      `      page marks: app loaded ${msText(mark('loaded'))}, session open ${msText(mark('open'))}, history ${msText(mark('history'))}, first items ${msText(mark('firstItems'))}`,
+    );
+  } else row('4. first screen', browser ? 'no run' : 'no Chromium (or --no-browser): skipped');
+
+  console.log('\ntargets and ratios:');
+  console.log(`  warm restart / cold index          ${(warmMs / coldMs).toFixed(3)}x`);
+  if (warmReads)
+    console.log(
+      `  agent bytes re-read / corpus       ${(warmReads['agent files'].bytes / corpusBytes).toFixed(5)}x  (should be ≈ 0)`,
+    );
+  for (const l of latency) {
+    const p95 = percentile(l.latencies, 95);
+    console.log(
+      `  append p95, ${l.name.padEnd(20)} ${msText(p95).padEnd(8)} ${p95 < 100 ? 'meets' : 'MISSES'} the target < 100 ms`,
+    );
+  }
+  if (firstScreenMs !== undefined)
+    console.log(
+      `  first screen                       ${msText(firstScreenMs).padEnd(8)} ${firstScreenMs < 1000 ? 'meets' : 'MISSES'} the target < 1 s`,
+    );
+}
+
+/** The copies of the largest corpus session, one per replica (reused in turn when there are fewer). */
+function largestSids(work) {
+  const runs = Number(values['screen-runs']);
+  const found = [];
+  for (let n = 1; found.length < runs; n++) {
+    const sid = replicaId(LARGEST.sid, n);
+    if (!existsSync(join(work, 'claude/projects', `${LARGEST.project}-r${n}`, `${sid}.jsonl`))) break;
+    found.push(sid);
+  }
+  if (found.length === 0) throw new Error(`no replica of ${LARGEST.sid} in ${work}`);
+  return Array.from({ length: runs }, (_, i) => found[i % found.length]);
+}
+
+try {
+  await run();
+} catch (e) {
+  console.error(`bench: ${e.stack ?? e}`);
+  process.exitCode = 1;
+} finally {
+  cleanup();
+}
