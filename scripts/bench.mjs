@@ -3,7 +3,7 @@
 //   (a) a naive baseline: read every file, JSON.parse every line
 //   (b) cairn summary --all --json
 //   (c) loading every transcript through the library
-//   (d) ccusage claude + codex session --json --offline on the same files, when installed
+//   (d) ccusage claude + codex session --json --offline on the same files, when it can be installed
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -69,7 +69,28 @@ function bench(name, command, args) {
   return result;
 }
 
-const ccusage = join(root, 'node_modules/.bin/ccusage');
+const CCUSAGE_VERSION = '20.0.24';
+
+/**
+ * ccusage installed into a cache folder beside the build (not a project dependency: its
+ * binaries for other platforms are missing from the registry, which npm ci refuses), or
+ * undefined when it cannot be installed here.
+ */
+function installCcusage() {
+  const prefix = join(root, 'node_modules/.cache/cairn-bench/ccusage');
+  const bin = join(prefix, 'node_modules/.bin/ccusage');
+  if (existsSync(bin)) return bin;
+  const r = spawnSync(
+    'npm',
+    ['install', '--prefix', prefix, '--no-save', '--no-audit', '--no-fund', `ccusage@${CCUSAGE_VERSION}`],
+    {
+      encoding: 'utf8',
+    },
+  );
+  return r.status === 0 && existsSync(bin) ? bin : undefined;
+}
+
+const ccusage = installCcusage();
 try {
   console.log(`bench: building a corpus of ${values.size} MB in ${work} …`);
   const built = buildCorpus({ source, work, targetBytes });
@@ -91,7 +112,7 @@ try {
   ]);
   const load = bench('(c) load every transcript', node, [join(root, 'scripts/bench/load-all.mjs')]);
   let usage;
-  if (existsSync(ccusage)) {
+  if (ccusage) {
     // ccusage reads one agent per command; both together cover the same files as (b).
     const claude = bench('(d1) ccusage claude session', ccusage, [
       'claude',
@@ -103,7 +124,7 @@ try {
     usage = { wall: claude.wall + codex.wall, rss: Math.max(claude.rss, codex.rss) };
     console.log(`  ${'(d) ccusage, both agents'.padEnd(34)} ${usage.wall.toFixed(2).padStart(7)} s`);
   } else {
-    console.log('  (d) ccusage is not installed: skipped');
+    console.log(`  (d) ccusage ${CCUSAGE_VERSION} could not be installed: skipped`);
   }
   console.log('\nratios (lower is better for cairn):');
   if (usage)
