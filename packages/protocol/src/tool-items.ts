@@ -9,9 +9,28 @@ function toolUse<N extends string, P extends TProperties>(name: N, fields: P) {
   return item(`${name}UseItem`, type, { ...USE_FIELDS, tool_use_id: Type.String(), ...fields });
 }
 
+/** Set on the result of a call the agent recorded as failed, absent otherwise. The seed's items have no
+ * such flag; the results whose shape has `ok` say it there instead, so they do without this one. */
+const FAILED = { is_error: Type.Optional(Type.Boolean()) };
+
 function toolResult<N extends string, P extends TProperties>(name: N, fields: P) {
   const type = Type.Literal(`tool:${name}`) as TLiteral<`tool:${N}`>;
-  return item(`${name}ResultItem`, type, { ...RESULT_FIELDS, tool_use_id: Type.String(), ...fields });
+  return item(`${name}ResultItem`, type, {
+    ...RESULT_FIELDS,
+    tool_use_id: Type.String(),
+    ...FAILED,
+    ...fields,
+  });
+}
+
+/** A result whose `ok` says whether the call succeeded. */
+function okResult<N extends string>(name: N) {
+  const type = Type.Literal(`tool:${name}`) as TLiteral<`tool:${N}`>;
+  return item(`${name}ResultItem`, type, {
+    ...RESULT_FIELDS,
+    tool_use_id: Type.String(),
+    ok: Type.Boolean(),
+  });
 }
 
 const OptText = Type.Optional(Type.String());
@@ -38,7 +57,7 @@ export type ReadResultItem = Static<typeof ReadResultItem>;
  * a dump holding them would be a copy of the files. */
 export const WriteUseItem = toolUse('Write', { file_path: Type.String(), lines: OptCount });
 export type WriteUseItem = Static<typeof WriteUseItem>;
-export const WriteResultItem = toolResult('Write', { ok: Type.Boolean() });
+export const WriteResultItem = okResult('Write');
 export type WriteResultItem = Static<typeof WriteResultItem>;
 
 export const EditUseItem = toolUse('Edit', {
@@ -47,7 +66,7 @@ export const EditUseItem = toolUse('Edit', {
   new_lines: OptCount,
 });
 export type EditUseItem = Static<typeof EditUseItem>;
-export const EditResultItem = toolResult('Edit', { ok: Type.Boolean() });
+export const EditResultItem = okResult('Edit');
 export type EditResultItem = Static<typeof EditResultItem>;
 
 export const GrepUseItem = toolUse('Grep', { pattern: Type.String(), path: OptText });
@@ -110,12 +129,12 @@ export const TodoWriteUseItem = toolUse('TodoWrite', {
   todos: Type.Array(Type.Object({ content: Type.String(), status: Type.String() })),
 });
 export type TodoWriteUseItem = Static<typeof TodoWriteUseItem>;
-export const TodoWriteResultItem = toolResult('TodoWrite', { ok: Type.Boolean() });
+export const TodoWriteResultItem = okResult('TodoWrite');
 export type TodoWriteResultItem = Static<typeof TodoWriteResultItem>;
 
 export const TaskStopUseItem = toolUse('TaskStop', { task_id: Type.String() });
 export type TaskStopUseItem = Static<typeof TaskStopUseItem>;
-export const TaskStopResultItem = toolResult('TaskStop', { ok: Type.Boolean() });
+export const TaskStopResultItem = okResult('TaskStop');
 export type TaskStopResultItem = Static<typeof TaskStopResultItem>;
 
 export const CronCreateUseItem = toolUse('CronCreate', { cron: Type.String(), prompt: OptText });
@@ -159,6 +178,7 @@ export type ToolUseItem = Static<typeof ToolUseItem>;
 export const ToolResultItem = item('ToolResultItem', ToolType, {
   ...RESULT_FIELDS,
   tool_use_id: Type.String(),
+  ...FAILED,
   result: Type.Record(Type.String(), Type.Unknown()),
 });
 export type ToolResultItem = Static<typeof ToolResultItem>;

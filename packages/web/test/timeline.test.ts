@@ -2,7 +2,13 @@
 // drawn with their results, spawns with their lanes, pointers that find each item again. And the
 // line diff, the patch reader and the hash routes the views rely on.
 import type { TranscriptItem } from '@cairn/protocol';
-import { classifyTranscript, listSessions, loadTranscript, type SessionHead } from '@cairn/transcript';
+import {
+  classifyTranscript,
+  foldTranscript,
+  listSessions,
+  loadTranscript,
+  type SessionHead,
+} from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
@@ -10,11 +16,17 @@ import { formatRoute, parseRoute } from '../src/route.js';
 import { diffLines, parsePatch } from '../src/timeline/diff.js';
 import { MAIN_LANE, Timeline } from '../src/timeline/model.js';
 
-async function corpusItems(): Promise<
-  { head: SessionHead; items: TranscriptItem[]; lanes: Map<string, TranscriptItem[]> }[]
-> {
+interface CorpusSession {
+  head: SessionHead;
+  items: TranscriptItem[];
+  lanes: Map<string, TranscriptItem[]>;
+  /** The library's summary count of calls recorded as failed, every lane included. */
+  failedTools: number;
+}
+
+async function corpusItems(): Promise<CorpusSession[]> {
   const platform = corpusPlatform();
-  const out: { head: SessionHead; items: TranscriptItem[]; lanes: Map<string, TranscriptItem[]> }[] = [];
+  const out: CorpusSession[] = [];
   for await (const entry of listSessions(platform)) {
     if ('ref' in entry) continue;
     const loaded = await loadTranscript(platform, {
@@ -31,7 +43,8 @@ async function corpusItems(): Promise<
       const sub = classifyTranscript(loaded.value, { agentId: lane.id });
       if (sub.ok) lanes.set(lane.id, sub.value.items);
     }
-    out.push({ head: entry, items: main.value.items, lanes });
+    const failedTools = foldTranscript(loaded.value).failedTools ?? 0;
+    out.push({ head: entry, items: main.value.items, lanes, failedTools });
   }
   return out;
 }
@@ -68,6 +81,27 @@ describe.skipIf(!corpus)('the timeline over corpus sessions', () => {
       for (const r of rows) if (r.kind === 'item' && r.result) expect(drawn).not.toContain(r.result);
     }
     expect(paired).toBeGreaterThan(100);
+  });
+
+  it('marks as failed the calls the agent recorded as failed, as many as the summary counts', async () => {
+    const sessions = await corpusItems();
+    const failedRows = ({ items, lanes }: CorpusSession): number => {
+      let n = 0;
+      for (const laneItems of [items, ...lanes.values()]) {
+        const t = new Timeline();
+        t.append(MAIN_LANE, laneItems);
+        const { rows, errors } = t.rows({ machinery: true });
+        const failed = errors
+          .map((i) => rows[i]!)
+          .filter((r) => r.kind === 'item' && r.item.type !== 'system:api-error');
+        n += failed.length;
+      }
+      return n;
+    };
+    const spotter = sessions.find((s) => s.head.id === '4d5611e5-241a-462a-8d15-5122611a9569')!;
+    expect(spotter.failedTools).toBe(13);
+    expect(failedRows(spotter)).toBe(13);
+    for (const s of sessions) expect(failedRows(s), s.head.path).toBe(s.failedTools);
   });
 
   it('draws a spawn as one row that opens its subagent lane in place', async () => {

@@ -162,18 +162,21 @@ const RESULT_FIELDS: Readonly<Record<string, ResultReader>> = {
   CronCreate: () => ({}),
 };
 
-/** A result's fields: typed when its call was typed, else the generic `{ result }`. */
+/** A result's fields: typed when its call was typed, else the generic `{ result }`. A call the agent
+ * recorded as failed says so in `ok` where the type has one, else in `is_error`. */
 export function resultFields(typeName: string, typedCall: boolean, r: ToolResultPayload): Fields {
   const reader = RESULT_FIELDS[typeName];
-  if (typedCall && reader) return reader(r, outputText(r));
+  if (typedCall && reader) {
+    const fields = reader(r, outputText(r));
+    return r.isError === true && !('ok' in fields) ? { is_error: true, ...fields } : fields;
+  }
   const result = defined({
     output: r.output ?? null,
-    is_error: r.isError === true ? true : undefined,
     exit_code: r.exitCode,
     status: r.status,
     duration_ms: r.durationMs,
   });
-  return { result };
+  return r.isError === true ? { is_error: true, result } : { result };
 }
 
 function foundCount(text: string | undefined): number | undefined {

@@ -150,6 +150,24 @@ describe.skipIf(!corpus)('classifying the corpus', () => {
     expect(last.turn).toBe(2);
   });
 
+  it('flags the result of every call the agent recorded as failed: as many as the summary counts', () => {
+    /** A tool result saying its call failed, in `ok` where its type has one, else in `is_error`. */
+    const failed = (i: Fields) =>
+      i.role === 'result' && String(i.type).startsWith('tool:') && (i.is_error === true || i.ok === false);
+    const inSpotter = byLane.get(SPOTTER)!.flatMap((c) => c.items as Fields[]);
+    expect(foldTranscript(transcripts.get(SPOTTER)!).failedTools).toBe(13);
+    expect(inSpotter.filter(failed)).toHaveLength(13);
+    // A failed shell call keeps its error text, and a typed result with `ok` carries no second flag.
+    expect(
+      inSpotter.some((i) => i.type === 'tool:Bash' && i.is_error === true && typeof i.stderr === 'string'),
+    ).toBe(true);
+    for (const i of inSpotter) if ('ok' in i) expect(i.is_error).toBeUndefined();
+    for (const [path, lanes] of byLane) {
+      const flagged = lanes.flatMap((c) => c.items as Fields[]).filter(failed).length;
+      expect(flagged, path).toBe(foldTranscript(transcripts.get(path)!).failedTools);
+    }
+  });
+
   it('reads a subagent from its own side: its brief is message:user:in, its answer message:user:out', () => {
     const [main, sub] = byLane.get(SPOTTER)!;
     expect(sub!.subject.id).toBe('a2898e3');

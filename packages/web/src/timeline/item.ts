@@ -39,25 +39,10 @@ export const family = (item: Item): string => item.type.split(':', 1)[0] ?? item
 export const isMachinery = (item: Item): boolean =>
   item.type === 'system:unknown' || item.type.startsWith('system:attachment:');
 
-/** A result that says its call failed, in whichever way its shape can say it. */
-export function isErrorResult(result: Item): boolean {
-  if (field(result, 'is_error') === true || field(result, 'isError') === true) return true;
-  if (field(result, 'ok') === false) return true;
-  const generic = obj(result, 'result');
-  if (generic && (generic.is_error === true || generic.isError === true)) return true;
-  const exit = generic?.exit_code ?? field(result, 'exit_code');
-  if (typeof exit === 'number' && exit !== 0) return true;
-  // A failed shell call is recorded with its error text as stderr and no stdout.
-  if (
-    result.type === 'tool:Bash' &&
-    str(result, 'stderr') !== undefined &&
-    str(result, 'stdout') === undefined
-  ) {
-    return true;
-  }
-  const status = str(result, 'status');
-  return status === 'failed' || status === 'error';
-}
+/** A tool result whose call the agent recorded as failed: the contract says so in `ok` where the
+ * result's type has one, else in `is_error`. */
+export const isErrorResult = (result: Item): boolean =>
+  field(result, 'is_error') === true || field(result, 'ok') === false;
 
 /** Text of any kind a generic value holds, for showing a tool's output. */
 export function textOf(value: unknown): string | undefined {

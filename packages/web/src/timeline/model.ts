@@ -288,7 +288,8 @@ export class Timeline {
     const failed =
       item.type === 'system:api-error' ||
       (result !== undefined && item.type.startsWith('tool:') && isErrorResult(result)) ||
-      (isResult(item) && isErrorResult(item));
+      (agentResult !== undefined && isErrorResult(agentResult)) ||
+      (isResult(item) && item.type.startsWith('tool:') && isErrorResult(item));
     const key = itemKey(lane.id, i);
     const cached = this.rowCache.get(key);
     if (
