@@ -36,6 +36,15 @@ export interface ListFailure {
 
 export type ListEntry = SessionHead | ListFailure;
 
+/** A session known by where it is, found without reading what its files say. */
+export interface FoundSession {
+  agent: string;
+  id: string;
+  path: string;
+}
+
+export type DiscoverEntry = FoundSession | ListFailure;
+
 /** What an adapter's translation makes of a session's files; the library numbers `seq` afterwards. */
 export interface TranslatedSession {
   agentVersion?: string;
@@ -58,6 +67,13 @@ export interface SessionAdapter {
   detect(path: string, head: Uint8Array): boolean;
   /** Every session under one home; a bad file yields a ListFailure and the listing goes on. */
   list(ctx: AdapterContext, home: string): AsyncIterable<ListEntry>;
+  /**
+   * Optional: the sessions `list` gives, in the same order, found from names alone (a file's
+   * first line where the name does not carry the id) for callers that read every file anyway.
+   * It finds a head's session and also a file whose head `list` reports as a failure: reading
+   * that session fails in its own right. A folder `list` cannot read is the same failure here.
+   */
+  discover?(ctx: AdapterContext, home: string): AsyncIterable<DiscoverEntry>;
   /** The files of the session whose main file is `path`, main file first. */
   sessionFiles(ctx: AdapterContext, path: string): Promise<Result<string[], SessionReadError>>;
   /** Pure translation of a session's files (main file first) into events. */

@@ -4,6 +4,7 @@ export type * from './adapter.js';
 export { linePointer } from './adapter.js';
 export { builtinSessionAdapters } from './adapters/index.js';
 export { adapterTable, agentHomes, findAdapter, knownAgentNames } from './catalog.js';
+export { discoverSessions } from './discover.js';
 export {
   type ConfigUnreadable,
   cairnHome,

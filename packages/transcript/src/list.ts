@@ -1,5 +1,5 @@
 // Listing every session of every agent (or one), one home at a time.
-import type { ListEntry, SessionAdapter } from './adapter.js';
+import type { AdapterContext, ListEntry, ListFailure, SessionAdapter } from './adapter.js';
 import { adapterTable, findAdapter } from './catalog.js';
 import type { SessionPlatform } from './platform.js';
 import { adapterContext } from './read.js';
@@ -17,10 +17,22 @@ export interface ListSessionsOptions {
  * is not installed); a home or file that cannot be read yields `{ ref, error }` and the
  * listing goes on. An unknown agent name yields one failure naming it.
  */
-export async function* listSessions(
+export function listSessions(
   platform: SessionPlatform,
   options: ListSessionsOptions = {},
 ): AsyncGenerator<ListEntry> {
+  return eachHome(platform, options, (adapter, ctx, home) => adapter.list(ctx, home));
+}
+
+/**
+ * What `perHome` finds in each existing home of the chosen agents, in table order, each
+ * session (by path) and each failure (by ref) once: the walk that listing and discovery share.
+ */
+export async function* eachHome<T extends { path: string }>(
+  platform: SessionPlatform,
+  options: ListSessionsOptions,
+  perHome: (adapter: SessionAdapter, ctx: AdapterContext, home: string) => AsyncIterable<T | ListFailure>,
+): AsyncGenerator<T | ListFailure> {
   const { signal, providers } = options;
   let adapters = adapterTable(providers);
   if (options.agent !== undefined) {
@@ -48,7 +60,7 @@ export async function* listSessions(
         yield { ref: home, error: readFailed(home, new Error('not a directory')) };
         continue;
       }
-      for await (const entry of adapter.list(ctx, home)) {
+      for await (const entry of perHome(adapter, ctx, home)) {
         signal?.throwIfAborted();
         const key = 'ref' in entry ? `!${entry.ref}` : entry.path;
         if (seen.has(key)) continue;

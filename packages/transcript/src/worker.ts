@@ -1,7 +1,9 @@
 // A worker thread of the session pool: runs one task per message with a platform built from
 // the environment it was given.
+import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SessionTarget } from './model.js';
+import type { SessionPlatform } from './platform.js';
 import { nodePlatform } from './platform-node.js';
 import { runTask, type TaskName, type TaskOptions } from './tasks.js';
 
@@ -12,7 +14,13 @@ interface Job {
   options: TaskOptions;
 }
 
-const platform = nodePlatform(workerData as { env: Record<string, string | undefined>; homeDir?: string });
+const base = nodePlatform(workerData as { env: Record<string, string | undefined>; homeDir?: string });
+// A worker runs one job at a time and has nothing to do while its files arrive, so it reads them
+// in one blocking call rather than in the many thread-pool round trips of an async read.
+const platform: SessionPlatform = {
+  ...base,
+  fs: { ...base.fs, readFile: async (path) => readFileSync(path) },
+};
 
 parentPort?.on('message', async (job: Job) => {
   try {

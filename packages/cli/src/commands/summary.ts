@@ -1,9 +1,9 @@
 // cairn summary: a session's numbers, or every session's with --all.
 import {
-  listSessions,
+  discoverSessions,
+  type FoundSession,
   runInPool,
   SESSION_SUMMARY_VERSION,
-  type SessionHead,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
   summarizeSession,
@@ -53,9 +53,10 @@ async function summarizeAll(
   agent: string | undefined,
   json: boolean,
 ): Promise<number> {
-  const heads: SessionHead[] = [];
+  const heads: FoundSession[] = [];
   const errors: { ref: string; error: string }[] = [];
-  for await (const entry of listSessions(platform, agent ? { agent } : {})) {
+  // Every file is read in full below, so the sessions are found without the listing's head reads.
+  for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
     if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
     else heads.push(entry);
   }

@@ -1,5 +1,5 @@
 // Listing the sessions under one Claude Code home: `<home>/projects/<munged cwd>/<sessionId>.jsonl`.
-import type { AdapterContext, ListEntry } from '../../adapter.js';
+import type { AdapterContext, DiscoverEntry, ListEntry, ListFailure } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed, unknownFormatGeneration } from '../../result.js';
 import { agentFileSession, isAgentFile, isMissing, subagentFiles } from './files.js';
@@ -8,7 +8,28 @@ import { fileStem } from './records.js';
 
 export const CLAUDE_CODE = 'claude-code';
 
+/** A session's main file, the folder it is in and the older subagent files beside it that join it. */
+interface MainFile {
+  dir: string;
+  path: string;
+  beside: readonly string[];
+}
+
 export async function* listClaudeSessions(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
+  for await (const found of mainFiles(ctx, home))
+    yield 'ref' in found ? found : await headOf(ctx, found.dir, found.path, found.beside);
+}
+
+/** The sessions of `list` from file names: the id is the file's stem, so no head is read. */
+export async function* discoverClaudeSessions(
+  ctx: AdapterContext,
+  home: string,
+): AsyncGenerator<DiscoverEntry> {
+  for await (const found of mainFiles(ctx, home))
+    yield 'ref' in found ? found : { agent: CLAUDE_CODE, id: fileStem(found.path), path: found.path };
+}
+
+async function* mainFiles(ctx: AdapterContext, home: string): AsyncGenerator<MainFile | ListFailure> {
   const { fs, join } = ctx.platform;
   const projects = join(home, 'projects');
   let dirs: string[];
@@ -42,7 +63,7 @@ async function* listProject(
   ctx: AdapterContext,
   dir: string,
   names: readonly string[],
-): AsyncGenerator<ListEntry> {
+): AsyncGenerator<MainFile | ListFailure> {
   const { join } = ctx.platform;
   const mains = names.filter((n) => !isAgentFile(n));
   const stems = new Set(mains.map(fileStem));
@@ -64,9 +85,7 @@ async function* listProject(
   for (const n of [...mains, ...loose].sort()) {
     ctx.signal?.throwIfAborted();
     const path = join(dir, n);
-    const sid = fileStem(path);
-    const extra = isAgentFile(n) ? [] : (beside.get(sid) ?? []);
-    yield await headOf(ctx, dir, path, extra);
+    yield { dir, path, beside: isAgentFile(n) ? [] : (beside.get(fileStem(path)) ?? []) };
   }
 }
 

@@ -11,6 +11,7 @@ import type { SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { downsampleMax } from '../../shape.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
+import { bytesAt, lastMemberBefore } from './members.js';
 import { userOrigin, userTextOf } from './origin.js';
 import {
   BOOKKEEPING_TYPES,
@@ -30,6 +31,8 @@ const PROGRESS = bytesOf('progress"');
 const TOOL_USE_RESULT = bytesOf(',"toolUseResult":');
 const DATA = bytesOf(',"data":');
 const HOOK_DATA = bytesOf('{"type":"hook_progress"');
+const TYPE_KEY = bytesOf('"type"');
+const PROGRESS_VALUE = bytesOf('"progress"');
 /** Claude Code writes the envelope, type tag included, before a user or progress record's body. */
 const HEAD_WINDOW = 1024;
 
@@ -91,7 +94,7 @@ class Summarizer {
     const tag = indexOfBytes(line, TYPE_TAG);
     if (tag === -1 || tag > HEAD_WINDOW) return undefined;
     const word = tag + TYPE_TAG.length;
-    if (startsWith(line, word, USER)) {
+    if (bytesAt(line, word, USER)) {
       const cutAt = indexOfBytes(line, TOOL_USE_RESULT, word);
       if (cutAt === -1) return undefined;
       const head = membersBefore(line, cutAt);
@@ -99,11 +102,17 @@ class Summarizer {
         ? { value: head, cut: true }
         : undefined;
     }
-    if (!startsWith(line, word, PROGRESS)) return undefined;
+    if (!bytesAt(line, word, PROGRESS)) return undefined;
     const dataAt = indexOfBytes(line, DATA, word);
-    if (dataAt === -1 || startsWith(line, dataAt + DATA.length, HOOK_DATA)) return undefined;
-    const head = membersBefore(line, dataAt);
-    return head && head.type === 'progress' ? SKIP : undefined;
+    if (dataAt === -1 || bytesAt(line, dataAt + DATA.length, HOOK_DATA)) return undefined;
+    // Progress lines are most of a log's lines: their head is checked by its bytes, not parsed. A
+    // head that is not valid JSON (which only a parse would see) makes no event either way.
+    const type = lastMemberBefore(line, dataAt, TYPE_KEY);
+    return type &&
+      type.end - type.offset === PROGRESS_VALUE.length &&
+      bytesAt(line, type.offset, PROGRESS_VALUE)
+      ? SKIP
+      : undefined;
   }
 
   private record(
@@ -212,12 +221,6 @@ class Summarizer {
 }
 
 const SKIP = Symbol('skip');
-
-const startsWith = (line: Uint8Array, at: number, word: Uint8Array): boolean => {
-  if (at < 0 || at + word.length > line.length) return false;
-  for (let k = 0; k < word.length; k++) if (line[at + k] !== word[k]) return false;
-  return true;
-};
 
 /**
  * The members before byte `at` (where a `,"key":` starts) as an object: it parses only when

@@ -3,7 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { detectRollout } from './detect.js';
 import { rolloutFiles } from './files.js';
 import { codexHomes } from './homes.js';
-import { listRollouts } from './list.js';
+import { discoverRollouts, listRollouts } from './list.js';
 import { summarizeRollouts } from './summarize.js';
 import { translateRollouts } from './translate.js';
 
@@ -14,6 +14,7 @@ export const codexAdapter: SessionAdapter = {
   homes: codexHomes,
   detect: detectRollout,
   list: listRollouts,
+  discover: discoverRollouts,
   sessionFiles: rolloutFiles,
   translate: translateRollouts,
   summarize: summarizeRollouts,

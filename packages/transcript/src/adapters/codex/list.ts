@@ -1,8 +1,8 @@
 // Session heads of a Codex home, each from the first bytes of its rollout.
-import type { AdapterContext, ListEntry, SourceFile } from '../../adapter.js';
+import type { AdapterContext, DiscoverEntry, ListEntry, SourceFile } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed } from '../../result.js';
-import { classify } from './classify.js';
+import { classify, idFromPath } from './classify.js';
 import { messageText } from './content.js';
 import { rolloutPaths } from './files.js';
 import { str } from './records.js';
@@ -54,5 +54,43 @@ export async function* listRollouts(ctx: AdapterContext, home: string): AsyncGen
         prompt.rec.type === 'event_msg' ? (str(p.message) ?? '') : messageText(p.content).text;
     }
     yield head;
+  }
+}
+
+/** How much of a rollout discovery reads first, hoping for its whole first line (the session_meta). */
+const FIRST_LINE_BYTES = 16 * 1024;
+
+/** The sessions of `list`, each read only as far as the session_meta that names it. */
+export async function* discoverRollouts(ctx: AdapterContext, home: string): AsyncGenerator<DiscoverEntry> {
+  for await (const found of rolloutPaths(ctx, home)) {
+    if (typeof found !== 'string') yield found;
+    else yield { agent: 'codex', id: await rolloutId(ctx, found), path: found };
+  }
+}
+
+/**
+ * The id `list` gives a rollout. A session_meta on the first line names the session whatever
+ * follows, so its line is enough; otherwise the head is classified as `list` does. A file that
+ * cannot be read keeps the id of its name: reading the session reports the failure.
+ */
+async function rolloutId(ctx: AdapterContext, path: string): Promise<string> {
+  try {
+    if (!path.endsWith('.zst')) {
+      const start = await ctx.platform.fs.readRange(path, 0, FIRST_LINE_BYTES);
+      const end = start.indexOf(0x0a);
+      if (end !== -1) {
+        const first = classify([{ path, data: start.subarray(0, end + 1) }]);
+        const item = first.ok ? first.value.items[0] : undefined;
+        if (first.ok && item?.kind === 'system' && item.type === 'session_meta')
+          return first.value.session.id;
+      }
+    }
+    const data = await ctx.readHead(path);
+    const file: SourceFile = path.endsWith('.zst') ? { path, data, codec: 'zstd' } : { path, data };
+    const classified = classify([file]);
+    return classified.ok ? classified.value.session.id : idFromPath(path);
+  } catch {
+    ctx.signal?.throwIfAborted();
+    return idFromPath(path);
   }
 }
