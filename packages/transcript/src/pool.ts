@@ -71,6 +71,9 @@ export async function runInPool<T extends TaskName>(
           else feed(w);
         });
         w.on('error', reject);
+        // Two jobs in flight per worker: its next job is already there when it finishes one,
+        // rather than after a round trip through this thread.
+        feed(w);
         feed(w);
       }
       if (targets.length === 0) resolve();
