@@ -19,15 +19,23 @@ const entries = [
   // The browser-safe part of the library: classification, selections, presets, Markdown.
   { in: 'packages/transcript/src/items/index.ts', out: 'packages/transcript/dist/items' },
   { in: 'packages/protocol/src/index.ts', out: 'packages/protocol/dist/index' },
-  { in: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main' },
   // The session pool starts this file beside whichever bundle it was built into.
   { in: 'packages/transcript/src/worker.ts', out: 'packages/transcript/dist/worker' },
   { in: 'packages/transcript/src/worker.ts', out: 'packages/cli/dist/worker' },
 ];
 
-await Promise.all(
-  entries.map((e) => build({ ...common, entryPoints: [{ in: e.in, out: e.out }], outdir: '.' })),
-);
+await Promise.all([
+  ...entries.map((e) => build({ ...common, entryPoints: [{ in: e.in, out: e.out }], outdir: '.' })),
+  // The CLI is split per command, so each loads only what it runs. Chunks sit beside main.js
+  // because the session pool finds worker.js next to the code that starts it.
+  build({
+    ...common,
+    entryPoints: ['packages/cli/src/main.ts'],
+    outdir: 'packages/cli/dist',
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+  }),
+]);
 
 // The contract as JSON Schema, for clients in other languages.
 await import('../packages/protocol/scripts/export-schema.mjs');

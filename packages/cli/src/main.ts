@@ -1,22 +1,18 @@
 // The cairn command line.
 import { nodePlatform } from '@cairn/transcript';
-import { dumpCommand } from './commands/dump.js';
-import { presetsCommand } from './commands/presets.js';
-import { serveCommand } from './commands/serve.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { showCommand } from './commands/show.js';
-import { summaryCommand } from './commands/summary.js';
 import { Failure, HELP, UsageError } from './usage.js';
 
 type Command = (platform: ReturnType<typeof nodePlatform>, argv: string[]) => Promise<number>;
 
-const commands: Record<string, Command> = {
-  dump: dumpCommand,
-  presets: presetsCommand,
-  serve: serveCommand,
-  sessions: sessionsCommand,
-  show: showCommand,
-  summary: summaryCommand,
+// Each command loads only its own code (the build splits them), so a quick command does not
+// pay for the server, the index or the dump writer.
+const commands: Record<string, () => Promise<Command>> = {
+  dump: async () => (await import('./commands/dump.js')).dumpCommand,
+  presets: async () => (await import('./commands/presets.js')).presetsCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
+  show: async () => (await import('./commands/show.js')).showCommand,
+  summary: async () => (await import('./commands/summary.js')).summaryCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -25,12 +21,13 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = commands[name];
-  if (!command) {
+  const load = commands[name];
+  if (!load) {
     process.stderr.write(`cairn: unknown command '${name}'\n${HELP}\n`);
     return 2;
   }
   try {
+    const command = await load();
     return await command(nodePlatform(), rest);
   } catch (error) {
     if (error instanceof UsageError) {
