@@ -2,7 +2,6 @@
 
 import { finishTranscript } from './load.js';
 import type {
-  Capability,
   SessionSummaryWithPrompts,
   SessionTarget,
   Transcript,
@@ -12,7 +11,7 @@ import type {
 import { type OpenOptions, openSession } from './open.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
-import { downsampleMax } from './shape.js';
+import { SummaryTally } from './tally.js';
 
 export interface SessionPromptsOptions {
   /** Keep at most this many prompts (the first ones). */
@@ -54,47 +53,16 @@ export function foldTranscript(
   t: Transcript,
   options: { prompts?: SessionPromptsOptions | boolean } = {},
 ): SessionSummaryWithPrompts {
-  const has = (c: Capability) => t.capabilities.includes(c);
   const main = mainLane(t);
-  let turns = 0;
-  let failedTools = 0;
-  let requests = 0;
-  let compactions = 0;
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let cacheReadTokens = 0;
-  let cacheWriteTokens = 0;
-  let first: number | undefined;
-  let last: number | undefined;
-  const shape: number[] = [];
+  const tally = new SummaryTally();
   for (const e of t.events) {
-    if (e.timestamp !== undefined) {
-      if (first === undefined || e.timestamp < first) first = e.timestamp;
-      if (last === undefined || e.timestamp > last) last = e.timestamp;
-    }
-    if (isPrompt(e, main)) turns++;
-    else if (e.kind === 'tool_result' && e.payload.isError) failedTools++;
-    else if (e.kind === 'compaction') compactions++;
-    else if (e.kind === 'request') {
-      requests++;
-      const u = e.payload.usage;
-      if (!u) continue;
-      inputTokens += u.inputTokens;
-      outputTokens += u.outputTokens;
-      cacheReadTokens += u.cacheReadTokens ?? 0;
-      cacheWriteTokens += u.cacheWriteTokens ?? 0;
-      if (e.agentId === main) shape.push(u.inputTokens);
-    }
+    tally.time(e.timestamp);
+    if (isPrompt(e, main)) tally.turns++;
+    else if (e.kind === 'tool_result' && e.payload.isError) tally.failedTools++;
+    else if (e.kind === 'compaction') tally.compactions++;
+    else if (e.kind === 'request') tally.request(e.payload.usage, e.agentId === main);
   }
-  const summary: SessionSummaryWithPrompts = { failedTools, turns };
-  if (has('requests')) summary.requests = requests;
-  if (has('usage')) {
-    Object.assign(summary, { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
-    summary.contextShape = downsampleMax(shape);
-  }
-  if (has('compaction')) summary.compactions = compactions;
-  if (has('subagents')) summary.subagents = t.agents.length - 1;
-  if (has('durations') && first !== undefined && last !== undefined) summary.durationMs = last - first;
+  const summary: SessionSummaryWithPrompts = tally.summary(t.capabilities, t.agents.length - 1);
   if (options.prompts) summary.prompts = sessionPrompts(t, options.prompts === true ? {} : options.prompts);
   return summary;
 }

@@ -7,9 +7,9 @@
 // written); damage inside the unparsed tail of a line in the middle of a file goes unseen.
 import type { SourceFile } from '../../adapter.js';
 import { decodeUtf8, type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
-import type { SessionSummaryWithPrompts, Usage } from '../../model.js';
+import type { Capability, SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
-import { downsampleMax } from '../../shape.js';
+import { SummaryTally } from '../../tally.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
 import { bytesAt, lastMemberBefore } from './members.js';
 import { userOrigin, userTextOf } from './origin.js';
@@ -44,12 +44,8 @@ interface RequestState {
 type LineRecord = { value: unknown; cut: boolean } | undefined;
 
 class Summarizer {
-  turns = 0;
-  failedTools = 0;
-  compactions = 0;
+  readonly tally = new SummaryTally();
   readonly prompts: string[] = [];
-  first: number | undefined;
-  last: number | undefined;
   readonly requests = new Map<string, RequestState>();
   /** Main-lane requests in order, for the context shape. */
   readonly mainRequests: RequestState[] = [];
@@ -145,7 +141,7 @@ class Summarizer {
         if (this.assistant(r, mainLane)) this.event(r);
         return;
       case 'system':
-        if (r.subtype === 'compact_boundary') this.compactions++;
+        if (r.subtype === 'compact_boundary') this.tally.compactions++;
         this.event(r);
         return;
       case 'progress':
@@ -162,19 +158,18 @@ class Summarizer {
   private event(r: Rec): void {
     const t = timestampOf(r.timestamp);
     if (t === undefined) return;
-    if (this.first === undefined || t < this.first) this.first = t;
-    if (this.last === undefined || t > this.last) this.last = t;
+    this.tally.time(t);
   }
 
   private user(r: Rec, mainLane: boolean): void {
     const content = rec(r.message)?.content;
     if (Array.isArray(content))
       for (const block of content)
-        if (isRec(block) && block.type === 'tool_result' && block.is_error === true) this.failedTools++;
+        if (isRec(block) && block.type === 'tool_result' && block.is_error === true) this.tally.failedTools++;
     if (!mainLane) return;
     const user = userTextOf(content);
     if (!user || userOrigin(user, r, true) !== undefined) return;
-    this.turns++;
+    this.tally.turns++;
     this.prompts.push(user.text);
   }
 
@@ -214,7 +209,7 @@ class Summarizer {
         str(block.tool_use_id) !== undefined &&
         str(rec(block.content)?.type)?.endsWith('_error')
       )
-        this.failedTools++;
+        this.tally.failedTools++;
     }
     return created || blocks > 0;
   }
@@ -245,31 +240,17 @@ export function summarizeClaudeCode(
     const failure = s.file(i, file);
     if (failure) return err(failure);
   }
-  let withUsage = 0;
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let cacheReadTokens = 0;
-  let cacheWriteTokens = 0;
-  for (const r of s.requests.values()) {
-    if (!r.usage) continue;
-    withUsage++;
-    inputTokens += r.usage.inputTokens;
-    outputTokens += r.usage.outputTokens;
-    cacheReadTokens += r.usage.cacheReadTokens ?? 0;
-    cacheWriteTokens += r.usage.cacheWriteTokens ?? 0;
-  }
+  // Requests are counted once their largest usage is known; the main lane's in order, for the shape.
+  const main = new Set(s.mainRequests);
+  for (const r of s.mainRequests) s.tally.request(r.usage, true);
+  for (const r of s.requests.values()) if (!main.has(r)) s.tally.request(r.usage, false);
   // Each number is present exactly when translate would show its capability.
-  const summary: SessionSummaryWithPrompts = { failedTools: s.failedTools, turns: s.turns };
-  if (s.requests.size > 0) summary.requests = s.requests.size;
-  if (withUsage > 0) {
-    Object.assign(summary, { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
-    const shape: number[] = [];
-    for (const r of s.mainRequests) if (r.usage) shape.push(r.usage.inputTokens);
-    summary.contextShape = downsampleMax(shape);
-  }
-  if (s.compactions > 0) summary.compactions = s.compactions;
-  if (files.length > 1) summary.subagents = files.length - 1;
-  if (s.first !== undefined && s.last !== undefined) summary.durationMs = s.last - s.first;
+  const capabilities: Capability[] = ['durations'];
+  if (s.requests.size > 0) capabilities.push('requests');
+  if ([...s.requests.values()].some((r) => r.usage)) capabilities.push('usage');
+  if (s.tally.compactions > 0) capabilities.push('compaction');
+  if (files.length > 1) capabilities.push('subagents');
+  const summary: SessionSummaryWithPrompts = s.tally.summary(capabilities, files.length - 1);
   summary.prompts = s.prompts;
   return ok(summary);
 }
