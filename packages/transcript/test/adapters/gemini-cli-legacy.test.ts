@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SourceFile, TranslatedSession } from '../../src/adapter.js';
 import { geminiCliAdapter } from '../../src/adapters/gemini-cli/index.js';
-import { scanArray, scanObject } from '../../src/adapters/gemini-cli/json-ranges.js';
+import { scanArray, scanObject } from '../../src/json-ranges.js';
 import { splitLines } from '../../src/lines.js';
 import { finishTranscript } from '../../src/load.js';
 import type { SourcePointer, TranscriptEvent } from '../../src/model.js';

@@ -1,6 +1,6 @@
 // Reading a line's leading top-level members from their bytes, without decoding or parsing them.
 // The summary pass uses it where a parse would only prove where a member sits.
-import { skipWhitespace, valueEnd } from '../gemini-cli/json-ranges.js';
+import { skipWhitespace, valueEnd } from '../../json-ranges.js';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

@@ -1,7 +1,8 @@
 // Whether a file is a Gemini CLI session: a session-*.json(l) in a chats folder, or any
 // .json/.jsonl whose first bytes are Gemini's session metadata (subagent files, moved files).
+
+import { skipWhitespace } from '../../json-ranges.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
-import { skipWhitespace } from './json-ranges.js';
 import { baseName, dirName, isJsonlFile, SESSION_FILE } from './paths.js';
 import { isObject } from './records.js';
 

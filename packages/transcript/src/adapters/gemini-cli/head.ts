@@ -1,9 +1,10 @@
 // What a listing learns from the first bytes of a session file, without reading the rest: the
 // metadata, the first prompt and the start. A legacy document larger than the head is read as
 // far as its complete members and messages go.
+
+import { lineAt, lineStarts, scanArray, scanObject, skipWhitespace } from '../../json-ranges.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
-import { lineAt, lineStarts, scanArray, scanObject, skipWhitespace } from './json-ranges.js';
 import { parseBytes } from './legacy.js';
 import { isJsonlFile } from './paths.js';
 import {

@@ -4,11 +4,18 @@
 // the last one are a skipped record; what lies between elements is only commas and whitespace.
 // A document cut short (caught mid-rewrite) still yields every complete message.
 import type { SourceFile } from '../../adapter.js';
+import {
+  type ByteRange,
+  lineAt,
+  lineStarts,
+  scanArray,
+  scanObject,
+  skipWhitespace,
+} from '../../json-ranges.js';
 import { decodeUtf8 } from '../../lines.js';
 import type { TranscriptEvent } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import type { EventIds } from './ids.js';
-import { type ByteRange, lineAt, lineStarts, scanArray, scanObject, skipWhitespace } from './json-ranges.js';
 import { messageEvents } from './messages.js';
 import { CONVERSATION_KEYS, type JsonObject, mergeMeta } from './records.js';
 import { rangePointer, type TranslatedFile } from './translated-file.js';
