@@ -370,16 +370,16 @@ describe('the web UI over hand-made sessions', () => {
     env = homeEnv(home);
     const xss = claudeSession(
       env.CLAUDE_CONFIG_DIR!,
-      '/work/hostile',
+      '/home/dev/hostile',
       '11111111-1111-4111-8111-111111111111',
     );
     xss.append(
       xss.prompt(hostile.prompt) + xss.say(hostile.reply) + xss.bash(hostile.command, hostile.output),
     );
-    live = claudeSession(env.CLAUDE_CONFIG_DIR!, '/work/live', '22222222-2222-4222-8222-222222222222');
+    live = claudeSession(env.CLAUDE_CONFIG_DIR!, '/home/dev/live', '22222222-2222-4222-8222-222222222222');
     live.append(live.prompt('first prompt of the live session') + live.say('first answer'));
     // 20,000 items: four records (and items) per turn.
-    const big = claudeSession(env.CLAUDE_CONFIG_DIR!, '/work/big', '33333333-3333-4333-8333-333333333333');
+    const big = claudeSession(env.CLAUDE_CONFIG_DIR!, '/home/dev/big', '33333333-3333-4333-8333-333333333333');
     const turns: string[] = [];
     for (let t = 0; t < 5000; t++) {
       turns.push(big.prompt(`prompt number ${t}`) + big.say(`answer number ${t} with *some* markdown`));
