@@ -13,7 +13,6 @@ const ENTRY = `
 export {
   OP_SCHEMAS,
   TranscriptItem,
-  SessionsFrame,
   SessionUpsertedFrame,
   SessionRemovedFrame,
   SessionStreamFrame,
@@ -46,7 +45,6 @@ export async function checksModule() {
   }
   lines.push('};');
   lines.push(`export const itemCheck = ${checker(contract, contract.TranscriptItem)};`);
-  lines.push(`export const sessionsFrameCheck = ${checker(contract, contract.SessionsFrame)};`);
   lines.push(`export const sessionUpsertedCheck = ${checker(contract, contract.SessionUpsertedFrame)};`);
   lines.push(`export const sessionRemovedCheck = ${checker(contract, contract.SessionRemovedFrame)};`);
   lines.push(`export const streamFrameCheck = ${checker(contract, contract.SessionStreamFrame)};`);

@@ -11,7 +11,7 @@ import { OP_ATTRIBUTES, OP_NAMES, OP_SCHEMAS } from './op-table.js';
 import { SESSION_STREAM_FRAME_MEMBERS, SessionStreamFrame } from './session-stream.js';
 import { SNIPPET_MARK_END, SNIPPET_MARK_START } from './snippet.js';
 import { TYPED_TOOLS } from './tool-items.js';
-import { SessionRemovedFrame, SessionsFrame, SessionUpsertedFrame, TOPIC_ATTRIBUTES } from './topics.js';
+import { SessionRemovedFrame, SessionUpsertedFrame, TOPIC_ATTRIBUTES } from './topics.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -23,7 +23,6 @@ const ROOTS: readonly TSchema[] = [
   TranscriptItem,
   ...TRANSCRIPT_ITEM_MEMBERS.map((member) => member.schema),
   SessionDumpFile,
-  SessionsFrame,
   SessionUpsertedFrame,
   SessionRemovedFrame,
   SessionStreamFrame,

@@ -1,6 +1,6 @@
 // Topics a connection can subscribe to, who may, and the frames each one pushes.
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { AgentName, InstanceId, type Role, Sid } from './identifiers.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { AgentName, type Role, Sid } from './identifiers.js';
 import { SessionHead } from './session.js';
 
 const AGENT_CHARS = '[a-z][a-z0-9-]{0,63}';
@@ -37,7 +37,7 @@ export const TOPIC_ATTRIBUTES = {
   sessions: {
     roles: ['user'],
     granularity: 'element',
-    frames: ['SessionsFrame', 'SessionUpsertedFrame', 'SessionRemovedFrame'],
+    frames: ['SessionUpsertedFrame', 'SessionRemovedFrame'],
   },
   // A session may follow its own stream; which one is its own is the server's check.
   session: { roles: ['session', 'user'], granularity: 'append', frames: ['SessionStreamFrame'] },
@@ -61,42 +61,15 @@ export function sessionOfTopic(topic: string): { agent: string; sid: string } | 
   return m ? { agent: m[1]!, sid: m[2]! } : undefined;
 }
 
-/** A frame pushed on a subscribed topic. The first after `topic_subscribe` carries `snapshot: true`
- * and the current value; later frames carry changes of the same payload type, so a subscriber has one
- * code path for both. */
-export function topicFrame<T extends TSchema>(topic: TopicKind, data: T, $id: string) {
-  return Type.Object(
-    {
-      ev: Type.Literal('topic'),
-      topic: Topic,
-      snapshot: Type.Optional(Type.Literal(true)),
-      instance: InstanceId,
-      data,
-    },
-    { $id, description: `frames of the ${topic} topic` },
-  );
-}
-
-/** `sessions`: heads that appeared or changed (newest activity first), and sessions whose files went
- * away. The snapshot lists every session the server knows. */
-export const SessionsFrame = topicFrame(
-  'sessions',
-  Type.Object({
-    sessions: Type.Array(SessionHead),
-    removed: Type.Optional(Type.Array(Type.Object({ agent: AgentName, sid: Sid }))),
-  }),
-  'SessionsFrame',
-);
-export type SessionsFrame = Static<typeof SessionsFrame>;
-
-/** `sessions`, in spectral's shape: one session appeared or changed. */
+/** `sessions`: one session appeared or changed since the subscriber came (`session_list` says what
+ * was there before). */
 export const SessionUpsertedFrame = Type.Object(
   { type: Type.Literal('session_upserted'), head: SessionHead },
   { $id: 'SessionUpsertedFrame' },
 );
 export type SessionUpsertedFrame = Static<typeof SessionUpsertedFrame>;
 
-/** `sessions`, in spectral's shape: the files of one session went away. */
+/** `sessions`: the files of one session went away. */
 export const SessionRemovedFrame = Type.Object(
   { type: Type.Literal('session_removed'), agent: AgentName, sid: Sid },
   { $id: 'SessionRemovedFrame' },

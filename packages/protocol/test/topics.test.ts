@@ -7,7 +7,6 @@ import {
   SESSIONS_FRAME_FIXTURES,
   SessionRemovedFrame,
   SessionStreamFrame,
-  SessionsFrame,
   SessionUpsertedFrame,
   STREAM_FRAME_FIXTURES,
   sessionOfTopic,
@@ -143,7 +142,7 @@ describe('the session stream frames', () => {
 });
 
 describe('the sessions topic frames', () => {
-  const schemas = { SessionsFrame, SessionUpsertedFrame, SessionRemovedFrame } as const;
+  const schemas = { SessionUpsertedFrame, SessionRemovedFrame } as const;
 
   describe.each(Object.entries(schemas))('%s', (name, schema) => {
     const fixture = (SESSIONS_FRAME_FIXTURES as Record<string, Record<string, unknown>>)[name]!;

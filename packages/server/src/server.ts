@@ -97,7 +97,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.waitForIndex) await catalog.settled();
 
   const streams = new Streams(catalog, { instance: instance.value });
-  const sessions = new SessionsTopic(catalog, instance.value);
+  const sessions = new SessionsTopic(catalog);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? makeToken(env);
   let gate = makeGate(token, options.port ?? 0, host);

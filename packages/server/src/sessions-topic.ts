@@ -1,5 +1,6 @@
-// The `sessions` topic: every session's head, then the heads that appeared, changed or went away,
-// coalesced so that an index build or a burst of writes is a few frames, not thousands.
+// The `sessions` topic: the heads that appeared, changed or went away since the subscriber came, one
+// frame each, coalesced so that a burst of writes to one session is one frame. What was there before
+// is `session_list`'s to say.
 import type { SessionHead } from '@cairn/protocol';
 import type { Catalog, SessionEntry } from './catalog.js';
 import type { Subscriber } from './streams.js';
@@ -38,7 +39,6 @@ export class SessionsTopic {
 
   constructor(
     private readonly catalog: Catalog,
-    private readonly instance: string,
     private readonly coalesceMs = 100,
   ) {
     this.stop = catalog.onHeads((changed, removed) => {
@@ -63,12 +63,6 @@ export class SessionsTopic {
 
   subscribe(sub: Subscriber): void {
     this.subs.add(sub);
-    const now = Date.now();
-    const sessions = this.catalog
-      .all()
-      .map((e) => this.head(e, now))
-      .sort(byActivity);
-    sub.send({ ev: 'topic', topic: 'sessions', snapshot: true, instance: this.instance, data: { sessions } });
   }
 
   unsubscribe(sub: Subscriber): boolean {
@@ -101,10 +95,7 @@ export class SessionsTopic {
     for (const e of this.removed.values()) this.activeOf.delete(e.key);
     this.changed.clear();
     this.removed.clear();
-    if (this.subs.size === 0 || (sessions.length === 0 && removed.length === 0)) return;
-    const data = removed.length > 0 ? { sessions, removed } : { sessions };
     for (const sub of this.subs) {
-      sub.send({ ev: 'topic', topic: 'sessions', instance: this.instance, data });
       for (const head of sessions) sub.send({ type: 'session_upserted', head });
       for (const r of removed) sub.send({ type: 'session_removed', ...r });
     }

@@ -8,7 +8,6 @@ import {
   PROTOCOL_VERSION,
   SessionRemovedFrame,
   SessionStreamFrame,
-  SessionsFrame,
   SessionUpsertedFrame,
   validate,
 } from '@cairn/protocol';
@@ -62,7 +61,6 @@ export type Frame = Record<string, unknown>;
  * request, the `sessions` topic's frames, else a session stream's. */
 function frameSchema(frame: Frame) {
   if ('ok' in frame) return ErrorResponse;
-  if (frame.ev === 'topic') return SessionsFrame;
   if (frame.type === 'session_upserted') return SessionUpsertedFrame;
   if (frame.type === 'session_removed') return SessionRemovedFrame;
   return SessionStreamFrame;

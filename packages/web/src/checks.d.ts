@@ -3,7 +3,6 @@ declare module 'virtual:cairn-checks' {
   type Check = (value: unknown) => boolean;
   export const responseChecks: Record<string, Check>;
   export const itemCheck: Check;
-  export const sessionsFrameCheck: Check;
   export const sessionUpsertedCheck: Check;
   export const sessionRemovedCheck: Check;
   export const streamFrameCheck: Check;

@@ -19,8 +19,8 @@ export type ConnectionState = 'connecting' | 'open' | 'closed';
 export interface TopicHandlers {
   readonly topic: string;
   resume?(): Record<string, unknown>;
-  /** Whether a frame without a `topic` field belongs here (session stream frames name a session). */
-  accepts?(frame: Record<string, unknown>): boolean;
+  /** Whether a frame belongs here (session stream frames name a session). */
+  accepts(frame: Record<string, unknown>): boolean;
   onFrame(frame: Record<string, unknown>): void;
   /** The subscribe request was answered; `ok: false` carries why it was refused. */
   onSubscribed?(reply: Reply<unknown>): void;
@@ -159,10 +159,7 @@ export class Connection {
       p.resolve(this.reply(p, f));
       return;
     }
-    for (const t of this.topics) {
-      const mine = typeof f.topic === 'string' ? f.topic === t.topic : (t.accepts?.(f) ?? false);
-      if (mine) t.onFrame(f);
-    }
+    for (const t of this.topics) if (t.accepts(f)) t.onFrame(f);
   }
 
   private reply(p: Pending, f: Record<string, unknown>): Reply<unknown> {

@@ -5,7 +5,6 @@ import {
   itemCheck,
   responseChecks,
   sessionRemovedCheck,
-  sessionsFrameCheck,
   sessionUpsertedCheck,
   streamFrameCheck,
 } from 'virtual:cairn-checks';
@@ -14,7 +13,6 @@ import {
   type OpName,
   SessionRemovedFrame,
   SessionStreamFrame,
-  SessionsFrame,
   SessionUpsertedFrame,
   TranscriptItem,
   validate,
@@ -52,9 +50,8 @@ export function checkItems(items: readonly unknown[]): Checked {
 export const checkStreamFrame = (frame: unknown): Checked =>
   check(streamFrameCheck, SessionStreamFrame, frame);
 
-/** A frame of the `sessions` topic, in either of its shapes. */
-export function checkSessionsFrame(frame: Record<string, unknown>): Checked {
-  if (frame.type === 'session_upserted') return check(sessionUpsertedCheck, SessionUpsertedFrame, frame);
-  if (frame.type === 'session_removed') return check(sessionRemovedCheck, SessionRemovedFrame, frame);
-  return check(sessionsFrameCheck, SessionsFrame, frame);
-}
+/** A frame of the `sessions` topic. */
+export const checkSessionsFrame = (frame: Record<string, unknown>): Checked =>
+  frame.type === 'session_upserted'
+    ? check(sessionUpsertedCheck, SessionUpsertedFrame, frame)
+    : check(sessionRemovedCheck, SessionRemovedFrame, frame);

@@ -27,8 +27,8 @@ function target(ctx: OpContext, topic: string): Target {
 export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => {
   const t = target(ctx, req.topic);
   if (t.kind === 'error') return t.error;
-  // The reply goes first; the snapshot or the history follows it.
-  if (t.kind === 'sessions') setImmediate(() => ctx.sessions.subscribe(ctx.conn));
+  if (t.kind === 'sessions') ctx.sessions.subscribe(ctx.conn);
+  // The reply goes first; the history follows it.
   else setImmediate(() => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq).catch(() => false));
   return done({ topic: req.topic });
 };

@@ -1,12 +1,6 @@
-// Every session the server knows, kept current: listed once, then updated live from the `sessions`
-// topic (a session appears, becomes active, goes quiet, or its files go away).
-import type {
-  OpArgs,
-  SessionHead,
-  SessionRemovedFrame,
-  SessionsFrame,
-  SessionUpsertedFrame,
-} from '@cairn/protocol';
+// Every session the server knows, kept current: listed on each (re)subscription, then updated live from
+// the `sessions` topic (a session appears, becomes active, goes quiet, or its files go away).
+import type { OpArgs, SessionHead, SessionRemovedFrame, SessionUpsertedFrame } from '@cairn/protocol';
 import type { Connection } from '../rpc.js';
 import { checkSessionsFrame } from '../wire-check.js';
 
@@ -24,6 +18,10 @@ export class Directory {
   error: string | undefined;
   total: number | undefined;
   private started = false;
+  /** Bumped by each listing, so that an older one still paging stops. */
+  private listing = 0;
+  /** Heads a live frame set or removed while the current listing runs: the frame is newer. */
+  private touched = new Set<string>();
 
   constructor(private readonly conn: Connection) {}
 
@@ -34,8 +32,10 @@ export class Directory {
       topic: 'sessions',
       accepts: (f) => f.type === 'session_upserted' || f.type === 'session_removed',
       onFrame: (f) => this.frame(f),
+      // The topic only says what changes from now on; the listing says what is there, and after a
+      // reconnect it also drops what went away meanwhile.
+      onSubscribed: () => void this.list(),
     });
-    void this.list();
   }
 
   onChange(listener: () => void): () => void {
@@ -61,27 +61,33 @@ export class Directory {
   }
 
   private async list(): Promise<void> {
+    const run = ++this.listing;
+    this.touched = new Set();
+    const listed = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const args: Record<string, unknown> = { limit: PAGE };
       if (cursor !== undefined) args.cursor = cursor;
       const reply = await this.conn.request('session_list', args as OpArgs<'session_list'>);
+      if (run !== this.listing) return;
       if (!reply.ok) {
         this.error = reply.error.message;
         this.changed();
         return;
       }
       this.total = reply.value.total;
-      // A live update may already hold a newer state of a head than this page.
       for (const head of reply.value.sessions) {
         const k = key(head.agent, head.sid);
-        const known = this.heads.get(k);
-        if (!known || (known.last_activity_at ?? 0) <= (head.last_activity_at ?? 0)) this.heads.set(k, head);
+        listed.add(k);
+        if (!this.touched.has(k)) this.heads.set(k, head);
+      }
+      cursor = reply.value.next_cursor;
+      if (cursor === undefined) {
+        for (const k of this.heads.keys()) if (!listed.has(k) && !this.touched.has(k)) this.heads.delete(k);
       }
       this.loaded = true;
       this.error = undefined;
       this.changed();
-      cursor = reply.value.next_cursor;
       if (cursor === undefined) return;
     }
   }
@@ -93,14 +99,16 @@ export class Directory {
       this.changed();
       return;
     }
-    const frame = f as unknown as SessionUpsertedFrame | SessionRemovedFrame | SessionsFrame;
-    if ('ev' in frame) {
-      for (const head of frame.data.sessions) this.heads.set(key(head.agent, head.sid), head);
-      for (const r of frame.data.removed ?? []) this.heads.delete(key(r.agent, r.sid));
-      if (frame.snapshot === true) this.loaded = true;
-    } else if (frame.type === 'session_upserted') {
-      this.heads.set(key(frame.head.agent, frame.head.sid), frame.head);
-    } else this.heads.delete(key(frame.agent, frame.sid));
+    const frame = f as unknown as SessionUpsertedFrame | SessionRemovedFrame;
+    if (frame.type === 'session_upserted') {
+      const k = key(frame.head.agent, frame.head.sid);
+      this.touched.add(k);
+      this.heads.set(k, frame.head);
+    } else {
+      const k = key(frame.agent, frame.sid);
+      this.touched.add(k);
+      this.heads.delete(k);
+    }
     this.changed();
   }
 }
