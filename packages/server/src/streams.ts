@@ -25,8 +25,10 @@ export interface StreamsOptions {
 }
 
 class SessionStream {
-  /** Event ids in the order the stream first saw them; an event's seq is its index here. */
+  /** Event ids in the order the stream first saw them; an event's seq is `base` plus its index here. */
   log: string[] = [];
+  /** The seq of the first event of the current numbering. */
+  private base: number;
   private seqOf = new Map<string, number>();
   loaded!: Loaded;
   private items = new Map<string, TranscriptItem[]>();
@@ -41,16 +43,25 @@ class SessionStream {
     readonly sid: string,
     loaded: Loaded,
     busy: boolean,
+    base: number,
   ) {
-    this.reset(loaded);
+    this.base = base;
+    this.take(loaded);
     this.busy = busy;
   }
 
   get lastSeq(): number {
-    return this.log.length - 1;
+    return this.base + this.log.length - 1;
   }
 
+  /** The lowest `after_seq` a client may resume from: the seq of this numbering's empty history. */
+  get firstResumable(): number {
+    return this.base - 1;
+  }
+
+  /** Numbers `loaded` afresh, past every seq this stream has sent (see `nextBase`). */
   reset(loaded: Loaded): void {
+    this.base = nextBase(this.lastSeq);
     this.log = [];
     this.seqOf = new Map();
     this.take(loaded);
@@ -98,9 +109,10 @@ class SessionStream {
   framesAfter(afterSeq: number): StreamFrame[] {
     const builder = new FrameBuilder(this.transcript, this.sid, this.items);
     const out: StreamFrame[] = [];
-    this.log.forEach((id, seq) => {
+    this.log.forEach((id, index) => {
       const e = this.events.get(id);
       if (!e) return;
+      const seq = this.base + index;
       const frames = builder.frames(e, seq);
       if (seq > afterSeq) out.push(...frames);
     });
@@ -116,6 +128,8 @@ class SessionStream {
 export class Streams {
   private readonly streams = new Map<string, SessionStream>();
   private readonly opening = new Map<string, Promise<SessionStream | undefined>>();
+  /** The last seq of each stream that lingered out, so that its reopening numbers past it. */
+  private readonly retiredSeq = new Map<string, number>();
   private readonly stopListening: () => void;
   private readonly busyTimer: NodeJS.Timeout;
 
@@ -140,8 +154,9 @@ export class Streams {
   }
 
   /**
-   * Subscribes to a session. Without `afterSeq` (or with one this stream never reached) the
-   * subscriber gets the whole history first; with it, only what came after.
+   * Subscribes to a session. Without `afterSeq` (or with one this numbering of the stream does not
+   * hold: a seq from before the file was replaced, or one never reached) the subscriber gets the whole
+   * history first; with it, only what came after.
    */
   async subscribe(key: string, sub: Subscriber, afterSeq?: number): Promise<boolean> {
     const stream = await this.open(key);
@@ -149,7 +164,7 @@ export class Streams {
     clearTimeout(stream.lingerTimer);
     stream.lingerTimer = undefined;
     stream.subs.add(sub);
-    const resume = afterSeq !== undefined && afterSeq >= -1 && afterSeq <= stream.lastSeq;
+    const resume = afterSeq !== undefined && afterSeq >= stream.firstResumable && afterSeq <= stream.lastSeq;
     if (resume) {
       for (const f of stream.framesAfter(afterSeq)) sub.send(f);
       sub.send(this.runStateFrame(stream));
@@ -164,6 +179,8 @@ export class Streams {
       stream.lingerTimer = setTimeout(() => {
         if (stream.subs.size > 0) return;
         this.streams.delete(key);
+        // Unfollowed, the files may be replaced unseen: the next opening cannot resume this numbering.
+        this.retiredSeq.set(key, stream.lastSeq);
         this.catalog.unfollow(key);
       }, this.options.lingerMs ?? 60_000);
       stream.lingerTimer.unref();
@@ -189,7 +206,9 @@ export class Streams {
           if (entry) this.catalog.unfollow(key);
           return undefined;
         }
-        const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry));
+        const retired = this.retiredSeq.get(key);
+        const base = retired === undefined ? 0 : nextBase(retired);
+        const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry), base);
         this.streams.set(key, stream);
         return stream;
       })().finally(() => this.opening.delete(key));
@@ -300,6 +319,13 @@ export class Streams {
     });
   }
 }
+
+/**
+ * Where a new numbering starts after one whose last seq was `lastSeq`: two past it, so that even an
+ * empty history's seq (one past) is one no earlier frame carried. A client's `after_seq` from the old
+ * numbering then never passes for one of the new, and it gets the history again.
+ */
+const nextBase = (lastSeq: number): number => lastSeq + 2;
 
 const itemKeys = (items: readonly TranscriptItem[] | undefined): string =>
   (items ?? []).map((i) => `${i.uuid}|${i.type}|${(i as { role?: string }).role ?? ''}`).join('\n');

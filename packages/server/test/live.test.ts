@@ -1,6 +1,6 @@
 // Live tail: records appended to a session file reach a subscribed client in order, each once, a
 // torn line only when it is whole, and across a reconnect that resumes after the last seq seen.
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { SessionUpsertedFrame, type TranscriptItem, validate } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
@@ -216,6 +216,67 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     await sleep(100);
     expect(c.frames).toEqual([]);
     await c.close();
+  });
+});
+
+describe.skipIf(!corpus)('a session file replaced while its client is away', () => {
+  it('answers the stale after_seq with a fresh history of the new file, numbered past the old one', async () => {
+    const home = tempDir();
+    const dir = join(home, '.claude', 'projects', '-work-spotter');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'subagent.jsonl');
+    const before = readFileSync(corpusPath(...SOURCE), 'utf8')
+      .split('\n')
+      .slice(0, 15)
+      .join('\n');
+    writeFileSync(file, `${before}\n`);
+    const server = await serve(homeEnv(home));
+    try {
+      const topic = 'session:claude-code:subagent';
+      const away = await Client.open(server);
+      await away.request('topic_subscribe', { topic });
+      await away.until((f) => f.some((x) => x.type === 'session_ready'));
+      const staleSeq = away.frames.find((x) => x.type === 'session_ready')!.seq as number;
+      expect(staleSeq).toBeGreaterThan(0);
+      await away.close();
+
+      // Another session's records take the file's place, more of them than the client had seen, so
+      // that numbering them from 0 again would make the stale seq look like one of theirs.
+      const watcher = await Client.open(server);
+      await watcher.request('topic_subscribe', { topic });
+      await watcher.until((f) => f.some((x) => x.type === 'session_ready'));
+      const after = readFileSync(
+        corpusPath('claude', 'projects', '-work-spotter', 'tool_heavy.jsonl'),
+        'utf8',
+      );
+      const expected = await itemsOf(after);
+      writeFileSync(`${file}.tmp`, after);
+      renameSync(`${file}.tmp`, file);
+      await watcher.until((f) => f.filter((x) => x.type === 'session_ready').length === 2);
+      const renewed = watcher.frames.filter((x) => x.type === 'session_ready')[1]!;
+      expect(renewed.seq as number).toBeGreaterThan(staleSeq);
+      await watcher.close();
+
+      const back = await Client.open(server);
+      await back.request('topic_subscribe', { topic, after_seq: staleSeq });
+      // A resumed stream ends with run_state, a fresh one is a history: either way, then nothing more.
+      await back.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'run_state'));
+      await sleep(200);
+      const ready = back.frames[0]!;
+      expect(ready).toMatchObject({ type: 'session_ready', seq: renewed.seq });
+      expect((ready.history as TranscriptItem[]).map(keyOf)).toEqual(expected.map(keyOf));
+      expect(itemsSeen(back.frames).map(keyOf)).toEqual(expected.map(keyOf));
+      await back.close();
+
+      // The new history's seq resumes the new numbering: nothing is sent again.
+      const resumed = await Client.open(server);
+      await resumed.request('topic_subscribe', { topic, after_seq: renewed.seq });
+      await resumed.until((f) => f.some((x) => x.type === 'run_state'));
+      expect(resumed.frames.map((f) => f.type)).toEqual(['run_state']);
+      await resumed.close();
+    } finally {
+      await server.close();
+    }
   });
 });
 

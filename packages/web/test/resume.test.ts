@@ -36,7 +36,17 @@ describe('the seq a reconnect resumes after', () => {
     ).toBe(0);
   });
 
-  it('starts over with a history sent again, which the server numbers anew', () => {
+  it("takes the seq of a replaced file's history, numbered past everything before it", () => {
+    expect(
+      fold([
+        { ...F.SessionReadyFrame, seq: 7 },
+        { ...F.TextDeltaFrame, seq: 8 },
+        { ...F.SessionReadyFrame, history: [], seq: 9 },
+      ]),
+    ).toBe(9);
+  });
+
+  it('starts over with a history from a restarted server, which numbers from 0 again', () => {
     expect(
       fold([
         { ...F.SessionReadyStartFrame, seq: 40 },

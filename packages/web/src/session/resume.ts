@@ -2,8 +2,9 @@
 
 /**
  * The last seq seen once `frame` is taken in. A history (`session_ready`, `session_ready_start`)
- * sets it outright: the server numbers a replaced file anew, and an empty session's history says -1,
- * which must stay -1 so that the resumed stream still sends event 0. Other frames only move it on.
+ * sets it outright: it starts the numbering the client resumes in (past every earlier seq when a file
+ * was replaced, from 0 again when the server restarted), and an empty session's history says -1, which
+ * must stay -1 so that the resumed stream still sends event 0. Other frames only move it on.
  */
 export function lastSeqAfter(last: number | undefined, frame: { type: string; seq: number }): number {
   if (frame.type === 'session_ready' || frame.type === 'session_ready_start') return frame.seq;
