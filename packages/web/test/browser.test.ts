@@ -379,7 +379,11 @@ describe('the web UI over hand-made sessions', () => {
     live = claudeSession(env.CLAUDE_CONFIG_DIR!, '/home/dev/live', '22222222-2222-4222-8222-222222222222');
     live.append(live.prompt('first prompt of the live session') + live.say('first answer'));
     // 20,000 items: four records (and items) per turn.
-    const big = claudeSession(env.CLAUDE_CONFIG_DIR!, '/home/dev/big', '33333333-3333-4333-8333-333333333333');
+    const big = claudeSession(
+      env.CLAUDE_CONFIG_DIR!,
+      '/home/dev/big',
+      '33333333-3333-4333-8333-333333333333',
+    );
     const turns: string[] = [];
     for (let t = 0; t < 5000; t++) {
       turns.push(big.prompt(`prompt number ${t}`) + big.say(`answer number ${t} with *some* markdown`));
