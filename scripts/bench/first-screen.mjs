@@ -4,21 +4,11 @@
 // open, history arriving, first items) and the driver's wall time are kept beside it.
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const TOKEN_COOKIE = 'cairn_token';
 
-export const browserAvailable = () => existsSync(CHROMIUM);
+export const browserAvailable = () => existsSync(CHROMIUM_PATH);
 
 /**
  * Opens each of `sids` once (each a different session, so every run reads it anew on the server).
@@ -27,7 +17,7 @@ export const browserAvailable = () => existsSync(CHROMIUM);
  */
 export async function firstScreens({ port, token, agent, sids, timeoutMs = 30_000 }) {
   const base = `http://127.0.0.1:${port}/`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   const runs = [];
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });

@@ -1,25 +1,15 @@
 // Running the built CLI as a user would, with agent homes on the corpus.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { corpusPath } from '../../transcript/test/corpus.js';
+import { corpusEnv as corpusAgentEnv } from '../../transcript/test/homes.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
 
 /** Environment whose agent homes are the corpus, with an empty user home and a fresh CAIRN_HOME. */
 export function corpusEnv(): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), 'cairn-cli-'));
-  symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
-  return {
-    PATH: process.env.PATH,
-    HOME: home,
-    CLAUDE_CONFIG_DIR: corpusPath('claude'),
-    CODEX_HOME: corpusPath('codex'),
-    GEMINI_CLI_HOME: home,
-    CAIRN_HOME: join(home, '.cairn'),
-  };
+  const env = corpusAgentEnv();
+  return { PATH: process.env.PATH, ...env, CAIRN_HOME: join(env.HOME!, '.cairn') };
 }
 
 export interface Run {

@@ -1,6 +1,6 @@
 // A server on a free port with the agents' homes pointed where a test wants, and a WebSocket client
 // that speaks the protocol.
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -12,32 +12,11 @@ import {
   validate,
 } from '@cairn/protocol';
 import WebSocket from 'ws';
-import { corpusPath } from '../../transcript/test/corpus.js';
 import { type RunningServer, type ServerOptions, startServer } from '../src/index.js';
 
 export const tempDir = (prefix = 'cairn-server-'): string => mkdtempSync(join(tmpdir(), prefix));
 
-/** The corpus as the agents' homes, in an otherwise empty home. */
-export function corpusEnv(): Record<string, string> {
-  const home = tempDir('cairn-home-');
-  symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
-  return {
-    HOME: home,
-    CLAUDE_CONFIG_DIR: corpusPath('claude'),
-    CODEX_HOME: corpusPath('codex'),
-    GEMINI_CLI_HOME: home,
-  };
-}
-
-/** Agents' homes inside `home`, which the test fills. */
-export function homeEnv(home: string): Record<string, string> {
-  return {
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    CODEX_HOME: join(home, '.codex'),
-    GEMINI_CLI_HOME: home,
-  };
-}
+export { corpusEnv, homeEnv } from '../../transcript/test/homes.js';
 
 export async function serve(
   env: Record<string, string>,

@@ -1,4 +1,5 @@
-// Platforms whose agent homes point at the corpus or at temporary folders.
+// Agent homes for tests: the corpus, or temporary folders a test fills. Every package's tests
+// take their environments and platforms from here.
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,30 +9,32 @@ import { corpusPath } from './corpus.js';
 /** A temporary folder that stands for a user's home. */
 export const tempHome = (): string => mkdtempSync(join(tmpdir(), 'cairn-home-'));
 
-/** The corpus as the three agents' homes; the user's home is empty so nothing else is read. */
-export function corpusPlatform(): SessionPlatform {
+/** The corpus as the three agents' homes, in an otherwise empty home (Gemini's is `~/.gemini`). */
+export function corpusEnv(): Record<string, string> {
   const home = tempHome();
   symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
-  return nodePlatform({
-    homeDir: home,
-    env: {
-      HOME: home,
-      CLAUDE_CONFIG_DIR: corpusPath('claude'),
-      CODEX_HOME: corpusPath('codex'),
-      GEMINI_CLI_HOME: home,
-    },
-  });
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: corpusPath('claude'),
+    CODEX_HOME: corpusPath('codex'),
+    GEMINI_CLI_HOME: home,
+  };
 }
 
-/** Agents' homes inside `home` (which the test fills). */
-export function tempPlatform(home: string): SessionPlatform {
-  return nodePlatform({
-    homeDir: home,
-    env: {
-      HOME: home,
-      CLAUDE_CONFIG_DIR: join(home, '.claude'),
-      CODEX_HOME: join(home, '.codex'),
-      GEMINI_CLI_HOME: home,
-    },
-  });
+/** Agents' homes inside `home`, which the test fills. */
+export function homeEnv(home: string): Record<string, string> {
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CODEX_HOME: join(home, '.codex'),
+    GEMINI_CLI_HOME: home,
+  };
 }
+
+const platformOf = (env: Record<string, string>): SessionPlatform => nodePlatform({ homeDir: env.HOME, env });
+
+/** The corpus as the three agents' homes; the user's home is empty so nothing else is read. */
+export const corpusPlatform = (): SessionPlatform => platformOf(corpusEnv());
+
+/** Agents' homes inside `home` (which the test fills). */
+export const tempPlatform = (home: string): SessionPlatform => platformOf(homeEnv(home));

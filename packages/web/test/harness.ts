@@ -1,12 +1,13 @@
 // What the browser tests stand on: the UI built into a folder of its own, the real server serving it
 // over agent homes a test chooses, and Debian's Chromium driven by playwright-core.
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningServer, startServer } from '@cairn/server';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import { corpusPath } from '../../transcript/test/corpus.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../scripts/chromium.mjs';
+import { homeEnv as agentHomes } from '../../transcript/test/homes.js';
 import { buildWeb } from '../build-web.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -19,27 +20,12 @@ export async function buildUi(): Promise<string> {
   return await buildWeb({ outDir: join(tempDir('cairn-web-'), 'dist') });
 }
 
-/** The corpus as the agents' homes, in an otherwise empty home. */
-export function corpusEnv(): Record<string, string> {
-  const home = tempDir('cairn-home-');
-  symlinkSync(corpusPath('gemini'), join(home, '.gemini'));
-  return {
-    HOME: home,
-    CLAUDE_CONFIG_DIR: corpusPath('claude'),
-    CODEX_HOME: corpusPath('codex'),
-    GEMINI_CLI_HOME: home,
-  };
-}
+export { corpusEnv } from '../../transcript/test/homes.js';
 
-/** Agents' homes inside `home`, which the test fills. */
+/** Agents' homes inside `home`, with Claude Code's projects folder ready for the test's sessions. */
 export function homeEnv(home: string): Record<string, string> {
   mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
-  return {
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    CODEX_HOME: join(home, '.codex'),
-    GEMINI_CLI_HOME: home,
-  };
+  return agentHomes(home);
 }
 
 export interface Served {
@@ -67,20 +53,8 @@ export async function serve(env: Record<string, string>, webRoot: string): Promi
   return { server, cairnHome, entry: `${base}?token=${server.token}`, base };
 }
 
-// Debian's Chromium, never a browser that downloads itself.
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-export const launch = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+export const launch = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 
 export type Scheme = 'light' | 'dark';
 
