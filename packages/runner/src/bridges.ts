@@ -1,0 +1,378 @@
+// The agents cairn can drive ("bridges"): the four built-in ACP adapters, pinned, and any ACP
+// command the user declares in `$CAIRN_HOME/config.json`. This module knows how each one is
+// started and where its adapter lives; it never starts one itself.
+//
+// A built-in adapter is looked for first under `$CAIRN_HOME/agents/<key>` (where `cairn agents
+// install` puts it), then on PATH. A declared agent is its own command, found on PATH or by path.
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export type BuiltInBridgeKey = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
+
+/** One of the agents cairn knows by name, with its ACP adapter pinned. */
+export interface BuiltInBridge {
+  readonly kind: 'builtin';
+  readonly key: BuiltInBridgeKey;
+  /** What a person calls it. */
+  readonly name: string;
+  /** The adapter's package on npm. */
+  readonly npmPackage: string;
+  /** The adapter version cairn installs and is tested against. */
+  readonly version: string;
+  /** The executable the package installs, and the arguments that make it speak ACP on stdio. */
+  readonly bin: string;
+  readonly args: readonly string[];
+  /** The user's own CLI; on PATH means the user has this agent (and likely its sign-in). */
+  readonly cli: string;
+  /**
+   * What the pinned adapter advertises in `initialize`, known ahead of starting it. The runner
+   * believes the agent's real `initialize` answer over these.
+   */
+  readonly supportsSteering: boolean;
+  readonly supportsImageInput: boolean;
+}
+
+/** An ACP agent the user declared under `agents` in `$CAIRN_HOME/config.json`. */
+export interface DeclaredBridge {
+  readonly kind: 'declared';
+  readonly key: string;
+  readonly name: string;
+  /** A program on PATH, or a path (absolute, or relative to `$CAIRN_HOME`). */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the agent's environment. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export type Bridge = BuiltInBridge | DeclaredBridge;
+
+export const BUILT_IN_BRIDGES: readonly BuiltInBridge[] = [
+  {
+    kind: 'builtin',
+    key: 'claude-code',
+    name: 'Claude Code',
+    npmPackage: '@agentclientprotocol/claude-agent-acp',
+    version: '0.101.0',
+    bin: 'claude-agent-acp',
+    args: [],
+    cli: 'claude',
+    supportsSteering: true,
+    supportsImageInput: true,
+  },
+  {
+    kind: 'builtin',
+    key: 'codex',
+    name: 'Codex',
+    npmPackage: '@agentclientprotocol/codex-acp',
+    version: '2.6.0',
+    bin: 'codex-acp',
+    args: [],
+    cli: 'codex',
+    supportsSteering: true,
+    supportsImageInput: true,
+  },
+  {
+    kind: 'builtin',
+    key: 'gemini-cli',
+    name: 'Gemini CLI',
+    npmPackage: '@google/gemini-cli',
+    version: '0.61.0',
+    bin: 'gemini',
+    args: ['--acp'],
+    cli: 'gemini',
+    supportsSteering: false,
+    supportsImageInput: true,
+  },
+  {
+    kind: 'builtin',
+    key: 'opencode',
+    name: 'OpenCode',
+    npmPackage: 'opencode-ai',
+    version: '1.18.33',
+    bin: 'opencode',
+    args: ['acp'],
+    cli: 'opencode',
+    supportsSteering: false,
+    supportsImageInput: true,
+  },
+];
+
+export function builtInBridge(key: string): BuiltInBridge | undefined {
+  return BUILT_IN_BRIDGES.find((b) => b.key === key);
+}
+
+export function isBuiltInBridgeKey(key: string): key is BuiltInBridgeKey {
+  return builtInBridge(key) !== undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folders
+
+/** `$CAIRN_HOME`, else `~/.cairn`. */
+export function cairnHomeOf(env: Env = process.env): string {
+  const set = env.CAIRN_HOME;
+  return set !== undefined && set !== '' ? resolve(set) : join(env.HOME || homedir(), '.cairn');
+}
+
+/** Where `cairn agents install <key>` puts an adapter: its own npm prefix. */
+export function adapterDir(cairnHome: string, key: string): string {
+  return join(cairnHome, 'agents', key);
+}
+
+/** The adapter's executable inside its install folder. */
+export function adapterBinPath(cairnHome: string, bridge: BuiltInBridge): string {
+  const name = process.platform === 'win32' ? `${bridge.bin}.cmd` : bridge.bin;
+  return join(adapterDir(cairnHome, bridge.key), 'node_modules', '.bin', name);
+}
+
+/** The version of the adapter installed under `$CAIRN_HOME/agents/<key>`, if any. */
+export async function installedAdapterVersion(
+  key: string | BuiltInBridge,
+  cairnHome: string,
+): Promise<string | undefined> {
+  const bridge = typeof key === 'string' ? builtInBridge(key) : key;
+  if (bridge === undefined) return undefined;
+  const manifest = join(adapterDir(cairnHome, bridge.key), 'node_modules', bridge.npmPackage, 'package.json');
+  try {
+    const parsed = JSON.parse(await readFile(manifest, 'utf8')) as { version?: unknown };
+    if (typeof parsed.version !== 'string') return undefined;
+    if (!(await isExecutable(adapterBinPath(cairnHome, bridge)))) return undefined;
+    return parsed.version;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// PATH
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return false;
+    await access(path, process.platform === 'win32' ? constants.F_OK : constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first executable named `name` on `env.PATH`, as an absolute path. */
+export async function findOnPath(name: string, env: Env = process.env): Promise<string | undefined> {
+  const path = env.PATH ?? env.Path ?? '';
+  const exts =
+    process.platform === 'win32' ? ['', ...(env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';')] : [''];
+  for (const dir of path.split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    for (const ext of exts) {
+      const candidate = join(dir, name + ext);
+      if (await isExecutable(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/** Whether the user's own CLI for a built-in agent is on PATH. A declared agent is its own CLI. */
+export async function cliInstalled(bridge: Bridge, env: Env = process.env): Promise<boolean> {
+  if (bridge.kind === 'declared') return (await resolveDeclared(bridge, undefined, env)) !== undefined;
+  return (await findOnPath(bridge.cli, env)) !== undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line to spawn
+
+export interface BridgeCommand {
+  readonly installed: true;
+  /** An absolute path to the executable. */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the agent's environment (a declared agent's `env`; empty for built-ins). */
+  readonly env: Readonly<Record<string, string>>;
+  /** `cairn`: the adapter under `$CAIRN_HOME/agents`; `path`: found on PATH; `declared`: config. */
+  readonly source: 'cairn' | 'path' | 'declared';
+}
+
+export interface BridgeNotInstalled {
+  readonly installed: false;
+  readonly message: string;
+}
+
+export type BridgeResolution = BridgeCommand | BridgeNotInstalled;
+
+export interface ResolveOptions {
+  readonly cairnHome: string;
+  /** Whose PATH is searched; `process.env` when absent. */
+  readonly env?: Env;
+}
+
+/**
+ * The command line that starts `bridge` speaking ACP on stdio: cairn's own install of the adapter
+ * first, else the adapter on PATH, else "not installed".
+ */
+export async function resolveBridgeCommand(
+  bridge: Bridge,
+  options: ResolveOptions,
+): Promise<BridgeResolution> {
+  const env = options.env ?? process.env;
+  if (bridge.kind === 'declared') {
+    const command = await resolveDeclared(bridge, options.cairnHome, env);
+    if (command === undefined) {
+      return { installed: false, message: `${bridge.name}: ${bridge.command} was not found` };
+    }
+    return { installed: true, command, args: bridge.args, env: bridge.env, source: 'declared' };
+  }
+  const own = adapterBinPath(options.cairnHome, bridge);
+  if (await isExecutable(own))
+    return { installed: true, command: own, args: bridge.args, env: {}, source: 'cairn' };
+  const onPath = await findOnPath(bridge.bin, env);
+  if (onPath !== undefined) {
+    return { installed: true, command: onPath, args: bridge.args, env: {}, source: 'path' };
+  }
+  return {
+    installed: false,
+    message: `${bridge.name} is not installed: cairn agents install ${bridge.key}`,
+  };
+}
+
+async function resolveDeclared(bridge: DeclaredBridge, cairnHome: string | undefined, env: Env) {
+  const { command } = bridge;
+  if (command.includes('/') || command.includes('\\')) {
+    const path = isAbsolute(command) ? command : resolve(cairnHome ?? cairnHomeOf(env), command);
+    return (await isExecutable(path)) ? path : undefined;
+  }
+  return findOnPath(command, env);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Declared agents in $CAIRN_HOME/config.json
+
+/** One entry (or the whole `agents` value) that could not be used, and why. */
+export interface AgentConfigProblem {
+  /** The entry's key; null when the problem is the file or the `agents` value itself. */
+  readonly key: string | null;
+  readonly message: string;
+}
+
+export interface DeclaredAgents {
+  /** The entries that are usable, in the file's order. */
+  readonly bridges: readonly DeclaredBridge[];
+  readonly problems: readonly AgentConfigProblem[];
+}
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The agents a parsed `config.json` declares. Bad entries are left out and reported, one problem
+ * each, naming the entry and the field; good ones are kept. Never throws.
+ */
+export function declaredAgentsOfConfig(config: unknown): DeclaredAgents {
+  if (config === undefined || config === null) return { bridges: [], problems: [] };
+  if (!isPlainObject(config)) {
+    return { bridges: [], problems: [{ key: null, message: 'the config is not a JSON object' }] };
+  }
+  const agents = config.agents;
+  if (agents === undefined) return { bridges: [], problems: [] };
+  if (!isPlainObject(agents)) {
+    return {
+      bridges: [],
+      problems: [{ key: null, message: '"agents" must be an object of {"<key>": {"command": ...}}' }],
+    };
+  }
+  const bridges: DeclaredBridge[] = [];
+  const problems: AgentConfigProblem[] = [];
+  for (const [key, entry] of Object.entries(agents)) {
+    const bad = (what: string) => problems.push({ key, message: `agents.${key}: ${what}` });
+    if (!KEY.test(key)) {
+      bad('the key must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+      continue;
+    }
+    if (isBuiltInBridgeKey(key)) {
+      bad(`"${key}" is a built-in agent; declare yours under another key`);
+      continue;
+    }
+    if (!isPlainObject(entry)) {
+      bad('must be an object with at least "command"');
+      continue;
+    }
+    const { name, command, args, env } = entry;
+    if (typeof command !== 'string' || command.trim() === '') {
+      bad('"command" must be a non-empty string');
+      continue;
+    }
+    if (name !== undefined && (typeof name !== 'string' || name.trim() === '')) {
+      bad('"name" must be a non-empty string when given');
+      continue;
+    }
+    if (args !== undefined && !(Array.isArray(args) && args.every((a) => typeof a === 'string'))) {
+      bad('"args" must be an array of strings');
+      continue;
+    }
+    if (
+      env !== undefined &&
+      !(isPlainObject(env) && Object.values(env).every((v) => typeof v === 'string'))
+    ) {
+      bad('"env" must be an object of string values');
+      continue;
+    }
+    bridges.push({
+      kind: 'declared',
+      key,
+      name: typeof name === 'string' ? name : key,
+      command,
+      args: (args as string[] | undefined) ?? [],
+      env: (env as Record<string, string> | undefined) ?? {},
+    });
+  }
+  return { bridges, problems };
+}
+
+/** The declared agents of `$CAIRN_HOME/config.json`; an unreadable file is a problem, not a throw. */
+export async function readDeclaredAgents(cairnHome: string): Promise<DeclaredAgents> {
+  const path = join(cairnHome, 'config.json');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return { bridges: [], problems: [] };
+    return {
+      bridges: [],
+      problems: [{ key: null, message: `cannot read config.json: ${(cause as Error).message}` }],
+    };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    return {
+      bridges: [],
+      problems: [{ key: null, message: `config.json is not JSON: ${(cause as Error).message}` }],
+    };
+  }
+  const found = declaredAgentsOfConfig(parsed);
+  return {
+    bridges: found.bridges,
+    problems: found.problems.map((p) => ({ key: p.key, message: `config.json: ${p.message}` })),
+  };
+}
+
+/** The whole roster: the built-ins, then the user's declared agents. */
+export async function readRoster(cairnHome: string): Promise<{
+  readonly bridges: readonly Bridge[];
+  readonly problems: readonly AgentConfigProblem[];
+}> {
+  const declared = await readDeclaredAgents(cairnHome);
+  return { bridges: [...BUILT_IN_BRIDGES, ...declared.bridges], problems: declared.problems };
+}
+
+/** A bridge of the roster by key, built-in or declared. */
+export async function findBridge(cairnHome: string, key: string): Promise<Bridge | undefined> {
+  return builtInBridge(key) ?? (await readDeclaredAgents(cairnHome)).bridges.find((b) => b.key === key);
+}
