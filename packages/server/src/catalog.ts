@@ -89,7 +89,7 @@ type Task = () => Promise<void>;
 export class Catalog {
   readonly stats = new ReadStats();
   readonly files: SourceFiles;
-  private readonly known: Map<string, FileState>;
+  private readonly known = new Map<string, FileState>();
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly followed = new Map<string, number>();
   private readonly latest = new Map<string, Loaded>();
@@ -110,19 +110,10 @@ export class Catalog {
 
   constructor(private readonly options: CatalogOptions) {
     this.files = new SourceFiles(this.stats);
-    this.known = options.db.files();
-    for (const stored of options.db.sessions<LibHead, SessionSummaryWithPrompts>()) {
-      this.sessions.set(stored.key, {
-        key: stored.key,
-        agent: stored.agent,
-        sid: stored.sid,
-        head: stored.head,
-        summary: stored.summaryVersion === SESSION_SUMMARY_VERSION ? stored.summary : undefined,
-        capabilities: stored.capabilities,
-        indexed: stored.indexed && stored.summaryVersion === SESSION_SUMMARY_VERSION,
-        inFlight: false,
-      });
-    }
+    this.loadStored();
+    options.db.onRebuilt(() => {
+      if (!this.closed) void this.enqueue(() => this.recordAgain());
+    });
     for (const adapter of adapterTable()) {
       for (const home of adapter.homes(options.platform)) {
         for (const sub of SESSION_FOLDERS[adapter.id] ?? ['']) {
@@ -130,6 +121,41 @@ export class Catalog {
         }
       }
     }
+  }
+
+  /** What the index recorded; nothing when reading it found the file damaged (it starts empty). */
+  private loadStored(): void {
+    const db = this.options.db;
+    const generation = db.generation;
+    const files = db.files();
+    const stored = db.sessions<LibHead, SessionSummaryWithPrompts>();
+    if (db.generation !== generation) return;
+    for (const [path, f] of files) this.known.set(path, f);
+    for (const s of stored) {
+      this.sessions.set(s.key, {
+        key: s.key,
+        agent: s.agent,
+        sid: s.sid,
+        head: s.head,
+        summary: s.summaryVersion === SESSION_SUMMARY_VERSION ? s.summary : undefined,
+        capabilities: s.capabilities,
+        indexed: s.indexed && s.summaryVersion === SESSION_SUMMARY_VERSION,
+        inFlight: false,
+      });
+    }
+  }
+
+  /**
+   * The index was found damaged while serving and started again empty: every file counts as new,
+   * so each session is listed and indexed again; one whose files are gone meanwhile is removed.
+   * The sessions stay listed while that runs.
+   */
+  private async recordAgain(): Promise<void> {
+    const before = new Map(this.sessions);
+    this.known.clear();
+    for (const e of this.sessions.values()) e.indexed = false;
+    await this.reconcile();
+    for (const [key, e] of before) if (this.sessions.get(key) === e) this.remove(e);
   }
 
   get agents(): string[] {

@@ -1,7 +1,7 @@
 // The index: a SQLite cache of what the agents' files hold, rebuilt from them whenever it is missing,
-// unreadable or of another schema. Session heads and summaries, the read state of every file, and a
-// full-text index of what the sessions said and did.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+// unreadable, damaged or of another schema. Session heads and summaries, the read state of every file,
+// and a full-text index of what the sessions said and did.
+import { lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -83,7 +83,25 @@ export interface SearchRow {
   score: number;
 }
 
-export type OpenOutcome = 'opened' | 'created' | 'rebuilt-corrupt' | 'rebuilt-schema';
+export type OpenOutcome = 'opened' | 'created' | 'rebuilt-corrupt' | 'rebuilt-schema' | 'in-memory';
+
+/** A value the index holds that cannot be what was written: the file is damaged. */
+export class IndexDamage extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexDamage';
+  }
+}
+
+/** SQLite's ways of saying the file is not (or no longer) a sound database. */
+const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
+
+/** Whether an error thrown by a query means the file is damaged, not that the query was wrong. */
+export const isDamage = (cause: unknown): boolean =>
+  cause instanceof IndexDamage || (cause instanceof Database.SqliteError && DAMAGE_CODES.test(cause.code));
+
+/** After this many rebuilds in one process the file is given up on and the index lives in memory. */
+const MAX_REBUILDS = 3;
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -127,47 +145,108 @@ CREATE VIRTUAL TABLE docs_fts USING fts5(text, tool_output, tokenize = 'unicode6
 const MARKS = /[\u0002\u0003]/g;
 
 export class IndexDb {
+  private handle: Database.Database;
+  private depth = 0;
+  private rebuilds = 0;
+  private readonly rebuiltListeners = new Set<(reason: string) => void>();
+  /** Counts the times the index was found damaged while serving and started again empty. */
+  generation = 0;
+
   private constructor(
-    readonly db: Database.Database,
-    readonly outcome: OpenOutcome,
-  ) {}
+    private readonly path: string,
+    opened: { db: Database.Database; outcome: OpenOutcome },
+    private readonly log: (line: string) => void,
+  ) {
+    this.handle = opened.db;
+    this.outcome = opened.outcome;
+  }
+
+  readonly outcome: OpenOutcome;
+
+  get db(): Database.Database {
+    return this.handle;
+  }
 
   /**
    * Opens the index at `path`, or makes a new one when there is none, when the file is not a
-   * readable database, or when it was written by another schema version. `log` hears why.
+   * sound database, or when it was written by another schema version. `log` hears why.
    */
   static open(path: string, log: (line: string) => void = () => {}): IndexDb {
     mkdirSync(dirname(path), { recursive: true });
-    let outcome: OpenOutcome = existsSync(path) ? 'opened' : 'created';
-    if (outcome === 'opened') {
-      const existing = tryOpen(path);
-      if (existing.ok) return new IndexDb(existing.db, 'opened');
-      outcome = existing.reason === 'schema' ? 'rebuilt-schema' : 'rebuilt-corrupt';
-      log(
-        existing.reason === 'schema'
-          ? `index: ${path} has another schema version; rebuilding it from the agents' files`
-          : `index: ${path} is unreadable (${existing.message}); rebuilding it from the agents' files`,
-      );
-      removeDatabase(path);
+    return new IndexDb(path, openOrRebuild(path, log), log);
+  }
+
+  /** Called with the reason whenever the index was found damaged while serving and is now empty:
+   * everything it held must be recorded again from the agents' files. */
+  onRebuilt(listener: (reason: string) => void): () => void {
+    this.rebuiltListeners.add(listener);
+    return () => this.rebuiltListeners.delete(listener);
+  }
+
+  /**
+   * Runs one use of the database. When SQLite reports the file damaged, the index starts again
+   * empty, listeners hear it, and the use answers `empty` (what a new index holds). Inside a
+   * transaction the damage is passed up, so the transaction is undone before the file is dropped.
+   */
+  private guard<T>(what: string, use: () => T, empty: () => T): T {
+    try {
+      return use();
+    } catch (cause) {
+      if (!isDamage(cause) || this.depth > 0) throw cause;
+      this.recover(`${what}: ${(cause as Error).message}`);
+      return empty();
     }
-    const db = new Database(path);
-    configure(db);
-    db.exec(SCHEMA);
-    db.pragma(`user_version = ${INDEX_SCHEMA_VERSION}`);
-    return new IndexDb(db, outcome);
+  }
+
+  private recover(reason: string): void {
+    this.rebuilds++;
+    try {
+      if (this.handle.open) this.handle.close();
+    } catch {
+      // A damaged file may refuse even to close cleanly; it is dropped either way.
+    }
+    if (this.rebuilds > MAX_REBUILDS) {
+      this.log(`index: ${this.path} keeps failing (${reason}); keeping the index in memory until restart`);
+      this.handle = createDatabase(':memory:');
+    } else {
+      this.log(`index: ${this.path} is damaged (${reason}); rebuilding it from the agents' files`);
+      this.handle = openOrRebuild(this.path, this.log, { discard: true }).db;
+    }
+    this.generation++;
+    for (const listener of this.rebuiltListeners) listener(reason);
   }
 
   close(): void {
     if (this.db.open) this.db.close();
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  /** Runs `fn` in one transaction; damage found inside it undoes it and starts the index again. */
+  transaction(fn: () => void): void {
+    this.guard(
+      'write',
+      () => {
+        this.depth++;
+        try {
+          this.db.transaction(fn)();
+        } finally {
+          this.depth--;
+        }
+      },
+      () => undefined,
+    );
   }
 
   // --- files ---
 
   files(): Map<string, FileState> {
+    return this.guard(
+      'reading files',
+      () => this.readFiles(),
+      () => new Map(),
+    );
+  }
+
+  private readFiles(): Map<string, FileState> {
     const rows = this.db
       .prepare('SELECT path, session_key, size, mtime_ms, ino, offset FROM files')
       .all() as {
@@ -194,22 +273,44 @@ export class IndexDb {
   }
 
   putFile(f: FileState): void {
-    this.db
-      .prepare(
-        `INSERT INTO files (path, session_key, size, mtime_ms, ino, offset) VALUES (?, ?, ?, ?, ?, ?)
+    this.write(() =>
+      this.db
+        .prepare(
+          `INSERT INTO files (path, session_key, size, mtime_ms, ino, offset) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET session_key = excluded.session_key, size = excluded.size,
            mtime_ms = excluded.mtime_ms, ino = excluded.ino, offset = excluded.offset`,
-      )
-      .run(f.path, f.sessionKey, f.size, f.mtimeMs, f.ino, f.offset);
+        )
+        .run(f.path, f.sessionKey, f.size, f.mtimeMs, f.ino, f.offset),
+    );
   }
 
   deleteFile(path: string): void {
-    this.db.prepare('DELETE FROM files WHERE path = ?').run(path);
+    this.write(() => this.db.prepare('DELETE FROM files WHERE path = ?').run(path));
+  }
+
+  /** A change to record; lost with a damaged file, which the catalog then records again whole. */
+  private write(change: () => unknown): void {
+    this.guard(
+      'write',
+      () => {
+        change();
+      },
+      () => undefined,
+    );
   }
 
   // --- sessions ---
 
+  /** Every session recorded; a stored value that does not parse means the file is damaged. */
   sessions<Head, Summary>(): StoredSession<Head, Summary>[] {
+    return this.guard(
+      'reading sessions',
+      () => this.readSessions<Head, Summary>(),
+      () => [],
+    );
+  }
+
+  private readSessions<Head, Summary>(): StoredSession<Head, Summary>[] {
     const rows = this.db
       .prepare(
         'SELECT key, agent, sid, head, last_activity_at, summary, capabilities, summary_version, indexed FROM sessions',
@@ -229,10 +330,10 @@ export class IndexDb {
       key: r.key,
       agent: r.agent,
       sid: r.sid,
-      head: JSON.parse(r.head) as Head,
+      head: stored(r.head, r.key) as Head,
       lastActivityAt: r.last_activity_at ?? undefined,
-      summary: r.summary === null ? undefined : (JSON.parse(r.summary) as Summary),
-      capabilities: r.capabilities === null ? undefined : (JSON.parse(r.capabilities) as string[]),
+      summary: r.summary === null ? undefined : (stored(r.summary, r.key) as Summary),
+      capabilities: r.capabilities === null ? undefined : (stored(r.capabilities, r.key) as string[]),
       summaryVersion: r.summary_version ?? undefined,
       indexed: r.indexed === 1,
     }));
@@ -247,42 +348,62 @@ export class IndexDb {
     cwd: string | undefined,
     lastActivityAt?: number,
   ) {
-    this.db
-      .prepare(
-        `INSERT INTO sessions (key, agent, sid, head, cwd, last_activity_at, indexed) VALUES (?, ?, ?, ?, ?, ?, 0)
+    const text = JSON.stringify(head);
+    this.write(() =>
+      this.db
+        .prepare(
+          `INSERT INTO sessions (key, agent, sid, head, cwd, last_activity_at, indexed) VALUES (?, ?, ?, ?, ?, ?, 0)
          ON CONFLICT(key) DO UPDATE SET agent = excluded.agent, sid = excluded.sid, head = excluded.head,
            cwd = excluded.cwd, last_activity_at = excluded.last_activity_at`,
-      )
-      .run(key, agent, sid, JSON.stringify(head), cwd ?? null, lastActivityAt ?? null);
+        )
+        .run(key, agent, sid, text, cwd ?? null, lastActivityAt ?? null),
+    );
   }
 
   setIndexed(key: string, indexed: boolean): void {
-    this.db.prepare('UPDATE sessions SET indexed = ? WHERE key = ?').run(indexed ? 1 : 0, key);
+    this.write(() =>
+      this.db.prepare('UPDATE sessions SET indexed = ? WHERE key = ?').run(indexed ? 1 : 0, key),
+    );
   }
 
   putSummary(key: string, summary: unknown, capabilities: readonly string[], version: number): void {
-    this.db
-      .prepare('UPDATE sessions SET summary = ?, capabilities = ?, summary_version = ? WHERE key = ?')
-      .run(JSON.stringify(summary), JSON.stringify(capabilities), version, key);
+    const texts = [JSON.stringify(summary), JSON.stringify(capabilities)] as const;
+    this.write(() =>
+      this.db
+        .prepare('UPDATE sessions SET summary = ?, capabilities = ?, summary_version = ? WHERE key = ?')
+        .run(texts[0], texts[1], version, key),
+    );
   }
 
   removeSession(key: string): void {
-    this.clearDocs(key);
-    this.db.prepare('DELETE FROM sessions WHERE key = ?').run(key);
-    this.db.prepare('DELETE FROM files WHERE session_key = ?').run(key);
+    this.write(() => {
+      this.deleteDocs(key);
+      this.db.prepare('DELETE FROM sessions WHERE key = ?').run(key);
+      this.db.prepare('DELETE FROM files WHERE session_key = ?').run(key);
+    });
   }
 
   // --- full text ---
 
   docKeys(sessionKey: string): Set<string> {
-    const rows = this.db
-      .prepare('SELECT item_key FROM docs WHERE session_key = ?')
-      .pluck()
-      .all(sessionKey) as string[];
-    return new Set(rows);
+    return this.guard(
+      'reading documents',
+      () =>
+        new Set(
+          this.db
+            .prepare('SELECT item_key FROM docs WHERE session_key = ?')
+            .pluck()
+            .all(sessionKey) as string[],
+        ),
+      () => new Set(),
+    );
   }
 
   addDocs(sessionKey: string, docs: readonly IndexDoc[]): void {
+    this.write(() => this.insertDocs(sessionKey, docs));
+  }
+
+  private insertDocs(sessionKey: string, docs: readonly IndexDoc[]): void {
     const insertDoc = this.db.prepare(
       'INSERT INTO docs (session_key, item_key, agent_id, item_uuid, item_type, target, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
@@ -304,6 +425,10 @@ export class IndexDb {
   }
 
   clearDocs(sessionKey: string): void {
+    this.write(() => this.deleteDocs(sessionKey));
+  }
+
+  private deleteDocs(sessionKey: string): void {
     this.db
       .prepare('DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE session_key = ?)')
       .run(sessionKey);
@@ -312,6 +437,14 @@ export class IndexDb {
 
   /** Best matches first; an empty list when the query has no searchable word. */
   search(q: SearchQuery): SearchRow[] {
+    return this.guard(
+      'search',
+      () => this.query(q),
+      () => [],
+    );
+  }
+
+  private query(q: SearchQuery): SearchRow[] {
     const expr = ftsExpression(q.query);
     if (expr === undefined) return [];
     const targets = q.targets && q.targets.length > 0 ? q.targets : SEARCH_TARGETS;
@@ -360,7 +493,11 @@ export class IndexDb {
   }
 
   docCount(): number {
-    return this.db.prepare('SELECT count(*) FROM docs').pluck().get() as number;
+    return this.guard(
+      'counting documents',
+      () => this.db.prepare('SELECT count(*) FROM docs').pluck().get() as number,
+      () => 0,
+    );
   }
 }
 
@@ -389,10 +526,80 @@ export function ftsExpression(query: string): string | undefined {
 
 const quote = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
+/** A JSON value as the index stored it; one that does not parse means the file is damaged. */
+function stored(text: string, key: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new IndexDamage(`a stored value of ${key} does not parse`);
+  }
+}
+
 function configure(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 2000');
+}
+
+function createDatabase(path: string): Database.Database {
+  const db = new Database(path);
+  configure(db);
+  db.exec(SCHEMA);
+  db.pragma(`user_version = ${INDEX_SCHEMA_VERSION}`);
+  return db;
+}
+
+/**
+ * The database at `path`: the one there when it is sound and of this schema, else a new one. A file
+ * is removed (it is a cache); anything else at that path is moved aside, never deleted. When no
+ * file can be made there, the index lives in memory for this run.
+ */
+function openOrRebuild(
+  path: string,
+  log: (line: string) => void,
+  options: { discard?: boolean } = {},
+): { db: Database.Database; outcome: OpenOutcome } {
+  let outcome: OpenOutcome = 'created';
+  const kind = entryKind(path);
+  if (kind === 'file' && !options.discard) {
+    const existing = tryOpen(path);
+    if (existing.ok) return { db: existing.db, outcome: 'opened' };
+    outcome = existing.reason === 'schema' ? 'rebuilt-schema' : 'rebuilt-corrupt';
+    log(
+      existing.reason === 'schema'
+        ? `index: ${path} has another schema version; rebuilding it from the agents' files`
+        : `index: ${path} is unreadable (${existing.message}); rebuilding it from the agents' files`,
+    );
+  }
+  try {
+    if (kind === 'file') removeDatabase(path);
+    else if (kind === 'other') {
+      const aside = `${path}.unusable-${Date.now()}`;
+      renameSync(path, aside);
+      outcome = 'rebuilt-corrupt';
+      log(
+        `index: ${path} is not a file; moved it to ${aside} and rebuilding the index from the agents' files`,
+      );
+    }
+    for (const suffix of ['-wal', '-shm', '-journal']) {
+      if (entryKind(`${path}${suffix}`) === 'other')
+        renameSync(`${path}${suffix}`, `${path}${suffix}.unusable-${Date.now()}`);
+    }
+    return { db: createDatabase(path), outcome };
+  } catch (cause) {
+    log(
+      `index: cannot keep an index at ${path} (${(cause as Error).message}); keeping it in memory until restart`,
+    );
+    return { db: createDatabase(':memory:'), outcome: 'in-memory' };
+  }
+}
+
+function entryKind(path: string): 'none' | 'file' | 'other' {
+  try {
+    return lstatSync(path).isFile() ? 'file' : 'other';
+  } catch {
+    return 'none';
+  }
 }
 
 function tryOpen(
@@ -407,7 +614,9 @@ function tryOpen(
       return { ok: false, reason: 'schema', message: `schema ${version}` };
     }
     configure(db);
-    // Touching every table makes a damaged file fail here rather than in the middle of serving.
+    // A damaged page anywhere fails here rather than in the middle of serving.
+    const check = db.pragma('quick_check(1)', { simple: true });
+    if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
     for (const table of ['meta', 'sessions', 'files', 'docs', 'docs_fts']) {
       db.prepare(`SELECT * FROM ${table} LIMIT 1`).all();
     }
