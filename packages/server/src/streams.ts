@@ -3,7 +3,7 @@
 // no repeat.
 import { gzipSync } from 'node:zlib';
 import type { TranscriptItem, WireRunState } from '@cairn/protocol';
-import type { Transcript, TranscriptEvent } from '@cairn/transcript';
+import { type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
 import { FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
 import { runStateOf } from './run-state.js';
@@ -282,8 +282,9 @@ export class Streams {
       contextWindowMax: null,
       runState: stream.runState(),
     };
-    const json = JSON.stringify(items);
-    if (json.length <= (this.options.inlineHistoryBytes ?? 256 * 1024)) {
+    // A history that does not serialize goes out in chunks, so only its bad chunk is refused.
+    const json = tryStringify(items);
+    if (json !== undefined && json.length <= (this.options.inlineHistoryBytes ?? 256 * 1024)) {
       sub.send({ type: 'session_ready', ...common, history: items });
       return;
     }
@@ -297,7 +298,7 @@ export class Streams {
       totalMessages: items.length,
     });
     chunks.forEach((chunk, index) => {
-      const text = JSON.stringify(chunk);
+      const text = tryStringify(chunk);
       const base = {
         type: 'history_chunk',
         session_id: stream.sid,
@@ -306,7 +307,7 @@ export class Streams {
         index,
         total: chunks.length,
       };
-      if (text.length > (this.options.gzipChunkBytes ?? 64 * 1024)) {
+      if (text !== undefined && text.length > (this.options.gzipChunkBytes ?? 64 * 1024)) {
         sub.send({ ...base, encoding: 'gzip-base64', payload: gzipSync(text).toString('base64') });
       } else sub.send({ ...base, messages: chunk });
     });

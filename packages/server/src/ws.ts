@@ -13,6 +13,7 @@ import {
   validateRequest,
   validateResponse,
 } from '@cairn/protocol';
+import { MAX_VALUE_DEPTH, nestsDeeperThan } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Connection, OpContext, OpOutcome } from './ops/context.js';
 import { OP_HANDLERS } from './ops/index.js';
@@ -37,10 +38,29 @@ class SocketConnection implements Connection {
   constructor(
     readonly id: number,
     readonly socket: WebSocket,
+    private readonly log?: (line: string) => void,
   ) {}
 
   send(frame: object): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(frame));
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frameText(frame, this.log));
+  }
+}
+
+/**
+ * A frame's JSON text. A frame that cannot be serialized (a value too deep for the stack, a cycle)
+ * becomes an `internal_error` refusal instead: of its request when it is a reply, else one that
+ * names none. The connection and every other request go on.
+ */
+export function frameText(frame: object, log?: (line: string) => void): string {
+  try {
+    return JSON.stringify(frame);
+  } catch (cause) {
+    const { request_id, type } = frame as { request_id?: unknown; type?: unknown };
+    const what = typeof type === 'string' ? `a ${type} frame` : 'the reply';
+    const message = `${what} could not be serialized: ${(cause as Error).message}`;
+    log?.(`ws: ${message}`);
+    const error: ErrorBody = { code: 'internal_error', message };
+    return JSON.stringify(refuse(typeof request_id === 'string' ? request_id : undefined, error));
   }
 }
 
@@ -93,13 +113,15 @@ export class WsHub {
   }
 
   private accept(ws: WebSocket): void {
-    const conn = new SocketConnection(this.nextId++, ws);
+    const conn = new SocketConnection(this.nextId++, ws, this.options.log);
     this.connections.add(conn);
     ws.on('pong', () => {
       conn.alive = true;
     });
     ws.on('message', (data, isBinary) => {
-      void this.onMessage(conn, isBinary ? undefined : data.toString());
+      this.onMessage(conn, isBinary ? undefined : data.toString()).catch((cause: unknown) => {
+        this.options.log?.(`ws: a frame could not be answered: ${(cause as Error).stack ?? cause}`);
+      });
     });
     ws.on('close', () => {
       this.connections.delete(conn);
@@ -122,6 +144,15 @@ export class WsHub {
       value = JSON.parse(text);
     } catch {
       return refuse(undefined, { code: 'bad_request', message: 'not JSON' });
+    }
+    if (nestsDeeperThan(value, MAX_VALUE_DEPTH)) {
+      const { request_id } = (typeof value === 'object' && value !== null ? value : {}) as {
+        request_id?: unknown;
+      };
+      return refuse(typeof request_id === 'string' ? request_id : undefined, {
+        code: 'bad_request',
+        message: `the frame nests deeper than ${MAX_VALUE_DEPTH} levels`,
+      });
     }
     const checked = readRequest(value);
     if (checked.kind === 'refused') return refuse(checked.request_id, checked.error);

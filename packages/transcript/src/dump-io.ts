@@ -6,6 +6,7 @@ import { mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promis
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { DumpPreset, SessionDumpWriteArgs, SessionDumpWriteResult } from '@cairn/protocol';
+import { parseJson } from './depth.js';
 import { buildDump, type DumpError } from './items/dump.js';
 import { renderDumpMarkdown } from './items/markdown.js';
 import { type PresetConfigError, presetsOfConfig } from './items/presets.js';
@@ -64,7 +65,7 @@ export async function readCairnConfig(home: string): Promise<Result<unknown, Con
     });
   }
   try {
-    return ok(JSON.parse(text) as unknown);
+    return ok(parseJson(text));
   } catch (cause) {
     return err({
       _tag: 'ConfigUnreadable',

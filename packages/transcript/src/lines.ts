@@ -1,4 +1,5 @@
 // Splitting a file's bytes into records without decoding the whole file.
+import { parseJson } from './depth.js';
 
 export interface LineSpan {
   /** 1-based. */
@@ -58,7 +59,7 @@ export function parseJsonLine(data: Uint8Array, span: LineSpan): ParsedLine {
   const text = decodeUtf8(bytes);
   if (text === undefined) return { ok: false, reason: 'invalid UTF-8' };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJson(text) };
   } catch {
     return { ok: false, reason: span.unterminated ? 'truncated line' : 'invalid JSON' };
   }

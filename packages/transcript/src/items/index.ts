@@ -1,4 +1,12 @@
 // Transcript items, selections, presets and dumps: pure, so a browser can import them too.
+export {
+  boundDepth,
+  DEEP_VALUE_PLACEHOLDER,
+  MAX_VALUE_DEPTH,
+  nestsDeeperThan,
+  parseJson,
+  tryStringify,
+} from '../depth.js';
 export { BOOKKEEPING_EVENTS, type BookkeepingRule, bookkeepingRule } from './bookkeeping.js';
 export {
   type Classification,

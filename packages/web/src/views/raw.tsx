@@ -1,6 +1,7 @@
 // The record an item was read from, fetched on demand with `transcript_read`: for the bodies an item
 // only counts (an Edit's before and after) and for looking at a record as the agent wrote it.
 import type { OpArgs } from '@cairn/protocol';
+import { parseJson } from '@cairn/transcript/items';
 import { useEffect, useState } from 'preact/hooks';
 import { useServices } from '../context.js';
 import { type Item, isObject, obj } from '../timeline/item.js';
@@ -45,7 +46,7 @@ export function useRawRecord(where: Where, item: Item, enabled: boolean): RawSta
       const line = reply.value.lines[0] ?? '';
       let record: unknown;
       try {
-        record = JSON.parse(line);
+        record = parseJson(line);
       } catch {
         record = undefined;
       }
@@ -72,7 +73,7 @@ export function callInput(
   const payload = isObject(record.payload) ? record.payload : undefined;
   if (payload && typeof payload.arguments === 'string') {
     try {
-      const args: unknown = JSON.parse(payload.arguments);
+      const args: unknown = parseJson(payload.arguments);
       return isObject(args) ? args : undefined;
     } catch {
       return undefined;

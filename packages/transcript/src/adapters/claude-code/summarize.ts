@@ -6,6 +6,7 @@
 // A cut line is checked in full when it is the last, unterminated line of a file (a file being
 // written); damage inside the unparsed tail of a line in the middle of a file goes unseen.
 import type { SourceFile } from '../../adapter.js';
+import { parseJson } from '../../depth.js';
 import { decodeUtf8, type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type { Capability, SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
@@ -225,7 +226,7 @@ function membersBefore(line: Uint8Array, at: number): Rec | undefined {
   const text = decodeUtf8(line.subarray(0, at));
   if (text === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(`${text}}`);
+    const value: unknown = parseJson(`${text}}`);
     return isRec(value) ? value : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,5 @@
 // Tool calls and their outputs: arguments, output text and whether the tool failed.
+import { parseJson } from '../../depth.js';
 import { isObject, type Json, num, str } from './records.js';
 
 /** A function call's arguments: the JSON they encode when they parse, else the text as written. */
@@ -7,7 +8,7 @@ export function callInput(args: unknown): unknown {
   const t = args.trim();
   if (!(t.startsWith('{') || t.startsWith('['))) return args;
   try {
-    return JSON.parse(t);
+    return parseJson(t);
   } catch {
     return args;
   }
@@ -33,7 +34,7 @@ export function toolOutput(raw: unknown): ToolOutput {
     const t = raw.trimStart();
     if (t.startsWith('{') && t.includes('"metadata"')) {
       try {
-        const v: unknown = JSON.parse(t);
+        const v: unknown = parseJson(t);
         if (isObject(v) && isObject(v.metadata)) {
           const exitCode = num(v.metadata.exit_code);
           const output = str(v.output) ?? raw;

@@ -4,6 +4,7 @@
 // the last one are a skipped record; what lies between elements is only commas and whitespace.
 // A document cut short (caught mid-rewrite) still yields every complete message.
 import type { SourceFile } from '../../adapter.js';
+import { parseJson } from '../../depth.js';
 import {
   type ByteRange,
   lineAt,
@@ -27,7 +28,7 @@ export function parseBytes(bytes: Uint8Array): Parsed {
   const text = decodeUtf8(bytes);
   if (text === undefined) return { ok: false, reason: 'invalid UTF-8' };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseJson(text) };
   } catch {
     return { ok: false, reason: 'invalid JSON' };
   }

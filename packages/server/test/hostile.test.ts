@@ -1,0 +1,113 @@
+// Hostile sessions and frames through a real server and a real WebSocket: one bad value fails at
+// most its own request, and the daemon goes on answering.
+import { DEEP_VALUE_PLACEHOLDER } from '@cairn/transcript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempHome } from '../../transcript/test/homes.js';
+import { deepArrays, writeDeepSessions } from '../../transcript/test/hostile.js';
+import type { RunningServer } from '../src/index.js';
+import { frameText } from '../src/ws.js';
+import { Client, type Frame, homeEnv, serve } from './helpers.js';
+
+const placeholder = JSON.stringify(DEEP_VALUE_PLACEHOLDER).slice(1, -1);
+
+describe('sessions with a value nested 10,000 levels deep', () => {
+  const home = tempHome();
+  const sessions = writeDeepSessions(home);
+  const log: string[] = [];
+  let server: RunningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await serve(homeEnv(home), { log: (line) => log.push(line) });
+    client = await Client.open(server);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  const cases = [
+    ['claude-code', sessions.claude.id],
+    ['gemini-cli', sessions.gemini.id],
+    ['codex', sessions.codex.id],
+  ] as const;
+
+  it('indexes and lists every one of them', async () => {
+    const reply = await client.request('session_list', {});
+    expect(reply.ok).toBe(true);
+    const sids = (reply.sessions as { sid: string }[]).map((s) => s.sid);
+    for (const [, sid] of cases) expect(sids).toContain(sid);
+  });
+
+  it.each(cases)(
+    'streams the %s session’s history with the deep part as the placeholder',
+    async (agent, sid) => {
+      const topic = `session:${agent}:${sid}`;
+      expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true, topic });
+      await client.until((frames) => frames.some((f) => f.sessionId === sid && f.type === 'session_ready'));
+      const ready = client.frames.find((f) => f.sessionId === sid && f.type === 'session_ready')!;
+      const text = JSON.stringify(ready.history);
+      expect(text).toContain(placeholder);
+      expect(text).toContain('after the deep value');
+    },
+  );
+
+  it.each(cases)('writes the %s session’s dump as JSON and as Markdown', async (agent, sid) => {
+    for (const format of ['json', 'md']) {
+      const reply = await client.request('session_dump_write', {
+        sid,
+        agent,
+        types: ['tool', 'message'],
+        format,
+      });
+      expect(reply).toMatchObject({ ok: true });
+      expect(reply.bytes as number).toBeGreaterThan(0);
+    }
+  });
+
+  it.each(cases)('reads the %s session’s items and finds words after the deep value', async (agent, sid) => {
+    const items = await client.request('transcript_items_read', { sid, agent, types: ['tool', 'message'] });
+    expect(items.ok).toBe(true);
+    expect(JSON.stringify(items.items)).toContain('after the deep value');
+    const search = await client.request('session_search', { query: 'after the deep value' });
+    expect(search.ok).toBe(true);
+    expect((search.hits as { sid: string }[]).map((h) => h.sid)).toContain(sid);
+  });
+
+  it('refuses a request frame nested 10,000 levels deep, naming its request, and keeps answering', async () => {
+    const ws = client.ws;
+    const reply = new Promise<Frame>((resolve) =>
+      ws.once('message', (data) => resolve(JSON.parse(data.toString()) as Frame)),
+    );
+    ws.send(`{"request_id":"deep-1","op":"session_list","extra":${deepArrays(10_000)}}`);
+    expect(await reply).toMatchObject({ ok: false, request_id: 'deep-1', error: { code: 'bad_request' } });
+    expect(await client.request('ping')).toMatchObject({ ok: true });
+  });
+});
+
+describe('a frame that cannot be serialized', () => {
+  const deep = (): unknown[] => {
+    let v: unknown[] = [];
+    for (let i = 0; i < 20_000; i++) v = [v];
+    return v;
+  };
+
+  it('becomes an internal_error refusal of its own request', () => {
+    const lines: string[] = [];
+    const text = frameText({ ok: true, request_id: 'r-1', value: deep() }, (l) => lines.push(l));
+    expect(JSON.parse(text)).toMatchObject({
+      ok: false,
+      request_id: 'r-1',
+      error: { code: 'internal_error' },
+    });
+    expect(lines).toHaveLength(1);
+  });
+
+  it('becomes a refusal that names no request when it is a topic frame', () => {
+    const text = frameText({ type: 'session_ready', history: deep() });
+    const frame = JSON.parse(text) as Frame;
+    expect(frame).toMatchObject({ ok: false, error: { code: 'internal_error' } });
+    expect(frame.error).toMatchObject({ message: expect.stringContaining('session_ready') });
+    expect('request_id' in frame).toBe(false);
+  });
+});
