@@ -1,1 +1,11 @@
-export {};
+// The workstation side of driving agents: ACP agents as child processes through the official SDK,
+// their journal, and the agent wire to a server.
+export * from './acp-session.js';
+export * from './agent-process.js';
+export * from './bridges.js';
+export * from './driven-session.js';
+export * from './install.js';
+export * from './journal.js';
+export * from './probes.js';
+export * from './roster.js';
+export * from './workstation.js';

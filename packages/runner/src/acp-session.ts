@@ -1,0 +1,449 @@
+// One driven session: an agent process, its ACP connection through the official SDK, and one ACP
+// session on it. Everything the agent says comes out of `onEvent` in the order it arrived, as a
+// wire event name and a JSON payload; turns, permissions, steering and config options are methods.
+import * as acp from '@agentclientprotocol/sdk';
+import { type AgentCommand, AgentProcess } from './agent-process.js';
+
+export const AUTH_REQUIRED = -32000;
+
+export interface AuthMethodInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly description?: string | null;
+  readonly type?: string | null;
+}
+
+export interface ImageInput {
+  readonly data: string;
+  readonly mimeType: string;
+  readonly uri?: string | null;
+}
+
+export interface SessionLimits {
+  /** How long `initialize` and opening a session may take. */
+  readonly openMs: number;
+  /** How long one turn may run before it is cancelled and failed. */
+  readonly turnMs: number;
+  /** How long a permission request waits for an answer before it is refused. */
+  readonly permissionMs: number;
+}
+
+export const DEFAULT_LIMITS: SessionLimits = {
+  openMs: 60_000,
+  turnMs: 30 * 60_000,
+  permissionMs: 10 * 60_000,
+};
+
+export interface OpenRequest {
+  readonly command: AgentCommand;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** Reopen this agent-side session (`session/load`, else `session/resume`) instead of a new one. */
+  readonly nativeSessionId?: string | null;
+  readonly limits?: Partial<SessionLimits>;
+  /** Extra client capabilities for `initialize` (for example an agent's own `_meta` switches). */
+  readonly clientCapabilities?: Record<string, unknown>;
+  /** Sign in with this method right after `initialize`, before the session opens. */
+  readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
+  /** Every update, permission request and settlement, in arrival order. */
+  readonly onEvent: (eventName: string, payload: Record<string, unknown>) => void;
+  /** The process ended (after `close()` too). */
+  readonly onExit?: (reason: string) => void;
+}
+
+export interface OpenedSession {
+  readonly nativeSessionId: string;
+  readonly reloaded: boolean;
+  readonly supportsSteering: boolean;
+  readonly supportsImageInput: boolean;
+  readonly agentInfo?: { name: string; title?: string | null; version?: string | null };
+  readonly authMethods: AuthMethodInfo[];
+  readonly configOptions: unknown[] | null;
+  readonly modes: unknown;
+}
+
+export interface Refusal {
+  readonly message: string;
+  /** The JSON-RPC code when the agent refused with one (-32000: sign-in needed). */
+  readonly errorCode?: number;
+  readonly authMethods?: AuthMethodInfo[];
+}
+
+export type TurnOutcome =
+  | { status: 'completed'; stopReason: string }
+  | { status: 'cancelled'; stopReason: string }
+  | ({ status: 'failed' } & Refusal);
+
+export type SteerOutcome = 'injected' | 'promptRequired';
+
+interface PendingPermission {
+  readonly options: { optionId: string; kind: string }[];
+  readonly resolve: (outcome: acp.RequestPermissionResponse) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class AcpSession {
+  private readonly pending = new Map<string, PendingPermission>();
+  private nextPermission = 1;
+  private turn: Promise<TurnOutcome> | undefined;
+  private closed = false;
+  private exitReason: string | undefined;
+
+  private constructor(
+    private readonly process: AgentProcess,
+    private readonly connection: acp.ClientConnection,
+    private readonly limits: SessionLimits,
+    private readonly request: OpenRequest,
+    private sessionId: string,
+    readonly info: OpenedSession,
+  ) {}
+
+  get nativeSessionId(): string {
+    return this.sessionId;
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get alive(): boolean {
+    return this.process.alive && !this.closed;
+  }
+
+  get busy(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Starts the agent, initializes, signs in when asked, and opens or reopens the session. */
+  static async open(
+    request: OpenRequest,
+  ): Promise<{ ok: true; session: AcpSession } | { ok: false; refusal: Refusal }> {
+    const limits = { ...DEFAULT_LIMITS, ...request.limits };
+    const child = new AgentProcess(request.command, { cwd: request.cwd, env: request.env });
+    let session: AcpSession | undefined;
+    const permission = (ctx: { params: acp.RequestPermissionRequest }) => {
+      if (!session) return Promise.resolve({ outcome: { outcome: 'cancelled' as const } });
+      return session.askPermission(ctx.params);
+    };
+    const app = acp
+      .client({ name: 'cairn' })
+      .onRequest('session/request_permission', permission)
+      .onNotification('session/update', (ctx) => {
+        const { update } = ctx.params;
+        request.onEvent(update.sessionUpdate, update as unknown as Record<string, unknown>);
+      })
+      .onNotification('*', (ctx) => {
+        const method = (ctx as unknown as { method?: string }).method ?? 'extension';
+        request.onEvent('extension_notification', { method, params: ctx.params as unknown });
+      });
+    const { output, input } = child.streams();
+    const connection = app.connect(acp.ndJsonStream(output, input));
+    const failOpen = async (refusal: Refusal) => {
+      connection.close();
+      await child.kill(500);
+      return { ok: false as const, refusal };
+    };
+
+    const exited = child.exited.then(({ code, signal }) => {
+      const reason = `the agent exited (${signal ?? `code ${code}`})${tail(child.stderr())}`;
+      return reason;
+    });
+    const deadline = <T>(work: Promise<T>, what: string): Promise<T> =>
+      race(work, exited, limits.openMs, what);
+
+    let init: acp.InitializeResponse;
+    try {
+      init = await deadline(
+        connection.agent.request('initialize', {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: {
+            fs: { readTextFile: false, writeTextFile: false },
+            terminal: false,
+            ...request.clientCapabilities,
+          },
+          clientInfo: { name: 'cairn', version: '0.1.0' },
+        }),
+        'initialize',
+      );
+    } catch (error) {
+      return failOpen(refusalOf(error, []));
+    }
+    const authMethods = authMethodsOf(init.authMethods);
+    if (request.authenticate) {
+      try {
+        await deadline(
+          connection.agent.request('authenticate', request.authenticate as acp.AuthenticateRequest),
+          'authenticate',
+        );
+      } catch (error) {
+        return failOpen(refusalOf(error, authMethods));
+      }
+    }
+
+    const caps = init.agentCapabilities ?? {};
+    const nativeId = request.nativeSessionId ?? undefined;
+    let opened: { sessionId: string; configOptions?: unknown; modes?: unknown };
+    let reloaded = true;
+    try {
+      if (nativeId === undefined) {
+        opened = await deadline(
+          connection.agent.request('session/new', { cwd: request.cwd, mcpServers: [] }),
+          'session/new',
+        );
+      } else if (caps.loadSession) {
+        const loaded = await deadline(
+          connection.agent.request('session/load', { sessionId: nativeId, cwd: request.cwd, mcpServers: [] }),
+          'session/load',
+        );
+        opened = { ...(loaded ?? {}), sessionId: nativeId };
+      } else if (caps.sessionCapabilities?.resume) {
+        const resumed = await deadline(
+          connection.agent.request('session/resume', { sessionId: nativeId, cwd: request.cwd, mcpServers: [] }),
+          'session/resume',
+        );
+        opened = { ...(resumed ?? {}), sessionId: nativeId };
+        reloaded = false;
+      } else {
+        return failOpen({ message: 'this agent cannot reopen a session (no session/load or resume)' });
+      }
+    } catch (error) {
+      return failOpen(refusalOf(error, authMethods));
+    }
+
+    const meta = (init._meta ?? {}) as { steering?: { supported?: unknown } };
+    const info: OpenedSession = {
+      nativeSessionId: opened.sessionId,
+      reloaded,
+      supportsSteering: meta.steering?.supported === true,
+      supportsImageInput: caps.promptCapabilities?.image === true,
+      ...(init.agentInfo ? { agentInfo: init.agentInfo } : {}),
+      authMethods,
+      configOptions: Array.isArray(opened.configOptions) ? opened.configOptions : null,
+      modes: opened.modes ?? null,
+    };
+    session = new AcpSession(child, connection, limits, request, opened.sessionId, info);
+    const live = session;
+    void exited.then((reason) => live.onProcessExit(reason));
+    return { ok: true, session };
+  }
+
+  /** One turn: resolves when the agent ends it, the time limit passes or the agent dies. */
+  prompt(text: string, images: readonly ImageInput[] = []): Promise<TurnOutcome> {
+    if (this.turn) return Promise.resolve({ status: 'failed', message: 'a turn is already running' });
+    if (!this.alive) return Promise.resolve({ status: 'failed', message: this.exitReason ?? 'session closed' });
+    const blocks: acp.ContentBlock[] = [{ type: 'text', text }];
+    for (const image of images) {
+      blocks.push({ type: 'image', data: image.data, mimeType: image.mimeType, uri: image.uri ?? null });
+    }
+    const turn = this.runTurn(blocks).finally(() => {
+      this.turn = undefined;
+    });
+    this.turn = turn;
+    return turn;
+  }
+
+  private async runTurn(prompt: acp.ContentBlock[]): Promise<TurnOutcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.limits.turnMs);
+    });
+    const died = this.process.exited.then(() => 'died' as const);
+    const request = this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt });
+    try {
+      const first = await Promise.race([request.then((r) => ({ r })), timedOut, died]);
+      if (first === 'died') return { status: 'failed', message: this.exitReason ?? 'the agent exited' };
+      if (first === 'timeout') {
+        this.cancel();
+        const seconds = Math.round(this.limits.turnMs / 1000);
+        return {
+          status: 'failed',
+          message: `the turn ran past its time limit of ${seconds} s and was cancelled`,
+        };
+      }
+      const stopReason = first.r.stopReason;
+      return stopReason === 'cancelled'
+        ? { status: 'cancelled', stopReason }
+        : { status: 'completed', stopReason };
+    } catch (error) {
+      if (!this.process.alive) return { status: 'failed', message: this.exitReason ?? 'the agent exited' };
+      return { status: 'failed', ...refusalOf(error, this.info.authMethods) };
+    } finally {
+      clearTimeout(timer);
+      request.catch(() => {});
+    }
+  }
+
+  /** `session/cancel`; every pending permission request is answered `cancelled`, as ACP asks. */
+  cancel(): void {
+    for (const requestId of [...this.pending.keys()]) this.settle(requestId, 'cancelled', 'cancel');
+    if (this.alive) {
+      void this.connection.agent.notify('session/cancel', { sessionId: this.sessionId }).catch(() => {});
+    }
+  }
+
+  /** Answers a permission request by option id (or `cancelled`); false when none is pending. */
+  answer(requestId: string, outcome: string): boolean {
+    return this.settle(requestId, outcome, 'answer');
+  }
+
+  /** The agent's steering extension: adds text to the running turn. */
+  async steer(
+    text: string,
+    images: readonly ImageInput[] = [],
+    priority?: string,
+  ): Promise<{ ok: true; outcome: SteerOutcome } | { ok: false; error: string }> {
+    if (!this.info.supportsSteering) return { ok: false, error: 'this agent does not support steering' };
+    const prompt: acp.ContentBlock[] = [{ type: 'text', text }];
+    for (const image of images) prompt.push({ type: 'image', data: image.data, mimeType: image.mimeType });
+    try {
+      const reply = await this.connection.agent.request<{ outcome?: string }>('_session/steering', {
+        sessionId: this.sessionId,
+        prompt,
+        ...(priority === undefined ? {} : { priority }),
+      });
+      // A steer that began a new turn still delivered the message; it reads as injected.
+      const outcome: SteerOutcome = reply?.outcome === 'promptRequired' ? 'promptRequired' : 'injected';
+      return { ok: true, outcome };
+    } catch (error) {
+      return { ok: false, error: refusalOf(error, []).message };
+    }
+  }
+
+  async setConfigOption(
+    configId: string,
+    value: string | boolean,
+  ): Promise<{ ok: true; configOptions: unknown[] } | { ok: false; error: string }> {
+    try {
+      const reply = await this.connection.agent.request('session/set_config_option', {
+        sessionId: this.sessionId,
+        configId,
+        value,
+      } as acp.SetSessionConfigOptionRequest);
+      return { ok: true, configOptions: (reply as { configOptions?: unknown[] }).configOptions ?? [] };
+    } catch (error) {
+      return { ok: false, error: refusalOf(error, []).message };
+    }
+  }
+
+  /** `session/set_mode`, for agents that offer modes rather than a mode config option. */
+  async setMode(modeId: string): Promise<{ ok: true } | { ok: false; error: string }> {
+    try {
+      await this.connection.agent.request('session/set_mode', { sessionId: this.sessionId, modeId });
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: refusalOf(error, []).message };
+    }
+  }
+
+  /** Ends the session and its whole process group. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const requestId of [...this.pending.keys()]) this.settle(requestId, 'cancelled', 'close');
+    this.connection.close();
+    await this.process.kill();
+  }
+
+  private askPermission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+    const requestId = `perm-${this.nextPermission++}`;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(requestId, 'refused', 'timeout'), this.limits.permissionMs);
+      this.pending.set(requestId, {
+        options: params.options.map((o) => ({ optionId: o.optionId, kind: o.kind })),
+        resolve,
+        timer,
+      });
+      this.request.onEvent('permission_request', {
+        requestId,
+        toolCall: params.toolCall as unknown,
+        options: params.options as unknown,
+      });
+    });
+  }
+
+  /**
+   * `refused` picks the agent's own reject option (a time limit is a refusal, not a cancel);
+   * `cancelled` is ACP's cancelled outcome; anything else must be one of the offered option ids.
+   */
+  private settle(requestId: string, outcome: string, by: 'answer' | 'timeout' | 'cancel' | 'close'): boolean {
+    const pending = this.pending.get(requestId);
+    if (!pending) return false;
+    let optionId: string | undefined;
+    if (outcome === 'refused') {
+      optionId = (pending.options.find((o) => o.kind === 'reject_once') ?? pending.options.find((o) => o.kind.startsWith('reject')))
+        ?.optionId;
+    } else if (outcome !== 'cancelled') {
+      if (!pending.options.some((o) => o.optionId === outcome)) return false;
+      optionId = outcome;
+    }
+    this.pending.delete(requestId);
+    clearTimeout(pending.timer);
+    pending.resolve(
+      optionId === undefined
+        ? { outcome: { outcome: 'cancelled' } }
+        : { outcome: { outcome: 'selected', optionId } },
+    );
+    this.request.onEvent('permission_settled', { requestId, outcome: optionId ?? 'cancelled', by });
+    return true;
+  }
+
+  private onProcessExit(reason: string): void {
+    this.exitReason = reason;
+    for (const requestId of [...this.pending.keys()]) this.settle(requestId, 'cancelled', 'close');
+    this.connection.close();
+    // The leader is gone; anything it left in its group goes too.
+    void this.process.kill(0);
+    this.request.onExit?.(this.closed ? 'closed' : reason);
+  }
+}
+
+function tail(stderr: string): string {
+  if (stderr === '') return '';
+  const last = stderr.split('\n').slice(-3).join(' | ');
+  return `: ${last.slice(-400)}`;
+}
+
+async function race<T>(work: Promise<T>, exited: Promise<string>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      exited.then((reason) => {
+        throw new Error(reason);
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {});
+  }
+}
+
+export function authMethodsOf(methods: readonly acp.AuthMethod[] | undefined): AuthMethodInfo[] {
+  return (methods ?? []).map((m) => {
+    const raw = m as { id: string; name: string; description?: string | null; type?: unknown };
+    return {
+      id: raw.id,
+      name: raw.name,
+      ...(raw.description == null ? {} : { description: raw.description }),
+      ...(typeof raw.type === 'string' ? { type: raw.type } : {}),
+    };
+  });
+}
+
+/** A thrown SDK error as a refusal: the JSON-RPC code survives, so sign-in needed stays a code. */
+export function refusalOf(error: unknown, authMethods: AuthMethodInfo[]): Refusal {
+  if (error instanceof acp.RequestError) {
+    const detail = typeof error.data === 'string' ? error.data : undefined;
+    const message = detail && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
+    const code = Number.isInteger(error.code) ? error.code : undefined;
+    return {
+      message,
+      ...(code === undefined ? {} : { errorCode: code }),
+      ...(code === AUTH_REQUIRED ? { authMethods } : {}),
+    };
+  }
+  return { message: error instanceof Error ? error.message : String(error) };
+}

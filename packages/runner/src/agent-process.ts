@@ -1,0 +1,122 @@
+// One agent as a child process: its own process group (some agents re-launch themselves and ignore
+// signals on the parent, so only a group signal ends them all), stdio as web streams for the SDK,
+// stderr kept as a short tail for error messages, and nothing of cairn's own secrets in its env.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Readable, Writable } from 'node:stream';
+
+export interface AgentCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+export interface SpawnOptions {
+  readonly cwd: string;
+  /** The environment the agent starts with; `agentEnvironment` builds it. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Variables that are cairn's own and never reach an agent. */
+const PRIVATE_VARIABLES = ['CAIRN_TOKEN', 'CAIRN_TICKET'];
+
+/**
+ * The user's environment, then what the frame asks for: `env` and `agentEnv` set variables,
+ * `pathPrepend` goes before PATH. cairn's own secrets are removed last, so no frame can add them.
+ */
+export function agentEnvironment(
+  base: Readonly<Record<string, string | undefined>>,
+  extra: {
+    env?: Readonly<Record<string, string>>;
+    agentEnv?: Readonly<Record<string, string>>;
+    pathPrepend?: readonly string[];
+  } = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  Object.assign(env, extra.env ?? {}, extra.agentEnv ?? {});
+  if (extra.pathPrepend && extra.pathPrepend.length > 0) {
+    env.PATH = [...extra.pathPrepend, env.PATH ?? ''].filter((p) => p !== '').join(':');
+  }
+  for (const key of PRIVATE_VARIABLES) delete env[key];
+  return env;
+}
+
+const STDERR_TAIL = 8 * 1024;
+
+export class AgentProcess {
+  readonly child: ChildProcess;
+  /** Settles with the exit code or signal once the process is gone (and reaped). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private stderrTail = '';
+  private gone = false;
+
+  constructor(command: AgentCommand, options: SpawnOptions) {
+    this.child = spawn(command.command, [...command.args], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.gone = true;
+        resolve({ code, signal });
+      });
+      this.child.once('error', (error) => {
+        this.stderrTail += `\n${error.message}`;
+        if (this.child.pid === undefined) {
+          this.gone = true;
+          resolve({ code: null, signal: null });
+        }
+      });
+    });
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL);
+    });
+    // A write to an agent that just died must not become an unhandled error.
+    this.child.stdin?.on('error', () => {});
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return !this.gone && this.child.pid !== undefined;
+  }
+
+  /** The last lines the agent wrote on stderr, for an error message. */
+  stderr(): string {
+    return this.stderrTail.trim();
+  }
+
+  /** The stdio pair the SDK's `ndJsonStream` takes. */
+  streams(): { output: WritableStream<Uint8Array>; input: ReadableStream<Uint8Array> } {
+    const { stdin, stdout } = this.child;
+    if (!stdin || !stdout) throw new Error('agent process has no stdio');
+    return {
+      output: Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+      input: Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
+    };
+  }
+
+  /** Ends the whole process group: TERM, then KILL after `graceMs` if anything is left. */
+  async kill(graceMs = 2_000): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    signalGroup(pid, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+    // The leader is gone; children it left in the group are not.
+    signalGroup(pid, 'SIGKILL');
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}

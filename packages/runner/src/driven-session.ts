@@ -1,0 +1,195 @@
+// One session the workstation drives, under the server's `sessionRef`: the live ACP session (when
+// its agent runs) and the journal that numbers and keeps every event and turn end. The agent can
+// die and be reopened from its native id; the journal, and so the numbering, goes on.
+import {
+  type AcpSession,
+  AcpSession as AcpSessionClass,
+  type ImageInput,
+  type OpenedSession,
+  type Refusal,
+  type SessionLimits,
+  type TurnOutcome,
+} from './acp-session.js';
+import type { AgentCommand } from './agent-process.js';
+import type { Journal } from './journal.js';
+
+/** How a session's agent is started; kept so it can be started again from its native id. */
+export interface SessionLaunch {
+  readonly command: AgentCommand;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly clientCapabilities?: Record<string, unknown>;
+  readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
+  readonly limits?: Partial<SessionLimits>;
+}
+
+/** Frames the session produces; the journal has numbered and stored them already. */
+export interface SessionOutput {
+  event(frame: { t: 'agent_event'; sessionRef: string; seq: number; eventName: string; payload: object }): void;
+  turnDone(frame: TurnDoneFrame): void;
+  lost(sessionRef: string, action: string): void;
+}
+
+export interface TurnDoneFrame {
+  t: 'agent_turn_done';
+  sessionRef: string;
+  seq: number;
+  status: string;
+  stopReason?: string;
+  nativeSessionId?: string | null;
+  error?: string | null;
+  authMethods?: Refusal['authMethods'];
+  errorCode?: number | null;
+}
+
+export class DrivenSession {
+  private acp: AcpSession | undefined;
+  private opening: Promise<{ ok: true; info: OpenedSession } | { ok: false; refusal: Refusal }> | undefined;
+  private nativeId: string | null;
+  private closing = false;
+
+  constructor(
+    readonly sessionRef: string,
+    private readonly launch: SessionLaunch,
+    private readonly journal: Journal,
+    private readonly output: SessionOutput,
+    nativeSessionId: string | null,
+  ) {
+    this.nativeId = nativeSessionId;
+  }
+
+  get alive(): boolean {
+    return this.acp?.alive === true;
+  }
+
+  get busy(): boolean {
+    return this.acp?.busy === true;
+  }
+
+  get nativeSessionId(): string | null {
+    return this.nativeId;
+  }
+
+  get pid(): number | undefined {
+    return this.acp?.pid;
+  }
+
+  get info(): OpenedSession | undefined {
+    return this.acp?.info;
+  }
+
+  /** Starts the agent (again) unless it runs; two calls at once share one start. */
+  ensureOpen(): Promise<{ ok: true; info: OpenedSession; reloaded: boolean } | { ok: false; refusal: Refusal }> {
+    if (this.acp?.alive) return Promise.resolve({ ok: true, info: this.acp.info, reloaded: false });
+    this.opening ??= this.start().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening.then((r) => (r.ok ? { ...r, reloaded: true } : r));
+  }
+
+  private async start(): Promise<{ ok: true; info: OpenedSession } | { ok: false; refusal: Refusal }> {
+    const opened = await AcpSessionClass.open({
+      ...this.launch,
+      nativeSessionId: this.nativeId,
+      onEvent: (eventName, payload) => this.record(eventName, payload),
+      onExit: (reason) => this.onAgentExit(reason),
+    });
+    if (!opened.ok) return opened;
+    this.acp = opened.session;
+    if (this.nativeId !== opened.session.nativeSessionId) {
+      this.nativeId = opened.session.nativeSessionId;
+      this.journal.setNativeSessionId(this.sessionRef, this.nativeId);
+    }
+    return { ok: true, info: opened.session.info };
+  }
+
+  /** Runs one turn to its end and records `agent_turn_done`; reopens a dead agent first. */
+  async prompt(text: string, images: readonly ImageInput[] = []): Promise<TurnOutcome> {
+    const opened = await this.ensureOpen();
+    if (!opened.ok) {
+      const outcome: TurnOutcome = { status: 'failed', ...opened.refusal };
+      this.finishTurn(outcome);
+      this.output.lost(this.sessionRef, 'reopen_failed');
+      return outcome;
+    }
+    const acp = this.acp!;
+    if (acp.busy) {
+      // Not a turn of its own: the server sent a prompt into a running one.
+      return { status: 'failed', message: 'a turn is already running in this session' };
+    }
+    const outcome = await acp.prompt(text, images);
+    this.finishTurn(outcome);
+    return outcome;
+  }
+
+  cancel(): void {
+    this.acp?.cancel();
+  }
+
+  answer(requestId: string, outcome: string): boolean {
+    return this.acp?.answer(requestId, outcome) ?? false;
+  }
+
+  steer(text: string, images: readonly ImageInput[], priority?: string) {
+    if (!this.acp?.alive) return Promise.resolve({ ok: false as const, error: 'the agent is not running' });
+    return this.acp.steer(text, images, priority);
+  }
+
+  setConfigOption(configId: string, value: string | boolean) {
+    if (!this.acp?.alive) return Promise.resolve({ ok: false as const, error: 'the agent is not running' });
+    return this.acp.setConfigOption(configId, value);
+  }
+
+  /** Ends the agent but keeps the session open in the journal, to be started again later. */
+  async stopAgent(): Promise<void> {
+    this.closing = true;
+    await this.opening?.catch(() => {});
+    await this.acp?.close();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.opening?.catch(() => {});
+    await this.acp?.close();
+    this.journal.markClosed(this.sessionRef);
+  }
+
+  /** Numbers and stores one event, then hands it on. Synchronous, so arrival order is seq order. */
+  private record(eventName: string, payload: Record<string, unknown>): void {
+    const frame = this.journal.append(this.sessionRef, (seq) => ({
+      t: 'agent_event' as const,
+      sessionRef: this.sessionRef,
+      seq,
+      eventName,
+      payload,
+    }));
+    this.output.event(frame);
+  }
+
+  private finishTurn(outcome: TurnOutcome): void {
+    const frame = this.journal.append(this.sessionRef, (seq): TurnDoneFrame => {
+      const done: TurnDoneFrame = {
+        t: 'agent_turn_done',
+        sessionRef: this.sessionRef,
+        seq,
+        status: outcome.status,
+        nativeSessionId: this.nativeId,
+      };
+      if (outcome.status !== 'failed') done.stopReason = outcome.stopReason;
+      else {
+        done.error = outcome.message;
+        if (outcome.errorCode !== undefined) done.errorCode = outcome.errorCode;
+        if (outcome.authMethods !== undefined) done.authMethods = outcome.authMethods;
+      }
+      return done;
+    });
+    this.output.turnDone(frame);
+  }
+
+  private onAgentExit(reason: string): void {
+    this.acp = undefined;
+    if (this.closing) return;
+    this.record('agent_exited', { reason });
+    this.output.lost(this.sessionRef, 'agent_exited');
+  }
+}

@@ -1,0 +1,182 @@
+// The runner's journal: every frame a driven session produces is stored here, numbered per session
+// with no gap, before it goes on the wire. After a dropped connection or a restart the journal is
+// what the server is offered and backfilled from; `acked` is how far the server said it holds.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface JournalSession {
+  readonly sessionRef: string;
+  readonly agentKey: string;
+  readonly bridge: string;
+  readonly cwd: string;
+  readonly nativeSessionId: string | null;
+  /** The `agent_open` frame the session was opened with, to reopen it after a restart. */
+  readonly openFrame: Record<string, unknown>;
+  readonly maxSeq: number;
+  readonly ackedSeq: number;
+  readonly closed: boolean;
+}
+
+export interface JournalEntry {
+  readonly seq: number;
+  /** The frame exactly as it went (or will go) on the wire. */
+  readonly frame: Record<string, unknown>;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sessions (
+  session_ref TEXT PRIMARY KEY,
+  agent_key TEXT NOT NULL,
+  bridge TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  native_session_id TEXT,
+  open_frame TEXT NOT NULL,
+  max_seq INTEGER NOT NULL DEFAULT 0,
+  acked_seq INTEGER NOT NULL DEFAULT 0,
+  closed INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS entries (
+  session_ref TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  frame TEXT NOT NULL,
+  PRIMARY KEY (session_ref, seq)
+) WITHOUT ROWID;
+`;
+
+export class Journal {
+  private readonly db: Database.Database;
+  private readonly insertEntry: Database.Statement;
+  private readonly bumpSeq: Database.Statement;
+  private readonly maxSeqs = new Map<string, number>();
+
+  private constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // A crash of the machine may lose the last few frames; a crash of the process loses none.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(SCHEMA);
+    this.insertEntry = this.db.prepare('INSERT INTO entries (session_ref, seq, frame) VALUES (?, ?, ?)');
+    this.bumpSeq = this.db.prepare('UPDATE sessions SET max_seq = ? WHERE session_ref = ?');
+    for (const row of this.db.prepare('SELECT session_ref, max_seq FROM sessions').all() as {
+      session_ref: string;
+      max_seq: number;
+    }[]) {
+      this.maxSeqs.set(row.session_ref, row.max_seq);
+    }
+  }
+
+  static open(path: string): Journal {
+    return new Journal(path);
+  }
+
+  /** Records a session (or updates its native id and open frame when it is known again). */
+  upsertSession(session: Omit<JournalSession, 'maxSeq' | 'ackedSeq' | 'closed'>): void {
+    this.db
+      .prepare(
+        `INSERT INTO sessions (session_ref, agent_key, bridge, cwd, native_session_id, open_frame)
+         VALUES (@sessionRef, @agentKey, @bridge, @cwd, @nativeSessionId, @openFrame)
+         ON CONFLICT (session_ref) DO UPDATE SET agent_key = excluded.agent_key, bridge = excluded.bridge,
+           cwd = excluded.cwd, native_session_id = COALESCE(excluded.native_session_id, native_session_id),
+           open_frame = excluded.open_frame, closed = 0`,
+      )
+      .run({ ...session, openFrame: JSON.stringify(session.openFrame) });
+    if (!this.maxSeqs.has(session.sessionRef)) this.maxSeqs.set(session.sessionRef, 0);
+  }
+
+  setNativeSessionId(sessionRef: string, nativeSessionId: string): void {
+    this.db
+      .prepare('UPDATE sessions SET native_session_id = ? WHERE session_ref = ?')
+      .run(nativeSessionId, sessionRef);
+  }
+
+  /**
+   * Numbers and stores one frame. `build` receives the next seq and returns the frame to store; it
+   * runs synchronously, so frames are numbered in the order this is called.
+   */
+  append<F extends object>(sessionRef: string, build: (seq: number) => F): F {
+    const current = this.maxSeqs.get(sessionRef);
+    if (current === undefined) throw new Error(`journal: no session ${sessionRef}`);
+    const seq = current + 1;
+    const frame = build(seq);
+    this.insertEntry.run(sessionRef, seq, JSON.stringify(frame));
+    this.bumpSeq.run(seq, sessionRef);
+    this.maxSeqs.set(sessionRef, seq);
+    return frame;
+  }
+
+  maxSeq(sessionRef: string): number {
+    return this.maxSeqs.get(sessionRef) ?? 0;
+  }
+
+  /** The server holds everything through `throughSeq`; never moves backwards. */
+  ack(sessionRef: string, throughSeq: number): void {
+    this.db
+      .prepare('UPDATE sessions SET acked_seq = MAX(acked_seq, ?) WHERE session_ref = ?')
+      .run(Math.min(throughSeq, this.maxSeq(sessionRef)), sessionRef);
+  }
+
+  /** Entries with seq > `afterSeq`, in order, at most `limit`. */
+  read(sessionRef: string, afterSeq: number, limit = 1000): JournalEntry[] {
+    const rows = this.db
+      .prepare('SELECT seq, frame FROM entries WHERE session_ref = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(sessionRef, afterSeq, limit) as { seq: number; frame: string }[];
+    return rows.map((row) => ({ seq: row.seq, frame: JSON.parse(row.frame) as Record<string, unknown> }));
+  }
+
+  session(sessionRef: string): JournalSession | undefined {
+    const row = this.db.prepare('SELECT * FROM sessions WHERE session_ref = ?').get(sessionRef) as
+      | SessionRow
+      | undefined;
+    return row && toSession(row);
+  }
+
+  /** Sessions not closed, oldest first. */
+  openSessions(): JournalSession[] {
+    const rows = this.db.prepare('SELECT * FROM sessions WHERE closed = 0 ORDER BY rowid').all() as SessionRow[];
+    return rows.map(toSession);
+  }
+
+  markClosed(sessionRef: string): void {
+    this.db.prepare('UPDATE sessions SET closed = 1 WHERE session_ref = ?').run(sessionRef);
+  }
+
+  /** Bytes the journal's entries take, for the benchmark. */
+  entryBytes(sessionRef: string): number {
+    const row = this.db
+      .prepare('SELECT COALESCE(SUM(LENGTH(frame)), 0) AS bytes FROM entries WHERE session_ref = ?')
+      .get(sessionRef) as { bytes: number };
+    return row.bytes;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+interface SessionRow {
+  session_ref: string;
+  agent_key: string;
+  bridge: string;
+  cwd: string;
+  native_session_id: string | null;
+  open_frame: string;
+  max_seq: number;
+  acked_seq: number;
+  closed: number;
+}
+
+function toSession(row: SessionRow): JournalSession {
+  return {
+    sessionRef: row.session_ref,
+    agentKey: row.agent_key,
+    bridge: row.bridge,
+    cwd: row.cwd,
+    nativeSessionId: row.native_session_id,
+    openFrame: JSON.parse(row.open_frame) as Record<string, unknown>,
+    maxSeq: row.max_seq,
+    ackedSeq: row.acked_seq,
+    closed: row.closed === 1,
+  };
+}

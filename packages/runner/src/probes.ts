@@ -1,0 +1,276 @@
+// The one-shot requests about an agent rather than a session: verify (is it there, does it accept
+// a session), authenticate, list its native sessions, install its adapter. Each starts the agent,
+// asks, and ends it; every answer is a frame, failures included.
+import * as acp from '@agentclientprotocol/sdk';
+import type { AgentFrameOf } from '@cairn/protocol';
+import { AUTH_REQUIRED, authMethodsOf, refusalOf } from './acp-session.js';
+import { agentEnvironment, AgentProcess } from './agent-process.js';
+import { type Env, findBridge, resolveBridgeCommand } from './bridges.js';
+import type { SessionLaunch } from './driven-session.js';
+import { installAdapter } from './install.js';
+
+export type LaunchResolver = (
+  bridge: string,
+  context: { cwd: string; env: Record<string, string>; command?: string; args?: readonly string[] },
+) => Promise<{ ok: true; launch: SessionLaunch } | { ok: false; error: string }>;
+
+/** What a bridge needs beyond its command line (for example signing in to a gateway). */
+export interface LaunchExtras {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly clientCapabilities?: Record<string, unknown>;
+  readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
+}
+
+/** Bridges of the roster by key, through `resolveBridgeCommand`; `extras` per key add to them. */
+export function rosterLaunchResolver(options: {
+  cairnHome: string;
+  extras?: Readonly<Record<string, LaunchExtras>>;
+}): LaunchResolver {
+  return async (key, context) => {
+    const extras = options.extras?.[key] ?? {};
+    const env = { ...context.env, ...extras.env };
+    if (context.command) {
+      return { ok: true, launch: { command: { command: context.command, args: context.args ?? [] }, cwd: context.cwd, env, ...launchExtras(extras) } };
+    }
+    const bridge = await findBridge(options.cairnHome, key);
+    if (!bridge) return { ok: false, error: `cairn knows no agent named ${key}` };
+    const resolved = await resolveBridgeCommand(bridge, { cairnHome: options.cairnHome, env });
+    if (!resolved.installed) return { ok: false, error: resolved.message };
+    return {
+      ok: true,
+      launch: {
+        command: { command: resolved.command, args: resolved.args },
+        cwd: context.cwd,
+        env: { ...env, ...resolved.env },
+        ...launchExtras(extras),
+      },
+    };
+  };
+}
+
+function launchExtras(extras: LaunchExtras): Pick<SessionLaunch, 'clientCapabilities' | 'authenticate'> {
+  return {
+    ...(extras.clientCapabilities ? { clientCapabilities: extras.clientCapabilities } : {}),
+    ...(extras.authenticate ? { authenticate: extras.authenticate } : {}),
+  };
+}
+
+const PROBE_DEFAULT_MS = 30_000;
+const PROBE_MIN_MS = 1_000;
+const PROBE_MAX_MS = 120_000;
+
+/** A well-formed budget is clamped into what a probe may take; absent means the default. */
+export function clampProbeTimeout(timeoutMs: number | null | undefined): number {
+  if (timeoutMs === undefined || timeoutMs === null) return PROBE_DEFAULT_MS;
+  return Math.min(PROBE_MAX_MS, Math.max(PROBE_MIN_MS, Math.round(timeoutMs)));
+}
+
+interface ProbeQuery {
+  cwd?: unknown;
+  probeSession?: unknown;
+  _meta?: unknown;
+}
+
+export class Probes {
+  constructor(
+    private readonly options: { cairnHome: string; env: Env; resolveLaunch: LaunchResolver },
+  ) {}
+
+  async verify(frame: AgentFrameOf<'agent_verify'>): Promise<AgentFrameOf<'agent_verified'>> {
+    const query = asQuery(frame.query);
+    const budget = clampProbeTimeout(frame.timeoutMs);
+    return this.withAgent(frame.bridge, query, budget, async (agent, init) => {
+      const reply: AgentFrameOf<'agent_verified'> = {
+        t: 'agent_verified',
+        id: frame.id,
+        ok: true,
+        authMethods: authMethodsOf(init.authMethods),
+      };
+      if (query.probeSession === true) {
+        const commands: unknown[] = [];
+        agent.onUpdate = (update) => {
+          if (update.sessionUpdate === 'available_commands_update') {
+            commands.splice(0, commands.length, ...(update.availableCommands as unknown[]));
+          }
+        };
+        try {
+          const opened = await agent.within(
+            agent.connection.agent.request('session/new', { cwd: cwdOf(query), mcpServers: [] }),
+          );
+          // A session the agent accepted is the only positive evidence of a sign-in.
+          reply.authenticated = true;
+          if (Array.isArray(opened.configOptions)) {
+            reply.configOptions = opened.configOptions as AgentFrameOf<'agent_verified'>['configOptions'];
+          }
+          reply.availableCommands = commands.map((c) => {
+            const cmd = c as { name: string; description: string; input?: { hint?: string } | null };
+            return { name: cmd.name, description: cmd.description, inputHint: cmd.input?.hint ?? null };
+          });
+        } catch (error) {
+          reply.sessionError = refusalOf(error, []).message;
+        }
+      }
+      return reply;
+    }).then((r) => ('t' in r ? r : { t: 'agent_verified', id: frame.id, ok: false, error: r.error }));
+  }
+
+  async authenticate(frame: AgentFrameOf<'agent_authenticate'>): Promise<AgentFrameOf<'agent_authenticated'>> {
+    const query = asQuery(frame.query);
+    return this.withAgent(frame.bridge, query, PROBE_MAX_MS, async (agent) => {
+      const meta = isObject(query._meta) ? { _meta: query._meta } : {};
+      try {
+        await agent.within(
+          agent.connection.agent.request('authenticate', { methodId: frame.methodId, ...meta } as acp.AuthenticateRequest),
+        );
+        return { t: 'agent_authenticated' as const, id: frame.id, ok: true };
+      } catch (error) {
+        return { t: 'agent_authenticated' as const, id: frame.id, ok: false, error: refusalOf(error, []).message };
+      }
+    }).then((r) => ('t' in r ? r : { t: 'agent_authenticated', id: frame.id, ok: false, error: r.error }));
+  }
+
+  async listNative(frame: AgentFrameOf<'agent_list_native'>): Promise<AgentFrameOf<'agent_native_sessions'>> {
+    const query = asQuery(frame.query);
+    const fail = (error: string): AgentFrameOf<'agent_native_sessions'> => ({
+      t: 'agent_native_sessions',
+      id: frame.id,
+      ok: false,
+      error,
+    });
+    if (frame.query === null || typeof frame.query !== 'object') return fail('query must be an object');
+    return this.withAgent(frame.bridge, query, PROBE_DEFAULT_MS, async (agent, init) => {
+      if (!init.agentCapabilities?.sessionCapabilities?.list) return fail('this agent cannot list its sessions');
+      try {
+        const listed = await agent.within(
+          agent.connection.agent.request('session/list', typeof query.cwd === 'string' ? { cwd: query.cwd } : {}),
+        );
+        return {
+          t: 'agent_native_sessions' as const,
+          id: frame.id,
+          ok: true,
+          sessions: listed.sessions.map((s) => ({
+            nativeSessionId: s.sessionId,
+            title: s.title ?? '',
+            updatedAtEpochMs: epochMs(s.updatedAt),
+            cwd: s.cwd,
+          })),
+        };
+      } catch (error) {
+        return fail(refusalOf(error, []).message);
+      }
+    }).then((r) => ('t' in r ? r : fail(r.error)));
+  }
+
+  async install(frame: AgentFrameOf<'agent_install'>): Promise<AgentFrameOf<'agent_installed'>> {
+    const result = await installAdapter(frame.bridge, { cairnHome: this.options.cairnHome, env: this.options.env });
+    if (result.ok) {
+      return {
+        t: 'agent_installed',
+        id: frame.id,
+        ok: true,
+        adapterInstalled: true,
+        alreadyInstalled: result.alreadyInstalled,
+        ...(result.pinnedVersionUnavailable ? { pinnedVersionUnavailable: result.pinnedVersionUnavailable } : {}),
+      };
+    }
+    return {
+      t: 'agent_installed',
+      id: frame.id,
+      ok: false,
+      error: result.error,
+      ...(result.reason === 'unsupported' ? { unsupported: true } : {}),
+    };
+  }
+
+  /** Starts the bridge's agent, initializes it, runs `ask`, and ends it whatever happens. */
+  private async withAgent<R>(
+    bridge: string,
+    query: ProbeQuery,
+    budgetMs: number,
+    ask: (agent: ProbeAgent, init: acp.InitializeResponse) => Promise<R>,
+  ): Promise<R | { error: string }> {
+    const launch = await this.options.resolveLaunch(bridge, {
+      cwd: cwdOf(query),
+      env: agentEnvironment(this.options.env),
+    });
+    if (!launch.ok) return { error: launch.error };
+    const agent = new ProbeAgent(launch.launch, budgetMs);
+    try {
+      const init = await agent.within(
+        agent.connection.agent.request('initialize', {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...launch.launch.clientCapabilities },
+          clientInfo: { name: 'cairn', version: '0.1.0' },
+        }),
+      );
+      if (launch.launch.authenticate) {
+        await agent.within(agent.connection.agent.request('authenticate', launch.launch.authenticate as acp.AuthenticateRequest));
+      }
+      return await ask(agent, init);
+    } catch (error) {
+      const refusal = refusalOf(error, []);
+      return { error: refusal.errorCode === AUTH_REQUIRED ? `sign-in needed: ${refusal.message}` : refusal.message };
+    } finally {
+      await agent.close();
+    }
+  }
+}
+
+class ProbeAgent {
+  readonly process: AgentProcess;
+  readonly connection: acp.ClientConnection;
+  onUpdate: (update: acp.SessionUpdate) => void = () => {};
+  private readonly deadline: number;
+
+  constructor(launch: SessionLaunch, budgetMs: number) {
+    this.process = new AgentProcess(launch.command, { cwd: launch.cwd, env: launch.env });
+    this.deadline = Date.now() + budgetMs;
+    const { output, input } = this.process.streams();
+    this.connection = acp
+      .client({ name: 'cairn' })
+      .onRequest('session/request_permission', () => ({ outcome: { outcome: 'cancelled' as const } }))
+      .onNotification('session/update', (ctx) => this.onUpdate(ctx.params.update))
+      .connect(acp.ndJsonStream(output, input));
+  }
+
+  /** The request, within what is left of the probe's budget, and failing at once if the agent dies. */
+  within<T>(work: Promise<T>): Promise<T> {
+    const left = Math.max(0, this.deadline - Date.now());
+    let timer: NodeJS.Timeout | undefined;
+    return Promise.race([
+      work,
+      this.process.exited.then(() => {
+        throw new Error(`the agent exited${this.process.stderr() ? `: ${this.process.stderr().slice(-300)}` : ''}`);
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(left / 1000)} s`)), left);
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+      work.catch(() => {});
+    });
+  }
+
+  async close(): Promise<void> {
+    this.connection.close();
+    await this.process.kill(500);
+  }
+}
+
+function asQuery(query: unknown): ProbeQuery {
+  return isObject(query) ? (query as ProbeQuery) : {};
+}
+
+function cwdOf(query: ProbeQuery): string {
+  return typeof query.cwd === 'string' && query.cwd !== '' ? query.cwd : process.cwd();
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An agent's `updatedAt` as whole epoch milliseconds (0 when it gave none or an unreadable one). */
+function epochMs(value: string | null | undefined): number {
+  const ms = value ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(ms) ? Math.trunc(ms) : 0;
+}

@@ -1,0 +1,392 @@
+// The workstation half of the agent wire: it holds the driven sessions and their journal, answers
+// the server's frames, and after every (re)connection says hello, offers what its journal holds and
+// backfills what the server missed. Transport-free: a channel is anything that can send text.
+import {
+  AGENT_WIRE_VERSION,
+  type AgentFrame,
+  type AgentFrameOf,
+  decodeAgentFrame,
+  encodeAgentFrame,
+  fitAgentFrameToPeer,
+  outboundAgentFrameRejection,
+  outboundFailureReply,
+} from '@cairn/protocol';
+import type { ImageInput } from './acp-session.js';
+import { agentEnvironment } from './agent-process.js';
+import { DrivenSession, type SessionLaunch, type SessionOutput } from './driven-session.js';
+import type { Journal } from './journal.js';
+import { type LaunchResolver, Probes } from './probes.js';
+import { rosterInfo } from './roster.js';
+
+export interface WireChannel {
+  send(text: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface WorkstationOptions {
+  readonly ticket: string;
+  readonly cairnHome: string;
+  readonly journal: Journal;
+  /** The user's environment the agents start from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** How a bridge key becomes a command line (and the extra ACP steps it needs). */
+  readonly resolveLaunch: LaunchResolver;
+  readonly log?: (line: string) => void;
+  readonly heartbeatMs?: number;
+  /** The version this side speaks; lower only to test an older peer. */
+  readonly agentWire?: number;
+  readonly limits?: SessionLaunch['limits'];
+}
+
+/** After this many undecodable frames in a row the channel is closed: the peer is not speaking the wire. */
+const MAX_CONSECUTIVE_UNDECODABLE = 8;
+const BACKFILL_BATCH = 500;
+
+type Inbound = AgentFrame;
+
+export class Workstation {
+  private readonly sessions = new Map<string, DrivenSession>();
+  /** Sessions whose events go to the current channel live (opened or backfilled on it). */
+  private readonly attached = new Set<string>();
+  private channel: WireChannel | undefined;
+  private peerVersion = 0;
+  private undecodable = 0;
+  private heartbeatSeq = 0;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private readonly probes: Probes;
+  private readonly log: (line: string) => void;
+  readonly version: number;
+
+  constructor(private readonly options: WorkstationOptions) {
+    this.log = options.log ?? (() => {});
+    this.version = options.agentWire ?? AGENT_WIRE_VERSION;
+    this.probes = new Probes({
+      cairnHome: options.cairnHome,
+      env: options.env,
+      resolveLaunch: options.resolveLaunch,
+    });
+  }
+
+  /** A new connection to the server: say hello with the roster. */
+  async connect(channel: WireChannel): Promise<void> {
+    this.detach();
+    this.channel = channel;
+    this.undecodable = 0;
+    const bridges = await rosterInfo(this.options.cairnHome, this.options.env);
+    if (this.channel !== channel) return;
+    this.emit({ t: 'agent_hello', ticket: this.options.ticket, bridges });
+  }
+
+  /** The connection is gone; sessions and their agents live on, journaling. */
+  detach(): void {
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    this.channel = undefined;
+    this.peerVersion = 0;
+    this.attached.clear();
+  }
+
+  /** One text frame from the server. */
+  receive(text: string): void {
+    let frame: Inbound;
+    try {
+      frame = decodeAgentFrame(text) as Inbound;
+    } catch (error) {
+      this.undecodable += 1;
+      this.log(`workstation: undecodable frame: ${(error as Error).message}`);
+      if (this.undecodable >= MAX_CONSECUTIVE_UNDECODABLE) {
+        this.channel?.close(1008, `${MAX_CONSECUTIVE_UNDECODABLE} undecodable frames in a row`);
+        this.detach();
+      }
+      return;
+    }
+    this.undecodable = 0;
+    void this.handle(frame).catch((error: unknown) => {
+      this.log(`workstation: ${frame.t} failed: ${(error as Error).stack ?? error}`);
+    });
+  }
+
+  /** Every session the journal still holds, whether its agent runs or not. */
+  inventory(): { sessionRef: string; journalMaxSeq: number; agentAlive: boolean }[] {
+    return this.options.journal.openSessions().map((s) => ({
+      sessionRef: s.sessionRef,
+      journalMaxSeq: this.options.journal.maxSeq(s.sessionRef),
+      agentAlive: this.sessions.get(s.sessionRef)?.alive === true,
+    }));
+  }
+
+  /** Pids of the agents that run, for tests and diagnostics. */
+  agentPids(): number[] {
+    return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
+  }
+
+  /** Ends every session's agent (the journal keeps them for a later start). */
+  async stop(): Promise<void> {
+    this.detach();
+    await Promise.all([...this.sessions.values()].map((s) => s.stopAgent()));
+    this.sessions.clear();
+  }
+
+  private async handle(frame: Inbound): Promise<void> {
+    switch (frame.t) {
+      case 'agent_ready':
+        return this.onReady(frame);
+      case 'heartbeat_ack':
+        return;
+      case 'agent_open':
+        return this.onOpen(frame);
+      case 'agent_prompt':
+        return this.onPrompt(frame);
+      case 'agent_answer':
+        this.sessions.get(frame.sessionRef)?.answer(frame.requestId, frame.outcome);
+        return;
+      case 'agent_interrupt':
+        this.sessions.get(frame.sessionRef)?.cancel();
+        return;
+      case 'agent_close':
+        return this.onClose(frame.sessionRef);
+      case 'agent_event_ack':
+        this.options.journal.ack(frame.sessionRef, frame.throughSeq);
+        return;
+      case 'agent_steer':
+        return this.onSteer(frame);
+      case 'agent_set_config_option':
+        return this.onSetConfigOption(frame);
+      case 'agent_list_native':
+        this.emit(await this.probes.listNative(frame));
+        return;
+      case 'agent_verify':
+        this.emit(await this.probes.verify(frame));
+        return;
+      case 'agent_authenticate':
+        this.emit(await this.probes.authenticate(frame));
+        return;
+      case 'agent_install':
+        this.emit(await this.probes.install(frame));
+        return;
+      default:
+        this.log(`workstation: ignoring ${frame.t}, a frame the server does not send`);
+    }
+  }
+
+  private onReady(frame: AgentFrameOf<'agent_ready'>): void {
+    this.peerVersion = Math.min(frame.agentWire, this.version);
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), this.options.heartbeatMs ?? 10_000);
+    this.heartbeatTimer.unref();
+    this.emit({ t: 'agent_resume_offer', sessions: this.inventory() });
+  }
+
+  private heartbeat(): void {
+    this.heartbeatSeq += 1;
+    this.emit({
+      t: 'heartbeat',
+      seq: this.heartbeatSeq,
+      sentAtEpochMs: Date.now(),
+      sessions: this.inventory(),
+    });
+  }
+
+  /**
+   * Opens a session, or re-attaches one this workstation already holds: the journal's entries
+   * after `resumeFromSeq` go out first (when the server asks for a backfill), then `agent_opened`.
+   */
+  private async onOpen(frame: AgentFrameOf<'agent_open'>): Promise<void> {
+    const journal = this.options.journal;
+    const known = journal.session(frame.sessionRef);
+    let session = this.sessions.get(frame.sessionRef);
+    if (!session) {
+      const launch = await this.options.resolveLaunch(frame.bridge, {
+        cwd: frame.cwd,
+        env: agentEnvironment(this.options.env, {
+          ...(frame.env ? { env: frame.env } : {}),
+          ...(frame.agentEnv ? { agentEnv: frame.agentEnv } : {}),
+          ...(frame.pathPrepend ? { pathPrepend: frame.pathPrepend } : {}),
+        }),
+        ...(frame.command ? { command: frame.command, args: frame.args ?? [] } : {}),
+      });
+      if (!launch.ok) {
+        this.emit({ t: 'agent_opened', id: frame.id, ok: false, error: launch.error });
+        return;
+      }
+      const nativeSessionId = frame.nativeSessionId ?? known?.nativeSessionId ?? null;
+      journal.upsertSession({
+        sessionRef: frame.sessionRef,
+        agentKey: frame.agentKey,
+        bridge: frame.bridge,
+        cwd: frame.cwd,
+        nativeSessionId,
+        openFrame: frame as unknown as Record<string, unknown>,
+      });
+      session = new DrivenSession(
+        frame.sessionRef,
+        { ...launch.launch, ...(this.options.limits ? { limits: this.options.limits } : {}) },
+        journal,
+        this.output,
+        nativeSessionId,
+      );
+      this.sessions.set(frame.sessionRef, session);
+    }
+    if (frame.backfill || frame.resumeFromSeq !== undefined) {
+      this.backfill(frame.id, frame.sessionRef, frame.resumeFromSeq ?? 0);
+    }
+    this.attached.add(frame.sessionRef);
+    const opened = await session.ensureOpen();
+    if (!opened.ok) {
+      this.emit({
+        t: 'agent_opened',
+        id: frame.id,
+        ok: false,
+        error: opened.refusal.message,
+        ...(opened.refusal.errorCode === undefined ? {} : { errorCode: opened.refusal.errorCode }),
+        ...(opened.refusal.authMethods === undefined ? {} : { authMethods: opened.refusal.authMethods }),
+      });
+      return;
+    }
+    const { info } = opened;
+    this.emit({
+      t: 'agent_opened',
+      id: frame.id,
+      ok: true,
+      nativeSessionId: info.nativeSessionId,
+      ...(info.supportsSteering ? { supportsSteering: true as const } : {}),
+      ...(opened.reloaded ? { reloaded: true as const } : {}),
+      ...(info.agentInfo ? { agentInfo: info.agentInfo } : {}),
+      ...(info.supportsImageInput ? { supportsImageInput: true as const } : {}),
+      configOptions: info.configOptions as AgentFrameOf<'agent_opened'>['configOptions'],
+      authMethods: info.authMethods,
+    });
+  }
+
+  /** Sends the journal's entries after `afterSeq` as batches, then `agent_backfill_done`. */
+  private backfill(id: string, sessionRef: string, afterSeq: number): void {
+    let count = 0;
+    let cursor = afterSeq;
+    for (;;) {
+      const entries = this.options.journal.read(sessionRef, cursor, BACKFILL_BATCH);
+      if (entries.length === 0) break;
+      this.emit({
+        t: 'agent_backfill_events',
+        id,
+        events: entries.map((e) => ({
+          seq: e.seq,
+          eventName: e.frame.t === 'agent_turn_done' ? 'agent_turn_done' : String(e.frame.eventName),
+          payload: (e.frame.t === 'agent_turn_done' ? e.frame : e.frame.payload) as Record<string, unknown>,
+        })),
+      });
+      count += entries.length;
+      cursor = entries[entries.length - 1]!.seq;
+    }
+    this.emit({ t: 'agent_backfill_done', id, ok: true, count });
+  }
+
+  private async onPrompt(frame: AgentFrameOf<'agent_prompt'>): Promise<void> {
+    const session = this.sessions.get(frame.sessionRef) ?? (await this.revive(frame.sessionRef));
+    if (!session) {
+      this.emit({ t: 'agent_session_lost', sessionRef: frame.sessionRef, action: 'unknown_session' });
+      return;
+    }
+    const images: ImageInput[] = (frame.images ?? []).map((i) => ({
+      data: i.data,
+      mimeType: i.mimeType,
+      ...(i.uri === undefined ? {} : { uri: i.uri }),
+    }));
+    if (images.length > 0 && session.info && !session.info.supportsImageInput) {
+      this.log(`workstation: ${frame.sessionRef}: images dropped, the agent does not take them`);
+      images.length = 0;
+    }
+    await session.prompt(frame.text, images);
+  }
+
+  /** A session known to the journal but not to this process (a restart): start it from its record. */
+  private async revive(sessionRef: string): Promise<DrivenSession | undefined> {
+    const record = this.options.journal.session(sessionRef);
+    if (!record || record.closed) return undefined;
+    await this.onOpen({
+      ...(record.openFrame as unknown as AgentFrameOf<'agent_open'>),
+      id: `revive-${sessionRef}`,
+      backfill: false,
+      resumeFromSeq: undefined as unknown as number,
+    });
+    return this.sessions.get(sessionRef);
+  }
+
+  private async onClose(sessionRef: string): Promise<void> {
+    const session = this.sessions.get(sessionRef);
+    this.sessions.delete(sessionRef);
+    this.attached.delete(sessionRef);
+    if (session) await session.close();
+    else this.options.journal.markClosed(sessionRef);
+  }
+
+  private async onSteer(frame: AgentFrameOf<'agent_steer'>): Promise<void> {
+    const session = this.sessions.get(frame.sessionRef);
+    if (!session) {
+      this.emit({ t: 'agent_steered', id: frame.id, ok: false, error: 'no such session on this workstation' });
+      return;
+    }
+    const images = (frame.images ?? []).map((i) => ({ data: i.data, mimeType: i.mimeType }));
+    const result = await session.steer(frame.text, images, frame.priority);
+    this.emit(
+      result.ok
+        ? { t: 'agent_steered', id: frame.id, ok: true, outcome: result.outcome }
+        : { t: 'agent_steered', id: frame.id, ok: false, error: result.error },
+    );
+  }
+
+  private async onSetConfigOption(frame: AgentFrameOf<'agent_set_config_option'>): Promise<void> {
+    const session = this.sessions.get(frame.sessionRef);
+    const result = session
+      ? await session.setConfigOption(frame.configId, frame.value)
+      : { ok: false as const, error: 'no such session on this workstation' };
+    this.emit(
+      result.ok
+        ? {
+            t: 'agent_config_option_set',
+            id: frame.id,
+            ok: true,
+            configOptions: result.configOptions as AgentFrameOf<'agent_config_option_set'>['configOptions'],
+          }
+        : { t: 'agent_config_option_set', id: frame.id, ok: false, error: result.error },
+    );
+  }
+
+  private readonly output: SessionOutput = {
+    event: (frame) => {
+      if (this.attached.has(frame.sessionRef)) this.emit(frame as AgentFrame);
+    },
+    turnDone: (frame) => {
+      if (this.attached.has(frame.sessionRef)) this.emit(frame as AgentFrame);
+    },
+    lost: (sessionRef, action) => {
+      if (this.attached.has(sessionRef)) this.emit({ t: 'agent_session_lost', sessionRef, action });
+    },
+  };
+
+  /**
+   * Puts one frame on the wire: fitted to the peer's version first (a gated frame is not sent,
+   * a field the peer would drop is left out), then checked; a malformed answer becomes a failure
+   * reply, so the server is told instead of waiting out its timeout.
+   */
+  private emit(frame: AgentFrame): void {
+    const channel = this.channel;
+    if (!channel) return;
+    let out: AgentFrame = frame;
+    if (frame.t !== 'agent_hello') {
+      const fitted = fitAgentFrameToPeer(frame, this.peerVersion || this.version);
+      if (!fitted.ok) {
+        this.log(`workstation: not sent to a v${this.peerVersion} server: ${fitted.reason}`);
+        return;
+      }
+      out = fitted.frame;
+    }
+    const rejection = outboundAgentFrameRejection(out);
+    if (rejection !== null) {
+      this.log(`workstation: refused to send a malformed ${out.t}: ${rejection}`);
+      const reply = outboundFailureReply(out, rejection);
+      if (reply) channel.send(encodeAgentFrame(reply));
+      return;
+    }
+    channel.send(encodeAgentFrame(out));
+  }
+}
