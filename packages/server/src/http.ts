@@ -12,6 +12,8 @@ export interface HttpOptions {
   readonly dumpsDir: string;
   /** The Markdown rendering of a dump file's JSON text, or a reason it cannot be rendered. */
   readonly renderDumpMarkdown: (json: string) => { ok: true; text: string } | { ok: false; message: string };
+  /** Hears each request that passed the gate, so that its socket counts as trusted. */
+  readonly onAuthorized?: (req: IncomingMessage) => void;
 }
 
 /** `packages/web/dist`, both from the sources and from the bundle two folders down from the root. */
@@ -46,6 +48,7 @@ export function createHttpHandler(options: HttpOptions) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const refusal = checkRequest(options.gate(), url, req.headers);
     if (refusal) return send(res, refusal.status, 'text/plain; charset=utf-8', `${refusal.reason}\n`);
+    options.onAuthorized?.(req);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');

@@ -61,6 +61,8 @@ export type Refusal = { status: 401 | 403; reason: string };
 export function presentedToken(url: URL, headers: IncomingHttpHeaders): string | undefined {
   const fromQuery = url.searchParams.get('token');
   if (fromQuery) return fromQuery;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '');
+  if (bearer) return bearer[1];
   return cookieValue(headers.cookie, TOKEN_COOKIE);
 }
 

@@ -14,10 +14,11 @@ import {
   type SessionPlatform,
 } from '@cairn/transcript';
 import { Catalog } from './catalog.js';
+import { ConnectionGuard, type ConnectionLimits } from './connections.js';
 import { type DemoHome, makeDemoHome } from './demo.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
-import { isLoopback, makeGate, makeToken } from './security.js';
+import { checkRequest, isLoopback, makeGate, makeToken } from './security.js';
 import { SessionsTopic } from './sessions-topic.js';
 import { Streams } from './streams.js';
 import { WsHub } from './ws.js';
@@ -46,6 +47,9 @@ export interface ServerOptions {
   readonly demo?: boolean;
   /** Called when a client asks the server to stop (`shutdown`), after it closed. */
   readonly onShutdown?: () => void;
+  /** Sockets held at once and the time one may stay without the token; from the open-file limit
+   * when absent. */
+  readonly connections?: ConnectionLimits;
 }
 
 export interface RunningServer {
@@ -147,6 +151,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
 
   const http = createServer(
+    // Slow or silent clients are cut off soon; the checks run every second instead of every 30.
+    { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1000 },
     createHttpHandler({
       gate: () => gate,
       webRoot: options.webRoot ?? defaultWebRoot(),
@@ -162,9 +168,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         if (!file.ok) return { ok: false, message: `not a dump file: ${file.error.message}` };
         return { ok: true, text: renderDumpMarkdown(file.value as SessionDumpFile) };
       },
+      onAuthorized: (req) => guard.trust(req.socket),
     }),
   );
-  http.on('upgrade', (req, socket, head) => hub.handleUpgrade(req, socket, head));
+  const guard = new ConnectionGuard(http, options.connections);
+  http.on('upgrade', (req, socket, head) => {
+    if (!checkRequest(gate, new URL(req.url ?? '/', 'http://localhost'), req.headers))
+      guard.trust(req.socket);
+    hub.handleUpgrade(req, socket, head);
+  });
 
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
