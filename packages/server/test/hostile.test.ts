@@ -1,5 +1,7 @@
 // Hostile sessions and frames through a real server and a real WebSocket: one bad value fails at
 // most its own request, and the daemon goes on answering.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEEP_VALUE_PLACEHOLDER } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../../transcript/test/homes.js';
@@ -109,5 +111,52 @@ describe('a frame that cannot be serialized', () => {
     expect(frame).toMatchObject({ ok: false, error: { code: 'internal_error' } });
     expect(frame.error).toMatchObject({ message: expect.stringContaining('session_ready') });
     expect('request_id' in frame).toBe(false);
+  });
+});
+
+describe('a session of 20,000 records with the same uuid', () => {
+  const home = tempHome();
+  const sid = '0c0c0c0c-0000-4000-8000-000000000c0d';
+  const dir = join(home, '.claude/projects/-tmp-copies');
+  const path = join(dir, `${sid}.jsonl`);
+  const record = (text: string, uuid = 'same') =>
+    `${JSON.stringify({
+      type: 'user',
+      uuid,
+      parentUuid: 'same',
+      sessionId: sid,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      message: { role: 'user', content: text },
+    })}\n`;
+  let server: RunningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, record('again').repeat(20_000));
+    server = await serve(homeEnv(home));
+    client = await Client.open(server);
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('streams a line appended to it within seconds, answering other requests meanwhile', {
+    timeout: 60_000,
+  }, async () => {
+    const topic = `session:claude-code:${sid}`;
+    expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
+    await client.until(
+      (f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'),
+      30_000,
+    );
+    const started = performance.now();
+    appendFileSync(path, record('one more line', 'fresh'));
+    const ping = client.request('ping');
+    await client.until((f) => JSON.stringify(f.slice(-20)).includes('one more line'), 30_000);
+    expect(await ping).toMatchObject({ ok: true });
+    // A quadratic reload of this file took half a minute.
+    expect(performance.now() - started).toBeLessThan(8_000);
   });
 });

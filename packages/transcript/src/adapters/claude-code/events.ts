@@ -13,6 +13,7 @@ import type {
   TranscriptEventOf,
   TranscriptEventPayloads,
 } from '../../model.js';
+import { UniqueIds } from '../../unique-ids.js';
 import { hookOfAttachment, hookOfProgress, hooksOfStopSummary } from './hooks.js';
 import { userOrigin, userTextOf } from './origin.js';
 import { BOOKKEEPING_TYPES, isRec, num, type Rec, rec, str, TITLE_TYPES, timestampOf } from './records.js';
@@ -80,7 +81,7 @@ export class SessionTranslator {
   readonly titles: Titles = {};
   cwd: string | undefined;
   version: string | undefined;
-  private readonly usedIds = new Set<string>();
+  private readonly usedIds = new UniqueIds();
   /** uuid → the event a record's successors follow (its last event, or its own parent when it made none), by lane. */
   private readonly chainOfUuid = new Map<string, { id: string | undefined; lane: string }>();
   private readonly fileOfUuid = new Map<string, number>();
@@ -453,10 +454,7 @@ export class SessionTranslator {
 
   /** The id itself, or the first free `id~n`: copied records can repeat a uuid. */
   private uniqueId(id: string): string {
-    let unique = id;
-    for (let n = 2; this.usedIds.has(unique); n++) unique = `${id}~${n}`;
-    this.usedIds.add(unique);
-    return unique;
+    return this.usedIds.take(id);
   }
 }
 

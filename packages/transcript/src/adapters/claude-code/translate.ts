@@ -3,6 +3,7 @@ import type { SourceFile, TranslatedSession } from '../../adapter.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
 import { CAPABILITIES, type Capability, type TranscriptEvent, type TranscriptSession } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
+import { UniqueIds } from '../../unique-ids.js';
 import { applyCompactions } from './compaction.js';
 import { type ParsedLine, SessionTranslator } from './events.js';
 import { buildLanes, type SubagentLane } from './lanes.js';
@@ -26,15 +27,15 @@ export function translateClaudeCode(
   const translator = new SessionTranslator();
   const perFile: TranscriptEvent[][] = [];
   const subagents: SubagentLane[] = [];
-  const laneIds = new Set([sessionId]);
+  const laneIds = new UniqueIds();
+  laneIds.take(sessionId);
   for (const [i, file] of files.entries()) {
     const lines = parseLines(file);
     const first = lines.find((l) => l.reason === undefined);
     const unknown = first && unknownGeneration(first.value);
     if (first && unknown !== undefined)
       return err(unknownFormatGeneration(file.path, first.span.line, unknown));
-    const lane =
-      i === 0 ? sessionId : uniqueLane(laneIds, recordedAgentId(lines) ?? agentIdFromPath(file.path));
+    const lane = i === 0 ? sessionId : laneIds.take(recordedAgentId(lines) ?? agentIdFromPath(file.path));
     const events = translator.translateFile(i, file, lane, i === 0, lines);
     applyCompactions(events);
     perFile.push(events);
@@ -76,13 +77,6 @@ function recordedAgentId(lines: readonly ParsedLine[]): string | undefined {
     if (id) return id;
   }
   return undefined;
-}
-
-function uniqueLane(taken: Set<string>, id: string): string {
-  let unique = id;
-  for (let n = 2; taken.has(unique); n++) unique = `${id}~${n}`;
-  taken.add(unique);
-  return unique;
 }
 
 /** The capabilities these files show. */
