@@ -7,7 +7,9 @@ type Command = (platform: ReturnType<typeof nodePlatform>, argv: string[]) => Pr
 // Each command loads only its own code (the build splits them), so a quick command does not
 // pay for the server, the index or the dump writer.
 const commands: Record<string, () => Promise<Command>> = {
+  agents: async () => (await import('./commands/agents.js')).agentsCommand,
   dump: async () => (await import('./commands/dump.js')).dumpCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
   presets: async () => (await import('./commands/presets.js')).presetsCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,

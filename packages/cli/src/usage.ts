@@ -44,6 +44,12 @@ usage:
   cairn serve [--port N] [--host H] [--no-demo]
                                              the web UI and its server on 127.0.0.1 (port 0 or
                                              none: any free one); prints the address with its token
+  cairn agents [--json]                      the agents cairn can drive: installed, version, traits
+  cairn agents install|verify|login <agent> [--method M]
+                                             install its adapter under $CAIRN_HOME/agents, check it
+                                             accepts a session, or sign in
+  cairn run <agent> [--cwd DIR] [--session REF] [--mode M] [--allow|--deny] [--json] "prompt"
+                                             one turn of an agent, streamed; --session continues one
 
 A <ref> is a session file's path, a session id, or a unique prefix of one.
 Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exclude, @preset to

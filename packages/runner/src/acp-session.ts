@@ -198,7 +198,11 @@ export class AcpSession {
         opened = { ...(loaded ?? {}), sessionId: nativeId };
       } else if (caps.sessionCapabilities?.resume) {
         const resumed = await deadline(
-          connection.agent.request('session/resume', { sessionId: nativeId, cwd: request.cwd, mcpServers: [] }),
+          connection.agent.request('session/resume', {
+            sessionId: nativeId,
+            cwd: request.cwd,
+            mcpServers: [],
+          }),
           'session/resume',
         );
         opened = { ...(resumed ?? {}), sessionId: nativeId };
@@ -230,7 +234,8 @@ export class AcpSession {
   /** One turn: resolves when the agent ends it, the time limit passes or the agent dies. */
   prompt(text: string, images: readonly ImageInput[] = []): Promise<TurnOutcome> {
     if (this.turn) return Promise.resolve({ status: 'failed', message: 'a turn is already running' });
-    if (!this.alive) return Promise.resolve({ status: 'failed', message: this.exitReason ?? 'session closed' });
+    if (!this.alive)
+      return Promise.resolve({ status: 'failed', message: this.exitReason ?? 'session closed' });
     const blocks: acp.ContentBlock[] = [{ type: 'text', text }];
     for (const image of images) {
       blocks.push({ type: 'image', data: image.data, mimeType: image.mimeType, uri: image.uri ?? null });
@@ -251,7 +256,8 @@ export class AcpSession {
     const request = this.connection.agent.request('session/prompt', { sessionId: this.sessionId, prompt });
     try {
       const first = await Promise.race([request.then((r) => ({ r })), timedOut, died]);
-      if (first === 'died') return { status: 'failed', message: this.exitReason ?? 'the agent exited' };
+      if (first === 'died')
+        return { status: 'failed', message: this.exitReason ?? (await this.exitMessage()) };
       if (first === 'timeout') {
         this.cancel();
         const seconds = Math.round(this.limits.turnMs / 1000);
@@ -265,7 +271,12 @@ export class AcpSession {
         ? { status: 'cancelled', stopReason }
         : { status: 'completed', stopReason };
     } catch (error) {
-      if (!this.process.alive) return { status: 'failed', message: this.exitReason ?? 'the agent exited' };
+      // A closed connection is usually the agent dying: wait a moment for its exit to say how.
+      const exited = await Promise.race([
+        this.process.exited.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 500)),
+      ]);
+      if (exited) return { status: 'failed', message: this.exitReason ?? (await this.exitMessage()) };
       return { status: 'failed', ...refusalOf(error, this.info.authMethods) };
     } finally {
       clearTimeout(timer);
@@ -370,8 +381,10 @@ export class AcpSession {
     if (!pending) return false;
     let optionId: string | undefined;
     if (outcome === 'refused') {
-      optionId = (pending.options.find((o) => o.kind === 'reject_once') ?? pending.options.find((o) => o.kind.startsWith('reject')))
-        ?.optionId;
+      optionId = (
+        pending.options.find((o) => o.kind === 'reject_once') ??
+        pending.options.find((o) => o.kind.startsWith('reject'))
+      )?.optionId;
     } else if (outcome !== 'cancelled') {
       if (!pending.options.some((o) => o.optionId === outcome)) return false;
       optionId = outcome;
@@ -385,6 +398,11 @@ export class AcpSession {
     );
     this.request.onEvent('permission_settled', { requestId, outcome: optionId ?? 'cancelled', by });
     return true;
+  }
+
+  private async exitMessage(): Promise<string> {
+    const { code, signal } = await this.process.exited;
+    return `the agent exited (${signal ?? `code ${code}`})${tail(this.process.stderr())}`;
   }
 
   private onProcessExit(reason: string): void {
@@ -412,7 +430,10 @@ async function race<T>(work: Promise<T>, exited: Promise<string>, ms: number, wh
         throw new Error(reason);
       }),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+        timer = setTimeout(
+          () => reject(new Error(`${what} took longer than ${Math.round(ms / 1000)} s`)),
+          ms,
+        );
       }),
     ]);
   } finally {

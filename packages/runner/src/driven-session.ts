@@ -25,7 +25,13 @@ export interface SessionLaunch {
 
 /** Frames the session produces; the journal has numbered and stored them already. */
 export interface SessionOutput {
-  event(frame: { t: 'agent_event'; sessionRef: string; seq: number; eventName: string; payload: object }): void;
+  event(frame: {
+    t: 'agent_event';
+    sessionRef: string;
+    seq: number;
+    eventName: string;
+    payload: object;
+  }): void;
   turnDone(frame: TurnDoneFrame): void;
   lost(sessionRef: string, action: string): void;
 }
@@ -79,7 +85,9 @@ export class DrivenSession {
   }
 
   /** Starts the agent (again) unless it runs; two calls at once share one start. */
-  ensureOpen(): Promise<{ ok: true; info: OpenedSession; reloaded: boolean } | { ok: false; refusal: Refusal }> {
+  ensureOpen(): Promise<
+    { ok: true; info: OpenedSession; reloaded: boolean } | { ok: false; refusal: Refusal }
+  > {
     if (this.acp?.alive) return Promise.resolve({ ok: true, info: this.acp.info, reloaded: false });
     this.opening ??= this.start().finally(() => {
       this.opening = undefined;

@@ -56,6 +56,8 @@ export class Journal {
     this.db.pragma('journal_mode = WAL');
     // A crash of the machine may lose the last few frames; a crash of the process loses none.
     this.db.pragma('synchronous = NORMAL');
+    // `cairn serve` and a `cairn run` may share the file.
+    this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.insertEntry = this.db.prepare('INSERT INTO entries (session_ref, seq, frame) VALUES (?, ?, ?)');
     this.bumpSeq = this.db.prepare('UPDATE sessions SET max_seq = ? WHERE session_ref = ?');
@@ -134,7 +136,9 @@ export class Journal {
 
   /** Sessions not closed, oldest first. */
   openSessions(): JournalSession[] {
-    const rows = this.db.prepare('SELECT * FROM sessions WHERE closed = 0 ORDER BY rowid').all() as SessionRow[];
+    const rows = this.db
+      .prepare('SELECT * FROM sessions WHERE closed = 0 ORDER BY rowid')
+      .all() as SessionRow[];
     return rows.map(toSession);
   }
 

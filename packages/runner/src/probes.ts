@@ -4,7 +4,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import type { AgentFrameOf } from '@cairn/protocol';
 import { AUTH_REQUIRED, authMethodsOf, refusalOf } from './acp-session.js';
-import { agentEnvironment, AgentProcess } from './agent-process.js';
+import { AgentProcess, agentEnvironment } from './agent-process.js';
 import { type Env, findBridge, resolveBridgeCommand } from './bridges.js';
 import type { SessionLaunch } from './driven-session.js';
 import { installAdapter } from './install.js';
@@ -30,7 +30,15 @@ export function rosterLaunchResolver(options: {
     const extras = options.extras?.[key] ?? {};
     const env = { ...context.env, ...extras.env };
     if (context.command) {
-      return { ok: true, launch: { command: { command: context.command, args: context.args ?? [] }, cwd: context.cwd, env, ...launchExtras(extras) } };
+      return {
+        ok: true,
+        launch: {
+          command: { command: context.command, args: context.args ?? [] },
+          cwd: context.cwd,
+          env,
+          ...launchExtras(extras),
+        },
+      };
     }
     const bridge = await findBridge(options.cairnHome, key);
     if (!bridge) return { ok: false, error: `cairn knows no agent named ${key}` };
@@ -72,9 +80,7 @@ interface ProbeQuery {
 }
 
 export class Probes {
-  constructor(
-    private readonly options: { cairnHome: string; env: Env; resolveLaunch: LaunchResolver },
-  ) {}
+  constructor(private readonly options: { cairnHome: string; env: Env; resolveLaunch: LaunchResolver }) {}
 
   async verify(frame: AgentFrameOf<'agent_verify'>): Promise<AgentFrameOf<'agent_verified'>> {
     const query = asQuery(frame.query);
@@ -114,17 +120,27 @@ export class Probes {
     }).then((r) => ('t' in r ? r : { t: 'agent_verified', id: frame.id, ok: false, error: r.error }));
   }
 
-  async authenticate(frame: AgentFrameOf<'agent_authenticate'>): Promise<AgentFrameOf<'agent_authenticated'>> {
+  async authenticate(
+    frame: AgentFrameOf<'agent_authenticate'>,
+  ): Promise<AgentFrameOf<'agent_authenticated'>> {
     const query = asQuery(frame.query);
     return this.withAgent(frame.bridge, query, PROBE_MAX_MS, async (agent) => {
       const meta = isObject(query._meta) ? { _meta: query._meta } : {};
       try {
         await agent.within(
-          agent.connection.agent.request('authenticate', { methodId: frame.methodId, ...meta } as acp.AuthenticateRequest),
+          agent.connection.agent.request('authenticate', {
+            methodId: frame.methodId,
+            ...meta,
+          } as acp.AuthenticateRequest),
         );
         return { t: 'agent_authenticated' as const, id: frame.id, ok: true };
       } catch (error) {
-        return { t: 'agent_authenticated' as const, id: frame.id, ok: false, error: refusalOf(error, []).message };
+        return {
+          t: 'agent_authenticated' as const,
+          id: frame.id,
+          ok: false,
+          error: refusalOf(error, []).message,
+        };
       }
     }).then((r) => ('t' in r ? r : { t: 'agent_authenticated', id: frame.id, ok: false, error: r.error }));
   }
@@ -139,10 +155,14 @@ export class Probes {
     });
     if (frame.query === null || typeof frame.query !== 'object') return fail('query must be an object');
     return this.withAgent(frame.bridge, query, PROBE_DEFAULT_MS, async (agent, init) => {
-      if (!init.agentCapabilities?.sessionCapabilities?.list) return fail('this agent cannot list its sessions');
+      if (!init.agentCapabilities?.sessionCapabilities?.list)
+        return fail('this agent cannot list its sessions');
       try {
         const listed = await agent.within(
-          agent.connection.agent.request('session/list', typeof query.cwd === 'string' ? { cwd: query.cwd } : {}),
+          agent.connection.agent.request(
+            'session/list',
+            typeof query.cwd === 'string' ? { cwd: query.cwd } : {},
+          ),
         );
         return {
           t: 'agent_native_sessions' as const,
@@ -162,7 +182,10 @@ export class Probes {
   }
 
   async install(frame: AgentFrameOf<'agent_install'>): Promise<AgentFrameOf<'agent_installed'>> {
-    const result = await installAdapter(frame.bridge, { cairnHome: this.options.cairnHome, env: this.options.env });
+    const result = await installAdapter(frame.bridge, {
+      cairnHome: this.options.cairnHome,
+      env: this.options.env,
+    });
     if (result.ok) {
       return {
         t: 'agent_installed',
@@ -170,7 +193,9 @@ export class Probes {
         ok: true,
         adapterInstalled: true,
         alreadyInstalled: result.alreadyInstalled,
-        ...(result.pinnedVersionUnavailable ? { pinnedVersionUnavailable: result.pinnedVersionUnavailable } : {}),
+        ...(result.pinnedVersionUnavailable
+          ? { pinnedVersionUnavailable: result.pinnedVersionUnavailable }
+          : {}),
       };
     }
     return {
@@ -199,17 +224,28 @@ export class Probes {
       const init = await agent.within(
         agent.connection.agent.request('initialize', {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...launch.launch.clientCapabilities },
+          clientCapabilities: {
+            fs: { readTextFile: false, writeTextFile: false },
+            terminal: false,
+            ...launch.launch.clientCapabilities,
+          },
           clientInfo: { name: 'cairn', version: '0.1.0' },
         }),
       );
       if (launch.launch.authenticate) {
-        await agent.within(agent.connection.agent.request('authenticate', launch.launch.authenticate as acp.AuthenticateRequest));
+        await agent.within(
+          agent.connection.agent.request(
+            'authenticate',
+            launch.launch.authenticate as acp.AuthenticateRequest,
+          ),
+        );
       }
       return await ask(agent, init);
     } catch (error) {
       const refusal = refusalOf(error, []);
-      return { error: refusal.errorCode === AUTH_REQUIRED ? `sign-in needed: ${refusal.message}` : refusal.message };
+      return {
+        error: refusal.errorCode === AUTH_REQUIRED ? `sign-in needed: ${refusal.message}` : refusal.message,
+      };
     } finally {
       await agent.close();
     }
@@ -240,7 +276,9 @@ class ProbeAgent {
     return Promise.race([
       work,
       this.process.exited.then(() => {
-        throw new Error(`the agent exited${this.process.stderr() ? `: ${this.process.stderr().slice(-300)}` : ''}`);
+        throw new Error(
+          `the agent exited${this.process.stderr() ? `: ${this.process.stderr().slice(-300)}` : ''}`,
+        );
       }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(left / 1000)} s`)), left);

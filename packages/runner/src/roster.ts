@@ -1,14 +1,21 @@
 // The roster `agent_hello` carries: every bridge, built-in or declared, with what is known of it
 // on this machine before any agent starts.
 import type { BridgeInfo } from '@cairn/protocol';
-import { cliInstalled, type Env, installedAdapterVersion, readRoster, resolveBridgeCommand } from './bridges.js';
+import {
+  cliInstalled,
+  type Env,
+  installedAdapterVersion,
+  readRoster,
+  resolveBridgeCommand,
+} from './bridges.js';
 
 export async function rosterInfo(cairnHome: string, env: Env): Promise<BridgeInfo[]> {
   const { bridges } = await readRoster(cairnHome);
   return Promise.all(
     bridges.map(async (bridge): Promise<BridgeInfo> => {
       const resolved = await resolveBridgeCommand(bridge, { cairnHome, env });
-      const version = bridge.kind === 'builtin' ? await installedAdapterVersion(bridge, cairnHome) : undefined;
+      const version =
+        bridge.kind === 'builtin' ? await installedAdapterVersion(bridge, cairnHome) : undefined;
       const info: BridgeInfo = {
         key: bridge.key,
         name: bridge.name,

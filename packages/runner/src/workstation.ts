@@ -322,7 +322,12 @@ export class Workstation {
   private async onSteer(frame: AgentFrameOf<'agent_steer'>): Promise<void> {
     const session = this.sessions.get(frame.sessionRef);
     if (!session) {
-      this.emit({ t: 'agent_steered', id: frame.id, ok: false, error: 'no such session on this workstation' });
+      this.emit({
+        t: 'agent_steered',
+        id: frame.id,
+        ok: false,
+        error: 'no such session on this workstation',
+      });
       return;
     }
     const images = (frame.images ?? []).map((i) => ({ data: i.data, mimeType: i.mimeType }));

@@ -65,7 +65,10 @@ export class AgentWireServer {
   constructor(private readonly options: AgentWireServerOptions) {}
 
   /** A new connection; `agentWire` is the version the workstation speaks. */
-  attach(channel: WireChannel, agentWire: number = AGENT_WIRE_VERSION): {
+  attach(
+    channel: WireChannel,
+    agentWire: number = AGENT_WIRE_VERSION,
+  ): {
     receive(text: string): void;
     closed(): void;
   } {
@@ -111,8 +114,8 @@ export class AgentWireServer {
 
   /** Every stored event and notice of a session, from now on. */
   subscribe(sessionRef: string, listener: (notice: DriveNotice) => void): () => void {
-    let set = this.listeners.get(sessionRef);
-    if (!set) this.listeners.set(sessionRef, (set = new Set()));
+    const set = this.listeners.get(sessionRef) ?? new Set();
+    this.listeners.set(sessionRef, set);
     set.add(listener);
     return () => set.delete(listener);
   }
@@ -131,7 +134,14 @@ export class AgentWireServer {
     const sessionRef = request.sessionRef ?? randomUUID();
     const link = this.byName.get(request.workstation);
     const id = randomUUID();
-    if (!link) return { t: 'agent_opened', id, ok: false, error: `workstation ${request.workstation} is not connected`, sessionRef };
+    if (!link)
+      return {
+        t: 'agent_opened',
+        id,
+        ok: false,
+        error: `workstation ${request.workstation} is not connected`,
+        sessionRef,
+      };
     this.options.log.upsert({
       sessionRef,
       workstation: request.workstation,
@@ -154,16 +164,26 @@ export class AgentWireServer {
       ...(request.pathPrepend ? { pathPrepend: request.pathPrepend } : {}),
     };
     const reply = (await this.request(link, frame, 120_000)) as Reply<'agent_opened'>;
-    if (reply.ok && reply.nativeSessionId) this.options.log.setNativeSessionId(sessionRef, reply.nativeSessionId);
+    if (reply.ok && reply.nativeSessionId)
+      this.options.log.setNativeSessionId(sessionRef, reply.nativeSessionId);
     return { ...reply, sessionRef };
   }
 
   /** Sends a prompt; the turn's events and its `agent_turn_done` arrive through `subscribe`. */
-  prompt(sessionRef: string, text: string, images?: AgentFrameOf<'agent_prompt'>['images']): { ok: true } | { ok: false; error: string } {
+  prompt(
+    sessionRef: string,
+    text: string,
+    images?: AgentFrameOf<'agent_prompt'>['images'],
+  ): { ok: true } | { ok: false; error: string } {
     const link = this.linkOf(sessionRef);
     if (!link) return { ok: false, error: 'the workstation of this session is not connected' };
     this.options.log.setTurnRunning(sessionRef, true);
-    this.send(link, { t: 'agent_prompt', sessionRef, text, ...(images && images.length > 0 ? { images } : {}) });
+    this.send(link, {
+      t: 'agent_prompt',
+      sessionRef,
+      text,
+      ...(images && images.length > 0 ? { images } : {}),
+    });
     return { ok: true };
   }
 
@@ -183,10 +203,16 @@ export class AgentWireServer {
     this.options.log.close(sessionRef);
   }
 
-  async steer(sessionRef: string, text: string, images?: AgentFrameOf<'agent_steer'>['images'], priority?: string): Promise<Reply<'agent_steered'>> {
+  async steer(
+    sessionRef: string,
+    text: string,
+    images?: AgentFrameOf<'agent_steer'>['images'],
+    priority?: string,
+  ): Promise<Reply<'agent_steered'>> {
     const link = this.linkOf(sessionRef);
     const id = randomUUID();
-    if (!link) return { t: 'agent_steered', id, ok: false, error: 'the workstation of this session is not connected' };
+    if (!link)
+      return { t: 'agent_steered', id, ok: false, error: 'the workstation of this session is not connected' };
     const frame: AgentFrameOf<'agent_steer'> = {
       t: 'agent_steer',
       id,
@@ -198,40 +224,100 @@ export class AgentWireServer {
     return (await this.request(link, frame, 30_000)) as Reply<'agent_steered'>;
   }
 
-  async setConfigOption(sessionRef: string, configId: string, value: string | boolean): Promise<Reply<'agent_config_option_set'>> {
+  async setConfigOption(
+    sessionRef: string,
+    configId: string,
+    value: string | boolean,
+  ): Promise<Reply<'agent_config_option_set'>> {
     const link = this.linkOf(sessionRef);
     const id = randomUUID();
-    if (!link) return { t: 'agent_config_option_set', id, ok: false, error: 'the workstation of this session is not connected' };
-    return (await this.request(link, { t: 'agent_set_config_option', id, sessionRef, configId, value }, 30_000)) as Reply<'agent_config_option_set'>;
+    if (!link)
+      return {
+        t: 'agent_config_option_set',
+        id,
+        ok: false,
+        error: 'the workstation of this session is not connected',
+      };
+    return (await this.request(
+      link,
+      { t: 'agent_set_config_option', id, sessionRef, configId, value },
+      30_000,
+    )) as Reply<'agent_config_option_set'>;
   }
 
-  async verify(workstation: string, bridge: string, query: Record<string, unknown>, timeoutMs?: number): Promise<Reply<'agent_verified'>> {
+  async verify(
+    workstation: string,
+    bridge: string,
+    query: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<Reply<'agent_verified'>> {
     const id = randomUUID();
     const link = this.byName.get(workstation);
-    if (!link) return { t: 'agent_verified', id, ok: false, error: `workstation ${workstation} is not connected` };
-    const frame: AgentFrameOf<'agent_verify'> = { t: 'agent_verify', id, bridge, query, ...(timeoutMs ? { timeoutMs } : {}) };
+    if (!link)
+      return { t: 'agent_verified', id, ok: false, error: `workstation ${workstation} is not connected` };
+    const frame: AgentFrameOf<'agent_verify'> = {
+      t: 'agent_verify',
+      id,
+      bridge,
+      query,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    };
     return (await this.request(link, frame, (timeoutMs ?? 30_000) + 15_000)) as Reply<'agent_verified'>;
   }
 
-  async authenticate(workstation: string, bridge: string, methodId: string, query: Record<string, unknown>): Promise<Reply<'agent_authenticated'>> {
+  async authenticate(
+    workstation: string,
+    bridge: string,
+    methodId: string,
+    query: Record<string, unknown>,
+  ): Promise<Reply<'agent_authenticated'>> {
     const id = randomUUID();
     const link = this.byName.get(workstation);
-    if (!link) return { t: 'agent_authenticated', id, ok: false, error: `workstation ${workstation} is not connected` };
-    return (await this.request(link, { t: 'agent_authenticate', id, bridge, methodId, query }, 180_000)) as Reply<'agent_authenticated'>;
+    if (!link)
+      return {
+        t: 'agent_authenticated',
+        id,
+        ok: false,
+        error: `workstation ${workstation} is not connected`,
+      };
+    return (await this.request(
+      link,
+      { t: 'agent_authenticate', id, bridge, methodId, query },
+      180_000,
+    )) as Reply<'agent_authenticated'>;
   }
 
   async install(workstation: string, bridge: string): Promise<Reply<'agent_installed'>> {
     const id = randomUUID();
     const link = this.byName.get(workstation);
-    if (!link) return { t: 'agent_installed', id, ok: false, error: `workstation ${workstation} is not connected` };
-    return (await this.request(link, { t: 'agent_install', id, bridge }, 15 * 60_000)) as Reply<'agent_installed'>;
+    if (!link)
+      return { t: 'agent_installed', id, ok: false, error: `workstation ${workstation} is not connected` };
+    return (await this.request(
+      link,
+      { t: 'agent_install', id, bridge },
+      15 * 60_000,
+    )) as Reply<'agent_installed'>;
   }
 
-  async listNative(workstation: string, bridge: string, query: Record<string, unknown>): Promise<Reply<'agent_native_sessions'>> {
+  async listNative(
+    workstation: string,
+    bridge: string,
+    query: Record<string, unknown>,
+  ): Promise<Reply<'agent_native_sessions'>> {
     const id = randomUUID();
     const link = this.byName.get(workstation);
-    if (!link) return { t: 'agent_native_sessions', id, ok: false, error: `workstation ${workstation} is not connected` };
-    return (await this.request(link, { t: 'agent_list_native', id, bridge, query }, 60_000)) as Reply<'agent_native_sessions'>;
+    if (!link)
+      return {
+        t: 'agent_native_sessions',
+        id,
+        ok: false,
+        error: `workstation ${workstation} is not connected`,
+      };
+    return (await this.request(
+      link,
+      { t: 'agent_list_native', id, bridge, query },
+      60_000,
+    )) as Reply<'agent_native_sessions'>;
   }
 
   /** Closes every connection. */
@@ -298,7 +384,11 @@ export class AgentWireServer {
         this.onResumeOffer(link, frame.sessions);
         return;
       case 'agent_event':
-        this.store(link, frame.sessionRef, { seq: frame.seq, eventName: frame.eventName, payload: frame.payload });
+        this.store(link, frame.sessionRef, {
+          seq: frame.seq,
+          eventName: frame.eventName,
+          payload: frame.payload,
+        });
         return;
       case 'agent_turn_done':
         this.store(link, frame.sessionRef, {
@@ -440,7 +530,11 @@ export class AgentWireServer {
       sessionRef,
       setImmediate(() => {
         link.ackTimers.delete(sessionRef);
-        this.send(link, { t: 'agent_event_ack', sessionRef, throughSeq: this.options.log.heldSeq(sessionRef) });
+        this.send(link, {
+          t: 'agent_event_ack',
+          sessionRef,
+          throughSeq: this.options.log.heldSeq(sessionRef),
+        });
       }),
     );
   }
@@ -459,7 +553,9 @@ export class AgentWireServer {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         link.pending.delete(frame.id);
-        resolve(timeoutReply(frame, `no answer from the workstation within ${Math.round(timeoutMs / 1000)} s`));
+        resolve(
+          timeoutReply(frame, `no answer from the workstation within ${Math.round(timeoutMs / 1000)} s`),
+        );
       }, timeoutMs);
       link.pending.set(frame.id, { resolve, timer });
       if (!this.send(link, frame)) {
@@ -491,7 +587,12 @@ export class AgentWireServer {
     for (const timer of link.ackTimers.values()) clearImmediate(timer);
     for (const [id, pending] of link.pending) {
       clearTimeout(pending.timer);
-      pending.resolve({ t: 'agent_opened', id, ok: false, error: 'the workstation disconnected' } as AgentFrame);
+      pending.resolve({
+        t: 'agent_opened',
+        id,
+        ok: false,
+        error: 'the workstation disconnected',
+      } as AgentFrame);
     }
     link.pending.clear();
     if (link.name !== undefined && this.byName.get(link.name) === link) {

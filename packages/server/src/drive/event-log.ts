@@ -89,7 +89,9 @@ export class EventLog {
   }
 
   close(sessionRef: string): void {
-    this.db.prepare('UPDATE driven_sessions SET closed = 1, turn_running = 0 WHERE session_ref = ?').run(sessionRef);
+    this.db
+      .prepare('UPDATE driven_sessions SET closed = 1, turn_running = 0 WHERE session_ref = ?')
+      .run(sessionRef);
   }
 
   get(sessionRef: string): DrivenSessionRecord | undefined {
