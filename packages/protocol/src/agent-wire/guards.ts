@@ -156,8 +156,11 @@ export const trueOnly: Guard<true> = {
   kind: 'true',
   expected: 'true (or absent)',
   accepts: ['boolean'],
-  check: (value) =>
-    value === true ? null : { path: '', problem: `must be true or absent, got ${shown(value)}` },
+  check: (value) => {
+    if (value === true) return null;
+    const got = typeof value === 'boolean' ? 'false' : jsonTypeOf(value);
+    return { path: '', problem: `must be true or absent, got ${got}` };
+  },
 };
 
 export function oneOf<const V extends readonly string[]>(values: V): Guard<V[number]> {
@@ -167,10 +170,12 @@ export function oneOf<const V extends readonly string[]>(values: V): Guard<V[num
     expected,
     accepts: ['string'],
     values,
-    check: (value) =>
-      typeof value === 'string' && values.includes(value)
+    check: (value) => {
+      if (typeof value !== 'string') return typeFault(expected, value);
+      return values.includes(value)
         ? null
-        : { path: '', problem: `must be ${expected}, got ${shown(value)}` },
+        : { path: '', problem: `must be ${expected}, got ${shown(value)}` };
+    },
   };
 }
 
