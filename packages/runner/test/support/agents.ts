@@ -1,0 +1,260 @@
+// The real agents, for tests: installed once per machine through cairn's own install path, and
+// started with an environment that points them at the fake model on 127.0.0.1 with homes of
+// their own, so nothing reaches the network or the user's real agent folders.
+//
+// Each agent gets HOME, the XDG folders and TMPDIR under the test's scratch folder, PATH and the
+// locale from here, and nothing else of this process's environment. What each needs beyond that,
+// as found by driving the pinned adapters against the fake model:
+//
+// claude-code (claude-agent-acp 0.101.0): ANTHROPIC_BASE_URL (no /v1) and any ANTHROPIC_API_KEY;
+//   it calls POST /v1/messages?beta=true, streaming: a side request for the session title (no
+//   tools) and then the main loop (tools offered). Its default mode, `auto`, decides permissions
+//   itself; `session/set_mode {modeId: 'default'}` makes it ask before a `Write`, with options
+//   allow-once / allow-with-updates (allow_always) / reject. It writes the file itself (the
+//   client advertises no fs). Reports usage as `usage_update` notifications and in the prompt
+//   answer's `usage`. Without a key: `session/new` works, `session/prompt` fails -32000.
+// codex (codex-acp 2.6.0, codex 0.166): a CODEX_HOME of its own whose config.toml names a model
+//   provider with `base_url` = the fake server's /v1 and `wire_api = "responses"`; a custom
+//   provider needs no sign-in, so no `authenticate` step (the `gateway` auth method is not
+//   needed). Model `gpt-5.5` is one codex has metadata for (another name adds a warning to the
+//   reply text) and is offered `apply_patch` as a freeform tool. INITIAL_AGENT_MODE=read-only
+//   makes it ask before the patch, with options allow_once / allow_for_session (allow_always) /
+//   cancel (reject_once); choosing `cancel` ends the turn `cancelled`. It calls POST
+//   /v1/responses, streaming, and no model list. Usage: `usage_update` and the prompt answer.
+//   Without a provider or key: `session/new` fails -32000.
+// gemini-cli (0.61.0, `gemini --acp`): GEMINI_API_KEY (any) and GOOGLE_GEMINI_BASE_URL (no
+//   version); it calls POST /v1beta/models/<model>:streamGenerateContent?alt=sse for the turn and
+//   :generateContent for model routing (a JSON answer). In its `default` mode it asks before
+//   write_file, with options proceed_always (allow_always) / proceed_once / cancel (reject_once);
+//   a rejection goes back to the model and the turn ends `end_turn`. No usage notifications:
+//   token counts only in the prompt answer's `_meta.quota`. Without a key: `session/new` fails
+//   -32000 "Gemini API key is missing or not configured.". Starts in 2–10 s.
+// opencode (opencode-ai 1.18.33, `opencode acp`): OPENCODE_CONFIG_CONTENT with a provider
+//   (npm `@ai-sdk/openai-compatible`, `options.baseURL` = the fake server's /v1) set as `model`
+//   and `small_model`, and `permission.edit: 'ask'`; the OPENCODE_DISABLE_* switches below keep
+//   it off the network (it still installs its plugin package into its config folder from npm,
+//   in the background). It calls POST /v1/chat/completions, streaming. It asks before `write`
+//   with options once (allow_once) / always (allow_always) / reject (reject_once). It tries
+//   `fs/write_text_file` even when the client does not offer it, then writes itself. Usage only
+//   in the prompt answer (the last step's counts). Without credentials it never fails offline
+//   (a free default model, retried forever), so the no-credentials recipe names a provider that
+//   needs a key and has none: `session/prompt` fails -32000 "provider authentication required".
+import { mkdir, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type * as acp from '@agentclientprotocol/sdk';
+import { adapterBinPath, type BuiltInBridgeKey, builtInBridge } from '../../src/bridges.js';
+import { installAdapter } from '../../src/install.js';
+
+export const TEST_AGENT_KEYS: readonly BuiltInBridgeKey[] = [
+  'claude-code',
+  'codex',
+  'gemini-cli',
+  'opencode',
+];
+
+/** The cairn home whose agents/ folder holds the real adapters the tests drive. */
+export function testAgentsHome(): string {
+  const set = process.env.CAIRN_TEST_AGENTS;
+  return set !== undefined && set !== '' ? set : join(homedir(), '.cache', 'cairn-test-agents');
+}
+
+let ensured: Promise<string> | undefined;
+
+/**
+ * Installs the four real adapters through cairn's own install path, once per machine; later runs
+ * find them installed. Two installs at a time. Resolves to the cairn home that holds them.
+ */
+export function ensureTestAgents(): Promise<string> {
+  ensured ??= (async () => {
+    const home = testAgentsHome();
+    await mkdir(home, { recursive: true });
+    const queue = [...TEST_AGENT_KEYS];
+    const failures: string[] = [];
+    const worker = async () => {
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+        const result = await installAdapter(builtInBridge(key)!, {
+          cairnHome: home,
+          acceptOtherVersion: false,
+        });
+        if (!result.ok) failures.push(`${key}: ${result.error}`);
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    if (failures.length > 0) {
+      ensured = undefined;
+      throw new Error(`cannot install the test agents:\n${failures.join('\n')}`);
+    }
+    return home;
+  })();
+  return ensured;
+}
+
+/** The command line of an installed test agent. */
+export function testAgentCommand(
+  key: BuiltInBridgeKey,
+  home = testAgentsHome(),
+): { command: string; args: string[] } {
+  const bridge = builtInBridge(key)!;
+  return { command: adapterBinPath(home, bridge), args: [...bridge.args] };
+}
+
+export interface AgentTestEnv {
+  /** The agent's whole environment. */
+  readonly env: Record<string, string>;
+  /** Extra `initialize` params, merged over the client's own. */
+  readonly initialize?: Partial<acp.InitializeRequest>;
+  /** An `authenticate` to send after `initialize`, where the environment cannot do it. */
+  readonly authenticate?: acp.AuthenticateRequest;
+  /** The model the agent is set to use. */
+  readonly model: string;
+}
+
+/** What every driven agent gets: PATH and locale from here, and homes of its own under `scratch`. */
+async function baseEnv(scratch: string): Promise<Record<string, string>> {
+  const dirs = {
+    HOME: join(scratch, 'home'),
+    XDG_CONFIG_HOME: join(scratch, 'home', '.config'),
+    XDG_DATA_HOME: join(scratch, 'home', '.local', 'share'),
+    XDG_STATE_HOME: join(scratch, 'home', '.local', 'state'),
+    XDG_CACHE_HOME: join(scratch, 'home', '.cache'),
+    TMPDIR: join(scratch, 'tmp'),
+  };
+  for (const dir of Object.values(dirs)) await mkdir(dir, { recursive: true });
+  const env: Record<string, string> = {
+    ...dirs,
+    TMP: dirs.TMPDIR,
+    TEMP: dirs.TMPDIR,
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: process.env.LANG ?? 'C.UTF-8',
+    NO_BROWSER: '1',
+    NO_COLOR: '1',
+    CI: '1',
+  };
+  // npm's registry settings, for the agents that fetch packages at start (opencode's provider).
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && /^npm_config_(registry|cafile|strict_ssl)$/i.test(name)) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * What a driven agent needs to talk to the fake model at `modelUrl` (no trailing slash), with its
+ * homes under `scratch`.
+ */
+export async function agentTestEnv(
+  key: BuiltInBridgeKey,
+  modelUrl: string,
+  scratch: string,
+): Promise<AgentTestEnv> {
+  const env = await baseEnv(scratch);
+  switch (key) {
+    case 'claude-code':
+      return {
+        env: {
+          ...env,
+          ANTHROPIC_BASE_URL: modelUrl,
+          ANTHROPIC_API_KEY: 'sk-ant-test-key',
+          DISABLE_TELEMETRY: '1',
+          DISABLE_AUTOUPDATER: '1',
+          DISABLE_ERROR_REPORTING: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+        model: 'claude-sonnet-4-5',
+      };
+    case 'codex': {
+      const codexHome = join(scratch, 'codex-home');
+      await mkdir(codexHome, { recursive: true });
+      await writeFile(
+        join(codexHome, 'config.toml'),
+        [
+          'model = "gpt-5.5"',
+          'model_provider = "fake"',
+          '',
+          '[model_providers.fake]',
+          'name = "Fake"',
+          `base_url = "${modelUrl}/v1"`,
+          'wire_api = "responses"',
+          'requires_openai_auth = false',
+          '',
+        ].join('\n'),
+      );
+      return {
+        env: { ...env, CODEX_HOME: codexHome, INITIAL_AGENT_MODE: 'read-only' },
+        model: 'gpt-5.5',
+      };
+    }
+    case 'gemini-cli':
+      return {
+        env: { ...env, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: modelUrl },
+        model: 'gemini-2.5-pro',
+      };
+    case 'opencode': {
+      const config = {
+        $schema: 'https://opencode.ai/config.json',
+        autoupdate: false,
+        share: 'disabled',
+        provider: {
+          fake: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Fake',
+            options: { baseURL: `${modelUrl}/v1`, apiKey: 'test-key' },
+            models: { scripted: { name: 'Scripted' } },
+          },
+        },
+        model: 'fake/scripted',
+        small_model: 'fake/scripted',
+        permission: { edit: 'ask' },
+      };
+      return {
+        env: { ...env, ...OPENCODE_QUIET, OPENCODE_CONFIG_CONTENT: JSON.stringify(config) },
+        model: 'fake/scripted',
+      };
+    }
+  }
+}
+
+/** OpenCode's switches for what would reach the network at start: model list, updates, plugins. */
+const OPENCODE_QUIET = {
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_SHARE: '1',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE: '1',
+  OPENCODE_DISABLE_EXTERNAL_SKILLS: '1',
+  OPENCODE_PURE: '1',
+};
+
+/** An environment with no credentials at all: the sign-in path. */
+export async function agentNoCredentialsEnv(key: BuiltInBridgeKey, scratch: string): Promise<AgentTestEnv> {
+  const env = await baseEnv(scratch);
+  switch (key) {
+    case 'codex':
+      await mkdir(join(scratch, 'codex-home'), { recursive: true });
+      return { env: { ...env, CODEX_HOME: join(scratch, 'codex-home') }, model: 'gpt-5.5' };
+    case 'opencode':
+      return {
+        env: {
+          ...env,
+          ...OPENCODE_QUIET,
+          OPENCODE_CONFIG_CONTENT: JSON.stringify({
+            autoupdate: false,
+            share: 'disabled',
+            provider: {
+              anthropic: {
+                options: { baseURL: 'http://127.0.0.1:9/v1' },
+                models: { 'claude-sonnet-4-5': { name: 'Claude Sonnet 4.5' } },
+              },
+            },
+            enabled_providers: ['anthropic'],
+            model: 'anthropic/claude-sonnet-4-5',
+            small_model: 'anthropic/claude-sonnet-4-5',
+          }),
+        },
+        model: 'anthropic/claude-sonnet-4-5',
+      };
+    default:
+      return { env, model: key };
+  }
+}
