@@ -10,6 +10,7 @@ import {
   AGENT_WIRE_VERSION,
   type AgentFrame,
   type AgentFrameType,
+  type AgentOpenedFrame,
   acceptedSteeringTimings,
   agentFrameTypeAllowed,
   fitAgentFrameToPeer,
@@ -143,7 +144,7 @@ describe.each(VERSIONS)('a peer at agent wire %i', (version) => {
   });
 
   it('reads a missing reloaded as unknown below v13, as not reloaded from v13', () => {
-    const opened = { t: 'agent_opened', id: 'o', ok: true } as const;
+    const opened: AgentOpenedFrame = { t: 'agent_opened', id: 'o', ok: true };
     expect(readReloaded({ ...opened, reloaded: true }, version)).toBe('reloaded');
     expect(readReloaded(opened, version)).toBe(version < 13 ? 'unknown' : 'not_reloaded');
   });
@@ -165,9 +166,12 @@ describe.each(VERSIONS)('a peer at agent wire %i', (version) => {
   });
 
   it('accepts steering timings only from v14', () => {
-    expect(acceptedSteeringTimings({ steeringTimings: ['immediate'] }, version)).toEqual(
-      version >= 14 ? ['immediate'] : [],
-    );
+    expect(
+      acceptedSteeringTimings(
+        { t: 'agent_opened', id: 'o', ok: true, steeringTimings: ['immediate'] },
+        version,
+      ),
+    ).toEqual(version >= 14 ? ['immediate'] : []);
   });
 
   it('negotiates the lower of the two versions', () => {

@@ -312,10 +312,7 @@ export function readReloaded(
  * {@link AGENT_WIRE_STEER_BLOCKS_VERSION} a steer cannot carry a priority, so none is accepted and a
  * message meant to go with one waits in the queue, where it is delivered whole.
  */
-export function acceptedSteeringTimings(
-  frame: Pick<AgentOpenedFrame, 'steeringTimings'>,
-  peerVersion: number,
-): readonly string[] {
+export function acceptedSteeringTimings(frame: AgentOpenedFrame, peerVersion: number): readonly string[] {
   if (peerVersion < AGENT_WIRE_STEER_BLOCKS_VERSION) return [];
   return frame.steeringTimings ?? [];
 }
