@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
+  workstation: async () => (await import('./commands/workstation.js')).workstationCommand,
   summary: async () => (await import('./commands/summary.js')).summaryCommand,
 };
 

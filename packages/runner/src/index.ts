@@ -8,4 +8,5 @@ export * from './install.js';
 export * from './journal.js';
 export * from './probes.js';
 export * from './roster.js';
+export * from './wire-client.js';
 export * from './workstation.js';

@@ -1,0 +1,60 @@
+// The drive side of `cairn serve`: the agent wire's server half with its event log under
+// `$CAIRN_HOME`, the `/agent` endpoint for workstations, and the local workstation.
+import { join } from 'node:path';
+import { Journal, rosterLaunchResolver, Workstation } from '@cairn/runner';
+import { AgentEndpoint } from './agent-endpoint.js';
+import { AgentWireServer } from './agent-wire-server.js';
+import { EventLog } from './event-log.js';
+import { LOCAL_WORKSTATION } from './local-drive.js';
+import { linkInProcess } from './local-link.js';
+import { storedTicketOwner } from './tickets.js';
+
+export { AGENT_PATH } from './agent-endpoint.js';
+
+export interface Drive {
+  readonly wire: AgentWireServer;
+  readonly endpoint: AgentEndpoint;
+  /** The workstation inside the server process, when it runs one. */
+  readonly local?: Workstation;
+  close(): Promise<void>;
+}
+
+export function startDrive(options: {
+  cairnHome: string;
+  env: Readonly<Record<string, string | undefined>>;
+  log: (line: string) => void;
+  localWorkstation: boolean;
+}): Drive {
+  const localTicket = `local-${process.pid}-${Date.now()}`;
+  const ticketOwner = (ticket: string) =>
+    ticket === localTicket ? LOCAL_WORKSTATION : storedTicketOwner(options.cairnHome, ticket);
+  const eventLog = new EventLog(join(options.cairnHome, 'drive.sqlite'));
+  const wire = new AgentWireServer({ log: eventLog, ticketOwner, logLine: options.log });
+  const endpoint = new AgentEndpoint(wire, ticketOwner);
+  let local: Workstation | undefined;
+  let journal: Journal | undefined;
+  if (options.localWorkstation) {
+    journal = Journal.open(join(options.cairnHome, 'journal.sqlite'));
+    local = new Workstation({
+      ticket: localTicket,
+      cairnHome: options.cairnHome,
+      journal,
+      env: options.env,
+      resolveLaunch: rosterLaunchResolver({ cairnHome: options.cairnHome }),
+      log: options.log,
+    });
+    linkInProcess(wire, local);
+  }
+  return {
+    wire,
+    endpoint,
+    ...(local ? { local } : {}),
+    close: async () => {
+      endpoint.close();
+      wire.close();
+      await local?.stop();
+      journal?.close();
+      eventLog.shutdown();
+    },
+  };
+}
