@@ -236,7 +236,13 @@ export function nullable<T>(inner: Guard<T>): Guard<T | null> {
     expected: `${inner.expected} or null`,
     accepts: [...inner.accepts, 'null'],
     inner: inner as Guard<unknown>,
-    check: (value) => (value === null ? null : inner.check(value)),
+    check: (value) => {
+      if (value === null) return null;
+      const type = jsonTypeOf(value);
+      // A value of a type the inner guard never takes is told against the whole guard, null included.
+      if (!inner.accepts.includes(type as JsonType)) return typeFault(`${inner.expected} or null`, value);
+      return inner.check(value);
+    },
   };
 }
 
