@@ -1,6 +1,6 @@
 // One line of plain text per transcript item, for `cairn show --types`.
 import type { TranscriptItem } from '@cairn/protocol';
-import { oneLine } from './format.js';
+import { isoOf, oneLine } from './format.js';
 
 type Fields = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ function detail(item: Fields): string {
 
 export function describeItem(item: TranscriptItem, width = 160): string {
   const f = item as Fields;
-  const time = new Date(item.at).toISOString().slice(11, 19);
+  const time = isoOf(item.at)?.slice(11, 19) ?? '--:--:--';
   const turn = item.turn === undefined ? '   ' : String(item.turn).padStart(3);
   const role = f.role === 'use' ? '→' : f.role === 'result' ? '←' : ' ';
   const head = `${time} ${turn} ${role} ${item.type.padEnd(18)}`;

@@ -1,6 +1,6 @@
 // One line of plain text per event, for `cairn show`.
 import type { Transcript, TranscriptEvent } from '@cairn/transcript';
-import { count, oneLine } from './format.js';
+import { count, isoOf, oneLine } from './format.js';
 
 function detail(e: TranscriptEvent): string {
   switch (e.kind) {
@@ -36,7 +36,7 @@ function detail(e: TranscriptEvent): string {
 
 export function describeEvent(t: Transcript, e: TranscriptEvent, width = 160): string {
   const lane = e.agentId === t.agents[0]?.id ? 'main' : e.agentId.slice(0, 12);
-  const time = e.timestamp === undefined ? '--:--:--' : new Date(e.timestamp).toISOString().slice(11, 19);
+  const time = isoOf(e.timestamp)?.slice(11, 19) ?? '--:--:--';
   const shadow = e.shadowedBy ? '~' : ' ';
   const head = `${String(e.seq).padStart(5)} ${time} ${lane.padEnd(12)} ${shadow}${e.kind.padEnd(11)}`;
   return `${head} ${oneLine(detail(e), Math.max(20, width - head.length - 1))}`;

@@ -1,10 +1,16 @@
 // Plain-text rendering helpers shared by the commands.
 
-export const isoTime = (ms: number | undefined): string =>
-  ms === undefined ? '-' : new Date(ms).toISOString();
+/** The ISO text of a time; undefined when there is none or no clock can show it. */
+export const isoOf = (ms: number | undefined): string | undefined => {
+  if (ms === undefined) return undefined;
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+};
+
+export const isoTime = (ms: number | undefined): string => isoOf(ms) ?? '-';
 
 export const shortTime = (ms: number | undefined): string =>
-  ms === undefined ? '-'.padEnd(16) : new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+  isoOf(ms)?.slice(0, 16).replace('T', ' ') ?? '-'.padEnd(16);
 
 /** One line of at most `max` characters, control characters shown as spaces. */
 export function oneLine(text: string, max: number): string {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DEEP_VALUE_PLACEHOLDER } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempHome } from '../../transcript/test/homes.js';
-import { deepArrays, writeDeepSessions } from '../../transcript/test/hostile.js';
+import { deepArrays, writeDeepSessions, writeOddNumberSessions } from '../../transcript/test/hostile.js';
 import type { RunningServer } from '../src/index.js';
 import { frameText } from '../src/ws.js';
 import { Client, type Frame, homeEnv, serve } from './helpers.js';
@@ -158,5 +158,43 @@ describe('a session of 20,000 records with the same uuid', () => {
     expect(await ping).toMatchObject({ ok: true });
     // A quadratic reload of this file took half a minute.
     expect(performance.now() - started).toBeLessThan(8_000);
+  });
+});
+
+describe('sessions with timestamps and counts outside the contract', () => {
+  const home = tempHome();
+  const sessions = writeOddNumberSessions(home);
+  let server: RunningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await serve(homeEnv(home));
+    client = await Client.open(server);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it.each([
+    ['claude-code', sessions.claude.id],
+    ['gemini-cli', sessions.gemini.id],
+    ['codex', sessions.codex.id],
+  ])('streams, summarizes and reads the %s session in frames the protocol accepts', async (agent, sid) => {
+    const topic = `session:${agent}:${sid}`;
+    expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
+    await client.until((f) => f.some((x) => x.sessionId === sid && x.type === 'session_ready'));
+    const ready = client.frames.find((f) => f.sessionId === sid && f.type === 'session_ready')!;
+    const history = JSON.stringify(ready.history);
+    expect(history).toContain('reply 4');
+    expect(history).toContain('the last reply');
+    client.assertValid();
+    // The server checks each reply against its op's schema: a broken one would be an internal_error.
+    expect(await client.request('session_summary_read', { sid, agent })).toMatchObject({ ok: true });
+    const items = await client.request('transcript_items_read', { sid, agent });
+    expect(items).toMatchObject({ ok: true });
+    expect(JSON.stringify(items.items)).toContain('the last reply');
+    const list = await client.request('session_list', {});
+    expect((list.sessions as { sid: string }[]).some((s) => s.sid === sid)).toBe(true);
   });
 });

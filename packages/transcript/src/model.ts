@@ -2,10 +2,11 @@
 // Names follow the agent-kit `/transcript` contract; payload fields beyond it are cairn's own.
 
 import type { Capability } from '@cairn/protocol';
+import type { InvalidValue } from './values.js';
 
 export { CAPABILITIES } from '@cairn/protocol';
 /** What an agent's logs can record (the contract's list). A count whose capability a transcript does not list is absent, never 0. */
-export type { Capability };
+export type { Capability, InvalidValue };
 
 export interface SqliteSourcePointer {
   table: string;
@@ -190,6 +191,8 @@ export interface TranscriptEventBase<K extends TranscriptEventKind> {
   shadowedBy?: string;
   /** Milliseconds since the epoch, when recorded. */
   timestamp?: number;
+  /** Values of the record left out because the contract cannot carry them (a date before 1970, a negative count), with why. */
+  invalid?: InvalidValue[];
   source: SourcePointer;
   payload: TranscriptEventPayloads[K];
 }

@@ -53,7 +53,10 @@ export function codeSpan(text: string): string {
 const cell = (text: string | undefined): string =>
   text === undefined ? '' : codeSpan(text).replace(/\|/g, '\\|');
 
-const time = (at: number): string => `${new Date(at).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+const time = (at: number): string => {
+  const d = new Date(at);
+  return Number.isNaN(d.getTime()) ? 'unknown time' : `${d.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+};
 
 const short = (uuid: string): string => codeSpan(uuid);
 

@@ -58,6 +58,8 @@ function ownFields(item: Item): Record<string, unknown> {
 const json = (v: unknown): string => JSON.stringify(v, null, 2);
 
 function Time({ at }: { at: number }) {
+  // A time no clock can show is left out rather than taking the row down with it.
+  if (Number.isNaN(new Date(at).getTime())) return null;
   return (
     <time class="at" dateTime={new Date(at).toISOString()} title={formatDateTime(at)}>
       {formatClock(at)}

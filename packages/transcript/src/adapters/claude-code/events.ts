@@ -14,9 +14,10 @@ import type {
   TranscriptEventPayloads,
 } from '../../model.js';
 import { UniqueIds } from '../../unique-ids.js';
+import { countValue, type InvalidValue } from '../../values.js';
 import { hookOfAttachment, hookOfProgress, hooksOfStopSummary } from './hooks.js';
 import { userOrigin, userTextOf } from './origin.js';
-import { BOOKKEEPING_TYPES, isRec, num, type Rec, rec, str, TITLE_TYPES, timestampOf } from './records.js';
+import { BOOKKEEPING_TYPES, isRec, type Rec, rec, str, TITLE_TYPES, timestampOf } from './records.js';
 import { isLargerUsage, requestKeyOf, SYNTHETIC_MODEL, usageOf } from './usage.js';
 
 /** A line of a file, parsed or with the reason it could not be. */
@@ -48,6 +49,8 @@ interface RecordCtx {
   readonly base: string;
   readonly parentId: string | undefined;
   readonly timestamp: number | undefined;
+  /** Values of this record left out, noted on each of its events. */
+  readonly invalid: InvalidValue[];
   readonly out: TranscriptEvent[];
   count: number;
   lastId: string | undefined;
@@ -138,6 +141,7 @@ export class SessionTranslator {
     }
     const parentUuid = str(r.parentUuid) ?? str(r.logicalParentUuid);
     const parent = parentUuid === undefined ? undefined : this.chainOfUuid.get(parentUuid);
+    const invalid: InvalidValue[] = [];
     const ctx: RecordCtx = {
       r,
       lane,
@@ -146,7 +150,8 @@ export class SessionTranslator {
       base: uuid ?? `${lane}:${line}`,
       // The compaction agent's file starts from the main conversation's tip; lanes chain on their own.
       parentId: parent?.lane === lane ? parent.id : undefined,
-      timestamp: timestampOf(r.timestamp),
+      timestamp: timestampOf(r.timestamp, invalid),
+      invalid,
       out,
       count: 0,
       lastId: undefined,
@@ -205,7 +210,8 @@ export class SessionTranslator {
       const toolUseResult = r.toolUseResult;
       for (const block of content) {
         if (!isRec(block)) continue;
-        if (block.type === 'tool_result') this.emit(ctx, 'tool_result', toolResultOf(block, toolUseResult));
+        if (block.type === 'tool_result')
+          this.emit(ctx, 'tool_result', toolResultOf(block, toolUseResult, ctx.invalid));
         else emitUser();
       }
     }
@@ -249,7 +255,7 @@ export class SessionTranslator {
     message: Rec,
     model: string | undefined,
   ): TranscriptEventOf<'request'> {
-    const usage = usageOf(message.usage);
+    const usage = usageOf(message.usage, ctx.invalid);
     const stopReason = str(message.stop_reason);
     const existing = this.requests.get(key);
     if (existing) {
@@ -276,6 +282,7 @@ export class SessionTranslator {
     } as TranscriptEventOf<'request'>;
     if (ctx.parentId !== undefined) event.parentId = ctx.parentId;
     if (ctx.timestamp !== undefined) event.timestamp = ctx.timestamp;
+    if (ctx.invalid.length > 0) event.invalid = [...ctx.invalid];
     ctx.out.push(event);
     this.requests.set(key, event);
     return event;
@@ -339,9 +346,9 @@ export class SessionTranslator {
       const payload: CompactionPayload = {};
       const trigger = str(meta.trigger);
       if (trigger !== undefined) payload.trigger = trigger;
-      const pre = num(meta.preTokens);
+      const pre = countValue(meta.preTokens, 'compactMetadata.preTokens', ctx.invalid);
       if (pre !== undefined) payload.preTokens = pre;
-      const post = num(meta.postTokens);
+      const post = countValue(meta.postTokens, 'compactMetadata.postTokens', ctx.invalid);
       if (post !== undefined) payload.postTokens = post;
       const preserved = rec(meta.preservedSegment);
       if (preserved) payload.preservedSegment = preserved;
@@ -349,7 +356,7 @@ export class SessionTranslator {
       return;
     }
     if (subtype === 'stop_hook_summary') {
-      for (const hook of hooksOfStopSummary(r)) this.emit(ctx, 'hook', hook);
+      for (const hook of hooksOfStopSummary(r, ctx.invalid)) this.emit(ctx, 'hook', hook);
       return;
     }
     const payload: SystemPayload = { type: subtype };
@@ -382,7 +389,7 @@ export class SessionTranslator {
     const a = rec(ctx.r.attachment) ?? {};
     const kind = str(a.type) ?? '';
     if (kind.startsWith('hook_')) {
-      this.emit(ctx, 'hook', hookOfAttachment(kind, a));
+      this.emit(ctx, 'hook', hookOfAttachment(kind, a, ctx.invalid));
       return;
     }
     const payload: SystemPayload = { type: `attachment:${kind}`, attachment: a };
@@ -419,6 +426,7 @@ export class SessionTranslator {
     if (parentId !== undefined) event.parentId = parentId;
     if (requestId !== undefined) event.requestId = requestId;
     if (ctx.timestamp !== undefined) event.timestamp = ctx.timestamp;
+    if (ctx.invalid.length > 0) event.invalid = [...ctx.invalid];
     ctx.out.push(event as TranscriptEvent);
     ctx.lastId = event.id;
   }
@@ -439,6 +447,7 @@ export class SessionTranslator {
       base: `${lane}:${line}`,
       parentId: undefined,
       timestamp: undefined,
+      invalid: [],
       out,
       count: 0,
       lastId: undefined,
@@ -458,7 +467,7 @@ export class SessionTranslator {
   }
 }
 
-function toolResultOf(block: Rec, toolUseResult: unknown): ToolResultPayload {
+function toolResultOf(block: Rec, toolUseResult: unknown, invalid: InvalidValue[]): ToolResultPayload {
   const payload: ToolResultPayload = {
     callId: str(block.tool_use_id) ?? '',
     output: resultText(block.content),
@@ -468,7 +477,9 @@ function toolResultOf(block: Rec, toolUseResult: unknown): ToolResultPayload {
   if (detail) {
     const agentId = str(detail.agentId);
     if (agentId !== undefined) payload.agentId = agentId;
-    const durationMs = num(detail.durationMs) ?? num(detail.totalDurationMs);
+    const durationMs =
+      countValue(detail.durationMs, 'toolUseResult.durationMs', invalid) ??
+      countValue(detail.totalDurationMs, 'toolUseResult.totalDurationMs', invalid);
     if (durationMs !== undefined) payload.durationMs = durationMs;
   }
   return payload;

@@ -1,6 +1,7 @@
 // Hook runs, from the three places Claude Code records them.
 import type { HookPayload } from '../../model.js';
-import { isRec, num, type Rec, str } from './records.js';
+import { countValue, type InvalidValue, integerValue } from '../../values.js';
+import { isRec, type Rec, str } from './records.js';
 
 // Attachment kinds that report a hook that failed, blocked or was cut short.
 const FAILED_HOOK_KINDS: ReadonlySet<string> = new Set([
@@ -21,15 +22,15 @@ export function hookOfProgress(data: Rec): HookPayload {
 }
 
 /** `attachment` of a hook_* kind: one hook run with its outcome. */
-export function hookOfAttachment(kind: string, a: Rec): HookPayload {
+export function hookOfAttachment(kind: string, a: Rec, invalid?: InvalidValue[]): HookPayload {
   const payload: HookPayload = { event: str(a.hookEvent) ?? '', status: kind.slice('hook_'.length) };
   const name = str(a.hookName);
   if (name !== undefined) payload.name = name;
   const command = str(a.command);
   if (command !== undefined) payload.command = command;
-  const exitCode = num(a.exitCode);
+  const exitCode = integerValue(a.exitCode, 'attachment.exitCode', invalid);
   if (exitCode !== undefined) payload.exitCode = exitCode;
-  const durationMs = num(a.durationMs);
+  const durationMs = countValue(a.durationMs, 'attachment.durationMs', invalid);
   if (durationMs !== undefined) payload.durationMs = durationMs;
   const output = str(a.stdout) ?? textOf(a.content);
   if (output !== undefined) payload.output = output;
@@ -40,7 +41,7 @@ export function hookOfAttachment(kind: string, a: Rec): HookPayload {
 }
 
 /** `system` stop_hook_summary: the hooks that ran when a turn (or subagent) stopped, one payload each. */
-export function hooksOfStopSummary(r: Rec): HookPayload[] {
+export function hooksOfStopSummary(r: Rec, invalid?: InvalidValue[]): HookPayload[] {
   const event = str(r.hookEvent) ?? 'Stop';
   const infos = Array.isArray(r.hookInfos) ? r.hookInfos.filter(isRec) : [];
   const errors = Array.isArray(r.hookErrors) ? r.hookErrors : [];
@@ -61,7 +62,7 @@ export function hooksOfStopSummary(r: Rec): HookPayload[] {
     const p = base();
     const command = str(info.command);
     if (command !== undefined) p.command = command;
-    const durationMs = num(info.durationMs);
+    const durationMs = countValue(info.durationMs, 'hookInfos.durationMs', invalid);
     if (durationMs !== undefined) p.durationMs = durationMs;
     // Errors are recorded for the whole stop, not per hook; only a lone hook owns them.
     if (errors.length > 0 && infos.length === 1) p.isError = true;

@@ -1,4 +1,5 @@
 // The shape of Claude Code's JSONL records, read defensively: every field may be missing.
+import { type InvalidValue, timestampValue } from '../../values.js';
 
 export type Rec = Record<string, unknown>;
 
@@ -61,13 +62,9 @@ export function unknownGeneration(value: unknown): string | undefined {
   return `the first record's type '${type}' is not one Claude Code writes`;
 }
 
-/** ms since the epoch of an ISO timestamp (or a number already in ms). */
-export function timestampOf(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v !== 'string') return undefined;
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : t;
-}
+/** ms since the epoch of an ISO timestamp (or a number already in ms), when the contract can carry it. */
+export const timestampOf = (v: unknown, invalid?: InvalidValue[]): number | undefined =>
+  timestampValue(v, 'timestamp', invalid);
 
 /**
  * Whether a parsed record is one Claude Code wrote: a known type tag and the envelope that

@@ -1,7 +1,8 @@
 // Requests and their token usage. Claude Code writes one line per content block of a response,
 // each repeating message.id, requestId and a usage whose output_tokens grows as it streams.
 import type { Usage } from '../../model.js';
-import { num, type Rec, rec, str } from './records.js';
+import { countValue, type InvalidValue } from '../../values.js';
+import { type Rec, rec, str } from './records.js';
 
 /** The model name Claude Code gives messages it made up itself (API errors, interruptions). */
 export const SYNTHETIC_MODEL = '<synthetic>';
@@ -19,30 +20,38 @@ export function requestKeyOf(record: Rec, message: Rec): string | undefined {
 }
 
 /** cairn's usage of an Anthropic usage object: inputTokens includes cache reads and writes. */
-export function usageOf(raw: unknown): Usage | undefined {
+export function usageOf(raw: unknown, invalid?: InvalidValue[]): Usage | undefined {
   const u = rec(raw);
   if (!u) return undefined;
-  const input = num(u.input_tokens) ?? 0;
-  const cacheRead = num(u.cache_read_input_tokens) ?? 0;
-  const cacheWrite = cacheWriteOf(u);
+  // A count the contract cannot carry counts as not recorded; `invalid` says which and why.
+  const count = (v: unknown, key: string) => countValue(v, `message.usage.${key}`, invalid);
+  const input = count(u.input_tokens, 'input_tokens') ?? 0;
+  const cacheRead = count(u.cache_read_input_tokens, 'cache_read_input_tokens') ?? 0;
+  const cacheWrite = cacheWriteOf(u, count);
   const usage: Usage = {
     inputTokens: input + cacheRead + cacheWrite,
-    outputTokens: num(u.output_tokens) ?? 0,
+    outputTokens: count(u.output_tokens, 'output_tokens') ?? 0,
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
   };
-  const thinking = num(rec(u.output_tokens_details)?.thinking_tokens);
+  const thinking = count(
+    rec(u.output_tokens_details)?.thinking_tokens,
+    'output_tokens_details.thinking_tokens',
+  );
   if (thinking !== undefined) usage.reasoningTokens = thinking;
   return usage;
 }
 
-function cacheWriteOf(u: Rec): number {
-  const total = num(u.cache_creation_input_tokens);
+function cacheWriteOf(u: Rec, count: (v: unknown, key: string) => number | undefined): number {
+  const total = count(u.cache_creation_input_tokens, 'cache_creation_input_tokens');
   if (total !== undefined) return total;
   // Without the total, the per-lifetime split is all there is.
   const split = rec(u.cache_creation);
   if (!split) return 0;
-  return (num(split.ephemeral_5m_input_tokens) ?? 0) + (num(split.ephemeral_1h_input_tokens) ?? 0);
+  return (
+    (count(split.ephemeral_5m_input_tokens, 'cache_creation.ephemeral_5m_input_tokens') ?? 0) +
+    (count(split.ephemeral_1h_input_tokens, 'cache_creation.ephemeral_1h_input_tokens') ?? 0)
+  );
 }
 
 /** Whether `next` is a later, fuller snapshot of the same response's usage than `prev`. */

@@ -207,7 +207,7 @@ export function classify(files: readonly SourceFile[]): Result<Classified, Unkno
         case 'event_msg': {
           if (r.sub === 'token_count') {
             if (isObject(p.info)) sawUsage = true;
-            const snap = snapshots.next(p.info);
+            const snap = snapshots.next(p.info, r.invalid);
             items.push(
               snap.ok
                 ? model === undefined

@@ -6,11 +6,15 @@
 // markers and bare response items with no envelope and, mostly, no timestamp.
 import type { SourceFile } from '../../adapter.js';
 import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
+import { checkTimestamp, type InvalidValue, timestampValue } from '../../values.js';
 
 export type Json = Record<string, unknown>;
 
 /** One line of a rollout. One class, so that every record has the same shape. */
 export class CodexRecord {
+  /** Values of the line left out because the contract cannot carry them, with why. */
+  readonly invalid: InvalidValue[] = [];
+
   constructor(
     readonly file: SourceFile,
     readonly fileIndex: number,
@@ -69,16 +73,12 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' ? 
 export const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 
+/** Numbers below this are seconds, not milliseconds. */
+const SECONDS_BELOW = 1e12;
+
 /** A record timestamp in ms: RFC 3339 text, or a number of seconds or milliseconds. */
-export function timeOf(v: unknown): number | undefined {
-  if (typeof v === 'string') {
-    const t = Date.parse(v);
-    return Number.isNaN(t) ? undefined : t;
-  }
-  const n = num(v);
-  if (n === undefined) return undefined;
-  return n < 1e12 ? n * 1000 : n;
-}
+export const timeOf = (v: unknown, invalid?: InvalidValue[], field = 'timestamp'): number | undefined =>
+  timestampValue(v, field, invalid, SECONDS_BELOW);
 
 /** Every line of a file as a record; `first` tells the bare generation's header apart. */
 export function readRecords(file: SourceFile, fileIndex: number): CodexRecord[] {
@@ -108,7 +108,19 @@ function normalize(
   const make = (type: string, sub: string, payload: Json | undefined, ts: number | undefined) =>
     new CodexRecord(file, fileIndex, span, value, type, sub, payload, ts);
   if (!isObject(value)) return make('', '', undefined, undefined);
-  const ts = timeOf(value.timestamp);
+  const invalid: InvalidValue[] = [];
+  const ts = timeOf(value.timestamp, invalid);
+  const made = normalizeObject(value, ts, first, make);
+  made.invalid.push(...invalid);
+  return made;
+}
+
+function normalizeObject(
+  value: Json,
+  ts: number | undefined,
+  first: boolean,
+  make: (type: string, sub: string, payload: Json | undefined, ts: number | undefined) => CodexRecord,
+): CodexRecord {
   const type = str(value.type);
   if (type !== undefined && ('payload' in value || ENVELOPE_TYPES.has(type))) {
     const payload = isObject(value.payload) ? value.payload : 'payload' in value ? undefined : value;
@@ -134,6 +146,6 @@ export function unknownGeneration(rec: CodexRecord): string | undefined {
     return `the first record has type '${type}' and no payload`;
   }
   if ('record_type' in v) return undefined;
-  if (str(v.id) !== undefined && timeOf(v.timestamp) !== undefined) return undefined;
+  if (str(v.id) !== undefined && checkTimestamp(v.timestamp, SECONDS_BELOW)?.ok) return undefined;
   return `the first record has neither an envelope type nor a session header (keys: ${Object.keys(v).slice(0, 6).join(', ')})`;
 }

@@ -10,6 +10,7 @@ import type {
   TranscriptSession,
 } from '../../model.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
+import { countValue, integerValue } from '../../values.js';
 import { classify, type Item } from './classify.js';
 import { messageText, reasoningText } from './content.js';
 import { type CodexRecord, isObject, type Json, num, str } from './records.js';
@@ -69,6 +70,7 @@ export function translateRollouts(
       payload,
     } as TranscriptEvent;
     if (it.rec.ts !== undefined) e.timestamp = it.rec.ts;
+    if (it.rec.invalid.length > 0) e.invalid = [...it.rec.invalid];
     events.push(e);
     return e;
   };
@@ -243,8 +245,8 @@ function systemPayload(type: string, r: CodexRecord, p: Json): SystemPayload {
     'text',
     str(p.message) ?? str(p.last_agent_message) ?? str(p.reason) ?? str(p.thread_name) ?? str(p.prompt),
   );
-  set('durationMs', num(p.duration_ms));
-  set('exitCode', num(p.exit_code));
+  set('durationMs', countValue(p.duration_ms, 'payload.duration_ms', r.invalid));
+  set('exitCode', integerValue(p.exit_code, 'payload.exit_code', r.invalid));
   set('modelContextWindow', num(p.model_context_window));
   return out;
 }

@@ -6,7 +6,8 @@
 // absent, how far the totals moved. `input_tokens` already includes `cached_input_tokens`, and
 // `output_tokens` already includes `reasoning_output_tokens`.
 import type { Usage } from '../../model.js';
-import { isObject, num } from './records.js';
+import { countValue, type InvalidValue } from '../../values.js';
+import { isObject } from './records.js';
 
 interface RawUsage {
   input: number;
@@ -17,17 +18,19 @@ interface RawUsage {
   total: number;
 }
 
-function rawUsage(v: unknown): RawUsage | undefined {
+function rawUsage(v: unknown, field: string, invalid?: InvalidValue[]): RawUsage | undefined {
   if (!isObject(v)) return undefined;
-  const n = (x: unknown) => num(x) ?? 0;
-  const cacheWrite = num(v.cache_write_input_tokens) ?? num(v.cache_creation_input_tokens);
+  // A count the contract cannot carry counts as not recorded; `invalid` says which and why.
+  const count = (key: string) => countValue(v[key], `${field}.${key}`, invalid);
+  const n = (key: string) => count(key) ?? 0;
+  const cacheWrite = count('cache_write_input_tokens') ?? count('cache_creation_input_tokens');
   return {
-    input: n(v.input_tokens),
-    cached: n(v.cached_input_tokens ?? v.cache_read_input_tokens),
+    input: n('input_tokens'),
+    cached: v.cached_input_tokens !== undefined ? n('cached_input_tokens') : n('cache_read_input_tokens'),
     cacheWrite,
-    output: n(v.output_tokens),
-    reasoning: n(v.reasoning_output_tokens),
-    total: n(v.total_tokens),
+    output: n('output_tokens'),
+    reasoning: n('reasoning_output_tokens'),
+    total: n('total_tokens'),
   };
 }
 
@@ -58,10 +61,10 @@ export class SnapshotReader {
   private previous: RawUsage | undefined;
 
   /** The usage of the request a snapshot closes, or why it closes none. */
-  next(info: unknown): Snapshot {
+  next(info: unknown, invalid?: InvalidValue[]): Snapshot {
     if (!isObject(info)) return { ok: false, reason: 'token_count without usage' };
-    const total = rawUsage(info.total_token_usage);
-    const last = rawUsage(info.last_token_usage);
+    const total = rawUsage(info.total_token_usage, 'payload.info.total_token_usage', invalid);
+    const last = rawUsage(info.last_token_usage, 'payload.info.last_token_usage', invalid);
     const previous = this.previous;
     if (total) this.previous = total;
     if (total && previous && same(total, previous))

@@ -6,6 +6,7 @@ import type {
   TranscriptEventKind,
   TranscriptEventPayloads,
 } from '../../model.js';
+import type { InvalidValue } from '../../values.js';
 import type { EventIds } from './ids.js';
 import {
   isObject,
@@ -40,6 +41,8 @@ const FINISHED = new Set(['success', 'error', 'cancelled']);
 
 export function messageEvents(msg: unknown, place: MessagePlace, ids: EventIds): TranscriptEvent[] {
   const events: TranscriptEvent[] = [];
+  /** Values of the message left out, noted on each of its events. */
+  const invalid: InvalidValue[] = [];
   const push = <K extends TranscriptEventKind>(
     kind: K,
     base: string,
@@ -51,6 +54,7 @@ export function messageEvents(msg: unknown, place: MessagePlace, ids: EventIds):
     if (extra.timestamp !== undefined) e.timestamp = extra.timestamp;
     if (extra.requestId !== undefined) e.requestId = extra.requestId;
     if (place.shadowedBy !== undefined) e.shadowedBy = place.shadowedBy;
+    if (invalid.length > 0) e.invalid = [...invalid];
     events.push(e);
     return id;
   };
@@ -61,7 +65,7 @@ export function messageEvents(msg: unknown, place: MessagePlace, ids: EventIds):
   }
   const base = stringField(msg, 'id') ?? place.where;
   const type = stringField(msg, 'type');
-  const timestamp = toMillis(msg.timestamp);
+  const timestamp = toMillis(msg.timestamp, invalid);
 
   if (type === undefined || !MESSAGE_TYPES.has(type)) {
     push('unknown', base, { recordType: type ?? '', raw: msg }, { timestamp });
@@ -86,7 +90,7 @@ export function messageEvents(msg: unknown, place: MessagePlace, ids: EventIds):
     const text = subject && description ? `${subject}\n${description}` : subject || description;
     const payload = subject ? { text, subject } : { text };
     push('reasoning', `${base}:thought:${i}`, payload, {
-      timestamp: toMillis(t.timestamp) ?? timestamp,
+      timestamp: toMillis(t.timestamp, invalid, `thoughts.${i}.timestamp`) ?? timestamp,
       requestId,
     });
   });
@@ -121,14 +125,16 @@ export function messageEvents(msg: unknown, place: MessagePlace, ids: EventIds):
       if (status !== undefined) payload.status = status;
       if (c.resultDisplay !== undefined && typeof c.resultDisplay !== 'string')
         payload.display = c.resultDisplay;
-      push('tool_result', `${base}:result:${i}`, payload, { timestamp: toMillis(c.timestamp) ?? timestamp });
+      push('tool_result', `${base}:result:${i}`, payload, {
+        timestamp: toMillis(c.timestamp, invalid, `toolCalls.${i}.timestamp`) ?? timestamp,
+      });
     });
   });
   if (requestId !== undefined) {
     const payload: TranscriptEventPayloads['request'] = { tokens: msg.tokens };
     const model = stringField(msg, 'model');
     if (model !== undefined) payload.model = model;
-    const usage = geminiUsage(msg.tokens);
+    const usage = geminiUsage(msg.tokens, invalid);
     if (usage) payload.usage = usage;
     push('request', `${base}:request`, payload, { timestamp, id: requestId });
   }

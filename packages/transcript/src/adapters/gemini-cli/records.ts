@@ -1,6 +1,8 @@
 // The shapes Gemini CLI writes (ConversationRecord, MessageRecord, JSONL control records) and
 // the small readers the translation and the listing share.
+
 import type { MessagePayload } from '../../model.js';
+import { type InvalidValue, timestampValue } from '../../values.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -44,12 +46,8 @@ export function mergeMeta(meta: SessionMeta, record: JsonObject): void {
 }
 
 /** Milliseconds since the epoch from an ISO string or a number (seconds when it is too small for ms). */
-export function toMillis(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v)) return v < 1e12 ? v * 1000 : v;
-  if (typeof v !== 'string') return undefined;
-  const ms = Date.parse(v);
-  return Number.isNaN(ms) ? undefined : ms;
-}
+export const toMillis = (v: unknown, invalid?: InvalidValue[], field = 'timestamp'): number | undefined =>
+  timestampValue(v, field, invalid, 1e12);
 
 /**
  * The text of a PartListUnion (a string, one Part or Part[]): text parts joined as Gemini CLI

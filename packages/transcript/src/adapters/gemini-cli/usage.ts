@@ -9,20 +9,19 @@
 //   covers the parts.
 // - all zeros means the CLI recorded no usage for the request (ccusage drops those): no Usage.
 import type { Usage } from '../../model.js';
+import { checkCount, countValue, type InvalidValue } from '../../values.js';
 import { isObject } from './records.js';
 
-const count = (v: unknown): number =>
-  typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.trunc(v) : 0;
-
-export function geminiUsage(tokens: unknown): Usage | undefined {
+export function geminiUsage(tokens: unknown, invalid?: InvalidValue[]): Usage | undefined {
   if (!isObject(tokens)) return undefined;
-  const input = count(tokens.input);
-  const output = count(tokens.output);
-  const cached = count(tokens.cached);
-  const thoughts = count(tokens.thoughts);
-  const tool = count(tokens.tool);
-  const total =
-    typeof tokens.total === 'number' && Number.isFinite(tokens.total) ? count(tokens.total) : undefined;
+  // A count the contract cannot carry counts as not recorded; `invalid` says which and why.
+  const count = (key: string) => countValue(tokens[key], `tokens.${key}`, invalid) ?? 0;
+  const input = count('input');
+  const output = count('output');
+  const cached = count('cached');
+  const thoughts = count('thoughts');
+  const tool = count('tool');
+  const total = checkCount(tokens.total)?.ok ? count('total') : undefined;
   const inclusive = input + output + thoughts + tool;
   const inputIncludesCache = cached > 0 && total === inclusive && total !== inclusive + cached;
   const uncachedInput = inputIncludesCache ? input - Math.min(input, cached) : input;
