@@ -198,3 +198,53 @@ describe('sessions with timestamps and counts outside the contract', () => {
     expect((list.sessions as { sid: string }[]).some((s) => s.sid === sid)).toBe(true);
   });
 });
+
+describe('arguments no session can answer', () => {
+  const home = tempHome();
+  writeOddNumberSessions(home);
+  const log: string[] = [];
+  let server: RunningServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    server = await serve(homeEnv(home), { log: (line) => log.push(line) });
+    client = await Client.open(server);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it.each([
+    ['a query with a NUL character', { query: 'reply\u0000 4' }, '/query'],
+    ['a query of NUL characters only', { query: '\u0000\u0000' }, '/query'],
+    ['a cursor past every safe integer', { query: 'reply', cursor: 'h:99999999999999999999' }, '/cursor'],
+    ['a cursor of a huge exponent', { query: 'reply', cursor: `h:${'9'.repeat(400)}` }, '/cursor'],
+  ])('refuses %s as invalid arguments, naming the field, with nothing logged', async (_what, args, field) => {
+    const reply = await client.request('session_search', args);
+    expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_args', field } });
+    expect((reply.error as { message: string }).message).not.toMatch(/\n\s+at /);
+    expect(log.filter((l) => l.includes('failed'))).toEqual([]);
+  });
+
+  it.each([
+    ['session_list', { cursor: 'o:99999999999999999999' }],
+    [
+      'transcript_items_read',
+      { sid: '0a0a0a0a-0000-4000-8000-0000000000dd', cursor: 'i:99999999999999999999' },
+    ],
+  ])('refuses a %s cursor past every safe integer', async (op, args) => {
+    expect(await client.request(op, args)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_args', field: '/cursor' },
+    });
+  });
+
+  it('still finds what an odd query with quotes and operators names', async () => {
+    for (const query of ['"reply', 'reply AND', '*', 'NEAR(', 'reply) OR (', '-', '"']) {
+      const reply = await client.request('session_search', { query });
+      expect(reply.ok, `${query}: ${JSON.stringify(reply.error)}`).toBe(true);
+    }
+    expect(log.filter((l) => l.includes('failed'))).toEqual([]);
+  });
+});

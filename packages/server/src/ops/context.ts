@@ -61,9 +61,10 @@ export function sessionOf(
   return { ok: true, entry };
 }
 
-/** Offset cursors: `<prefix>:<n>`. */
+/** Offset cursors: `<prefix>:<n>`, n a safe integer (this server issues no other). */
 export function offsetOf(cursor: string | undefined, prefix: string): number | undefined {
   if (cursor === undefined) return 0;
-  const m = new RegExp(`^${prefix}:(\\d+)$`).exec(cursor);
-  return m ? Number(m[1]) : undefined;
+  const m = new RegExp(`^${prefix}:(\\d{1,16})$`).exec(cursor);
+  const n = m ? Number(m[1]) : undefined;
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
 }

@@ -35,6 +35,9 @@ export const sessionList: OpHandler<'session_list'> = async (req, ctx) => {
 export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
   const offset = offsetOf(req.cursor, 'h');
   if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
+  // The full-text index reads a NUL as the end of the query.
+  if (req.query.includes('\u0000'))
+    return fail('invalid_args', 'the query contains a NUL character', '/query');
   if (req.since_at !== undefined && req.until_at !== undefined && req.since_at > req.until_at) {
     return fail('invalid_args', 'until_at is before since_at', '/until_at');
   }
