@@ -9,13 +9,13 @@ import {
   AgentFrameDecodeError,
   type AgentFrameType,
   agentFrameFields,
+  agentFrameValuesAt,
+  agentWireGuards,
   decodeAgentFrame,
   type Guard,
   INTEGER_FIELDS,
-  jsonTypeOf,
   outboundAgentFrameRejection,
   TRUE_OR_ABSENT_FIELDS,
-  valuesAt,
 } from '../src/index.js';
 
 type Step = string | number;
@@ -142,7 +142,7 @@ describe.each(AGENT_FRAME_TYPES)('%s', (type) => {
   it('refuses a value of a JSON type the field does not take, naming the field; null only where nullable', () => {
     for (const site of all) {
       for (const candidate of CANDIDATES) {
-        const jsonType = jsonTypeOf(candidate);
+        const jsonType = agentWireGuards.jsonTypeOf(candidate);
         if (site.guard.accepts.includes(jsonType as never)) continue;
         const failure = decodeFailure(withValue(samples[type]!, site.steps, candidate));
         const label = `${pathText(site.steps)} = ${JSON.stringify(candidate)}`;
@@ -171,7 +171,7 @@ describe.each(AGENT_FRAME_TYPES)('%s', (type) => {
     for (const site of all) {
       const value = getAt(samples[type]!, site.steps);
       if (
-        jsonTypeOf(value) !== 'object' ||
+        agentWireGuards.jsonTypeOf(value) !== 'object' ||
         site.guard.kind === 'record' ||
         site.guard.kind === 'string_record'
       )
@@ -183,7 +183,7 @@ describe.each(AGENT_FRAME_TYPES)('%s', (type) => {
 
   it('holds the integer rule on every integer field: no fraction, infinity or unsafe number', () => {
     for (const path of INTEGER_FIELDS[type] ?? []) {
-      for (const at of valuesAt(samples[type]!, path)) {
+      for (const at of agentFrameValuesAt(samples[type]!, path)) {
         const steps = stepsOf(at.path);
         for (const bad of [1.5, -0.25, 2 ** 53, -(2 ** 53), Number.POSITIVE_INFINITY, Number.NaN]) {
           const frame = withValue(samples[type]!, steps, bad);
@@ -208,7 +208,7 @@ describe.each(AGENT_FRAME_TYPES)('%s', (type) => {
 
   it('holds the true-or-absent rule: true passes, absent passes, false is refused by name', () => {
     for (const path of TRUE_OR_ABSENT_FIELDS[type] ?? []) {
-      for (const at of valuesAt(samples[type]!, path)) {
+      for (const at of agentFrameValuesAt(samples[type]!, path)) {
         const steps = stepsOf(at.path);
         const withFalse = withValue(samples[type]!, steps, false);
         expect(decodeFailure(withFalse)?.field).toBe(at.path);

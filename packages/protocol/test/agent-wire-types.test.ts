@@ -1,42 +1,42 @@
 // The written-out frame types are exactly what the frame table accepts (checked by the type checker).
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
-  AGENT_BACKFILL_EVENT,
-  AGENT_INFO,
-  AGENT_RESUME_SESSION,
+  AGENT_BACKFILL_EVENT_GUARD,
+  AGENT_INFO_GUARD,
+  AGENT_RESUME_SESSION_GUARD,
   AgentBackfillEvent,
   AgentFrame,
   AgentFrameMap,
   AgentFrameType,
   AgentInfo,
   AgentResumeSession,
-  AUTH_METHOD_INFO,
+  AUTH_METHOD_INFO_GUARD,
   AuthMethodInfo,
-  AVAILABLE_COMMAND,
+  AVAILABLE_COMMAND_GUARD,
   AvailableCommand,
-  BOOLEAN_CONFIG_OPTION,
+  BOOLEAN_CONFIG_OPTION_GUARD,
   BooleanConfigOption,
-  BRIDGE_INFO,
+  BRIDGE_INFO_GUARD,
   BridgeInfo,
-  CONFIG_OPTION_VALUE,
+  CONFIG_OPTION_VALUE_GUARD,
   ConfigOptionValue,
-  IMAGE_BLOCK,
+  IMAGE_BLOCK_GUARD,
   ImageBlock,
-  Infer,
   InferAgentFrame,
-  NATIVE_SESSION,
+  InferGuard,
+  NATIVE_SESSION_GUARD,
   NativeSession,
-  PINNED_VERSION_UNAVAILABLE,
+  PINNED_VERSION_UNAVAILABLE_GUARD,
   PinnedVersionUnavailable,
-  SELECT_CONFIG_OPTION,
-  SELECT_GROUP,
-  SELECT_OPTION,
-  SESSION_CONFIG_OPTION,
+  SELECT_CONFIG_OPTION_GUARD,
+  SELECT_GROUP_GUARD,
+  SELECT_OPTION_GUARD,
+  SESSION_CONFIG_OPTION_GUARD,
   SelectConfigOption,
   SelectGroup,
   SelectOption,
   SessionConfigOption,
-  STEER_OUTCOME,
+  STEER_OUTCOME_GUARD,
   SteerOutcome,
 } from '../src/index.js';
 
@@ -47,21 +47,23 @@ describe('the agent frame types', () => {
   });
 
   it('equal the nested guards', () => {
-    expectTypeOf<BridgeInfo>().toEqualTypeOf<Infer<typeof BRIDGE_INFO>>();
-    expectTypeOf<AuthMethodInfo>().toEqualTypeOf<Infer<typeof AUTH_METHOD_INFO>>();
-    expectTypeOf<ImageBlock>().toEqualTypeOf<Infer<typeof IMAGE_BLOCK>>();
-    expectTypeOf<AgentInfo>().toEqualTypeOf<Infer<typeof AGENT_INFO>>();
-    expectTypeOf<SelectOption>().toEqualTypeOf<Infer<typeof SELECT_OPTION>>();
-    expectTypeOf<SelectGroup>().toEqualTypeOf<Infer<typeof SELECT_GROUP>>();
-    expectTypeOf<SelectConfigOption>().toEqualTypeOf<Infer<typeof SELECT_CONFIG_OPTION>>();
-    expectTypeOf<BooleanConfigOption>().toEqualTypeOf<Infer<typeof BOOLEAN_CONFIG_OPTION>>();
-    expectTypeOf<SessionConfigOption>().toEqualTypeOf<Infer<typeof SESSION_CONFIG_OPTION>>();
-    expectTypeOf<ConfigOptionValue>().toEqualTypeOf<Infer<typeof CONFIG_OPTION_VALUE>>();
-    expectTypeOf<AgentResumeSession>().toEqualTypeOf<Infer<typeof AGENT_RESUME_SESSION>>();
-    expectTypeOf<NativeSession>().toEqualTypeOf<Infer<typeof NATIVE_SESSION>>();
-    expectTypeOf<AvailableCommand>().toEqualTypeOf<Infer<typeof AVAILABLE_COMMAND>>();
-    expectTypeOf<AgentBackfillEvent>().toEqualTypeOf<Infer<typeof AGENT_BACKFILL_EVENT>>();
-    expectTypeOf<PinnedVersionUnavailable>().toEqualTypeOf<Infer<typeof PINNED_VERSION_UNAVAILABLE>>();
-    expectTypeOf<SteerOutcome>().toEqualTypeOf<Infer<typeof STEER_OUTCOME>>();
+    expectTypeOf<BridgeInfo>().toEqualTypeOf<InferGuard<typeof BRIDGE_INFO_GUARD>>();
+    expectTypeOf<AuthMethodInfo>().toEqualTypeOf<InferGuard<typeof AUTH_METHOD_INFO_GUARD>>();
+    expectTypeOf<ImageBlock>().toEqualTypeOf<InferGuard<typeof IMAGE_BLOCK_GUARD>>();
+    expectTypeOf<AgentInfo>().toEqualTypeOf<InferGuard<typeof AGENT_INFO_GUARD>>();
+    expectTypeOf<SelectOption>().toEqualTypeOf<InferGuard<typeof SELECT_OPTION_GUARD>>();
+    expectTypeOf<SelectGroup>().toEqualTypeOf<InferGuard<typeof SELECT_GROUP_GUARD>>();
+    expectTypeOf<SelectConfigOption>().toEqualTypeOf<InferGuard<typeof SELECT_CONFIG_OPTION_GUARD>>();
+    expectTypeOf<BooleanConfigOption>().toEqualTypeOf<InferGuard<typeof BOOLEAN_CONFIG_OPTION_GUARD>>();
+    expectTypeOf<SessionConfigOption>().toEqualTypeOf<InferGuard<typeof SESSION_CONFIG_OPTION_GUARD>>();
+    expectTypeOf<ConfigOptionValue>().toEqualTypeOf<InferGuard<typeof CONFIG_OPTION_VALUE_GUARD>>();
+    expectTypeOf<AgentResumeSession>().toEqualTypeOf<InferGuard<typeof AGENT_RESUME_SESSION_GUARD>>();
+    expectTypeOf<NativeSession>().toEqualTypeOf<InferGuard<typeof NATIVE_SESSION_GUARD>>();
+    expectTypeOf<AvailableCommand>().toEqualTypeOf<InferGuard<typeof AVAILABLE_COMMAND_GUARD>>();
+    expectTypeOf<AgentBackfillEvent>().toEqualTypeOf<InferGuard<typeof AGENT_BACKFILL_EVENT_GUARD>>();
+    expectTypeOf<PinnedVersionUnavailable>().toEqualTypeOf<
+      InferGuard<typeof PINNED_VERSION_UNAVAILABLE_GUARD>
+    >();
+    expectTypeOf<SteerOutcome>().toEqualTypeOf<InferGuard<typeof STEER_OUTCOME_GUARD>>();
   });
 });

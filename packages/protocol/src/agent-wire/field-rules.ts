@@ -5,10 +5,10 @@ import { type Guard, isPlainObject, ownValue } from './guards.js';
 import { AGENT_FRAME_TYPES, type AgentFrameType, agentFrameFields } from './shapes.js';
 
 /** A field's place in a frame: `seq`, `sessions[].journalMaxSeq` (`[]` stands for every element). */
-export type FieldPath = string;
+export type AgentFieldPath = string;
 
 interface FieldRule {
-  readonly path: FieldPath;
+  readonly path: AgentFieldPath;
   readonly guard: Guard<unknown>;
   /** The field may also be null (`errorCode`). */
   readonly nullable: boolean;
@@ -52,8 +52,8 @@ function rulesOf(wanted: (guard: Guard<unknown>) => boolean): Record<AgentFrameT
 
 function pathsOf(
   rules: Record<AgentFrameType, readonly FieldRule[]>,
-): Partial<Record<AgentFrameType, readonly FieldPath[]>> {
-  const table: Partial<Record<AgentFrameType, readonly FieldPath[]>> = {};
+): Partial<Record<AgentFrameType, readonly AgentFieldPath[]>> {
+  const table: Partial<Record<AgentFrameType, readonly AgentFieldPath[]>> = {};
   for (const type of AGENT_FRAME_TYPES) {
     if (rules[type].length > 0) table[type] = rules[type].map((rule) => rule.path);
   }
@@ -85,7 +85,7 @@ const ABSENCE_MEANS: Readonly<Record<string, string>> = {
 
 /** Every value found at `path` in `value`, with the concrete path (`sessions[2].journalMaxSeq`).
  * Absent values and elements that are not of the expected form are skipped: the decoder reports them. */
-export function valuesAt(value: unknown, path: FieldPath): { path: string; value: unknown }[] {
+export function agentFrameValuesAt(value: unknown, path: AgentFieldPath): { path: string; value: unknown }[] {
   const steps = path.match(/[^.[\]]+|\[\]/g) ?? [];
   let found: { path: string; value: unknown }[] = [{ path: '', value }];
   for (const step of steps) {
@@ -112,7 +112,7 @@ export function valuesAt(value: unknown, path: FieldPath): { path: string; value
  * where the field allows null), as a message naming the field; null when there is none. */
 export function integerViolation(frame: Record<string, unknown>, type: AgentFrameType): string | null {
   for (const rule of INTEGER_RULES[type]) {
-    for (const at of valuesAt(frame, rule.path)) {
+    for (const at of agentFrameValuesAt(frame, rule.path)) {
       if (at.value === null && rule.nullable) continue;
       const fault = rule.guard.check(at.value);
       if (fault !== null) return `${type}.${at.path} ${fault.problem}`;
@@ -124,7 +124,7 @@ export function integerViolation(frame: Record<string, unknown>, type: AgentFram
 /** The first true-or-absent field of `frame` that holds something else, as a message; or null. */
 export function trueOrAbsentViolation(frame: Record<string, unknown>, type: AgentFrameType): string | null {
   for (const rule of TRUE_OR_ABSENT_RULES[type]) {
-    for (const at of valuesAt(frame, rule.path)) {
+    for (const at of agentFrameValuesAt(frame, rule.path)) {
       if (at.value === true) continue;
       const key = rule.path.slice(rule.path.lastIndexOf('.') + 1);
       const absence = ABSENCE_MEANS[key];

@@ -30,7 +30,7 @@ import {
 const nullableString = nullable(string);
 
 /** One agent a workstation can run, as listed in `agent_hello.bridges`. */
-export const BRIDGE_INFO = objectOf(
+export const BRIDGE_INFO_GUARD = objectOf(
   'a bridge',
   { key: string, name: string },
   {
@@ -43,7 +43,7 @@ export const BRIDGE_INFO = objectOf(
 );
 
 /** One way an agent says it can be signed in to. */
-export const AUTH_METHOD_INFO = objectOf(
+export const AUTH_METHOD_INFO_GUARD = objectOf(
   'an auth method',
   { id: string, name: string },
   { description: nullableString, type: nullableString },
@@ -51,7 +51,7 @@ export const AUTH_METHOD_INFO = objectOf(
 
 /** An image inside a prompt or a steer. The discriminator is checked: anything but `image` would be
  * another content kind passed off under this name, and half an image is refused, not forwarded. */
-export const IMAGE_BLOCK = objectOf(
+export const IMAGE_BLOCK_GUARD = objectOf(
   'an image block',
   { type: oneOf(['image']), data: string, mimeType: string },
   { uri: nullableString },
@@ -59,29 +59,29 @@ export const IMAGE_BLOCK = objectOf(
 
 /** The agent's own name for itself. Only `name` is required, although the agent protocol also
  * requires `version`: refusing a display string would fail the whole `agent_opened` reply. */
-export const AGENT_INFO = objectOf(
+export const AGENT_INFO_GUARD = objectOf(
   'agent info',
   { name: string },
   { title: nullableString, version: nullableString },
 );
 
-export const SELECT_OPTION = objectOf(
+export const SELECT_OPTION_GUARD = objectOf(
   'a select option',
   { value: string, name: string },
   { description: nullableString },
 );
 
-export const SELECT_GROUP = objectOf('a group of select options', {
+export const SELECT_GROUP_GUARD = objectOf('a group of select options', {
   group: string,
   name: string,
-  options: arrayOf(SELECT_OPTION),
+  options: arrayOf(SELECT_OPTION_GUARD),
 });
 
-const SELECT_OPTIONS = arrayOf(SELECT_OPTION);
-const SELECT_GROUPS = arrayOf(SELECT_GROUP);
+const SELECT_OPTIONS = arrayOf(SELECT_OPTION_GUARD);
+const SELECT_GROUPS = arrayOf(SELECT_GROUP_GUARD);
 
 /** A select option's choices: all plain options or all groups, never a mix. */
-export const SELECT_CHOICES = union<Infer<typeof SELECT_OPTIONS> | Infer<typeof SELECT_GROUPS>>(
+export const SELECT_CHOICES_GUARD = union<Infer<typeof SELECT_OPTIONS> | Infer<typeof SELECT_GROUPS>>(
   'an array of select options or of groups',
   ['array'],
   (value) => {
@@ -95,13 +95,13 @@ export const SELECT_CHOICES = union<Infer<typeof SELECT_OPTIONS> | Infer<typeof 
 
 const configOptionCommon = { description: nullableString, category: nullableString };
 
-export const SELECT_CONFIG_OPTION = objectOf(
+export const SELECT_CONFIG_OPTION_GUARD = objectOf(
   'a select config option',
-  { id: string, name: string, type: oneOf(['select']), currentValue: string, options: SELECT_CHOICES },
+  { id: string, name: string, type: oneOf(['select']), currentValue: string, options: SELECT_CHOICES_GUARD },
   configOptionCommon,
 );
 
-export const BOOLEAN_CONFIG_OPTION = objectOf(
+export const BOOLEAN_CONFIG_OPTION_GUARD = objectOf(
   'a boolean config option',
   { id: string, name: string, type: oneOf(['boolean']), currentValue: boolean },
   configOptionCommon,
@@ -109,13 +109,13 @@ export const BOOLEAN_CONFIG_OPTION = objectOf(
 
 /** A session config option. `currentValue`'s type follows `type`: a select's is the id of one of its
  * options, a boolean's is the toggle; a mismatch is refused, since no reader could show it. */
-export const SESSION_CONFIG_OPTION = union<
-  Infer<typeof SELECT_CONFIG_OPTION> | Infer<typeof BOOLEAN_CONFIG_OPTION>
+export const SESSION_CONFIG_OPTION_GUARD = union<
+  Infer<typeof SELECT_CONFIG_OPTION_GUARD> | Infer<typeof BOOLEAN_CONFIG_OPTION_GUARD>
 >('a config option', ['object'], (value) => {
   if (!isPlainObject(value)) return typeFault('a config option', value);
   const type = ownValue(value, 'type');
-  if (type === 'select') return SELECT_CONFIG_OPTION.check(value);
-  if (type === 'boolean') return BOOLEAN_CONFIG_OPTION.check(value);
+  if (type === 'select') return SELECT_CONFIG_OPTION_GUARD.check(value);
+  if (type === 'boolean') return BOOLEAN_CONFIG_OPTION_GUARD.check(value);
   for (const key of ['id', 'name'] as const) {
     const fault = string.check(ownValue(value, key));
     if (ownValue(value, key) === undefined) return { path: `.${key}`, problem: 'is required' };
@@ -126,7 +126,7 @@ export const SESSION_CONFIG_OPTION = union<
 });
 
 /** The value `agent_set_config_option` sets: a select option's id or a boolean toggle. */
-export const CONFIG_OPTION_VALUE = union<string | boolean>(
+export const CONFIG_OPTION_VALUE_GUARD = union<string | boolean>(
   'a string or a boolean',
   ['string', 'boolean'],
   (value) =>
@@ -136,14 +136,14 @@ export const CONFIG_OPTION_VALUE = union<string | boolean>(
 );
 
 /** One entry of the journal inventory (`agent_resume_offer`, `heartbeat.sessions`). */
-export const AGENT_RESUME_SESSION = objectOf('a journal inventory entry', {
+export const AGENT_RESUME_SESSION_GUARD = objectOf('a journal inventory entry', {
   sessionRef: string,
   journalMaxSeq: integer,
   agentAlive: boolean,
 });
 
 /** A session the agent itself lists (`session/list`). */
-export const NATIVE_SESSION = objectOf('a native session', {
+export const NATIVE_SESSION_GUARD = objectOf('a native session', {
   nativeSessionId: string,
   title: string,
   updatedAtEpochMs: integer,
@@ -151,38 +151,38 @@ export const NATIVE_SESSION = objectOf('a native session', {
 });
 
 /** One slash command the agent offers. */
-export const AVAILABLE_COMMAND = objectOf(
+export const AVAILABLE_COMMAND_GUARD = objectOf(
   'an available command',
   { name: string, description: string },
   { inputHint: nullableString },
 );
 
 /** An event carried by `agent_backfill_events`. */
-export const AGENT_BACKFILL_EVENT = objectOf('an event', { eventName: string, payload: record });
+export const AGENT_BACKFILL_EVENT_GUARD = objectOf('an event', { eventName: string, payload: record });
 
 /** What `agent_installed` says when the pinned adapter version could not be had. */
-export const PINNED_VERSION_UNAVAILABLE = objectOf('a pinned-version report', {
+export const PINNED_VERSION_UNAVAILABLE_GUARD = objectOf('a pinned-version report', {
   pinned: string,
   installedInstead: string,
 });
 
 /** How a steer was delivered. Only the two outcomes a workstation produces: a third means a peer
  * invented a disposition for a message already on the server's timeline. */
-export const STEER_OUTCOME = oneOf(['injected', 'promptRequired']);
+export const STEER_OUTCOME_GUARD = oneOf(['injected', 'promptRequired']);
 
 /** A probe's time budget in milliseconds, or none given (use the local default). A malformed budget
  * is refused: it would make the probe time out at once or never. Too large is clamped, not refused. */
-export const PROBE_TIMEOUT_MS = nullable(positiveNumber);
+export const PROBE_TIMEOUT_MS_GUARD = nullable(positiveNumber);
 
 /** A JSON-RPC error code, or none (the refusal was not a JSON-RPC one). */
-export const JSON_RPC_ERROR_CODE = nullable(int32);
+export const JSON_RPC_ERROR_CODE_GUARD = nullable(int32);
 
 /** A whole method table or nothing: `[]` means "the agent named none", absent or null "not known". */
-export const AUTH_METHODS = nullable(arrayOf(AUTH_METHOD_INFO));
-export const CONFIG_OPTIONS = nullable(arrayOf(SESSION_CONFIG_OPTION));
-export const AVAILABLE_COMMANDS = nullable(arrayOf(AVAILABLE_COMMAND));
-export const IMAGE_BLOCKS = arrayOf(IMAGE_BLOCK);
-export const RESUME_INVENTORY = arrayOf(AGENT_RESUME_SESSION);
+const AUTH_METHODS = nullable(arrayOf(AUTH_METHOD_INFO_GUARD));
+const CONFIG_OPTIONS = nullable(arrayOf(SESSION_CONFIG_OPTION_GUARD));
+const AVAILABLE_COMMANDS = nullable(arrayOf(AVAILABLE_COMMAND_GUARD));
+const IMAGE_BLOCKS = arrayOf(IMAGE_BLOCK_GUARD);
+const RESUME_INVENTORY = arrayOf(AGENT_RESUME_SESSION_GUARD);
 
 export interface AgentFrameShape {
   readonly required: Readonly<Record<string, Guard<unknown>>>;
@@ -190,7 +190,7 @@ export interface AgentFrameShape {
 }
 
 export const AGENT_FRAME_SHAPES = {
-  agent_hello: { required: { ticket: string }, optional: { bridges: arrayOf(BRIDGE_INFO) } },
+  agent_hello: { required: { ticket: string }, optional: { bridges: arrayOf(BRIDGE_INFO_GUARD) } },
   agent_ready: { required: { generation: string, agentWire: integer } },
   agent_resume_offer: { required: { sessions: RESUME_INVENTORY } },
   heartbeat: {
@@ -228,11 +228,11 @@ export const AGENT_FRAME_SHAPES = {
       // here would make a future timing fail the frame instead of being ignored.
       steeringTimings: stringArray,
       reloaded: trueOnly,
-      agentInfo: AGENT_INFO,
+      agentInfo: AGENT_INFO_GUARD,
       supportsImageInput: trueOnly,
       configOptions: CONFIG_OPTIONS,
       authMethods: AUTH_METHODS,
-      errorCode: JSON_RPC_ERROR_CODE,
+      errorCode: JSON_RPC_ERROR_CODE_GUARD,
     },
   },
   agent_prompt: { required: { sessionRef: string, text: string }, optional: { images: IMAGE_BLOCKS } },
@@ -247,7 +247,7 @@ export const AGENT_FRAME_SHAPES = {
       nativeSessionId: nullableString,
       error: nullableString,
       authMethods: AUTH_METHODS,
-      errorCode: JSON_RPC_ERROR_CODE,
+      errorCode: JSON_RPC_ERROR_CODE_GUARD,
     },
   },
   agent_event_ack: { required: { sessionRef: string, throughSeq: integer } },
@@ -257,11 +257,11 @@ export const AGENT_FRAME_SHAPES = {
   agent_list_native: { required: { id: string, bridge: string, query: anything } },
   agent_native_sessions: {
     required: { id: string, ok: boolean },
-    optional: { sessions: arrayOf(NATIVE_SESSION), error: nullableString },
+    optional: { sessions: arrayOf(NATIVE_SESSION_GUARD), error: nullableString },
   },
   agent_verify: {
     required: { id: string, bridge: string, query: anything },
-    optional: { timeoutMs: PROBE_TIMEOUT_MS },
+    optional: { timeoutMs: PROBE_TIMEOUT_MS_GUARD },
   },
   agent_authenticate: { required: { id: string, bridge: string, methodId: string, query: anything } },
   agent_verified: {
@@ -292,7 +292,7 @@ export const AGENT_FRAME_SHAPES = {
       alreadyInstalled: boolean,
       unsupported: boolean,
       error: nullableString,
-      pinnedVersionUnavailable: PINNED_VERSION_UNAVAILABLE,
+      pinnedVersionUnavailable: PINNED_VERSION_UNAVAILABLE_GUARD,
     },
   },
   agent_steer: {
@@ -301,15 +301,15 @@ export const AGENT_FRAME_SHAPES = {
   },
   agent_steered: {
     required: { id: string, ok: boolean },
-    optional: { outcome: STEER_OUTCOME, error: nullableString },
+    optional: { outcome: STEER_OUTCOME_GUARD, error: nullableString },
   },
-  agent_backfill_events: { required: { id: string, events: arrayOf(AGENT_BACKFILL_EVENT) } },
+  agent_backfill_events: { required: { id: string, events: arrayOf(AGENT_BACKFILL_EVENT_GUARD) } },
   agent_backfill_done: {
     required: { id: string, ok: boolean, count: integer },
     optional: { error: nullableString },
   },
   agent_set_config_option: {
-    required: { id: string, sessionRef: string, configId: string, value: CONFIG_OPTION_VALUE },
+    required: { id: string, sessionRef: string, configId: string, value: CONFIG_OPTION_VALUE_GUARD },
   },
   agent_config_option_set: {
     required: { id: string, ok: boolean },
