@@ -53,6 +53,8 @@ export class DrivenSession {
   private opening: Promise<{ ok: true; info: OpenedSession } | { ok: false; refusal: Refusal }> | undefined;
   private nativeId: string | null;
   private closing = false;
+  /** The turn in flight, so stopping waits for its end to be journaled. */
+  private current: Promise<TurnOutcome> | undefined;
 
   constructor(
     readonly sessionRef: string,
@@ -125,7 +127,10 @@ export class DrivenSession {
       // Not a turn of its own: the server sent a prompt into a running one.
       return { status: 'failed', message: 'a turn is already running in this session' };
     }
-    const outcome = await acp.prompt(text, images);
+    const turn = acp.prompt(text, images);
+    this.current = turn;
+    const outcome = await turn;
+    this.current = undefined;
     this.finishTurn(outcome);
     return outcome;
   }
@@ -153,12 +158,13 @@ export class DrivenSession {
     this.closing = true;
     await this.opening?.catch(() => {});
     await this.acp?.close();
+    await this.current;
+    // The turn's end is journaled on the next tick of `prompt`; let it run.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   async close(): Promise<void> {
-    this.closing = true;
-    await this.opening?.catch(() => {});
-    await this.acp?.close();
+    await this.stopAgent();
     this.journal.markClosed(this.sessionRef);
   }
 

@@ -32,7 +32,6 @@ CREATE TABLE IF NOT EXISTS sessions (
   cwd TEXT NOT NULL,
   native_session_id TEXT,
   open_frame TEXT NOT NULL,
-  max_seq INTEGER NOT NULL DEFAULT 0,
   acked_seq INTEGER NOT NULL DEFAULT 0,
   closed INTEGER NOT NULL DEFAULT 0
 );
@@ -47,7 +46,6 @@ CREATE TABLE IF NOT EXISTS entries (
 export class Journal {
   private readonly db: Database.Database;
   private readonly insertEntry: Database.Statement;
-  private readonly bumpSeq: Database.Statement;
   private readonly maxSeqs = new Map<string, number>();
 
   private constructor(path: string) {
@@ -60,13 +58,13 @@ export class Journal {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.insertEntry = this.db.prepare('INSERT INTO entries (session_ref, seq, frame) VALUES (?, ?, ?)');
-    this.bumpSeq = this.db.prepare('UPDATE sessions SET max_seq = ? WHERE session_ref = ?');
-    for (const row of this.db.prepare('SELECT session_ref, max_seq FROM sessions').all() as {
-      session_ref: string;
-      max_seq: number;
-    }[]) {
-      this.maxSeqs.set(row.session_ref, row.max_seq);
-    }
+    const rows = this.db
+      .prepare(
+        `SELECT s.session_ref, COALESCE(MAX(e.seq), 0) AS max_seq FROM sessions s
+         LEFT JOIN entries e ON e.session_ref = s.session_ref GROUP BY s.session_ref`,
+      )
+      .all() as { session_ref: string; max_seq: number }[];
+    for (const row of rows) this.maxSeqs.set(row.session_ref, row.max_seq);
   }
 
   static open(path: string): Journal {
@@ -95,17 +93,23 @@ export class Journal {
 
   /**
    * Numbers and stores one frame. `build` receives the next seq and returns the frame to store; it
-   * runs synchronously, so frames are numbered in the order this is called.
+   * runs synchronously, so frames are numbered in the order this is called. Frames stored since the
+   * last `commit()` share one transaction: commit before sending what was stored.
    */
   append<F extends object>(sessionRef: string, build: (seq: number) => F): F {
     const current = this.maxSeqs.get(sessionRef);
     if (current === undefined) throw new Error(`journal: no session ${sessionRef}`);
     const seq = current + 1;
     const frame = build(seq);
+    if (!this.db.inTransaction) this.db.exec('BEGIN');
     this.insertEntry.run(sessionRef, seq, JSON.stringify(frame));
-    this.bumpSeq.run(seq, sessionRef);
     this.maxSeqs.set(sessionRef, seq);
     return frame;
+  }
+
+  /** Makes everything appended so far durable. */
+  commit(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT');
   }
 
   maxSeq(sessionRef: string): number {
@@ -131,7 +135,7 @@ export class Journal {
     const row = this.db.prepare('SELECT * FROM sessions WHERE session_ref = ?').get(sessionRef) as
       | SessionRow
       | undefined;
-    return row && toSession(row);
+    return row && { ...toSession(row), maxSeq: this.maxSeq(sessionRef) };
   }
 
   /** Sessions not closed, oldest first. */
@@ -139,7 +143,7 @@ export class Journal {
     const rows = this.db
       .prepare('SELECT * FROM sessions WHERE closed = 0 ORDER BY rowid')
       .all() as SessionRow[];
-    return rows.map(toSession);
+    return rows.map((row) => ({ ...toSession(row), maxSeq: this.maxSeq(row.session_ref) }));
   }
 
   markClosed(sessionRef: string): void {
@@ -155,6 +159,7 @@ export class Journal {
   }
 
   close(): void {
+    this.commit();
     this.db.close();
   }
 }
@@ -166,7 +171,6 @@ interface SessionRow {
   cwd: string;
   native_session_id: string | null;
   open_frame: string;
-  max_seq: number;
   acked_seq: number;
   closed: number;
 }
@@ -179,7 +183,7 @@ function toSession(row: SessionRow): JournalSession {
     cwd: row.cwd,
     nativeSessionId: row.native_session_id,
     openFrame: JSON.parse(row.open_frame) as Record<string, unknown>,
-    maxSeq: row.max_seq,
+    maxSeq: 0,
     ackedSeq: row.acked_seq,
     closed: row.closed === 1,
   };

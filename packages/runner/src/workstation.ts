@@ -54,6 +54,8 @@ export class Workstation {
   private heartbeatSeq = 0;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private readonly probes: Probes;
+  private readonly outbox: AgentFrame[] = [];
+  private flushing: NodeJS.Immediate | undefined;
   private readonly log: (line: string) => void;
   readonly version: number;
 
@@ -79,6 +81,7 @@ export class Workstation {
 
   /** The connection is gone; sessions and their agents live on, journaling. */
   detach(): void {
+    this.outbox.length = 0;
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     this.channel = undefined;
@@ -374,6 +377,23 @@ export class Workstation {
    * reply, so the server is told instead of waiting out its timeout.
    */
   private emit(frame: AgentFrame): void {
+    if (!this.channel) return;
+    this.outbox.push(frame);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * What was journaled since the last flush is committed, then everything queued goes out in
+   * order: nothing reaches the wire before it is durable, and one commit covers a burst.
+   */
+  private flush(): void {
+    this.flushing = undefined;
+    this.options.journal.commit();
+    const frames = this.outbox.splice(0);
+    for (const frame of frames) this.put(frame);
+  }
+
+  private put(frame: AgentFrame): void {
     const channel = this.channel;
     if (!channel) return;
     let out: AgentFrame = frame;

@@ -530,6 +530,7 @@ export class AgentWireServer {
       sessionRef,
       setImmediate(() => {
         link.ackTimers.delete(sessionRef);
+        this.options.log.commit();
         this.send(link, {
           t: 'agent_event_ack',
           sessionRef,

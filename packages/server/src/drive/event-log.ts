@@ -120,16 +120,23 @@ export class EventLog {
 
   /**
    * Stores the event when it is the next one; an event already held is a repeat and is ignored,
-   * one past a gap is refused (the caller asks for a backfill). Returns what happened.
+   * one past a gap is refused (the caller asks for a backfill). Returns what happened. Events
+   * stored since the last `commit()` share one transaction.
    */
   append(sessionRef: string, event: LoggedEvent): 'stored' | 'repeat' | 'gap' {
     const held = this.heldSeq(sessionRef);
     if (event.seq <= held) return 'repeat';
     if (event.seq !== held + 1) return 'gap';
+    if (!this.db.inTransaction) this.db.exec('BEGIN');
     this.insert.run(sessionRef, event.seq, event.eventName, JSON.stringify(event.payload));
     this.setHeld.run(event.seq, sessionRef);
     this.held.set(sessionRef, event.seq);
     return 'stored';
+  }
+
+  /** Makes every event appended so far durable; acks go out only after this. */
+  commit(): void {
+    if (this.db.inTransaction) this.db.exec('COMMIT');
   }
 
   /** Events after `afterSeq`, in order. */
@@ -147,6 +154,7 @@ export class EventLog {
   }
 
   shutdown(): void {
+    this.commit();
     this.db.close();
   }
 }

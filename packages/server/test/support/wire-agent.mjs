@@ -1,0 +1,73 @@
+// An ACP agent built with the SDK for the faults a real agent cannot be made to show on demand.
+// WIRE_AGENT_MODE: normal | permission | crash | hang | garbage | auth; WIRE_AGENT_CHUNKS: how
+// many text chunks a turn streams; WIRE_AGENT_DELAY_MS: a pause before each chunk.
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+
+const mode = process.env.WIRE_AGENT_MODE ?? 'normal';
+const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
+const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+let sessions = 0;
+let turns = 0;
+const cancelled = new Set();
+
+const text = (sessionId, value) => ({
+  sessionId,
+  update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: value } },
+});
+
+const app = acp
+  .agent({ name: 'wire-agent' })
+  .onRequest('initialize', () => ({
+    protocolVersion: 1,
+    agentCapabilities: { loadSession: true, promptCapabilities: { image: true } },
+    agentInfo: { name: 'wire-agent', version: '1.0.0' },
+    authMethods: [{ id: 'wire-login', name: 'Wire login' }],
+    _meta: { steering: { supported: true } },
+  }))
+  .onRequest('session/new', () => ({ sessionId: `wire-${process.pid}-${++sessions}` }))
+  .onRequest('session/load', async (ctx) => {
+    await ctx.client.notify('session/update', text(ctx.params.sessionId, '[history]'));
+    return {};
+  })
+  .onRequest('_session/steering', { parse: (p) => p }, () => ({ outcome: 'injected' }))
+  .onNotification('session/cancel', (ctx) => {
+    cancelled.add(ctx.params.sessionId);
+  })
+  .onRequest('session/prompt', async (ctx) => {
+    const { sessionId } = ctx.params;
+    turns += 1;
+    cancelled.delete(sessionId);
+    if (mode === 'auth') throw acp.RequestError.authRequired();
+    if (mode === 'hang') {
+      while (!cancelled.has(sessionId)) await sleep(20);
+      return { stopReason: 'cancelled' };
+    }
+    for (let i = 0; i < chunks; i++) {
+      if (delayMs > 0) await sleep(delayMs);
+      if (cancelled.has(sessionId)) return { stopReason: 'cancelled' };
+      if (mode === 'garbage' && i % 2 === 0) process.stdout.write('this is not json\n');
+      await ctx.client.notify('session/update', text(sessionId, `t${turns}c${i} `));
+      if (mode === 'crash' && i === Math.floor(chunks / 2)) process.exit(3);
+    }
+    if (mode === 'permission') {
+      const answer = await ctx.client.request('session/request_permission', {
+        sessionId,
+        toolCall: { toolCallId: 'call-1', title: 'Write notes.txt', kind: 'edit' },
+        options: [
+          { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+          { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+        ],
+      });
+      const chosen = answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
+      await ctx.client.notify('session/update', text(sessionId, `permission:${chosen}`));
+    }
+    await ctx.client.notify('session/update', {
+      sessionId,
+      update: { sessionUpdate: 'usage_update', used: 1000 + turns, size: 200000 },
+    });
+    return { stopReason: 'end_turn' };
+  });
+
+app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
