@@ -392,3 +392,25 @@ describe.skipIf(!corpus)('gemini-cli JSONL: the corpus sample', () => {
     expect(translate(file(original)).events.map((e) => e.id)).toEqual(ids);
   });
 });
+
+describe('gemini-cli JSONL: a message with nothing in it', () => {
+  it('is a skipped record with its reason, so every line is accounted for', () => {
+    const empty = { id: 'g-empty', timestamp: at(2), type: 'gemini', content: '' };
+    const file = jsonl('/h/.gemini/tmp/p/chats/session-2026-05-01T10-00-empty.jsonl', [
+      meta,
+      user('u-1', 'hello', 1),
+      empty,
+      { id: 'g-empty-2', timestamp: at(3), type: 'gemini', content: [], thoughts: [], toolCalls: [] },
+      { id: 'g-1', timestamp: at(4), type: 'gemini', content: 'hi' },
+    ]);
+    const t = translate(file);
+    expectEveryLineAccounted(t, [file]);
+    expect(
+      t.skipped.filter((s) => s.reason === 'empty message').map((s) => [s.source.line, s.recordType]),
+    ).toEqual([
+      [3, 'gemini'],
+      [4, 'gemini'],
+    ]);
+    expect(t.events.map(brief)).toContain('assistant@5');
+  });
+});

@@ -292,3 +292,30 @@ describe('gemini-cli legacy documents that are not whole', () => {
     expect(els.end).toBe(b.valueEnd);
   });
 });
+
+describe('gemini-cli legacy: a message with nothing in it', () => {
+  it('is a skipped record pointing at its own element', () => {
+    const doc = {
+      sessionId: 's-empty',
+      projectHash: 'abc',
+      startTime: '2026-05-01T10:00:00.000Z',
+      lastUpdated: '2026-05-01T10:00:05.000Z',
+      messages: [
+        { id: 'u1', timestamp: '2026-05-01T10:00:01.000Z', type: 'user', content: 'hello' },
+        { id: 'g-empty', timestamp: '2026-05-01T10:00:02.000Z', type: 'gemini', content: '' },
+        { id: 'g1', timestamp: '2026-05-01T10:00:03.000Z', type: 'gemini', content: 'hi' },
+      ],
+    };
+    const text = JSON.stringify(doc, null, 2);
+    const data = new TextEncoder().encode(text);
+    const t = translate({ path: '/h/.gemini/tmp/p/chats/session-2026-05-01T10-00-empty.json', data });
+    const empty = t.skipped.filter((s) => s.reason === 'empty message');
+    expect(empty).toHaveLength(1);
+    expect(empty[0]!.recordType).toBe('gemini');
+    const bytes = decode(
+      data.subarray(empty[0]!.source.offset, empty[0]!.source.offset + empty[0]!.source.length),
+    );
+    expect(JSON.parse(bytes)).toEqual(doc.messages[1]);
+    expect(t.events.filter((e) => e.kind === 'assistant').map((e) => e.payload.text)).toEqual(['hi']);
+  });
+});

@@ -13,7 +13,7 @@ import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type { TranscriptEvent, TranscriptEventKind, TranscriptEventPayloads } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import type { EventIds } from './ids.js';
-import { messageEvents } from './messages.js';
+import { EMPTY_MESSAGE, messageEvents } from './messages.js';
 import {
   isKnownJsonlRecord,
   isMetadataRecord,
@@ -194,7 +194,10 @@ export function translateJsonl(
         fromCheckpoint: inc.fromCheckpoint,
         ...(inc.shadowedBy !== undefined ? { shadowedBy: inc.shadowedBy } : {}),
       };
-      out.events.push(...messageEvents(last.value, place, ids));
+      const events = messageEvents(last.value, place, ids);
+      out.events.push(...events);
+      // A message with nothing in it (no text, thoughts, calls or tokens) is still accounted for.
+      if (events.length === 0 && last.standalone) skip(last.span, EMPTY_MESSAGE, type);
     } else if (entry.kind === 'meta') {
       const meta: SessionMeta = {};
       mergeMeta(meta, entry.value as JsonObject);

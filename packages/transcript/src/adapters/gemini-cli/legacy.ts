@@ -17,8 +17,8 @@ import { decodeUtf8 } from '../../lines.js';
 import type { TranscriptEvent } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import type { EventIds } from './ids.js';
-import { messageEvents } from './messages.js';
-import { CONVERSATION_KEYS, type JsonObject, mergeMeta } from './records.js';
+import { EMPTY_MESSAGE, messageEvents } from './messages.js';
+import { CONVERSATION_KEYS, isObject, type JsonObject, mergeMeta, stringField } from './records.js';
 import { rangePointer, type TranslatedFile } from './translated-file.js';
 
 type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -119,7 +119,13 @@ export function translateLegacy(
     }
     const source = pointer(el.offset, el.offset + el.length);
     if (list?.key === 'messages') {
-      out.events.push(...messageEvents(parsed.value, { source, where, fromCheckpoint: false }, ids));
+      const events = messageEvents(parsed.value, { source, where, fromCheckpoint: false }, ids);
+      out.events.push(...events);
+      // A message with nothing in it (no text, thoughts, calls or tokens) is still accounted for.
+      if (events.length === 0) {
+        const type = isObject(parsed.value) ? stringField(parsed.value, 'type') : undefined;
+        skip(el.offset, el.offset + el.length, EMPTY_MESSAGE, type);
+      }
     } else {
       // A `history` list is an older shape (bare Content items) that no known version recorded chats in.
       const e: TranscriptEvent = {

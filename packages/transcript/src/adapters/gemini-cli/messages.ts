@@ -36,6 +36,9 @@ interface Extra {
   id?: string;
 }
 
+/** Why a message that makes no event is skipped. */
+export const EMPTY_MESSAGE = 'empty message';
+
 /** A tool call that has run to an end has a result, even when the CLI stored none. */
 const FINISHED = new Set(['success', 'error', 'cancelled']);
 
