@@ -114,7 +114,13 @@ function record(server: AgentWireServer, sessionRef: string) {
     new Promise<void>((resolve, reject) => {
       if (test()) return resolve();
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-      waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
+      waiters.push({
+        test,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   return {
     events,
