@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<Command>> = {
   show: async () => (await import('./commands/show.js')).showCommand,
   workstation: async () => (await import('./commands/workstation.js')).workstationCommand,
   summary: async () => (await import('./commands/summary.js')).summaryCommand,
+  url: async () => (await import('./commands/url.js')).urlCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -42,8 +42,10 @@ usage:
                                              $CAIRN_HOME/dumps unless --out is given)
   cairn presets [--json]                     the named selections dumps can use
   cairn serve [--port N] [--host H] [--no-demo]
-                                             the web UI and its server on 127.0.0.1 (port 0 or
-                                             none: any free one); prints the address with its token
+                                             the web UI and its server on 127.0.0.1 (no --port:
+                                             the last run's port when free; 0: any free one);
+                                             prints the address with its token
+  cairn url [--json]                         the running daemon's address with its token
   cairn agents [--json]                      the agents cairn can drive: installed, version, traits
   cairn agents install|verify|login <agent> [--method M]
                                              install its adapter under $CAIRN_HOME/agents, check it

@@ -3,7 +3,16 @@ import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkRequest, type Gate, SECURITY_HEADERS, tokenCookie } from './security.js';
+import {
+  checkOrigin,
+  checkRequest,
+  cookieValue,
+  expiredTokenCookie,
+  type Gate,
+  SECURITY_HEADERS,
+  TOKEN_COOKIE,
+  tokenMatches,
+} from './security.js';
 
 export interface HttpOptions {
   readonly gate: () => Gate;
@@ -42,30 +51,41 @@ const NOT_BUILT = `<!doctype html>
 <body><h1>cairn</h1><p>The web UI is not built yet: run <code>npm run build</code>, then reload.</p></body></html>
 `;
 
+/** The page and its scripts: the same for everyone, so served without the token (a navigation
+ * cannot carry a header). Everything that holds data needs it. */
+const isShell = (path: string): boolean =>
+  path === '/' || path === '/index.html' || path.startsWith('/assets/');
+
 export function createHttpHandler(options: HttpOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const refusal = checkRequest(options.gate(), url, req.headers);
+    const gate = options.gate();
+    const shell = isShell(url.pathname);
+    const refusal = shell ? checkOrigin(gate, req.headers) : checkRequest(gate, url, req.headers);
     if (refusal) return send(res, refusal.status, 'text/plain; charset=utf-8', `${refusal.reason}\n`);
-    options.onAuthorized?.(req);
+    // A stale address (the token of another daemon) says so rather than opening a page that cannot connect.
+    const offered = url.searchParams.get('token');
+    if (shell && offered !== null && !tokenMatches(gate, offered))
+      return send(res, 401, 'text/plain; charset=utf-8', 'missing or wrong token\n');
+    if (!shell || offered !== null) options.onAuthorized?.(req);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
     }
-    // The token came in the address: keep it in a cookie and drop it from the address bar and history.
-    if (url.searchParams.has('token')) {
-      res.setHeader('Set-Cookie', tokenCookie(options.gate().token));
-      url.searchParams.delete('token');
-      res.setHeader('Location', `${url.pathname}${url.search}`);
-      return send(res, 302, 'text/plain; charset=utf-8', '');
-    }
+    if (cookieValue(req.headers.cookie, TOKEN_COOKIE) !== undefined)
+      res.setHeader('Set-Cookie', expiredTokenCookie);
     try {
+      // With `?token=`, the page itself moves the token into its storage and out of the address bar.
       if (url.pathname === '/' || url.pathname === '/index.html')
         return await serveIndex(res, options.webRoot);
       if (url.pathname.startsWith('/assets/')) {
         const name = url.pathname.slice('/assets/'.length);
         return await serveFile(res, join(options.webRoot, 'assets'), name);
+      }
+      if (url.pathname === '/alive') {
+        res.setHeader('Cache-Control', 'no-store');
+        return send(res, 204, 'text/plain; charset=utf-8', '');
       }
       if (url.pathname.startsWith('/dumps/')) return await serveDump(res, options, url);
       return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');

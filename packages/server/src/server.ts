@@ -15,10 +15,11 @@ import {
 } from '@cairn/transcript';
 import { Catalog } from './catalog.js';
 import { ConnectionGuard, type ConnectionLimits } from './connections.js';
+import { lastPort, removeDaemonRecord, writeDaemonRecord } from './daemon-record.js';
 import { type DemoHome, makeDemoHome } from './demo.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
-import { checkRequest, isLoopback, makeGate, makeToken } from './security.js';
+import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
 import { SessionsTopic } from './sessions-topic.js';
 import { Streams } from './streams.js';
 import { WsHub } from './ws.js';
@@ -26,7 +27,7 @@ import { WsHub } from './ws.js';
 export const SERVER_VERSION = '0.1.0';
 
 export interface ServerOptions {
-  /** 0 (the default) picks a free port. */
+  /** 0 picks a free port; absent, the port of the last run when it is free, else a free one. */
   readonly port?: number;
   /** Loopback unless told; another address is reachable from the network, guarded by the token alone. */
   readonly host?: string;
@@ -35,6 +36,7 @@ export interface ServerOptions {
   readonly homeDir?: string;
   /** `$CAIRN_HOME` from the environment when absent. */
   readonly cairnHome?: string;
+  /** `CAIRN_TOKEN`, else the one kept in `$CAIRN_HOME/token` across restarts, when absent. */
   readonly token?: string;
   readonly webRoot?: string;
   /** Progress and problems, one line each (stderr for `cairn serve`). */
@@ -103,7 +105,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const streams = new Streams(catalog, { instance: instance.value });
   const sessions = new SessionsTopic(catalog);
   const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? makeToken(env);
+  const token = options.token ?? persistentToken(home, env, log);
   let gate = makeGate(token, options.port ?? 0, host);
   const agentHomes = adapterTable().flatMap((a) => a.homes(platform));
 
@@ -112,6 +114,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+  /** The port `daemon.json` names, once written. */
+  let recorded: number | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       hub.close();
@@ -121,6 +125,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await stopped;
+      if (recorded !== undefined) removeDaemonRecord(home, { pid: process.pid, port: recorded });
       db.close();
       demo?.remove();
       markClosed();
@@ -178,14 +183,41 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     hub.handleUpgrade(req, socket, head);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, host, () => resolve());
-  });
+  const listen = (p: number) =>
+    new Promise<void>((resolve, reject) => {
+      const failed = (cause: Error) => reject(cause);
+      http.once('error', failed);
+      http.listen(p, host, () => {
+        http.off('error', failed);
+        resolve();
+      });
+    });
+  // The same port as last time keeps open tabs working (their origin includes it); taken, any other.
+  const preferred = options.port ?? lastPort(home);
+  try {
+    await listen(preferred ?? 0);
+  } catch (cause) {
+    if (options.port !== undefined || (cause as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw cause;
+    log(`cairn: port ${preferred} of the last run is taken; serving on another`);
+    await listen(0);
+  }
   const port = (http.address() as AddressInfo).port;
   gate = makeGate(token, port, host);
   const shownHost = isLoopback(host) ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}/?token=${token}`;
+  const base = `http://${shownHost}:${port}/`;
+  const url = `${base}?token=${token}`;
+  try {
+    writeDaemonRecord(home, {
+      pid: process.pid,
+      port,
+      base,
+      startedAt: new Date().toISOString(),
+      version: SERVER_VERSION,
+    });
+    recorded = port;
+  } catch (cause) {
+    log(`cairn: cannot record the running daemon in ${home}: ${(cause as Error).message}`);
+  }
   const running = { url, token, port, catalog, home, closed, close };
   return demo ? { ...running, demoHome: demo.home } : running;
 }

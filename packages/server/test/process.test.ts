@@ -38,7 +38,7 @@ describe.skipIf(!corpus || (!built && !process.env.CI))('cairn serve, the proces
     const [, , port, token] = line;
     const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
 
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, { headers: { cookie: `cairn_token=${token}` } });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`, ['cairn', `cairn.token.${token}`]);
     const replies: Record<string, unknown>[] = [];
     ws.on('message', (d) => replies.push(JSON.parse(d.toString())));
     await new Promise<void>((r, reject) => {

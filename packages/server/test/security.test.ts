@@ -1,4 +1,5 @@
-// The gate: a token on every request and socket, Host and Origin checked, a strict policy on every answer.
+// The gate: a token on every request and socket that reaches data, never in a cookie; Host and Origin
+// checked; a strict policy on every answer; the token kept across restarts, readable by its owner alone.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -34,10 +35,15 @@ function get(server: RunningServer, path: string, headers: Record<string, string
 }
 
 /** The HTTP status a WebSocket upgrade is answered with (101 when it opened). */
-function upgrade(url: string, headers: Record<string, string> = {}): Promise<number> {
+function upgrade(
+  url: string,
+  headers: Record<string, string> = {},
+  protocols: string[] = [],
+): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers });
+    const ws = new WebSocket(url, protocols, { headers });
     ws.on('open', () => {
+      if (protocols.length > 0 && ws.protocol !== 'cairn') resolve(-1);
       ws.close();
       resolve(101);
     });
@@ -53,18 +59,28 @@ describe('the gate of a running server', () => {
   });
   afterAll(() => server.close());
 
-  it('refuses a request without the token with 401', async () => {
-    const answer = await get(server, '/');
-    expect(answer.status).toBe(401);
+  const bearer = () => ({ authorization: `Bearer ${server.token}` });
+
+  it('refuses a request for data without the token with 401, and serves the page itself to anyone', async () => {
+    expect((await get(server, '/dumps/none.json')).status).toBe(401);
+    expect((await get(server, '/alive')).status).toBe(401);
+    const page = await get(server, '/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toContain('text/html');
   });
 
-  it('refuses a wrong token with 401', async () => {
+  it('refuses a wrong token with 401, also on the page address', async () => {
     expect((await get(server, '/?token=nope')).status).toBe(401);
+    expect((await get(server, '/alive', { authorization: 'Bearer nope' })).status).toBe(401);
   });
 
-  it('refuses a malformed token cookie with 401 and keeps serving', async () => {
-    expect((await get(server, '/', { cookie: 'cairn_token=%E0%A4%A' })).status).toBe(401);
-    expect((await get(server, '/')).status).toBe(401);
+  it('takes no token from a cookie, clears the cookie earlier versions set, and keeps serving', async () => {
+    const withCookie = await get(server, '/dumps/none.json', { cookie: `cairn_token=${server.token}` });
+    expect(withCookie.status).toBe(401);
+    const page = await get(server, '/', { cookie: `cairn_token=${server.token}` });
+    expect(String(page.headers['set-cookie'])).toMatch(/^cairn_token=; Max-Age=0; Path=\//);
+    expect((await get(server, '/', { cookie: 'cairn_token=%E0%A4%A' })).status).toBe(200);
+    expect((await get(server, '/alive', bearer())).status).toBe(204);
   });
 
   it('refuses a foreign Origin with 403, even with the token', async () => {
@@ -83,28 +99,24 @@ describe('the gate of a running server', () => {
     const answer = await get(server, '/dumps/none.json', {
       host: `localhost:${server.port}`,
       origin: `http://localhost:${server.port}`,
-      cookie: `cairn_token=${server.token}`,
+      ...bearer(),
     });
     expect(answer.status).toBe(404);
   });
 
-  it('moves the token from the address into an HttpOnly cookie, and the cookie alone lets the page in', async () => {
+  it('answers the printed address with the page and sets no cookie: the page keeps the token itself', async () => {
     const first = await get(server, `/?token=${server.token}`);
-    expect(first.status).toBe(302);
-    expect(first.headers.location).toBe('/');
-    const cookie = String(first.headers['set-cookie']);
-    expect(cookie).toContain(`cairn_token=${server.token}`);
-    expect(cookie).toContain('HttpOnly');
-    expect(cookie).toContain('SameSite=Strict');
-    const page = await get(server, '/', { cookie: `cairn_token=${server.token}` });
-    expect(page.status).toBe(200);
-    expect(page.headers['content-type']).toContain('text/html');
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toContain('text/html');
+    expect(first.headers['set-cookie']).toBeUndefined();
+    expect(first.headers.location).toBeUndefined();
   });
 
   it('sends the strict Content-Security-Policy and its companions on every answer, refusals included', async () => {
     for (const answer of [
+      await get(server, '/dumps/none.json'),
       await get(server, '/'),
-      await get(server, '/', { cookie: `cairn_token=${server.token}` }),
+      await get(server, '/dumps/none.json', bearer()),
     ]) {
       expect(answer.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
       expect(answer.headers['x-content-type-options']).toBe('nosniff');
@@ -115,9 +127,8 @@ describe('the gate of a running server', () => {
   });
 
   it('refuses file names that step out of their folder', async () => {
-    const cookie = `cairn_token=${server.token}`;
-    expect((await get(server, '/assets/..%2F..%2Fpackage.json', { cookie })).status).toBe(404);
-    expect((await get(server, '/dumps/..%2Findex.sqlite', { cookie })).status).toBe(404);
+    expect((await get(server, '/assets/..%2F..%2Fpackage.json', bearer())).status).toBe(404);
+    expect((await get(server, '/dumps/..%2Findex.sqlite', bearer())).status).toBe(404);
   });
 
   it('gates the WebSocket upgrade the same way', async () => {
@@ -130,6 +141,9 @@ describe('the gate of a running server', () => {
     expect(
       await upgrade(`${base}?token=${server.token}`, { origin: `http://127.0.0.1:${server.port}` }),
     ).toBe(101);
-    expect(await upgrade(base, { cookie: `cairn_token=${server.token}` })).toBe(101);
+    expect(await upgrade(base, { cookie: `cairn_token=${server.token}` })).toBe(401);
+    // A browser shows the token as a subprotocol; the server picks the plain one.
+    expect(await upgrade(base, {}, ['cairn', `cairn.token.${server.token}`])).toBe(101);
+    expect(await upgrade(base, {}, ['cairn', 'cairn.token.nope'])).toBe(401);
   });
 });

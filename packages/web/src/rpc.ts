@@ -55,7 +55,11 @@ export class Connection {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closedByUs = false;
 
-  constructor(private readonly url: string) {
+  /** `token` goes on every socket as a subprotocol; the server picks `cairn`, the other name. */
+  constructor(
+    private readonly url: string,
+    private readonly token?: string,
+  ) {
     this.open();
   }
 
@@ -98,7 +102,7 @@ export class Connection {
 
   private open(): void {
     this.setState('connecting');
-    const ws = new WebSocket(this.url);
+    const ws = new WebSocket(this.url, socketProtocols(this.token));
     this.ws = ws;
     ws.onopen = () => this.greet();
     ws.onmessage = (e) => this.receive(e.data);
@@ -205,13 +209,81 @@ export class Connection {
   }
 }
 
-/** The WebSocket address beside the page, carrying the token when the page still has it. */
+/** The WebSocket address beside the page. The token never goes in it (see `socketProtocols`). */
 export function socketUrl(location: Location): string {
   const url = new URL('ws', location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   url.hash = '';
   url.search = '';
-  const token = new URLSearchParams(location.search).get('token');
-  if (token) url.searchParams.set('token', token);
   return url.toString();
+}
+
+/** The subprotocols a socket offers: `cairn`, which the server picks, and one that carries the token. */
+export const socketProtocols = (token: string | undefined): string[] =>
+  token ? ['cairn', `cairn.token.${token}`] : ['cairn'];
+
+/** Where the page keeps the token: its origin's storage, which no other port's page can read. */
+export const TOKEN_KEY = 'cairn.token';
+
+/**
+ * The token this page shows the server. One in the address (the URL `cairn serve` printed) is kept
+ * in the origin's storage and taken out of the address bar and the history entry; without one,
+ * the token kept from an earlier visit. Storage is per origin (scheme, host and port), unlike a
+ * cookie, which a browser sends to every port of the host.
+ */
+export function takeToken(
+  location: Location,
+  storage: Storage | undefined,
+  history: History,
+): string | undefined {
+  const params = new URLSearchParams(location.search);
+  const offered = params.get('token');
+  if (offered) {
+    try {
+      storage?.setItem(TOKEN_KEY, offered);
+    } catch {
+      // Storage refused (a private window with none): the token lives for this page only.
+    }
+    params.delete('token');
+    const search = params.toString();
+    history.replaceState(
+      history.state,
+      '',
+      `${location.pathname}${search ? `?${search}` : ''}${location.hash}`,
+    );
+    return offered;
+  }
+  try {
+    return storage?.getItem(TOKEN_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let pageToken: string | undefined;
+
+/** Sets the token `authorizedFetch` shows; the entry point calls it once. */
+export function usePageToken(token: string | undefined): void {
+  pageToken = token;
+}
+
+/** `fetch` of one of the server's own resources, with the page's token in the Authorization header. */
+export function authorizedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (pageToken) headers.set('Authorization', `Bearer ${pageToken}`);
+  return fetch(url, { ...init, headers, credentials: 'omit' });
+}
+
+/** Downloads one of the server's resources as `name`: a plain link could not carry the token. */
+export async function authorizedDownload(url: string, name: string): Promise<void> {
+  const res = await authorizedFetch(url);
+  if (!res.ok) throw new Error(`the server answered ${res.status}`);
+  const blob = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = blob;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(blob), 10_000);
 }

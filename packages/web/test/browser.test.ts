@@ -40,13 +40,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** One op asked from inside the page, over a socket of its own (the page's cookie logs it in). */
+/** One op asked from inside the page, over a socket of its own (the token the page keeps logs it in). */
 async function ask(page: Page, op: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   return await page.evaluate(
     async ([op, args]) => {
       const url = new URL('ws', window.location.href);
       url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-      const ws = new WebSocket(url.href);
+      const ws = new WebSocket(url.href, ['cairn', `cairn.token.${localStorage.getItem('cairn.token')}`]);
       await new Promise((resolve, reject) => {
         ws.onopen = resolve;
         ws.onerror = reject;
@@ -269,16 +269,26 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       expect(dump.items.some((i) => i.type === dropped)).toBe(false);
       expect(dump.types).toContain(`-${dropped}`);
 
+      const authorization = { authorization: `Bearer ${served.server.token}` };
       const json = await page.request.get(
         new URL((await page.getAttribute('a:has-text("Download JSON")', 'href'))!, served.base).href,
+        { headers: authorization },
       );
       expect(json.headers()['content-disposition']).toContain('attachment');
       expect((JSON.parse(await json.text()) as { items: unknown[] }).items.length).toBe(selected);
       const md = await page.request.get(
         new URL((await page.getAttribute('a:has-text("Download Markdown")', 'href'))!, served.base).href,
+        { headers: authorization },
       );
       expect(md.ok()).toBe(true);
       expect(await md.text()).toMatch(/^#/);
+      // The button itself fetches with the token the page keeps and hands the file over.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click('a:has-text("Download Markdown")'),
+      ]);
+      expect(download.suggestedFilename()).toBe(name.replace(/\.json$/, '.md'));
+      expect(readFileSync((await download.path())!, 'utf8')).toMatch(/^#/);
       await screenshot(page, 'dump-written-light');
       expect(errors).toEqual([]);
       expect(await violations(page)).toEqual([]);

@@ -12,8 +12,9 @@ export async function serveCommand(platform: SessionPlatform, argv: string[]): P
     USAGE,
   );
   noPositionals(positionals, USAGE);
-  const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  // Without --port the daemon asks for the port it had last time, so open tabs find it again.
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
     throw new UsageError(`--port takes a port number (0 for any free one)\nusage: ${USAGE}`);
   }
   const host = values.host ?? '127.0.0.1';
@@ -24,7 +25,7 @@ export async function serveCommand(platform: SessionPlatform, argv: string[]): P
     );
   }
   const server = await startServer({
-    port,
+    ...(port === undefined ? {} : { port }),
     host,
     env: platform.env,
     homeDir: platform.homeDir,

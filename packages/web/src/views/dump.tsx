@@ -6,6 +6,7 @@ import { DEFAULT_SELECTION, type Selection, selection } from '@cairn/transcript/
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useServices } from '../context.js';
 import { formatBytes, formatCount, formatDateTime, formatDuration } from '../format.js';
+import { authorizedDownload, authorizedFetch } from '../rpc.js';
 import { ALL_TYPES } from '../session/feed.js';
 import { MAIN_LANE, type Timeline } from '../timeline/model.js';
 
@@ -318,13 +319,20 @@ function DumpResult({ result }: { result: SessionDumpWriteResult }) {
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const copy = async (format: 'json' | 'md') => {
     try {
-      const res = await fetch(url(format, false), { credentials: 'same-origin' });
+      const res = await authorizedFetch(url(format, false));
       if (!res.ok) throw new Error(`the server answered ${res.status}`);
       await copyText(await res.text());
       setCopied(format === 'json' ? 'JSON copied' : 'Markdown copied');
     } catch (e) {
       setCopied(`could not copy: ${e instanceof Error ? e.message : String(e)}`);
     }
+  };
+  // The link alone would reach the server without the token, so the file is fetched with it.
+  const download = (format: 'json' | 'md', file: string) => (e: Event) => {
+    e.preventDefault();
+    authorizedDownload(url(format, true), file).catch((cause: unknown) =>
+      setCopied(`could not download: ${cause instanceof Error ? cause.message : String(cause)}`),
+    );
   };
   const total = Object.values(result.entries).reduce((a, b) => a + b, 0);
   return (
@@ -343,10 +351,15 @@ function DumpResult({ result }: { result: SessionDumpWriteResult }) {
         <button type="button" onClick={() => void copy('md')}>
           Copy Markdown
         </button>
-        <a class="button" href={url('json', true)} download={name}>
+        <a class="button" href={url('json', true)} download={name} onClick={download('json', name)}>
           Download JSON
         </a>
-        <a class="button" href={url('md', true)} download={name.replace(/\.json$/, '.md')}>
+        <a
+          class="button"
+          href={url('md', true)}
+          download={name.replace(/\.json$/, '.md')}
+          onClick={download('md', name.replace(/\.json$/, '.md'))}
+        >
           Download Markdown
         </a>
         {copied && <span class="muted small">{copied}</span>}
