@@ -1,7 +1,8 @@
 // Frames to text and back, and the check a frame passes before it is sent. Decoding ignores keys
 // the table does not name (they stay on the decoded object, untouched and untyped), and fails a
 // frame whose type is unknown or whose named field is missing or of the wrong form, with an error
-// that names the frame and the field.
+// that names the frame and the field. The same decoder serves both ends of the wire, so it also
+// holds the integer rule on the way in, as a reader with 64-bit integer fields would.
 
 import { integerViolation, trueOrAbsentViolation } from './field-rules.js';
 import {

@@ -83,10 +83,16 @@ const ABSENCE_MEANS: Readonly<Record<string, string>> = {
   supportsImageInput: 'absent means not supported',
 };
 
+const stepCache = new Map<string, readonly string[]>();
+
 /** Every value found at `path` in `value`, with the concrete path (`sessions[2].journalMaxSeq`).
  * Absent values and elements that are not of the expected form are skipped: the decoder reports them. */
 export function agentFrameValuesAt(value: unknown, path: AgentFieldPath): { path: string; value: unknown }[] {
-  const steps = path.match(/[^.[\]]+|\[\]/g) ?? [];
+  let steps = stepCache.get(path);
+  if (steps === undefined) {
+    steps = path.match(/[^.[\]]+|\[\]/g) ?? [];
+    if (stepCache.size < 256) stepCache.set(path, steps);
+  }
   let found: { path: string; value: unknown }[] = [{ path: '', value }];
   for (const step of steps) {
     const next: { path: string; value: unknown }[] = [];

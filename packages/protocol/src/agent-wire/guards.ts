@@ -249,19 +249,34 @@ export function nullable<T>(inner: Guard<T>): Guard<T | null> {
 /** The first fault among an object's fields: required ones in table order, then optional ones. A
  * missing required field is one whose value is absent or `undefined`; an optional one may be absent. */
 export function checkFields(object: Record<string, unknown>, fields: FieldGuards): GuardFault | null {
-  for (const key of Object.keys(fields.required)) {
+  const { required, optional } = entriesOf(fields);
+  for (const [key, guard] of required) {
     const value = ownValue(object, key);
     if (value === undefined) return { path: `.${key}`, problem: 'is required' };
-    const fault = fields.required[key]!.check(value);
+    const fault = guard.check(value);
     if (fault !== null) return { path: `.${key}${fault.path}`, problem: fault.problem };
   }
-  for (const key of Object.keys(fields.optional)) {
+  for (const [key, guard] of optional) {
     const value = ownValue(object, key);
     if (value === undefined) continue;
-    const fault = fields.optional[key]!.check(value);
+    const fault = guard.check(value);
     if (fault !== null) return { path: `.${key}${fault.path}`, problem: fault.problem };
   }
   return null;
+}
+
+type Entries = readonly (readonly [string, Guard<unknown>])[];
+
+// Field tables are fixed once built; their entries are listed once rather than on every frame.
+const entryCache = new WeakMap<FieldGuards, { required: Entries; optional: Entries }>();
+
+function entriesOf(fields: FieldGuards): { required: Entries; optional: Entries } {
+  let entries = entryCache.get(fields);
+  if (entries === undefined) {
+    entries = { required: Object.entries(fields.required), optional: Object.entries(fields.optional) };
+    entryCache.set(fields, entries);
+  }
+  return entries;
 }
 
 type GuardTable = Readonly<Record<string, Guard<unknown>>>;
