@@ -159,6 +159,8 @@ export async function agentTestEnv(
           DISABLE_AUTOUPDATER: '1',
           DISABLE_ERROR_REPORTING: '1',
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          // Otherwise a "suggest the next prompt" request follows each turn, with tools.
+          CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION: 'false',
         },
         model: 'claude-sonnet-4-5',
       };

@@ -2,6 +2,7 @@
 // records every update with the time it arrived. Tests use it to drive the real adapters
 // directly, and the benchmark uses it as the baseline cairn's own client is measured against.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -69,7 +70,10 @@ export interface BareClient {
   textOf(sessionId: string, from?: number): string;
   /** Resolves when the agent process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Closes stdin, signals the process group, waits for the exit (SIGKILL after `graceMs`). */
+  /**
+   * Closes stdin, signals the process group, waits for the exit (SIGKILL after `graceMs`), and
+   * then until no process of the group is left.
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -78,6 +82,34 @@ export const now = (): number => performance.timeOrigin + performance.now();
 /** Process groups still running, killed if the test process goes away first. */
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
+
+/**
+ * The live processes of a process group (zombies left out: they are gone, only not yet reaped).
+ * Reads /proc on Linux; elsewhere it can only tell whether the group has any process at all.
+ */
+export function groupMembers(pgid: number): number[] {
+  if (process.platform !== 'linux') {
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch {
+      return [];
+    }
+  }
+  const members: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') members.push(Number(name));
+    } catch {
+      // Exited while being read.
+    }
+  }
+  return members;
+}
 
 function killGroup(pid: number, signal: NodeJS.Signals) {
   try {
@@ -180,6 +212,11 @@ export function startBareClient(options: BareClientOptions): BareClient {
       await exited;
       // Whatever the agent started in its group goes with it.
       killGroup(pid, 'SIGKILL');
+      const deadline = Date.now() + 5000;
+      while (groupMembers(pid).length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        killGroup(pid, 'SIGKILL');
+      }
       liveGroups.delete(pid);
     })();
     return closing;

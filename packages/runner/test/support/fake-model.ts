@@ -34,6 +34,12 @@ export interface Turn {
   readonly hang?: boolean;
   /** Milliseconds between streamed events, for this turn (the server's `paceMs` otherwise). */
   readonly paceMs?: number;
+  /**
+   * Only a request whose JSON body contains this text (or that this test accepts) takes the
+   * turn: a test names its own prompt here, so a late request of an earlier test (an agent's
+   * background work) cannot take its turns. Unmatched main requests get the fallback.
+   */
+  readonly when?: string | ((request: { readonly body: unknown; readonly dialect: Dialect }) => boolean);
 }
 
 export type Dialect = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini';
@@ -137,11 +143,14 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     let index: number | null = null;
     if (auxiliary) {
       turn = { steps: [{ kind: 'text', text: auxiliaryText(route.dialect), deltas: 1 }] };
-    } else if (queue.length > 0) {
-      turn = queue.shift()!;
-      index = taken++;
     } else {
-      turn = fallback;
+      const at = queue.findIndex((t) => matches(t, body, route.dialect, text));
+      if (at >= 0) {
+        turn = queue.splice(at, 1)[0]!;
+        index = taken++;
+      } else {
+        turn = fallback;
+      }
     }
     record({ ...base, dialect: route.dialect, auxiliary, turn: index });
     const stream = route.stream;
@@ -164,10 +173,14 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     void (async () => {
       for (const chunk of events.sse()) {
         if (res.destroyed) return;
+        // A hanging turn stops before the events that would finish the answer.
+        if (chunk === FINISH) {
+          if (turn.hang === true) return;
+          continue;
+        }
         res.write(chunk);
         if (delay > 0) await sleep(delay);
       }
-      if (turn.hang === true) return;
       res.end(events.end ?? '');
     })();
   }
@@ -213,6 +226,13 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
         server.close(() => resolve());
       }),
   };
+}
+
+function matches(turn: Turn, body: unknown, dialect: Dialect, text: string): boolean {
+  if (turn.when === undefined) return true;
+  if (typeof turn.when === 'string')
+    return text.includes(turn.when) || JSON.stringify(body).includes(turn.when);
+  return turn.when({ body, dialect });
 }
 
 const isCount = (r: RecordedRequest) => /countTokens|count_tokens/.test(r.path);
@@ -263,8 +283,11 @@ function auxiliaryText(dialect: Dialect): string {
 // ---------------------------------------------------------------------------------------------
 // Rendering a turn
 
+/** Yielded by a renderer between the answer's content and the events that finish it. */
+const FINISH = '\u0000finish';
+
 interface Rendered {
-  /** The SSE chunks, in order. */
+  /** The SSE chunks, in order, with {@link FINISH} before the finishing ones. */
   sse(): Iterable<string>;
   /** Written when the stream ends (e.g. `data: [DONE]`). */
   readonly end?: string;
@@ -384,6 +407,7 @@ const anthropic: Renderer = (turn, body) => {
         yield sseEvent('content_block_stop', { type: 'content_block_stop', index });
         index++;
       }
+      yield FINISH;
       yield sseEvent('message_delta', {
         type: 'message_delta',
         delta: { stop_reason: stopReason, stop_sequence: null },
@@ -550,6 +574,7 @@ const openaiResponses: Renderer = (turn, body) => {
           item: done,
         });
       }
+      yield FINISH;
       yield sseEvent('response.completed', {
         type: 'response.completed',
         response: response('completed', finals),
@@ -622,6 +647,7 @@ const openaiChat: Renderer = (turn, body) => {
           callIndex++;
         }
       }
+      yield FINISH;
       yield sseEvent(null, chunk({}, finish));
       yield sseEvent(null, {
         id: chatId,
@@ -682,7 +708,6 @@ const gemini: Renderer = (turn) => {
       ]);
     } else if (step.kind === 'tool') parts.push([{ functionCall: { name: step.name, args: step.input } }]);
   }
-  if (parts.length === 0) parts.push([{ text: '' }]);
   const candidate = (p: unknown[], last: boolean) => ({
     candidates: [
       { content: { role: 'model', parts: p }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) },
@@ -692,10 +717,11 @@ const gemini: Renderer = (turn) => {
   });
   return {
     *sse() {
-      for (let i = 0; i < parts.length; i++)
-        yield `data: ${JSON.stringify(candidate(parts[i]!, i === parts.length - 1))}\r\n\r\n`;
+      for (const p of parts) yield `data: ${JSON.stringify(candidate(p, false))}\r\n\r\n`;
+      yield FINISH;
+      yield `data: ${JSON.stringify(candidate([{ text: '' }], true))}\r\n\r\n`;
     },
-    json: () => candidate(parts.flat(), true),
+    json: () => candidate(parts.length > 0 ? parts.flat() : [{ text: '' }], true),
   };
 };
 
