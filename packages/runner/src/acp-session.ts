@@ -324,6 +324,17 @@ export class AcpSession {
     configId: string,
     value: string | boolean,
   ): Promise<{ ok: true; configOptions: unknown[] } | { ok: false; error: string }> {
+    const declared = (this.info.configOptions ?? []) as { id?: unknown }[];
+    if (configId === 'mode' && typeof value === 'string' && !declared.some((o) => o.id === 'mode')) {
+      // Agents that offer modes instead of a mode config option: the same request, as session/set_mode.
+      const modes = (this.info.modes as { availableModes?: { id: string }[] } | null)?.availableModes ?? [];
+      if (!modes.some((m) => m.id === value)) {
+        const offered = modes.map((m) => m.id).join(', ');
+        return { ok: false, error: offered ? `no mode '${value}' (the agent offers ${offered})` : 'this agent offers no modes' };
+      }
+      const set = await this.setMode(value);
+      return set.ok ? { ok: true, configOptions: declared } : set;
+    }
     try {
       const reply = await this.connection.agent.request('session/set_config_option', {
         sessionId: this.sessionId,

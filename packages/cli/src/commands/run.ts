@@ -106,7 +106,7 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
     printer.finish();
     if ('lost' in end) return refused(printer, bridge.key, end.lost);
     const done = end.payload as unknown as AgentFrameOf<'agent_turn_done'>;
-    if (done.status === 'cancelled' || interrupted) return 130;
+    if (interrupted) return 130;
     if (done.status !== 'completed') {
       return refused(printer, bridge.key, done.error ?? `the turn ended ${done.status}`, done.errorCode);
     }
@@ -153,7 +153,11 @@ async function sessionToContinue(
 
 type ConfigOptions = AgentFrameOf<'agent_opened'>['configOptions'];
 
-/** `--mode`: the agent's mode config option (by id or category) set to the value asked for. */
+/**
+ * `--mode`: the agent's mode config option (by id or category) set to the value asked for; an
+ * agent with modes but no such option is asked through `mode`, which the workstation turns into
+ * session/set_mode.
+ */
 async function setMode(
   server: Awaited<ReturnType<typeof startLocalDrive>>['server'],
   sessionRef: string,
@@ -161,17 +165,13 @@ async function setMode(
   mode: string,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   const option = (options ?? []).find((o) => o.id === 'mode' || o.category === 'mode');
-  if (!option) return { ok: false, error: 'this agent offers no mode to set' };
-  if (option.type === 'select') {
+  if (option?.type === 'select') {
     const values = option.options.flatMap((o) => ('group' in o ? o.options : [o]));
     if (!values.some((v) => v.value === mode)) {
-      return {
-        ok: false,
-        error: `no mode '${mode}' (the agent offers ${values.map((v) => v.value).join(', ')})`,
-      };
+      return { ok: false, error: `no mode '${mode}' (the agent offers ${values.map((v) => v.value).join(', ')})` };
     }
   }
-  const reply = await server.setConfigOption(sessionRef, option.id, mode);
+  const reply = await server.setConfigOption(sessionRef, option?.id ?? 'mode', mode);
   return reply.ok ? { ok: true } : { ok: false, error: reply.error ?? 'the agent refused the mode' };
 }
 
