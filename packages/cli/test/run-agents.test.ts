@@ -7,11 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuiltInBridgeKey } from '@cairn/runner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  agentNoCredentialsEnv,
-  agentTestEnv,
-  ensureTestAgents,
-} from '../../runner/test/support/agents.js';
+import { agentNoCredentialsEnv, agentTestEnv, ensureTestAgents } from '../../runner/test/support/agents.js';
 import { type FakeModel, startFakeModel } from '../../runner/test/support/fake-model.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
@@ -94,9 +90,15 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
     const marker = `hello-${key}`;
     model.script({
       when: marker,
-      steps: [{ kind: 'text', text: `Greetings from the fake model, ${key}.`, deltas: 4 }, { kind: 'usage', input: 40, output: 9 }],
+      steps: [
+        { kind: 'text', text: `Greetings from the fake model, ${key}.`, deltas: 4 },
+        { kind: 'usage', input: 40, output: 9 },
+      ],
     });
-    const ran = await cairnRun([key, '--cwd', s.project, '--json', `say ${marker}`], { ...env, CAIRN_HOME: s.cairnHome });
+    const ran = await cairnRun([key, '--cwd', s.project, '--json', `say ${marker}`], {
+      ...env,
+      CAIRN_HOME: s.cairnHome,
+    });
     expect(ran.stderr).not.toMatch(/cairn run:/);
     expect(ran.code).toBe(0);
     expect(replyText(ran)).toContain(`Greetings from the fake model, ${key}.`);
@@ -112,12 +114,18 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
       const marker = `write-${key}${answer}`;
       model.script(
         { when: marker, steps: [{ kind: 'write', path: target, content: 'written by the agent\n' }] },
-        { when: (r) => JSON.stringify(r.body).includes(marker), steps: [{ kind: 'text', text: 'All done.' }] },
+        {
+          when: (r) => JSON.stringify(r.body).includes(marker),
+          steps: [{ kind: 'text', text: 'All done.' }],
+        },
       );
-      const ran = await cairnRun([key, '--cwd', s.project, ...ASKING[key], answer, '--json', `please ${marker}`], {
-        ...env,
-        CAIRN_HOME: s.cairnHome,
-      });
+      const ran = await cairnRun(
+        [key, '--cwd', s.project, ...ASKING[key], answer, '--json', `please ${marker}`],
+        {
+          ...env,
+          CAIRN_HOME: s.cairnHome,
+        },
+      );
       const asked = ran.events.filter((e) => e.event === 'permission_request');
       expect(asked.length, `${answer}: ${ran.stderr}`).toBeGreaterThan(0);
       if (answer === '--allow') {

@@ -168,7 +168,10 @@ async function setMode(
   if (option?.type === 'select') {
     const values = option.options.flatMap((o) => ('group' in o ? o.options : [o]));
     if (!values.some((v) => v.value === mode)) {
-      return { ok: false, error: `no mode '${mode}' (the agent offers ${values.map((v) => v.value).join(', ')})` };
+      return {
+        ok: false,
+        error: `no mode '${mode}' (the agent offers ${values.map((v) => v.value).join(', ')})`,
+      };
     }
   }
   const reply = await server.setConfigOption(sessionRef, option?.id ?? 'mode', mode);
@@ -184,7 +187,9 @@ interface PermissionOption {
 /** The option to answer with: by flag, else asked on the terminal, else refused. */
 async function decide(payload: Record<string, unknown>, allow: boolean, deny: boolean): Promise<string> {
   const options = (payload.options as PermissionOption[] | undefined) ?? [];
-  const pick = (kinds: string[]) => options.find((o) => kinds.includes(o.kind))?.optionId;
+  // The first kind named that the agent offers: a one-time answer before a standing one.
+  const pick = (kinds: string[]) =>
+    kinds.map((kind) => options.find((o) => o.kind === kind)).find((o) => o !== undefined)?.optionId;
   if (allow) return pick(['allow_once', 'allow_always']) ?? 'cancelled';
   if (deny || !process.stdin.isTTY) {
     if (!deny)
