@@ -76,6 +76,18 @@ export function persistentToken(
   if (kept.ok) return kept.token;
   if (kept.reason !== 'missing') log(`cairn: ${path} ${kept.reason}; making a new token`);
   const token = randomBytes(32).toString('hex');
+  try {
+    return keepToken(path, token, kept.reason === 'missing');
+  } catch (cause) {
+    log(
+      `cairn: cannot keep the token in ${path} (${(cause as Error).message}); it lasts until this daemon stops`,
+    );
+    return token;
+  }
+}
+
+/** Writes `token` to a new file beside `path` and puts it in place; answers the token in force. */
+function keepToken(path: string, token: string, missing: boolean): string {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temp, 'wx', 0o600);
   try {
@@ -84,7 +96,7 @@ export function persistentToken(
     closeSync(fd);
   }
   try {
-    if (kept.reason === 'missing') {
+    if (missing) {
       try {
         // A link never replaces: of two daemons starting at once, the first token stays.
         linkSync(temp, path);

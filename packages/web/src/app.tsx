@@ -51,6 +51,7 @@ const STATE_TEXT: Record<ConnectionState, string> = {
   connecting: 'connecting…',
   open: 'live',
   closed: 'reconnecting…',
+  refused: 'token refused: open the address `cairn url` prints',
 };
 
 export function App({ conn, directory }: { conn: Connection; directory: Directory }) {

@@ -1,7 +1,7 @@
 // Entry point: one connection per tab, the session directory, and the app.
 import { render } from 'preact';
 import { App } from './app.js';
-import { Connection, socketUrl, takeToken, usePageToken } from './rpc.js';
+import { Connection, setPageToken, socketUrl, TOKEN_KEY, takeToken } from './rpc.js';
 import { Directory } from './sessions/directory.js';
 
 let storage: Storage | undefined;
@@ -10,8 +10,16 @@ try {
 } catch {
   storage = undefined;
 }
-const token = takeToken(window.location, storage, window.history);
-usePageToken(token);
+const first = takeToken(window.location, storage, window.history);
+/** The token kept in storage now (a tab opened later may have stored a newer one), else this page's. */
+const token = (): string | undefined => {
+  try {
+    return storage?.getItem(TOKEN_KEY) ?? first;
+  } catch {
+    return first;
+  }
+};
+setPageToken(token);
 const conn = new Connection(socketUrl(window.location), token);
 const directory = new Directory(conn);
 directory.start();

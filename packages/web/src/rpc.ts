@@ -12,7 +12,8 @@ import {
 import { checkResponse } from './wire-check.js';
 
 export type Reply<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
-export type ConnectionState = 'connecting' | 'open' | 'closed';
+/** `refused`: the server is there but does not take the token this page holds. */
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'refused';
 
 /** One topic a view follows. `resume` gives the extra `topic_subscribe` arguments (a cursor) that
  * continue exactly after what the subscriber already holds. */
@@ -55,10 +56,11 @@ export class Connection {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closedByUs = false;
 
-  /** `token` goes on every socket as a subprotocol; the server picks `cairn`, the other name. */
+  /** `token` is asked again for every socket (another tab may have stored a newer one) and goes on
+   * it as a subprotocol; the server picks `cairn`, the other name. */
   constructor(
     private readonly url: string,
-    private readonly token?: string,
+    private readonly token: () => string | undefined = () => undefined,
   ) {
     this.open();
   }
@@ -101,12 +103,27 @@ export class Connection {
   }
 
   private open(): void {
-    this.setState('connecting');
-    const ws = new WebSocket(this.url, socketProtocols(this.token));
+    // A refused token stays on screen while the ladder keeps trying (with whatever token is stored).
+    if (this.state !== 'refused') this.setState('connecting');
+    const ws = new WebSocket(this.url, socketProtocols(this.token()));
     this.ws = ws;
-    ws.onopen = () => this.greet();
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      this.greet();
+    };
     ws.onmessage = (e) => this.receive(e.data);
-    ws.onclose = () => this.lost(ws);
+    ws.onclose = () => this.lost(ws, opened);
+  }
+
+  /** A socket refused before it opened gives no reason; the liveness check with the same token does. */
+  private async checkRefused(): Promise<void> {
+    try {
+      const res = await authorizedFetch('alive', {}, this.token());
+      if (res.status === 401 && this.state !== 'open' && !this.closedByUs) this.setState('refused');
+    } catch {
+      // The server is away: the state stays `closed` while the ladder keeps trying.
+    }
   }
 
   private greet(): void {
@@ -186,7 +203,7 @@ export class Connection {
     return { ok: true, value };
   }
 
-  private lost(ws: WebSocket): void {
+  private lost(ws: WebSocket, opened: boolean): void {
     if (this.ws !== ws) return;
     this.ws = undefined;
     for (const [, p] of this.pending)
@@ -196,7 +213,8 @@ export class Connection {
       this.setState('closed');
       return;
     }
-    this.setState('closed');
+    if (this.state !== 'refused') this.setState('closed');
+    if (!opened) void this.checkRefused();
     const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)]!;
     this.attempt++;
     this.timer = setTimeout(() => this.open(), delay);
@@ -260,17 +278,21 @@ export function takeToken(
   }
 }
 
-let pageToken: string | undefined;
+let pageToken: () => string | undefined = () => undefined;
 
-/** Sets the token `authorizedFetch` shows; the entry point calls it once. */
-export function usePageToken(token: string | undefined): void {
+/** Sets where `authorizedFetch` finds the token; the entry point calls it once. */
+export function setPageToken(token: () => string | undefined): void {
   pageToken = token;
 }
 
 /** `fetch` of one of the server's own resources, with the page's token in the Authorization header. */
-export function authorizedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+export function authorizedFetch(
+  url: string,
+  init: RequestInit = {},
+  token: string | undefined = pageToken(),
+): Promise<Response> {
   const headers = new Headers(init.headers);
-  if (pageToken) headers.set('Authorization', `Bearer ${pageToken}`);
+  if (token) headers.set('Authorization', `Bearer ${token}`);
   return fetch(url, { ...init, headers, credentials: 'omit' });
 }
 

@@ -1,12 +1,13 @@
 // The token stays with cairn's own origin (scheme, host and port) in a real browser: another server
 // on 127.0.0.1 that the same browser visits receives nothing of it, and a tab outlives a restart of
 // the daemon, reconnecting by itself and reloading without the token in its address.
+import { rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type RunningServer, startServer } from '@cairn/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUi, homeEnv, launch, openPage, serve, tempDir } from './harness.js';
+import { buildUi, homeEnv, launch, openPage, serve, shownText, tempDir } from './harness.js';
 
 const SLOW = 120_000;
 
@@ -122,6 +123,45 @@ describe('the token in the browser', () => {
       await connected(page);
       expect(page.url()).toBe(base);
       expect(await page.locator('body').textContent()).not.toContain('missing or wrong token');
+      expect(errors).toEqual([]);
+      await context.close();
+      await server.close();
+    },
+    SLOW,
+  );
+
+  it(
+    'says when a restarted daemon refuses the kept token, and takes the new one another tab stored',
+    async () => {
+      const env = homeEnv(tempDir('cairn-home-'));
+      const cairnHome = tempDir('cairn-state-');
+      const start = (): Promise<RunningServer> =>
+        startServer({
+          env,
+          homeDir: env.HOME,
+          cairnHome,
+          webRoot,
+          waitForIndex: true,
+          demo: false,
+          rescanMs: 60_000,
+        });
+      let server = await start();
+      const base = `http://127.0.0.1:${server.port}/`;
+      const served = { server, cairnHome, base, entry: `${base}?token=${server.token}` };
+      const { page, context, errors } = await openPage(browser, served);
+      await connected(page);
+      await server.close();
+      // A new token: the kept one was removed while the daemon was down.
+      rmSync(`${cairnHome}/token`);
+      server = await start();
+      expect(server.port).toBe(served.server.port);
+      await page.waitForSelector('.conn.conn-refused', { timeout: 20_000 });
+      expect(await shownText(page.locator('.conn'))).toContain('cairn url');
+      const second = await context.newPage();
+      await second.goto(`${base}?token=${server.token}`);
+      await connected(second);
+      // The first tab finds the token the second one stored, on its next try.
+      await connected(page);
       expect(errors).toEqual([]);
       await context.close();
       await server.close();
