@@ -196,8 +196,6 @@ async function decide(payload: Record<string, unknown>, allow: boolean, deny: bo
       process.stderr.write('cairn run: a permission was asked with no terminal to answer it; refused\n');
     return pick(['reject_once', 'reject_always']) ?? 'cancelled';
   }
-  const tool = payload.toolCall as { title?: string } | undefined;
-  process.stderr.write(`\npermission: ${tool?.title ?? 'the agent asks'}\n`);
   for (const [i, o] of options.entries()) process.stderr.write(`  ${i + 1}. ${o.name}\n`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
