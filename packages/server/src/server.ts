@@ -17,6 +17,7 @@ import { Catalog } from './catalog.js';
 import { ConnectionGuard, type ConnectionLimits } from './connections.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './daemon-record.js';
 import { type DemoHome, makeDemoHome } from './demo.js';
+import { AGENT_PATH, type Drive, startDrive } from './drive/index.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
@@ -49,6 +50,8 @@ export interface ServerOptions {
   readonly demo?: boolean;
   /** Called when a client asks the server to stop (`shutdown`), after it closed. */
   readonly onShutdown?: () => void;
+  /** Run a workstation inside the server, so local agents can be driven with no setup (default true). */
+  readonly localWorkstation?: boolean;
   /** Sockets held at once and the time one may stay without the token; from the open-file limit
    * when absent. */
   readonly connections?: ConnectionLimits;
@@ -60,6 +63,8 @@ export interface RunningServer {
   readonly port: number;
   readonly catalog: Catalog;
   readonly home: string;
+  /** The drive side: the agent wire's server half and the local workstation. */
+  readonly drive: Drive;
   /** The temporary home of the demo sessions, when the server serves them. */
   readonly demoHome?: string;
   /** Settles once the server has stopped, by `close()` or by a client's `shutdown`. */
@@ -114,10 +119,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+  const drive = startDrive({
+    cairnHome: home,
+    env,
+    log,
+    localWorkstation: options.localWorkstation !== false,
+  });
   /** The port `daemon.json` names, once written. */
   let recorded: number | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      await drive.close();
       hub.close();
       streams.close();
       sessions.close();
@@ -178,6 +190,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   );
   const guard = new ConnectionGuard(http, options.connections);
   http.on('upgrade', (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === AGENT_PATH) {
+      if (drive.endpoint.handleUpgrade(req, socket, head)) guard.trust(req.socket);
+      return;
+    }
     if (!checkRequest(gate, new URL(req.url ?? '/', 'http://localhost'), req.headers))
       guard.trust(req.socket);
     hub.handleUpgrade(req, socket, head);
@@ -218,6 +234,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   } catch (cause) {
     log(`cairn: cannot record the running daemon in ${home}: ${(cause as Error).message}`);
   }
-  const running = { url, token, port, catalog, home, closed, close };
+  const running = { url, token, port, catalog, home, drive, closed, close };
   return demo ? { ...running, demoHome: demo.home } : running;
 }
