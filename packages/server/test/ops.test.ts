@@ -267,7 +267,7 @@ function httpGet(
 ): Promise<{ status: number; type: string; disposition: string; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path, headers: { cookie: `cairn_token=${server.token}` } },
+      { host: '127.0.0.1', port: server.port, path, headers: { authorization: `Bearer ${server.token}` } },
       (res) => {
         let body = '';
         res.on('data', (c) => {
