@@ -1,12 +1,10 @@
-// Time to first screen in Debian's Chromium: a page logged in by its cookie, showing the sessions list,
+// Time to first screen in Debian's Chromium: a page logged in by its stored token, showing the sessions list,
 // loads a session's URL (a full load: the whole app starts again). The figure is the page's own, from
 // navigation start to the first frame painted with timeline rows; the app's marks (loaded, session
 // open, history arriving, first items) and the driver's wall time are kept beside it.
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
-
-const TOKEN_COOKIE = 'cairn_token';
 
 export const browserAvailable = () => existsSync(CHROMIUM_PATH);
 
@@ -21,9 +19,6 @@ export async function firstScreens({ port, token, agent, sids, timeoutMs = 30_00
   const runs = [];
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    await context.addCookies([
-      { name: TOKEN_COOKIE, value: token, url: base, httpOnly: true, sameSite: 'Strict' },
-    ]);
     // In the page, from navigation start: the first frame painted after timeline rows entered the DOM.
     await context.addInitScript(() => {
       const w = window;
@@ -37,8 +32,9 @@ export async function firstScreens({ port, token, agent, sids, timeoutMs = 30_00
       seen.observe(document, { childList: true, subtree: true });
     });
     const page = await context.newPage();
-    // The browser and the page's code warmed once on the sessions list, as a returning user's are.
-    await page.goto(base);
+    // The browser and the page's code warmed once on the sessions list, as a returning user's are;
+    // the page keeps the token from this address for the loads that follow.
+    await page.goto(`${base}?token=${token}`);
     await page.locator('.session-item').first().waitFor({ timeout: timeoutMs });
     for (const [i, sid] of sids.entries()) {
       // Another address on the same site: a full load in the same renderer, not a jump within the page.
