@@ -1,13 +1,20 @@
 // The four real adapters, driven by a bare SDK client against the scripted model on 127.0.0.1:
 // a real turn with text, thinking, a file write that needs permission and usage; the same with
 // the permission refused; a cancelled turn; and the sign-in error when there are no credentials.
+// Then the scripted agent's behaviours, which the runner's own tests build on.
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltInBridgeKey } from '../src/bridges.js';
-import { agentNoCredentialsEnv, agentTestEnv, ensureTestAgents, testAgentCommand } from './support/agents.js';
+import {
+  agentNoCredentialsEnv,
+  agentTestEnv,
+  ensureTestAgents,
+  scriptedAgentCommand,
+  testAgentCommand,
+} from './support/agents.js';
 import {
   type BareClient,
   groupMembers,
@@ -306,3 +313,152 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('the scripted agent', () => {
+  let cwd: string;
+  const clients: BareClient[] = [];
+
+  beforeAll(async () => {
+    cwd = join(scratchRoot, 'scripted', 'work');
+    await mkdir(cwd, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    for (const c of clients) expect(groupGone(c.pid)).toBe(true);
+  });
+
+  async function start(settings: Record<string, string> = {}, permission: PermissionPolicy = 'allow') {
+    const { command, args } = scriptedAgentCommand();
+    const client = startBareClient({
+      command,
+      args,
+      env: { PATH: process.env.PATH ?? '', HOME: join(scratchRoot, 'scripted'), ...settings },
+      cwd,
+      permission,
+    });
+    clients.push(client);
+    const init = await client.initialize();
+    const session = await client.newSession({ cwd });
+    return { client, init, sessionId: session.sessionId };
+  }
+
+  it('runs a normal turn: thinking, text in order, a permission, the write, usage, end_turn', async () => {
+    const { client, init, sessionId } = await start();
+    expect(init.agentInfo?.name).toBe('scripted-agent');
+    expect(init._meta).toEqual({ steering: { supported: true } });
+    const answer = await client.prompt(sessionId, 'allowed content');
+    expect(answer).toMatchObject({ stopReason: 'end_turn', usage: { totalTokens: 120 } });
+    expect(client.textOf(sessionId)).toBe('chunk 0 chunk 1 chunk 2 done.');
+    const kinds = client.updatesOf(sessionId).map((u) => u.update.sessionUpdate);
+    expect(kinds).toEqual([
+      'agent_thought_chunk',
+      'agent_message_chunk',
+      'agent_message_chunk',
+      'agent_message_chunk',
+      'tool_call',
+      'tool_call_update',
+      'agent_message_chunk',
+      'usage_update',
+    ]);
+    expect(client.permissions).toHaveLength(1);
+    expect(await readFile(join(cwd, 'scripted-agent.txt'), 'utf8')).toBe('allowed content');
+  });
+
+  it('does not write when the permission is refused, and ends `cancelled` when it is cancelled', async () => {
+    const { client, sessionId } = await start({}, 'deny');
+    await rm(join(cwd, 'scripted-agent.txt'), { force: true });
+    expect(await client.prompt(sessionId, 'refused')).toMatchObject({ stopReason: 'end_turn' });
+    expect(client.textOf(sessionId)).toMatch(/not written\.$/);
+    expect(await exists(join(cwd, 'scripted-agent.txt'))).toBe(false);
+
+    const other = await start({}, 'cancel');
+    expect(await other.client.prompt(other.sessionId, 'cancelled')).toMatchObject({
+      stopReason: 'cancelled',
+    });
+  });
+
+  it('crashes in the middle of a turn', async () => {
+    const { client, sessionId } = await start({ SCRIPTED_AGENT_BEHAVIOUR: 'crash' });
+    const failure = await rejection(client.prompt(sessionId, 'go'));
+    expect(failure).toBeDefined();
+    expect((await client.exited).code).toBe(70);
+    expect(client.textOf(sessionId)).toContain('partial 0');
+  });
+
+  it('sends a burst of 100,000 updates, all delivered once and in order', async () => {
+    const { client, sessionId } = await start();
+    const started = Date.now();
+    const answer = await client.prompt(sessionId, '[[burst:100000]]');
+    const elapsed = Date.now() - started;
+    expect(answer.stopReason).toBe('end_turn');
+    const texts = client
+      .updatesOf(sessionId)
+      .flatMap((u) => (textOf(u.update) === '' ? [] : [textOf(u.update)]));
+    expect(texts).toHaveLength(100_000);
+    for (let i = 0; i < texts.length; i++)
+      if (texts[i] !== `[${i}]`) throw new Error(`update ${i} reads ${texts[i]}`);
+    expect(elapsed).toBeLessThan(30_000);
+  });
+
+  it('hangs until cancelled, hears steering meanwhile, and answers steering when idle', async () => {
+    const { client, sessionId } = await start({ SCRIPTED_AGENT_BEHAVIOUR: 'hang' });
+    const turn = client.prompt(sessionId, 'wait');
+    await waitFor(() => client.textOf(sessionId).includes('waiting'), 5000);
+    const steer = (text: string, meta?: unknown) =>
+      client.request<{ outcome: string }>('_session/steering', {
+        sessionId,
+        prompt: [{ type: 'text', text }],
+        ...(meta === undefined ? {} : { _meta: meta }),
+      });
+    expect(await steer('also this')).toEqual({ outcome: 'injected' });
+    await waitFor(() => client.textOf(sessionId).includes('heard: also this'), 5000);
+    await client.cancel(sessionId);
+    expect(await turn).toEqual({ stopReason: 'cancelled' });
+    expect(await steer('later', { steering: { idleBehavior: 'promptRequired' } })).toEqual({
+      outcome: 'promptRequired',
+      reason: 'noRunningTurn',
+    });
+  });
+
+  it('completes a turn with garbage lines on stdout between the valid ones', async () => {
+    const { client, sessionId } = await start({ SCRIPTED_AGENT_BEHAVIOUR: 'garbage' });
+    const answer = await client.prompt(sessionId, 'despite the noise');
+    expect(answer.stopReason).toBe('end_turn');
+    expect(client.textOf(sessionId)).toBe('chunk 0 chunk 1 chunk 2 done.');
+  });
+
+  it('replays a session on session/load, in a later process', async () => {
+    const state = join(scratchRoot, 'scripted-state');
+    const first = await start({ SCRIPTED_AGENT_STATE: state });
+    await first.client.prompt(first.sessionId, 'remember this');
+    await first.client.close();
+
+    const { command, args } = scriptedAgentCommand();
+    const second = startBareClient({
+      command,
+      args,
+      env: { PATH: process.env.PATH ?? '', SCRIPTED_AGENT_STATE: state },
+      cwd,
+    });
+    clients.push(second);
+    const init = await second.initialize();
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    await second.request('session/load', { sessionId: first.sessionId, cwd, mcpServers: [] });
+    const replayed = second.updatesOf(first.sessionId).map((u) => [u.update.sessionUpdate, textOf(u.update)]);
+    expect(replayed).toEqual([
+      ['user_message_chunk', ''],
+      ['agent_message_chunk', 'chunk 0 chunk 1 chunk 2 done.'],
+    ]);
+    const listed = await second.request<{ sessions: { sessionId: string }[] }>('session/list', {});
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(first.sessionId);
+  });
+
+  it('asks for sign-in with -32000 until authenticated', async () => {
+    const { client, init, sessionId } = await start({ SCRIPTED_AGENT_BEHAVIOUR: 'auth' });
+    expect(init.authMethods?.map((m) => m.id)).toEqual(['scripted-login']);
+    expect(await rejection(client.prompt(sessionId, 'hello'))).toMatchObject({ code: -32000 });
+    await client.authenticate({ methodId: 'scripted-login' });
+    expect(await client.prompt(sessionId, '[[refuse]]')).toMatchObject({ stopReason: 'refusal' });
+  });
+});

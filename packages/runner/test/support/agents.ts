@@ -42,6 +42,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type * as acp from '@agentclientprotocol/sdk';
 import { adapterBinPath, type BuiltInBridgeKey, builtInBridge } from '../../src/bridges.js';
 import { installAdapter } from '../../src/install.js';
@@ -259,4 +260,12 @@ export async function agentNoCredentialsEnv(key: BuiltInBridgeKey, scratch: stri
     default:
       return { env, model: key };
   }
+}
+
+/** The scripted ACP agent (see scripted-agent.mjs for its behaviours). */
+export const SCRIPTED_AGENT = fileURLToPath(new URL('./scripted-agent.mjs', import.meta.url));
+
+/** The command line that starts the scripted agent with this Node. */
+export function scriptedAgentCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: [SCRIPTED_AGENT] };
 }
