@@ -57,6 +57,12 @@ export class ConnectionGuard {
     return this.untrusted.size + this.trusted.size;
   }
 
+  /** A request without the token (the page, its scripts) arrived: an untrusted socket's time starts
+   * again, so a browser's connection is never cut in the middle of loading the page. */
+  active(socket: Socket): void {
+    this.untrusted.get(socket)?.refresh();
+  }
+
   /** A request on `socket` carried the token: it stays for as long as HTTP or WebSocket keep it. */
   trust(socket: Socket): void {
     const timer = this.untrusted.get(socket);

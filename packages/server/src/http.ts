@@ -23,6 +23,8 @@ export interface HttpOptions {
   readonly renderDumpMarkdown: (json: string) => { ok: true; text: string } | { ok: false; message: string };
   /** Hears each request that passed the gate, so that its socket counts as trusted. */
   readonly onAuthorized?: (req: IncomingMessage) => void;
+  /** Hears every other request. */
+  readonly onUnauthorized?: (req: IncomingMessage) => void;
 }
 
 /** `packages/web/dist`, both from the sources and from the bundle two folders down from the root. */
@@ -69,6 +71,7 @@ export function createHttpHandler(options: HttpOptions) {
     if (shell && offered !== null && !tokenMatches(gate, offered))
       return send(res, 401, 'text/plain; charset=utf-8', 'missing or wrong token\n');
     if (!shell || offered !== null) options.onAuthorized?.(req);
+    else options.onUnauthorized?.(req);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');

@@ -186,6 +186,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         return { ok: true, text: renderDumpMarkdown(file.value as SessionDumpFile) };
       },
       onAuthorized: (req) => guard.trust(req.socket),
+      onUnauthorized: (req) => guard.active(req.socket),
     }),
   );
   const guard = new ConnectionGuard(http, options.connections);

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { corpus } from '../../transcript/test/corpus.js';
 import { defaultLimits } from '../src/connections.js';
 import { buildDaemon, type Daemon, startDaemon } from './daemon.js';
-import { Client, corpusEnv, serve, tempDir } from './helpers.js';
+import { Client, corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 
 /** Opens `n` TCP connections that never send a byte; resolves once each connected or failed. */
 async function idleSockets(port: number, n: number): Promise<{ sockets: Socket[]; closed: () => number }> {
@@ -94,6 +94,32 @@ describe('the number of sockets', () => {
     expect((await client.request('ping')).ok).toBe(true);
     expect(await freshGet(server.port, server.token, '/dumps/none.json')).toBe(404);
     await client.close();
+    await server.close();
+  });
+});
+
+describe('a browser loading the page', () => {
+  it('keeps its connection while it asks for the page, even past the untrusted time', async () => {
+    const server = await serve(homeEnv(tempDir()), { connections: { maxSockets: 64, untrustedMs: 400 } });
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    let closed = false;
+    socket.on('close', () => {
+      closed = true;
+    });
+    let answers = 0;
+    socket.on('data', (chunk) => {
+      answers += (chunk.toString('latin1').match(/HTTP\/1\.1 200/g) ?? []).length;
+    });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    for (let i = 0; i < 5; i++) {
+      socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(closed).toBe(false);
+    expect(answers).toBe(5);
+    // Left idle, it goes when its time is up.
+    await until(() => closed, 2000);
+    expect(closed).toBe(true);
     await server.close();
   });
 });
