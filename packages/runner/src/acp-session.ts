@@ -330,7 +330,10 @@ export class AcpSession {
       const modes = (this.info.modes as { availableModes?: { id: string }[] } | null)?.availableModes ?? [];
       if (!modes.some((m) => m.id === value)) {
         const offered = modes.map((m) => m.id).join(', ');
-        return { ok: false, error: offered ? `no mode '${value}' (the agent offers ${offered})` : 'this agent offers no modes' };
+        return {
+          ok: false,
+          error: offered ? `no mode '${value}' (the agent offers ${offered})` : 'this agent offers no modes',
+        };
       }
       const set = await this.setMode(value);
       return set.ok ? { ok: true, configOptions: declared } : set;
