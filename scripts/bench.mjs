@@ -4,7 +4,9 @@
 //   (b) cairn summary --all --json
 //   (c) loading every transcript through the library
 //   (d) ccusage claude + codex session --json --offline on the same files, when it can be installed
-// Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place).
+// Then the daemon's benches (scripts/bench/index.mjs) and the drive bench (scripts/bench/drive.mjs).
+// Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
+// --only drive (the drive bench alone, no corpus).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +21,21 @@ const { values } = parseArgs({
     size: { type: 'string', default: '500' },
     runs: { type: 'string', default: '3' },
     keep: { type: 'boolean' },
+    only: { type: 'string' },
   },
 });
+const drive = () =>
+  execFileSync(process.execPath, [join(root, 'scripts/bench/drive.mjs'), '--runs', values.runs], {
+    stdio: 'inherit',
+  });
+if (values.only !== undefined) {
+  if (values.only !== 'drive') {
+    console.error(`bench: --only knows drive, not ${values.only}`);
+    process.exit(1);
+  }
+  drive();
+  process.exit(0);
+}
 const targetBytes = Number(values.size) * 1024 * 1024;
 const runs = Number(values.runs);
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
@@ -142,3 +157,4 @@ try {
   if (values.keep) console.log(`\nbench: corpus kept in ${work}`);
   else rmSync(work, { recursive: true, force: true });
 }
+drive();

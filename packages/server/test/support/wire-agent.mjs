@@ -1,12 +1,15 @@
 // An ACP agent built with the SDK for the faults a real agent cannot be made to show on demand.
 // WIRE_AGENT_MODE: normal | permission | crash | hang | garbage | auth; WIRE_AGENT_CHUNKS: how
-// many text chunks a turn streams; WIRE_AGENT_DELAY_MS: a pause before each chunk.
+// many text chunks a turn streams; WIRE_AGENT_DELAY_MS: a pause before each chunk;
+// WIRE_AGENT_STAMP=1: each chunk's text carries the time it was sent (`t1c0@<ms since the epoch> `),
+// for the benchmark's latency.
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
 const mode = process.env.WIRE_AGENT_MODE ?? 'normal';
 const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
 const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
+const stamp = process.env.WIRE_AGENT_STAMP === '1';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let sessions = 0;
 let turns = 0;
@@ -48,7 +51,8 @@ const app = acp
       if (delayMs > 0) await sleep(delayMs);
       if (cancelled.has(sessionId)) return { stopReason: 'cancelled' };
       if (mode === 'garbage' && i % 2 === 0) process.stdout.write('this is not json\n');
-      await ctx.client.notify('session/update', text(sessionId, `t${turns}c${i} `));
+      const at = stamp ? `@${(performance.timeOrigin + performance.now()).toFixed(3)}` : '';
+      await ctx.client.notify('session/update', text(sessionId, `t${turns}c${i}${at} `));
       if (mode === 'crash' && i === Math.floor(chunks / 2)) process.exit(3);
     }
     if (mode === 'permission') {
