@@ -79,9 +79,10 @@ export function createHttpHandler(options: HttpOptions) {
     if (cookieValue(req.headers.cookie, TOKEN_COOKIE) !== undefined)
       res.setHeader('Set-Cookie', expiredTokenCookie);
     try {
-      // With `?token=`, the page itself moves the token into its storage and out of the address bar.
+      // With `?token=`, the page itself moves the token into its storage and out of the address bar;
+      // the answer to that address is not kept in the browser's cache.
       if (url.pathname === '/' || url.pathname === '/index.html')
-        return await serveIndex(res, options.webRoot);
+        return await serveIndex(res, options.webRoot, offered === null ? 'no-cache' : 'no-store');
       if (url.pathname.startsWith('/assets/')) {
         const name = url.pathname.slice('/assets/'.length);
         return await serveFile(res, join(options.webRoot, 'assets'), name);
@@ -105,11 +106,11 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
-async function serveIndex(res: ServerResponse, webRoot: string): Promise<void> {
+async function serveIndex(res: ServerResponse, webRoot: string, cache: string): Promise<void> {
   const path = join(webRoot, 'index.html');
   try {
     const html = await readFile(path);
-    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Cache-Control', cache);
     return send(res, 200, TYPES['.html']!, html);
   } catch {
     return send(res, 200, TYPES['.html']!, NOT_BUILT);

@@ -110,6 +110,7 @@ describe('the gate of a running server', () => {
     expect(first.headers['content-type']).toContain('text/html');
     expect(first.headers['set-cookie']).toBeUndefined();
     expect(first.headers.location).toBeUndefined();
+    expect(first.headers['cache-control']).toBe('no-store');
   });
 
   it('sends the strict Content-Security-Policy and its companions on every answer, refusals included', async () => {
