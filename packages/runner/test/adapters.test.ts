@@ -462,3 +462,181 @@ describe('the scripted agent', () => {
     expect(await client.prompt(sessionId, '[[refuse]]')).toMatchObject({ stopReason: 'refusal' });
   });
 });
+
+describe('codex through the ACP gateway sign-in', () => {
+  it('completes a turn with the model server handed over by authenticate, headers included', async () => {
+    const model = await startFakeModel();
+    const scratch = join(scratchRoot, 'codex-gateway');
+    const cwd = join(scratch, 'work');
+    await mkdir(cwd, { recursive: true });
+    const setup = await agentTestEnv('codex', model.url, scratch, { codexVia: 'gateway' });
+    const { command, args } = testAgentCommand('codex', agentsHome);
+    const client = startBareClient({ command, args, env: setup.env, cwd });
+    try {
+      const init = await client.initialize(setup.initialize);
+      expect(init.authMethods?.map((m) => m.id)).toContain('gateway');
+      await client.authenticate(setup.authenticate!);
+      const { sessionId } = await client.newSession({ cwd });
+      model.script({
+        when: 'via the gateway',
+        steps: [{ kind: 'text', text: 'Hello through the gateway.' }],
+      });
+      const turn = await client.promptTimed(sessionId, 'Answer via the gateway.');
+      expect(turn.answer.stopReason).toBe('end_turn');
+      expect(turn.firstTextAt).not.toBeNull();
+      expect(turn.firstTextAt!).toBeGreaterThanOrEqual(turn.sentAt);
+      expect(client.textOf(sessionId)).toBe('Hello through the gateway.');
+      expect(model.mainRequests()[0]?.headers['x-test']).toBe('cairn');
+    } finally {
+      await client.close();
+      await model.close();
+    }
+    expect(groupGone(client.pid)).toBe(true);
+  });
+});
+
+describe('the fake model', () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel();
+  });
+  afterAll(async () => {
+    await model.close();
+  });
+
+  const post = (path: string, body: unknown, signal?: AbortSignal) =>
+    fetch(`${model.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  const tools = [{ name: 'Write', input_schema: { type: 'object' } }];
+  const dataOf = (sse: string) =>
+    sse
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .filter((d) => d !== '[DONE]')
+      .map((d) => JSON.parse(d));
+
+  it('streams a scripted Anthropic turn, and answers side requests without taking a turn', async () => {
+    model.reset();
+    model.script({
+      steps: [
+        { kind: 'text', text: 'abcdef', deltas: 3 },
+        { kind: 'write', path: '/x/y.txt', content: 'z' },
+        { kind: 'usage', input: 5, output: 6 },
+      ],
+    });
+    const side = await (await post('/v1/messages', { model: 'm', messages: [] })).json();
+    expect(side).toMatchObject({ type: 'message', content: [{ type: 'text' }] });
+    const events = dataOf(await (await post('/v1/messages', { model: 'm', stream: true, tools })).text());
+    expect(events.map((e) => e.type)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    expect(events.slice(2, 5).map((e) => e.delta.text)).toEqual(['ab', 'cd', 'ef']);
+    expect(events[6].content_block).toMatchObject({ type: 'tool_use', name: 'Write' });
+    expect(JSON.parse(`${events[7].delta.partial_json}${events[8].delta.partial_json}`)).toEqual({
+      file_path: '/x/y.txt',
+      content: 'z',
+    });
+    expect(events[10]).toMatchObject({ delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 6 } });
+    expect(model.requests.map((r) => [r.auxiliary, r.turn])).toEqual([
+      [true, null],
+      [false, 0],
+    ]);
+    expect(model.pendingTurns()).toBe(0);
+  });
+
+  it('renders the other three dialects, each ending as its clients expect', async () => {
+    model.reset();
+    const turn = { steps: [{ kind: 'text' as const, text: 'hi', deltas: 1 }] };
+    model.script(turn, turn, turn);
+    const responses = dataOf(
+      await (await post('/v1/responses', { stream: true, tools: [{ type: 'function' }] })).text(),
+    );
+    expect(responses.at(-1)).toMatchObject({
+      type: 'response.completed',
+      response: { usage: { input_tokens: 12 } },
+    });
+    expect(responses.find((e) => e.type === 'response.output_text.delta')?.delta).toBe('hi');
+    const chatText = await (
+      await post('/v1/chat/completions', { stream: true, tools: [{ type: 'function' }] })
+    ).text();
+    expect(chatText.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const chat = dataOf(chatText);
+    expect(chat.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('hi');
+    expect(chat.at(-1)).toMatchObject({ usage: { prompt_tokens: 12, completion_tokens: 7 } });
+    const gemini = dataOf(
+      await (
+        await post('/v1beta/models/g:streamGenerateContent?alt=sse', {
+          tools: [{ functionDeclarations: [] }],
+        })
+      ).text(),
+    );
+    expect(gemini[0].candidates[0].content.parts).toEqual([{ text: 'hi' }]);
+    expect(gemini.at(-1)).toMatchObject({
+      candidates: [{ finishReason: 'STOP' }],
+      usageMetadata: { totalTokenCount: 19 },
+    });
+    expect((await fetch(`${model.url}/v1/models`)).status).toBe(404);
+  });
+
+  it('gives a turn only to a request that names it, paces events, and hangs when told', async () => {
+    model.reset();
+    model.script({ when: 'mine', steps: [{ kind: 'text', text: 'for me', deltas: 1 }] });
+    const stray = dataOf(
+      await (await post('/v1/chat/completions', { stream: true, tools: [{}], messages: ['other'] })).text(),
+    );
+    expect(stray.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Done.');
+    const mine = dataOf(
+      await (await post('/v1/chat/completions', { stream: true, tools: [{}], messages: ['mine'] })).text(),
+    );
+    expect(mine.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('for me');
+
+    model.script({ steps: [{ kind: 'text', text: 'slow', deltas: 4 }], paceMs: 40 });
+    const started = Date.now();
+    await (await post('/v1/chat/completions', { stream: true, tools: [{}] })).text();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+
+    model.script({ steps: [], hang: true });
+    const aborted = await rejection(
+      post('/v1/chat/completions', { stream: true, tools: [{}] }, AbortSignal.timeout(300)),
+    );
+    expect(aborted).toBeDefined();
+
+    model.script({ steps: [{ kind: 'text', text: 'never finished' }], hang: true });
+    const response = await post('/v1/chat/completions', { stream: true, tools: [{}] });
+    const reader = response.body!.getReader();
+    let received = '';
+    for (;;) {
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<null>((r) => setTimeout(() => r(null), 300)),
+      ]);
+      if (next === null || next.done) break;
+      received += new TextDecoder().decode(next.value);
+    }
+    // The content went out; the chunk that would finish it never does.
+    expect(
+      dataOf(received)
+        .map((c) => c.choices[0]?.delta?.content ?? '')
+        .join(''),
+    ).toBe('never finished');
+    expect(received).not.toContain('"finish_reason":"stop"');
+    await reader.cancel();
+    expect(await model.waitForRequest((r) => r.turn === 3, 1000)).toMatchObject({ dialect: 'openai-chat' });
+  });
+});

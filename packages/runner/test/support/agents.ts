@@ -21,7 +21,10 @@
 //   makes it ask before the patch, with options allow_once / allow_for_session (allow_always) /
 //   cancel (reject_once); choosing `cancel` ends the turn `cancelled`. It calls POST
 //   /v1/responses, streaming, and no model list. Usage: `usage_update` and the prompt answer.
-//   Without a provider or key: `session/new` fails -32000.
+//   Without a provider or key: `session/new` fails -32000. The ACP way works as well (option
+//   `codexVia: 'gateway'`): `initialize` with `clientCapabilities.auth._meta.gateway: true` adds
+//   a `gateway` auth method, and `authenticate {methodId: 'gateway', _meta: {gateway: {baseUrl,
+//   headers, providerName}}}` routes the session to baseUrl, sending those headers.
 // gemini-cli (0.61.0, `gemini --acp`): GEMINI_API_KEY (any) and GOOGLE_GEMINI_BASE_URL (no
 //   version); it calls POST /v1beta/models/<model>:streamGenerateContent?alt=sse for the turn and
 //   :generateContent for model routing (a JSON answer). In its `default` mode it asks before
@@ -107,8 +110,8 @@ export interface AgentTestEnv {
   readonly initialize?: Partial<acp.InitializeRequest>;
   /** An `authenticate` to send after `initialize`, where the environment cannot do it. */
   readonly authenticate?: acp.AuthenticateRequest;
-  /** The model the agent is set to use. */
-  readonly model: string;
+  /** The model the recipe sets, where it sets one (otherwise the agent picks its default). */
+  readonly model?: string;
 }
 
 /** What every driven agent gets: PATH and locale from here, and homes of its own under `scratch`. */
@@ -132,11 +135,19 @@ async function baseEnv(scratch: string): Promise<Record<string, string>> {
     NO_COLOR: '1',
     CI: '1',
   };
-  // npm's registry settings, for the agents that fetch packages at start (opencode's provider).
+  // npm's registry settings, for the agents that fetch packages at start (opencode's plugin).
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && /^npm_config_(registry|cafile|strict_ssl)$/i.test(name)) env[name] = value;
   }
   return env;
+}
+
+export interface AgentTestEnvOptions {
+  /**
+   * How codex reaches the model server: `config` (a provider in its own config.toml; the
+   * default) or `gateway` (ACP: the gateway capability in `initialize`, then `authenticate`).
+   */
+  readonly codexVia?: 'config' | 'gateway';
 }
 
 /**
@@ -147,6 +158,7 @@ export async function agentTestEnv(
   key: BuiltInBridgeKey,
   modelUrl: string,
   scratch: string,
+  options: AgentTestEnvOptions = {},
 ): Promise<AgentTestEnv> {
   const env = await baseEnv(scratch);
   switch (key) {
@@ -163,11 +175,31 @@ export async function agentTestEnv(
           // Otherwise a "suggest the next prompt" request follows each turn, with tools.
           CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION: 'false',
         },
-        model: 'claude-sonnet-4-5',
       };
     case 'codex': {
       const codexHome = join(scratch, 'codex-home');
       await mkdir(codexHome, { recursive: true });
+      if (options.codexVia === 'gateway') {
+        // No provider in the config: the client hands codex the model server through ACP.
+        await writeFile(join(codexHome, 'config.toml'), 'model = "gpt-5.5"\n');
+        return {
+          env: { ...env, CODEX_HOME: codexHome, INITIAL_AGENT_MODE: 'read-only' },
+          initialize: {
+            clientCapabilities: {
+              fs: { readTextFile: false, writeTextFile: false },
+              terminal: false,
+              auth: { _meta: { gateway: true } },
+            },
+          },
+          authenticate: {
+            methodId: 'gateway',
+            _meta: {
+              gateway: { baseUrl: `${modelUrl}/v1`, headers: { 'x-test': 'cairn' }, providerName: 'fake' },
+            },
+          },
+          model: 'gpt-5.5',
+        };
+      }
       await writeFile(
         join(codexHome, 'config.toml'),
         [
@@ -190,11 +222,9 @@ export async function agentTestEnv(
     case 'gemini-cli':
       return {
         env: { ...env, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: modelUrl },
-        model: 'gemini-2.5-pro',
       };
     case 'opencode': {
       const config = {
-        $schema: 'https://opencode.ai/config.json',
         autoupdate: false,
         share: 'disabled',
         provider: {
@@ -244,6 +274,8 @@ export async function agentNoCredentialsEnv(key: BuiltInBridgeKey, scratch: stri
           OPENCODE_CONFIG_CONTENT: JSON.stringify({
             autoupdate: false,
             share: 'disabled',
+            // A provider that needs a key and has none; its address is loopback's discard port, so
+            // nothing would leave the machine even with a key.
             provider: {
               anthropic: {
                 options: { baseURL: 'http://127.0.0.1:9/v1' },
@@ -258,7 +290,7 @@ export async function agentNoCredentialsEnv(key: BuiltInBridgeKey, scratch: stri
         model: 'anthropic/claude-sonnet-4-5',
       };
     default:
-      return { env, model: key };
+      return { env };
   }
 }
 

@@ -40,6 +40,13 @@ export interface PermissionRecord {
   readonly answer: acp.RequestPermissionResponse;
 }
 
+export interface TimedTurn {
+  readonly answer: acp.PromptResponse;
+  readonly sentAt: number;
+  readonly firstTextAt: number | null;
+  readonly answeredAt: number;
+}
+
 export interface OtherNotification {
   readonly at: number;
   readonly method: string;
@@ -61,6 +68,11 @@ export interface BareClient {
   authenticate(params: acp.AuthenticateRequest): Promise<acp.AuthenticateResponse | undefined>;
   newSession(params?: Partial<acp.NewSessionRequest>): Promise<acp.NewSessionResponse>;
   prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse>;
+  /**
+   * A prompt with its timings: when it was sent, when the first `agent_message_chunk` of the
+   * session arrived after that (null if none did), and when the answer came.
+   */
+  promptTimed(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<TimedTurn>;
   cancel(sessionId: string): Promise<void>;
   /** Any request, by method name. */
   request<R = unknown>(method: string, params?: unknown): Promise<R>;
@@ -245,6 +257,19 @@ export function startBareClient(options: BareClientOptions): BareClient {
         sessionId,
         prompt: typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt,
       }),
+    promptTimed: async (sessionId, prompt) => {
+      const from = updates.length;
+      const sentAt = now();
+      const answer = await agent.request('session/prompt', {
+        sessionId,
+        prompt: typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt,
+      });
+      const answeredAt = now();
+      const first = updates
+        .slice(from)
+        .find((u) => u.sessionId === sessionId && u.update.sessionUpdate === 'agent_message_chunk');
+      return { answer, sentAt, firstTextAt: first?.at ?? null, answeredAt };
+    },
     cancel: (sessionId) => agent.notify('session/cancel', { sessionId }),
     request: <R>(method: string, params?: unknown) => agent.request<R>(method, params),
     updatesOf: (sessionId, from = 0) => updates.slice(from).filter((u) => u.sessionId === sessionId),
