@@ -123,11 +123,15 @@ async function installLocked(
 async function install(bridge: BuiltInBridge, dir: string, options: InstallOptions): Promise<InstallResult> {
   try {
     await mkdir(dir, { recursive: true });
-    // A manifest of its own, so npm treats this folder as the project and never walks up.
+    // A manifest of its own, so npm treats this folder as the project and never walks up. Kept
+    // when present: it lists what an earlier install put here.
     await writeFile(
       join(dir, 'package.json'),
       `${JSON.stringify({ name: `cairn-agent-${bridge.key}`, private: true, description: `${bridge.name} ACP adapter, installed by cairn` }, null, 2)}\n`,
-    );
+      { flag: 'wx' },
+    ).catch((cause: NodeJS.ErrnoException) => {
+      if (cause.code !== 'EEXIST') throw cause;
+    });
   } catch (cause) {
     return { ok: false, reason: 'error', error: `cannot prepare ${dir}: ${(cause as Error).message}` };
   }
@@ -150,6 +154,17 @@ async function install(bridge: BuiltInBridge, dir: string, options: InstallOptio
           : `npm has no ${spec}; its current version is ${available}`,
       pinned: bridge.version,
       ...(available === undefined ? {} : { available }),
+    };
+  }
+  // An earlier install already put npm's current version here in place of the pin.
+  const present = await installedAdapterVersion(bridge, options.cairnHome);
+  if (present !== undefined && present === available) {
+    return {
+      ok: true,
+      alreadyInstalled: true,
+      version: present,
+      dir,
+      pinnedVersionUnavailable: { pinned: bridge.version, installedInstead: present },
     };
   }
   const other = await npmInstall(

@@ -1,5 +1,6 @@
 // Installing adapters, with a small package standing in for an adapter so the test stays quick.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +74,11 @@ describe('installAdapter', () => {
         installedInstead: lenient.version,
       });
     }
+    // Asked again, it finds npm's current version already there in place of the pin.
+    const again = await installAdapter(stand('lenient', '0.0.0-never-published'), { cairnHome: home });
+    expect(again).toMatchObject({ ok: true, alreadyInstalled: true });
+    if (again.ok && lenient.ok)
+      expect(again.pinnedVersionUnavailable?.installedInstead).toBe(lenient.version);
   });
 
   it("gives npm's message when the package does not exist", async () => {
@@ -91,6 +97,22 @@ describe('installAdapter', () => {
     });
   });
 
+  it('waits for a lock another live process holds, and takes over one whose owner is gone', async () => {
+    await mkdir(join(home, 'agents', 'held.install-lock'), { recursive: true });
+    await writeFile(join(home, 'agents', 'held.install-lock', 'pid'), String(process.ppid));
+    const waited = await installAdapter(stand('held', '7.6.3'), {
+      cairnHome: home,
+      signal: AbortSignal.timeout(600),
+    });
+    expect(waited).toMatchObject({ ok: false, reason: 'aborted' });
+
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    await mkdir(join(home, 'agents', 'stale.install-lock'), { recursive: true });
+    await writeFile(join(home, 'agents', 'stale.install-lock', 'pid'), dead.stdout.toString());
+    expect(await installAdapter(stand('stale', '7.6.3'), { cairnHome: home })).toMatchObject({ ok: true });
+    expect(await exists(join(home, 'agents', 'stale.install-lock'))).toBe(false);
+  });
+
   it('stops when the signal fires', async () => {
     const controller = new AbortController();
     controller.abort();
@@ -102,3 +124,9 @@ describe('installAdapter', () => {
     });
   });
 });
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
