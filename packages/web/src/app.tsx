@@ -6,6 +6,7 @@ import { formatCount } from './format.js';
 import { parseRoute, type Route } from './route.js';
 import type { Connection, ConnectionState } from './rpc.js';
 import type { Directory } from './sessions/directory.js';
+import { ChatRouteView } from './views/chat.js';
 import { SessionView } from './views/session.js';
 import { SessionsView } from './views/sessions.js';
 
@@ -87,6 +88,8 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
       <main>
         {route.view === 'sessions' ? (
           <SessionsView route={route} />
+        ) : route.view === 'chat' ? (
+          <ChatRouteView id={route.id} />
         ) : (
           <SessionView key={`${route.agent}/${route.sid}`} route={route} />
         )}

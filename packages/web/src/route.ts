@@ -5,6 +5,8 @@
 //   #/s/<agent>/<sid>?item=<uuid>&type=<type>&lane=<agent_id>&n=<k>   …landing on one item
 //   #/s/<agent>/<sid>/summary             its numbers
 //   #/s/<agent>/<sid>/dump                the dump builder
+//   #/chat                                a new chat
+//   #/chat/<chatSessionId>                a chat with an agent
 
 export type SessionTab = 'timeline' | 'summary' | 'dump';
 
@@ -20,7 +22,8 @@ export interface ItemRef {
 
 export type Route =
   | { view: 'sessions'; query: string; agent?: string; tools: boolean }
-  | { view: 'session'; agent: string; sid: string; tab: SessionTab; item?: ItemRef };
+  | { view: 'session'; agent: string; sid: string; tab: SessionTab; item?: ItemRef }
+  | { view: 'chat'; id?: string };
 
 const TABS: readonly SessionTab[] = ['timeline', 'summary', 'dump'];
 
@@ -29,6 +32,9 @@ export function parseRoute(hash: string): Route {
   const q = raw.indexOf('?');
   const path = (q === -1 ? raw : raw.slice(0, q)).split('/').filter((p) => p !== '');
   const params = new URLSearchParams(q === -1 ? '' : raw.slice(q + 1));
+  if (path[0] === 'chat') {
+    return path[1] === undefined ? { view: 'chat' } : { view: 'chat', id: decodeURIComponent(path[1]) };
+  }
   if (path[0] === 's' && path[1] !== undefined && path[2] !== undefined) {
     const tab = TABS.find((t) => t === path[3]) ?? 'timeline';
     const route: Route = {
@@ -65,6 +71,8 @@ export function formatRoute(route: Route): string {
     const s = params.toString();
     return s === '' ? '#/' : `#/?${s}`;
   }
+  if (route.view === 'chat')
+    return route.id === undefined ? '#/chat' : `#/chat/${encodeURIComponent(route.id)}`;
   const base = `#/s/${encodeURIComponent(route.agent)}/${encodeURIComponent(route.sid)}`;
   const path = route.tab === 'timeline' ? base : `${base}/${route.tab}`;
   if (!route.item) return path;
@@ -86,3 +94,6 @@ export const sessionHref = (
   item?: ItemRef,
 ): string =>
   formatRoute(item ? { view: 'session', agent, sid, tab, item } : { view: 'session', agent, sid, tab });
+
+export const chatHref = (id?: string): string =>
+  formatRoute(id === undefined ? { view: 'chat' } : { view: 'chat', id });

@@ -285,6 +285,9 @@ export function setPageToken(token: () => string | undefined): void {
   pageToken = token;
 }
 
+/** The token the page holds now, for a socket of its own. */
+export const currentPageToken = (): string | undefined => pageToken();
+
 /** `fetch` of one of the server's own resources, with the page's token in the Authorization header. */
 export function authorizedFetch(
   url: string,

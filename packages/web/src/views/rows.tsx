@@ -487,7 +487,7 @@ function ToolBody({ row, where }: { row: ItemRow; where: Where }) {
   return <>{parts}</>;
 }
 
-function DiffView({ lines }: { lines: ReturnType<typeof trimContext> }) {
+export function DiffView({ lines }: { lines: ReturnType<typeof trimContext> }) {
   return (
     <pre class="diff">
       {lines.map((l, i) => (
@@ -535,7 +535,7 @@ function WriteBody({ item, where }: { item: Item; where: Where }) {
   return <DiffView lines={trimContext(diffLines('', content), 0).slice(0, 400)} />;
 }
 
-function PatchView({ patch }: { patch: string }) {
+export function PatchView({ patch }: { patch: string }) {
   return (
     <div class="diffs">
       {parsePatch(patch).map((f, i) => (

@@ -6,6 +6,7 @@ import { formatAgo, formatBytes, formatDateTime } from '../format.js';
 import { type Route, type SessionTab, sessionHref } from '../route.js';
 import { SessionFeed } from '../session/feed.js';
 import { Timeline } from '../timeline/model.js';
+import { ContinueButton } from './chat-new.js';
 import { DumpView } from './dump.js';
 import { SummaryView } from './summary.js';
 import { TimelineView } from './timeline.js';
@@ -52,7 +53,8 @@ export function SessionView({ route }: { route: SessionRoute }) {
             <span> · last activity {formatAgo(head.last_activity_at)}</span>
           )}
           {head && <span> · {formatBytes(head.size)}</span>}
-          {head?.active && <span class="active-label">active</span>}
+          {head?.active && <span class="active-label">active</span>}{' '}
+          <ContinueButton agent={route.agent} sid={route.sid} cwd={head?.cwd} />
         </div>
         <nav class="tabs" aria-label="Session views">
           {TABS.map(([tab, label]) => (

@@ -4,7 +4,8 @@ import type { SessionHead } from '@cairn/protocol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
 import { formatAgo, formatBytes, formatDateTime, shortPath } from '../format.js';
-import { formatRoute, type Route, sessionHref } from '../route.js';
+import { chatHref, formatRoute, type Route, sessionHref } from '../route.js';
+import { ContinueButton } from './chat-new.js';
 import { SearchResults } from './search.js';
 
 type SessionsRoute = Extract<Route, { view: 'sessions' }>;
@@ -83,6 +84,19 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
 
   return (
     <section class="sessions-view">
+      <div class="sessions-head">
+        <h1 class="sessions-heading">Sessions</h1>
+        <span class="spacer" />
+        <button
+          type="button"
+          class="primary"
+          onClick={() => {
+            window.location.hash = chatHref();
+          }}
+        >
+          New chat
+        </button>
+      </div>
       <form
         class="search-bar"
         onSubmit={(e) => {
@@ -195,6 +209,7 @@ function SessionItem({ head }: { head: SessionHead }) {
         </span>
         <span class="muted small size">{formatBytes(head.size)}</span>
       </a>
+      <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />
     </li>
   );
 }

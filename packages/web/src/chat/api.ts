@@ -1,0 +1,81 @@
+// The chat's HTTP side: agents, projects and chat sessions, asked with the page's token. A failure
+// is a value carrying the server's own words.
+import { authorizedFetch } from '../rpc.js';
+import type { BridgeInfo, ChatSessionSummary, WireProject } from './wire.js';
+
+export type Answer<T> = { ok: true; value: T } | { ok: false; error: string };
+
+async function call<T>(path: string, body?: unknown): Promise<Answer<T>> {
+  let res: Response;
+  try {
+    res = await authorizedFetch(
+      path,
+      body === undefined
+        ? {}
+        : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) },
+    );
+  } catch {
+    return { ok: false, error: 'the cairn server could not be reached' };
+  }
+  let json: unknown;
+  try {
+    json = await res.json();
+  } catch {
+    json = undefined;
+  }
+  if (!res.ok) {
+    const said = typeof json === 'object' && json !== null ? (json as { error?: unknown }).error : undefined;
+    return { ok: false, error: typeof said === 'string' ? said : `the server answered ${res.status}` };
+  }
+  if (typeof json !== 'object' || json === null) return { ok: false, error: 'the server sent no JSON' };
+  return { ok: true, value: json as T };
+}
+
+const pick = <T, K extends string>(a: Answer<Record<K, T>>, key: K): Answer<T> => {
+  if (!a.ok) return a;
+  const v = a.value[key];
+  return v === undefined ? { ok: false, error: `the server's answer has no ${key}` } : { ok: true, value: v };
+};
+
+export const listAgents = async (): Promise<Answer<BridgeInfo[]>> =>
+  pick(await call<Record<'agents', BridgeInfo[]>>('api/agents'), 'agents');
+
+export const installAgent = async (agent: string): Promise<Answer<unknown>> =>
+  await call('api/agents/install', { agent });
+
+export const listProjects = async (): Promise<Answer<WireProject[]>> =>
+  pick(await call<Record<'projects', WireProject[]>>('api/projects'), 'projects');
+
+export const createProject = async (path: string): Promise<Answer<WireProject>> =>
+  pick(await call<Record<'project', WireProject>>('api/projects', { path }), 'project');
+
+export const listChatSessions = async (projectId: string): Promise<Answer<ChatSessionSummary[]>> =>
+  pick(
+    await call<Record<'sessions', ChatSessionSummary[]>>(
+      `api/sessions?${new URLSearchParams({ projectId }).toString()}`,
+    ),
+    'sessions',
+  );
+
+export const createChatSession = async (
+  projectId: string,
+  agent: string,
+): Promise<Answer<ChatSessionSummary>> =>
+  pick(await call<Record<'session', ChatSessionSummary>>('api/sessions', { projectId, agent }), 'session');
+
+export const continueSession = async (
+  agent: string,
+  nativeSessionId: string,
+  cwd: string,
+): Promise<Answer<ChatSessionSummary>> =>
+  pick(
+    await call<Record<'session', ChatSessionSummary>>('api/sessions/continue', {
+      agent,
+      nativeSessionId,
+      cwd,
+    }),
+    'session',
+  );
+
+/** The agents whose sessions on disk can be continued in a chat. */
+export const CONTINUABLE = new Set(['claude-code', 'codex', 'gemini-cli']);

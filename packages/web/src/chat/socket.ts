@@ -1,0 +1,124 @@
+// One chat session's socket (`/chat?session=<id>`): it carries the token as the page's other socket
+// does, folds every frame into the session's state, and on a dropped connection tries again with a
+// growing delay; the server's `session_ready` then rebuilds the state whole.
+import { socketProtocols } from '../rpc.js';
+import { type ChatState, disconnected, initialChatState, reduceChat } from './state.js';
+import type { ClientMessage, ServerEvent } from './wire.js';
+
+export type ChatSocketState = 'connecting' | 'open' | 'closed';
+
+const BACKOFF_MS = [300, 1000, 2000, 5000, 15_000];
+
+/** The chat socket's address beside the page. */
+export function chatSocketUrl(location: Location, sessionId: string): string {
+  const url = new URL('chat', location.href);
+  url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.hash = '';
+  url.search = new URLSearchParams({ session: sessionId }).toString();
+  return url.toString();
+}
+
+export class ChatSocket {
+  state: ChatState;
+  socketState: ChatSocketState = 'connecting';
+  private ws: WebSocket | undefined;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly sessionId: string,
+    private readonly url: string,
+    private readonly token: () => string | undefined,
+  ) {
+    this.state = initialChatState(sessionId);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.flushTimer);
+    this.ws?.close();
+    this.ws = undefined;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Sends a message when the session is ready; false when it could not go. */
+  send(message: ClientMessage): boolean {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || !this.state.ready) return false;
+    ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Folds a frame into the state; exposed for the page's own notices. */
+  apply(event: ServerEvent): void {
+    this.state = reduceChat(this.state, event);
+    this.changed();
+  }
+
+  private open(): void {
+    this.socketState = 'connecting';
+    const ws = new WebSocket(this.url, socketProtocols(this.token()));
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.socketState = 'open';
+      this.changed(true);
+    };
+    ws.onmessage = (e) => {
+      if (this.ws !== ws || typeof e.data !== 'string') return;
+      let frame: unknown;
+      try {
+        frame = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (
+        typeof frame !== 'object' ||
+        frame === null ||
+        typeof (frame as { type?: unknown }).type !== 'string'
+      )
+        return;
+      this.state = reduceChat(this.state, frame as ServerEvent);
+      this.changed();
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = undefined;
+      this.socketState = 'closed';
+      this.state = disconnected(this.state);
+      this.changed(true);
+      if (this.stopped) return;
+      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)]!;
+      this.attempt++;
+      this.timer = setTimeout(() => this.open(), delay);
+    };
+  }
+
+  // Deltas arrive far faster than a screen redraws: listeners hear of them once per frame or so.
+  private changed(now = false): void {
+    if (now) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      for (const l of this.listeners) l();
+      return;
+    }
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      for (const l of this.listeners) l();
+    }, 16);
+  }
+}

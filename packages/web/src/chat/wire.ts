@@ -1,0 +1,199 @@
+// The chat wire as the page reads it: the frames of `/chat` (server → browser) and what the page
+// sends back. Field names follow the contract; the page reads every frame defensively, since a
+// newer server may add members and fields.
+import type { BridgeInfo, SessionConfigOption } from '@cairn/protocol';
+
+export type { BridgeInfo, SessionConfigOption };
+
+/** Inline images travel as base64 without a data URI prefix; above this many characters they are refused. */
+export const MAX_INLINE_IMAGE_BASE64_CHARS = 768 * 1024;
+
+export interface ImageAttachment {
+  data?: string;
+  url?: string;
+  imageId?: string;
+  mimeType: string;
+  width?: number;
+  height?: number;
+}
+
+export interface WireMessage {
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  /** Newline-delimited JSON of the turn events of this message (assistant only, may be ""). */
+  events: string;
+  createdAt: number;
+  sequence?: number;
+  images?: ImageAttachment[];
+  outputTokens?: number | null;
+  durationMs?: number | null;
+  tokensPerSecond?: number | null;
+  ttftMs?: number | null;
+}
+
+export type RunPhase = 'idle' | 'streaming' | 'retrying' | 'compacting' | 'looping' | 'queued';
+
+export interface WireRunState {
+  runId: string;
+  generation: number;
+  busy: boolean;
+  phase: RunPhase;
+  flags: { streaming: boolean; retrying: boolean; compacting: boolean; looping: boolean; queued: boolean };
+}
+
+export interface WireProject {
+  id: string;
+  name: string;
+  path: string;
+  createdAt: number;
+  updatedAt: number;
+  sessionCount: number;
+  busy?: boolean;
+}
+
+export interface ChatSessionSummary {
+  id: string;
+  projectId: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  hasActiveTurn?: boolean;
+  busy?: boolean;
+  agent: string;
+  nativeSessionId: string | null;
+}
+
+export interface QueueItem {
+  id: string;
+  content: string;
+  images?: ImageAttachment[];
+  position: number;
+  createdAt: string | number;
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  /** `allow_once`, `allow_always`, `reject_once`, `reject_always`. */
+  kind: string;
+}
+
+export interface PermissionToolCall {
+  id: string;
+  title: string;
+  kind?: string;
+  args?: unknown;
+}
+
+export interface PermissionRequest {
+  requestId: string;
+  toolCall: PermissionToolCall;
+  options: PermissionOption[];
+}
+
+export interface SignInMethod {
+  id: string;
+  name: string;
+  description?: string | null;
+}
+
+export interface SignIn {
+  agent: string;
+  message: string;
+  methods: SignInMethod[];
+  url?: string | null;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  totalTokens?: number;
+}
+
+export interface InProgressTurnSnapshot {
+  turnId: string;
+  startedAt: number;
+  events: ServerEvent[];
+}
+
+/** Every frame the page acts on; anything else arrives as `{ type: string }` and is ignored. */
+export type ServerEvent =
+  | {
+      type: 'session_ready';
+      sessionId: string;
+      history: WireMessage[];
+      runState?: WireRunState | null;
+      currentTurn?: InProgressTurnSnapshot | null;
+      contextWindowUsed: number | null;
+      contextWindowMax: number | null;
+      agent?: string;
+      title?: string;
+      configOptions?: SessionConfigOption[] | null;
+      supportsSteering?: boolean;
+      supportsImageInput?: boolean;
+      queue?: QueueItem[];
+      pendingPermissions?: PermissionRequest[];
+      signIn?: SignIn | null;
+      intervalActive?: boolean;
+      intervalMinutes?: number | null;
+      intervalNextTickAt?: number | null;
+      intervalLaunchCount?: number;
+    }
+  | { type: 'user_message_appended'; message: WireMessage; isFirstUserMessage?: boolean }
+  | { type: 'message_start'; messageId: string }
+  | { type: 'text_delta'; messageId: string; delta: string }
+  | { type: 'thinking_start'; messageId: string }
+  | { type: 'thinking_delta'; messageId: string; delta: string }
+  | { type: 'thinking_end'; messageId: string }
+  | { type: 'tool_call'; messageId: string; id: string; name: string; args: unknown }
+  | { type: 'tool_result'; messageId: string; id: string; result: unknown; isError?: boolean }
+  | { type: 'message_end'; messageId: string; stopReason?: string; errorMessage?: string }
+  | {
+      type: 'token_usage';
+      messageId: string;
+      usage: TokenUsage;
+      contextWindowUsed: number | null;
+      contextWindowMax: number | null;
+      durationMs?: number | null;
+      ttftMs?: number | null;
+      tokensPerSecond?: number | null;
+    }
+  | { type: 'agent_end'; willRetry?: boolean }
+  | { type: 'run_state'; sessionId: string; runState: WireRunState }
+  | { type: 'queue_changed'; queue: QueueItem[] }
+  | { type: 'session_renamed'; sessionId: string; title: string }
+  | { type: 'error'; message: string }
+  | { type: 'loop_iteration'; iteration: number; maxIterations: number; prompt?: string }
+  | { type: 'loop_complete'; iterations: number }
+  | { type: 'loop_max_iterations'; iterations: number }
+  | { type: 'interval_armed'; intervalMinutes: number; hasLoop?: boolean; goal?: string | null }
+  | { type: 'interval_launched'; occurrence: number }
+  | { type: 'interval_skipped'; reason: string }
+  | { type: 'interval_stopped' }
+  | ({ type: 'permission_request' } & PermissionRequest)
+  | { type: 'permission_settled'; requestId: string; optionId: string | null; by?: string }
+  | ({ type: 'sign_in_required' } & SignIn)
+  | { type: 'config_options'; configOptions: SessionConfigOption[] }
+  | { type: 'steer_result'; ok: boolean; outcome?: 'injected' | 'queued'; error?: string };
+
+export type ClientMessage =
+  | {
+      type: 'user_message';
+      content: string;
+      images?: ImageAttachment[];
+      loop?: boolean;
+      loopMaxIterations?: number;
+      intervalMinutes?: number;
+      loopControl?: 'run_now' | 'stop';
+    }
+  | { type: 'stop' }
+  | { type: 'steer'; content: string; images?: ImageAttachment[] }
+  | { type: 'permission_answer'; requestId: string; optionId: string }
+  | { type: 'queue_remove'; id: string }
+  | { type: 'queue_edit'; id: string; content: string }
+  | { type: 'queue_clear' }
+  | { type: 'set_config_option'; configId: string; value: string | boolean };

@@ -1,0 +1,375 @@
+// A chat with an agent: the conversation as it streams, the permission cards and the sign-in card,
+// the run-state badge (the server's word, never derived here), the queue, the agent's config
+// options, and the composer.
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { ChatSocket, chatSocketUrl } from '../chat/socket.js';
+import type { ChatState, PermissionCard } from '../chat/state.js';
+import type { ClientMessage, QueueItem, SessionConfigOption, SignIn } from '../chat/wire.js';
+import { useChanges } from '../context.js';
+import { formatCount } from '../format.js';
+import { currentPageToken } from '../rpc.js';
+import { Composer } from './chat-composer.js';
+import { NewChatView } from './chat-new.js';
+import { EntryView } from './chat-parts.js';
+import { TextBlock } from './fold.js';
+
+export function ChatRouteView({ id }: { id?: string }) {
+  if (id === undefined) return <NewChatView />;
+  return <ChatView key={id} id={id} />;
+}
+
+function useChatSocket(id: string): ChatSocket {
+  const [socket] = useState(() => new ChatSocket(id, chatSocketUrl(window.location, id), currentPageToken));
+  useEffect(() => {
+    socket.start();
+    return () => socket.stop();
+  }, [socket]);
+  useChanges(socket);
+  return socket;
+}
+
+const PHASE_TEXT: Record<string, string> = {
+  idle: 'idle',
+  streaming: 'working',
+  retrying: 'retrying',
+  compacting: 'compacting context',
+  looping: 'looping',
+  queued: 'queued',
+};
+
+function ChatView({ id }: { id: string }) {
+  const socket = useChatSocket(id);
+  const state = socket.state;
+  const send = (m: ClientMessage) => socket.send(m);
+  const title = state.title ?? 'Chat';
+  useEffect(() => {
+    document.title = `${title.slice(0, 60)} · cairn`;
+  }, [title]);
+
+  const scroller = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  // Follows the conversation's end while the reader is there; a reader scrolled up stays put.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  });
+
+  const phase = state.runState?.phase ?? 'idle';
+  return (
+    <section class="chat-view">
+      <header class="chat-head">
+        <div class="crumbs">
+          <a href="#/">Sessions</a> <span aria-hidden="true">/</span> <span class="muted">chat</span>
+        </div>
+        <div class="chat-title-line">
+          <h1 title={title}>{title.length > 200 ? `${title.slice(0, 199)}…` : title}</h1>
+          {state.agent && <span class={`agent-badge agent-${state.agent}`}>{state.agent}</span>}
+          <span
+            class={`run-badge phase-${phase}`}
+            role="status"
+            aria-label="run state"
+            data-phase={phase}
+            data-busy={state.runState?.busy ? 'yes' : 'no'}
+          >
+            {PHASE_TEXT[phase] ?? phase}
+          </span>
+          {state.contextWindowUsed !== null && (
+            <span class="muted small" title="context window used">
+              context {formatCount(state.contextWindowUsed)}
+              {state.contextWindowMax !== null ? ` / ${formatCount(state.contextWindowMax)}` : ''}
+            </span>
+          )}
+          <span class="spacer" />
+          <span class={`conn conn-${socket.socketState === 'open' && state.ready ? 'open' : 'closed'}`}>
+            <span class="dot" aria-hidden="true" />
+            {socket.socketState === 'open' ? (state.ready ? 'connected' : 'loading…') : 'reconnecting…'}
+          </span>
+        </div>
+        {state.configOptions.length > 0 && <ConfigOptions options={state.configOptions} send={send} />}
+      </header>
+      <div
+        class="chat-scroll"
+        ref={scroller}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        <div class="chat-log" aria-live="polite" data-ready={state.ready ? 'yes' : 'no'}>
+          {!state.ready && state.entries.length === 0 && <p class="muted">Opening the session…</p>}
+          {state.ready && state.entries.length === 0 && (
+            <p class="muted empty">No messages yet. Write the first one below.</p>
+          )}
+          {state.entries.map((e) => (
+            <EntryView key={e.id} entry={e} />
+          ))}
+          {state.permissions.map((p) => (
+            <PermissionView key={p.requestId} card={p} send={send} />
+          ))}
+          {state.signIn && <SignInCard signIn={state.signIn} />}
+          <LoopLine state={state} />
+        </div>
+      </div>
+      {state.queue.length > 0 && <QueueView queue={state.queue} send={send} />}
+      {state.steer && (
+        <p class="muted small steer-line" role="status">
+          {state.steer.ok
+            ? state.steer.outcome === 'queued'
+              ? 'The agent takes no steering now: the message was queued.'
+              : 'Steering sent to the agent.'
+            : `Steering failed: ${state.steer.error ?? ''}`}
+        </p>
+      )}
+      <Composer state={state} send={send} />
+    </section>
+  );
+}
+
+function optionKind(kind: string): string {
+  return kind.startsWith('allow') ? 'allow' : kind.startsWith('reject') ? 'reject' : 'other';
+}
+
+function PermissionView({ card, send }: { card: PermissionCard; send: (m: ClientMessage) => boolean }) {
+  const [answered, setAnswered] = useState<string | null>(null);
+  const settled = card.settled;
+  const chosen = settled ? card.options.find((o) => o.optionId === settled.optionId) : undefined;
+  const args = card.toolCall.args;
+  return (
+    <section
+      class={`permission-card ${settled ? 'settled' : 'pending'}`}
+      aria-label={`Permission: ${card.toolCall.title}`}
+      data-request={card.requestId}
+      data-settled={settled ? (settled.optionId ?? 'none') : undefined}
+    >
+      <div class="permission-head">
+        <span class="badge perm">permission</span>
+        {card.toolCall.kind && <span class="type-badge">{card.toolCall.kind}</span>}
+        <span class="permission-title">{card.toolCall.title}</span>
+      </div>
+      {args !== undefined && args !== null && (
+        <details class="permission-args">
+          <summary class="muted small">what it will do</summary>
+          <TextBlock
+            text={typeof args === 'string' ? args : JSON.stringify(args, null, 2)}
+            className="json"
+          />
+        </details>
+      )}
+      {settled ? (
+        <p class="permission-outcome" role="status">
+          {chosen ? `Answered: ${chosen.name}` : 'Ended without an answer'}
+          {settled.by ? <span class="muted small"> · {settled.by}</span> : null}
+        </p>
+      ) : (
+        <div class="permission-options">
+          {card.options.map((o) => (
+            <button
+              key={o.optionId}
+              type="button"
+              class={`perm-${optionKind(o.kind)} ${optionKind(o.kind) === 'allow' ? 'primary' : ''}`}
+              data-kind={o.kind}
+              disabled={answered !== null}
+              onClick={() => {
+                if (send({ type: 'permission_answer', requestId: card.requestId, optionId: o.optionId }))
+                  setAnswered(o.optionId);
+              }}
+            >
+              {o.name}
+            </button>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+const safeUrl = (url: string | null | undefined): string | undefined => {
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+function SignInCard({ signIn }: { signIn: SignIn }) {
+  const url = safeUrl(signIn.url);
+  return (
+    <div class="signin-card" role="alert" aria-label="Sign-in needed">
+      <div class="permission-head">
+        <span class="badge err">sign-in needed</span>{' '}
+        <span class={`agent-badge agent-${signIn.agent}`}>{signIn.agent}</span>
+      </div>
+      <TextBlock text={signIn.message} />
+      {signIn.methods.length > 0 && (
+        <>
+          <p class="small">Ways to sign in:</p>
+          <ul class="signin-methods">
+            {signIn.methods.map((m) => (
+              <li key={m.id}>
+                <strong>{m.name}</strong>
+                {m.description ? <span class="muted"> — {m.description}</span> : null}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {url && (
+        <p>
+          <a href={url} target="_blank" rel="noopener noreferrer">
+            Open the login page
+          </a>
+        </p>
+      )}
+      <p class="muted small">Sign the agent in, then send the message again.</p>
+    </div>
+  );
+}
+
+function LoopLine({ state }: { state: ChatState }) {
+  const parts: string[] = [];
+  if (state.loop) {
+    const l = state.loop;
+    parts.push(
+      l.ended === 'done'
+        ? `Loop done after ${l.iteration} iteration${l.iteration === 1 ? '' : 's'}`
+        : l.ended === 'max'
+          ? `Loop stopped at its cap of ${l.iteration} iterations`
+          : `Loop iteration ${l.iteration} of ${l.maxIterations}`,
+    );
+  }
+  if (state.interval) {
+    const i = state.interval;
+    parts.push(
+      i.active
+        ? `Repeats every ${i.minutes ?? '?'} min · ${i.launches} run${i.launches === 1 ? '' : 's'}${i.lastSkipped ? ' · last tick skipped (busy)' : ''}`
+        : 'Interval stopped',
+    );
+  }
+  if (parts.length === 0) return null;
+  return (
+    <p class="muted small loop-line" role="status">
+      {parts.join(' · ')}
+    </p>
+  );
+}
+
+function QueueView({ queue, send }: { queue: readonly QueueItem[]; send: (m: ClientMessage) => boolean }) {
+  return (
+    <section class="chat-queue" aria-label="Queued messages">
+      <div class="queue-head">
+        <span class="small">
+          {queue.length} queued message{queue.length === 1 ? '' : 's'} · sent when the agent is done
+        </span>
+        <span class="spacer" />
+        <button type="button" class="link small" onClick={() => send({ type: 'queue_clear' })}>
+          Clear all
+        </button>
+      </div>
+      <ol class="queue-list">
+        {queue.map((q) => (
+          <QueueRow key={q.id} item={q} send={send} />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function QueueRow({ item, send }: { item: QueueItem; send: (m: ClientMessage) => boolean }) {
+  const [draft, setDraft] = useState<string | null>(null);
+  return (
+    <li class="queue-item" data-id={item.id}>
+      {draft === null ? (
+        <>
+          <span class="queue-text">{item.content}</span>
+          {item.images && item.images.length > 0 && (
+            <span class="muted small"> · {item.images.length} image(s)</span>
+          )}
+          <button type="button" class="link small" onClick={() => setDraft(item.content)}>
+            Edit
+          </button>
+          <button
+            type="button"
+            class="link small"
+            onClick={() => send({ type: 'queue_remove', id: item.id })}
+          >
+            Remove
+          </button>
+        </>
+      ) : (
+        <form
+          class="queue-edit"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (send({ type: 'queue_edit', id: item.id, content: draft })) setDraft(null);
+          }}
+        >
+          <input aria-label="Queued message" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+          <button type="submit" class="small">
+            Save
+          </button>
+          <button type="button" class="link small" onClick={() => setDraft(null)}>
+            Cancel
+          </button>
+        </form>
+      )}
+    </li>
+  );
+}
+
+function ConfigOptions({
+  options,
+  send,
+}: {
+  options: readonly SessionConfigOption[];
+  send: (m: ClientMessage) => boolean;
+}) {
+  return (
+    <div class="config-options">
+      {options.map((o) =>
+        o.type === 'select' ? (
+          <label key={o.id} class="small config-option" title={o.description ?? ''}>
+            {o.name}{' '}
+            <select
+              aria-label={o.name}
+              data-config={o.id}
+              value={o.currentValue}
+              onChange={(e) =>
+                send({ type: 'set_config_option', configId: o.id, value: e.currentTarget.value })
+              }
+            >
+              {o.options.map((x) =>
+                'group' in x ? (
+                  <optgroup key={x.group} label={x.name}>
+                    {x.options.map((y) => (
+                      <option key={y.value} value={y.value}>
+                        {y.name}
+                      </option>
+                    ))}
+                  </optgroup>
+                ) : (
+                  <option key={x.value} value={x.value}>
+                    {x.name}
+                  </option>
+                ),
+              )}
+            </select>
+          </label>
+        ) : (
+          <label key={o.id} class="check small config-option" title={o.description ?? ''}>
+            <input
+              type="checkbox"
+              data-config={o.id}
+              checked={o.currentValue}
+              onChange={(e) =>
+                send({ type: 'set_config_option', configId: o.id, value: e.currentTarget.checked })
+              }
+            />
+            {o.name}
+          </label>
+        ),
+      )}
+    </div>
+  );
+}
