@@ -19,9 +19,10 @@ import {
   type BareClient,
   groupMembers,
   type PermissionPolicy,
+  runBareTurn,
   startBareClient,
 } from './support/bare-client.js';
-import { type FakeModel, type RecordedRequest, startFakeModel } from './support/fake-model.js';
+import { carriesToolResult, type FakeModel, startFakeModel } from './support/fake-model.js';
 
 interface AgentCase {
   readonly key: BuiltInBridgeKey;
@@ -33,13 +34,9 @@ interface AgentCase {
   readonly usage: 'notifications' | 'answer' | 'answer-meta';
   /** The request that fails -32000 without credentials. */
   readonly signInAt: 'session/new' | 'session/prompt';
-  /** How a tool's result reads in the model request that follows it. */
-  readonly toolResult: (request: RecordedRequest) => boolean;
   /** How the turn ends after `session/cancel`. */
   readonly cancelStops: readonly acp.StopReason[];
 }
-
-const bodyText = (r: RecordedRequest) => JSON.stringify(r.body);
 
 const CASES: readonly AgentCase[] = [
   {
@@ -50,7 +47,6 @@ const CASES: readonly AgentCase[] = [
     deniedStop: 'end_turn',
     usage: 'notifications',
     signInAt: 'session/prompt',
-    toolResult: (r) => bodyText(r).includes('"tool_result"'),
     cancelStops: ['cancelled'],
   },
   {
@@ -58,7 +54,6 @@ const CASES: readonly AgentCase[] = [
     deniedStop: 'cancelled',
     usage: 'notifications',
     signInAt: 'session/new',
-    toolResult: (r) => /"(custom_tool_call_output|function_call_output)"/.test(bodyText(r)),
     cancelStops: ['cancelled'],
   },
   {
@@ -66,7 +61,6 @@ const CASES: readonly AgentCase[] = [
     deniedStop: 'end_turn',
     usage: 'answer-meta',
     signInAt: 'session/new',
-    toolResult: (r) => bodyText(r).includes('"functionResponse"'),
     cancelStops: ['cancelled', 'end_turn'],
   },
   {
@@ -74,7 +68,6 @@ const CASES: readonly AgentCase[] = [
     deniedStop: 'end_turn',
     usage: 'answer',
     signInAt: 'session/prompt',
-    toolResult: (r) => bodyText(r).includes('"role":"tool"'),
     cancelStops: ['cancelled', 'end_turn'],
   },
 ];
@@ -214,7 +207,7 @@ describe.each(CASES)('$key', (c) => {
     // The tool's result went back to the model, which answered the follow-up.
     const main = model.mainRequests().filter((r) => r.turn !== null);
     expect(main.length).toBeGreaterThanOrEqual(2);
-    expect(c.toolResult(main[1]!)).toBe(true);
+    expect(carriesToolResult(main[1]!)).toBe(true);
     expect(model.pendingTurns()).toBe(0);
 
     const usage = (
@@ -452,6 +445,25 @@ describe('the scripted agent', () => {
     ]);
     const listed = await second.request<{ sessions: { sessionId: string }[] }>('session/list', {});
     expect(listed.sessions.map((s) => s.sessionId)).toContain(first.sessionId);
+  });
+
+  it('times one whole bare turn, spawn to answer', async () => {
+    const { command, args } = scriptedAgentCommand();
+    const t = await runBareTurn({
+      command,
+      args,
+      env: { PATH: process.env.PATH ?? '' },
+      cwd,
+      prompt: 'timed',
+    });
+    expect(t.answer.stopReason).toBe('end_turn');
+    expect(t.text).toBe('chunk 0 chunk 1 chunk 2 done.');
+    expect(t.spawnedAt).toBeLessThanOrEqual(t.initializedAt);
+    expect(t.initializedAt).toBeLessThanOrEqual(t.sessionAt);
+    expect(t.sessionAt).toBeLessThanOrEqual(t.sentAt);
+    expect(t.firstTextAt).not.toBeNull();
+    expect(t.firstTextAt!).toBeGreaterThanOrEqual(t.sentAt);
+    expect(t.answeredAt).toBeGreaterThanOrEqual(t.firstTextAt!);
   });
 
   it('asks for sign-in with -32000 until authenticated', async () => {

@@ -42,6 +42,10 @@
 //   in the prompt answer (the last step's counts). Without credentials it never fails offline
 //   (a free default model, retried forever), so the no-credentials recipe names a provider that
 //   needs a key and has none: `session/prompt` fails -32000 "provider authentication required".
+//
+// session/cancel while the model is still streaming: claude, codex and gemini answer `cancelled`
+// within about 70 ms; opencode answers `cancelled` too, after up to a few seconds. Closing the
+// process group after a turn leaves no process behind for any of the four.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

@@ -287,3 +287,41 @@ export function startBareClient(options: BareClientOptions): BareClient {
     close,
   };
 }
+
+export interface BareTurnTimings {
+  /** All on the `now()` clock, in ms. */
+  readonly spawnedAt: number;
+  readonly initializedAt: number;
+  readonly sessionAt: number;
+  readonly sentAt: number;
+  readonly firstTextAt: number | null;
+  readonly answeredAt: number;
+  readonly answer: acp.PromptResponse;
+  readonly text: string;
+}
+
+/**
+ * One whole turn with nothing but the SDK: spawn, `initialize` (and `authenticate` when given),
+ * `session/new`, one prompt, close. The baseline a benchmark holds cairn's own path against.
+ */
+export async function runBareTurn(
+  options: BareClientOptions & {
+    readonly prompt: string;
+    readonly initialize?: Partial<acp.InitializeRequest>;
+    readonly authenticate?: acp.AuthenticateRequest;
+  },
+): Promise<BareTurnTimings> {
+  const spawnedAt = now();
+  const client = startBareClient(options);
+  try {
+    await client.initialize(options.initialize ?? {});
+    if (options.authenticate !== undefined) await client.authenticate(options.authenticate);
+    const initializedAt = now();
+    const { sessionId } = await client.newSession({ cwd: options.cwd });
+    const sessionAt = now();
+    const turn = await client.promptTimed(sessionId, options.prompt);
+    return { spawnedAt, initializedAt, sessionAt, ...turn, text: client.textOf(sessionId) };
+  } finally {
+    await client.close();
+  }
+}

@@ -235,6 +235,23 @@ function matches(turn: Turn, body: unknown, dialect: Dialect, text: string): boo
   return turn.when({ body, dialect });
 }
 
+/** Whether a recorded request carries a tool's result back to the model, in its dialect. */
+export function carriesToolResult(request: RecordedRequest): boolean {
+  const text = JSON.stringify(request.body);
+  switch (request.dialect) {
+    case 'anthropic':
+      return text.includes('"type":"tool_result"');
+    case 'openai-responses':
+      return /"type":"(custom_tool_call_output|function_call_output)"/.test(text);
+    case 'openai-chat':
+      return text.includes('"role":"tool"');
+    case 'gemini':
+      return text.includes('"functionResponse"');
+    default:
+      return false;
+  }
+}
+
 const isCount = (r: RecordedRequest) => /countTokens|count_tokens/.test(r.path);
 
 // ---------------------------------------------------------------------------------------------
