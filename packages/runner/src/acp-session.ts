@@ -70,8 +70,8 @@ export interface Refusal {
 }
 
 export type TurnOutcome =
-  | { status: 'completed'; stopReason: string }
-  | { status: 'cancelled'; stopReason: string }
+  | { status: 'completed'; stopReason: string; usage?: Record<string, unknown> }
+  | { status: 'cancelled'; stopReason: string; usage?: Record<string, unknown> }
   | ({ status: 'failed' } & Refusal);
 
 export type SteerOutcome = 'injected' | 'promptRequired';
@@ -267,9 +267,13 @@ export class AcpSession {
         };
       }
       const stopReason = first.r.stopReason;
+      // Token counts some agents put in the prompt's answer (`usage`, not yet in the stable schema).
+      const usage = (first.r as { usage?: unknown }).usage;
+      const counted =
+        typeof usage === 'object' && usage !== null ? { usage: usage as Record<string, unknown> } : {};
       return stopReason === 'cancelled'
-        ? { status: 'cancelled', stopReason }
-        : { status: 'completed', stopReason };
+        ? { status: 'cancelled', stopReason, ...counted }
+        : { status: 'completed', stopReason, ...counted };
     } catch (error) {
       // A closed connection is usually the agent dying: wait a moment for its exit to say how.
       const exited = await Promise.race([

@@ -181,6 +181,7 @@ export class DrivenSession {
   }
 
   private finishTurn(outcome: TurnOutcome): void {
+    if (outcome.status !== 'failed' && outcome.usage) this.record('turn_usage', { usage: outcome.usage });
     const frame = this.journal.append(this.sessionRef, (seq): TurnDoneFrame => {
       const done: TurnDoneFrame = {
         t: 'agent_turn_done',

@@ -25,6 +25,8 @@ export interface HttpOptions {
   readonly onAuthorized?: (req: IncomingMessage) => void;
   /** Hears every other request. */
   readonly onUnauthorized?: (req: IncomingMessage) => void;
+  /** Answers `/api/…` requests that passed the gate (the chat's JSON API); false passes one on. */
+  readonly api?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 }
 
 /** `packages/web/dist`, both from the sources and from the bundle two folders down from the root. */
@@ -72,6 +74,7 @@ export function createHttpHandler(options: HttpOptions) {
       return send(res, 401, 'text/plain; charset=utf-8', 'missing or wrong token\n');
     if (!shell || offered !== null) options.onAuthorized?.(req);
     else options.onUnauthorized?.(req);
+    if (options.api && url.pathname.startsWith('/api/') && (await options.api(req, res, url))) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return send(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');

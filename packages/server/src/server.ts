@@ -14,10 +14,12 @@ import {
   type SessionPlatform,
 } from '@cairn/transcript';
 import { Catalog } from './catalog.js';
+import { CHAT_PATH, ChatService } from './chat/chat-service.js';
+import type { Clock } from './chat/chat-session.js';
 import { ConnectionGuard, type ConnectionLimits } from './connections.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './daemon-record.js';
 import { type DemoHome, makeDemoHome } from './demo.js';
-import { AGENT_PATH, type Drive, startDrive } from './drive/index.js';
+import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
@@ -50,6 +52,8 @@ export interface ServerOptions {
   readonly demo?: boolean;
   /** Called when a client asks the server to stop (`shutdown`), after it closed. */
   readonly onShutdown?: () => void;
+  /** The chat's clock (its interval scheduler); the real one when absent. For tests. */
+  readonly clock?: Clock;
   /** Run a workstation inside the server, so local agents can be driven with no setup (default true). */
   readonly localWorkstation?: boolean;
   /** Sockets held at once and the time one may stay without the token; from the open-file limit
@@ -125,10 +129,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log,
     localWorkstation: options.localWorkstation !== false,
   });
+  const chat = new ChatService({
+    storePath: join(home, 'chat.sqlite'),
+    wire: drive.wire,
+    workstation: LOCAL_WORKSTATION,
+    platform,
+    log,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   /** The port `daemon.json` names, once written. */
   let recorded: number | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      chat.close();
       await drive.close();
       hub.close();
       streams.close();
@@ -186,13 +199,27 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         return { ok: true, text: renderDumpMarkdown(file.value as SessionDumpFile) };
       },
       onAuthorized: (req) => guard.trust(req.socket),
+      api: (req, res, url) => chat.handleApi(req, res, url),
       onUnauthorized: (req) => guard.active(req.socket),
     }),
   );
   const guard = new ConnectionGuard(http, options.connections);
   http.on('upgrade', (req, socket, head) => {
-    if (new URL(req.url ?? '/', 'http://localhost').pathname === AGENT_PATH) {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path === AGENT_PATH) {
       if (drive.endpoint.handleUpgrade(req, socket, head)) guard.trust(req.socket);
+      return;
+    }
+    if (path === CHAT_PATH) {
+      const refusal = checkRequest(gate, new URL(req.url ?? '/', 'http://localhost'), req.headers);
+      if (refusal) {
+        socket.end(
+          `HTTP/1.1 ${refusal.status} Refused\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.reason}\n`,
+        );
+        return;
+      }
+      guard.trust(req.socket);
+      chat.handleUpgrade(req, socket, head);
       return;
     }
     if (!checkRequest(gate, new URL(req.url ?? '/', 'http://localhost'), req.headers))

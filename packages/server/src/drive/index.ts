@@ -10,6 +10,7 @@ import { linkInProcess } from './local-link.js';
 import { storedTicketOwner } from './tickets.js';
 
 export { AGENT_PATH } from './agent-endpoint.js';
+export { LOCAL_WORKSTATION } from './local-drive.js';
 
 export interface Drive {
   readonly wire: AgentWireServer;

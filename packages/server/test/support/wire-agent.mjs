@@ -10,6 +10,8 @@ const mode = process.env.WIRE_AGENT_MODE ?? 'normal';
 const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
 const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
 const stamp = process.env.WIRE_AGENT_STAMP === '1';
+// WIRE_AGENT_LOOP_DONE_AT=N: from its Nth turn on, the reply ends with the loop's done marker.
+const loopDoneAt = Number(process.env.WIRE_AGENT_LOOP_DONE_AT ?? 0);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let sessions = 0;
 let turns = 0;
@@ -67,11 +69,16 @@ const app = acp
       const chosen = answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
       await ctx.client.notify('session/update', text(sessionId, `permission:${chosen}`));
     }
+    if (loopDoneAt > 0 && turns >= loopDoneAt)
+      await ctx.client.notify('session/update', text(sessionId, '<LOOP_DONE>'));
     await ctx.client.notify('session/update', {
       sessionId,
       update: { sessionUpdate: 'usage_update', used: 1000 + turns, size: 200000 },
     });
-    return { stopReason: 'end_turn' };
+    return {
+      stopReason: 'end_turn',
+      usage: { inputTokens: 40, outputTokens: 2 * chunks, totalTokens: 40 + 2 * chunks },
+    };
   });
 
 app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));

@@ -1,0 +1,294 @@
+// The chat: projects, chat sessions and their live state, the JSON API the web UI calls, and the
+// `/chat` WebSocket a tab opens per session. Agents run on the local workstation through the
+// agent wire; a continued session's past is read from the agent's own files, once.
+
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAbsolute, resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
+import { WebSocketServer } from 'ws';
+import type { AgentWireServer } from '../drive/agent-wire-server.js';
+import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
+import { ChatStore, type ProjectRow } from './chat-store.js';
+
+export const CHAT_PATH = '/chat';
+const MAX_BODY = 8 * 1024 * 1024;
+const MAX_CHAT_FRAME = 4 * 1024 * 1024;
+
+export interface ChatServiceOptions {
+  readonly storePath: string;
+  readonly wire: AgentWireServer;
+  readonly workstation: string;
+  readonly platform: SessionPlatform;
+  readonly log: (line: string) => void;
+  readonly clock?: Clock;
+  /** Checks an incoming ClientMessage; a string says what is wrong. */
+  readonly checkClientMessage?: (value: unknown) => string | null;
+}
+
+export class ChatService {
+  readonly store: ChatStore;
+  private readonly live = new Map<string, ChatSession>();
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CHAT_FRAME });
+
+  constructor(private readonly options: ChatServiceOptions) {
+    this.store = new ChatStore(options.storePath);
+  }
+
+  /** The runtime of a chat session, made on first use. */
+  session(id: string): ChatSession | undefined {
+    const existing = this.live.get(id);
+    if (existing) return existing;
+    const row = this.store.session(id);
+    if (!row) return undefined;
+    const project = this.store.projectById(row.projectId);
+    if (!project) return undefined;
+    const session = new ChatSession(row, project.path, {
+      store: this.store,
+      wire: this.options.wire,
+      workstation: this.options.workstation,
+      clock: this.options.clock ?? realClock,
+      log: this.options.log,
+    });
+    this.live.set(id, session);
+    return session;
+  }
+
+  /** `/api/...`: true when the request was one of the chat's (answered), false to pass it on. */
+  async handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    if (!url.pathname.startsWith('/api/')) return false;
+    const route = `${req.method} ${url.pathname}`;
+    try {
+      switch (route) {
+        case 'GET /api/agents':
+          return json(res, 200, { agents: this.options.wire.roster(this.options.workstation) });
+        case 'POST /api/agents/install': {
+          const body = await readBody(req);
+          const agent = stringField(body, 'agent');
+          const reply = await this.options.wire.install(this.options.workstation, agent);
+          return reply.ok
+            ? json(res, 200, { ok: true })
+            : json(res, 400, { error: reply.error ?? 'install failed' });
+        }
+        case 'GET /api/projects':
+          return json(res, 200, { projects: this.store.projects().map((p) => this.wireProject(p)) });
+        case 'POST /api/projects': {
+          const body = await readBody(req);
+          const path = folder(stringField(body, 'path'));
+          const name =
+            typeof body.name === 'string' && body.name.trim() !== '' ? body.name.trim() : undefined;
+          const project = this.store.project(path, name);
+          return json(res, 200, {
+            project: this.wireProject({ ...project, sessionCount: this.store.sessions(project.id).length }),
+          });
+        }
+        case 'GET /api/sessions': {
+          const projectId = url.searchParams.get('projectId') ?? undefined;
+          return json(res, 200, { sessions: this.store.sessions(projectId).map((s) => this.wireSession(s)) });
+        }
+        case 'POST /api/sessions': {
+          const body = await readBody(req);
+          const project = this.store.projectById(stringField(body, 'projectId'));
+          if (!project) throw new BadRequest('no such project');
+          const agent = this.knownAgent(stringField(body, 'agent'));
+          const row = this.store.createSession(project.id, agent, null);
+          return json(res, 200, { session: this.wireSession({ ...row, messageCount: 0 }) });
+        }
+        case 'POST /api/sessions/continue': {
+          const body = await readBody(req);
+          const agent = this.knownAgent(stringField(body, 'agent'));
+          const nativeSessionId = stringField(body, 'nativeSessionId');
+          const cwd = folder(stringField(body, 'cwd'));
+          const row =
+            this.store.sessionByNative(agent, nativeSessionId) ??
+            (await this.importSession(agent, nativeSessionId, cwd));
+          return json(res, 200, {
+            session: this.wireSession({ ...row, messageCount: this.store.messages(row.id).length }),
+          });
+        }
+        default:
+          return json(res, 404, { error: `no such API: ${route}` });
+      }
+    } catch (error) {
+      if (error instanceof BadRequest) return json(res, 400, { error: error.message });
+      this.options.log(`chat: ${route} failed: ${(error as Error).stack ?? error}`);
+      return json(res, 500, { error: 'internal error' });
+    }
+  }
+
+  /** The `/chat?session=ID` upgrade, after the gate accepted it. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, protocols?: string): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const session = this.session(url.searchParams.get('session') ?? '');
+    if (!session) {
+      socket.end(
+        'HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: 18\r\n\r\nno such chat here\n',
+      );
+      return;
+    }
+    void protocols;
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const tab: ChatSocket = {
+        send: (event: Event) => {
+          if (ws.readyState !== ws.OPEN) return;
+          try {
+            ws.send(JSON.stringify(event));
+          } catch (error) {
+            this.options.log(`chat: an event could not be sent: ${(error as Error).message}`);
+          }
+        },
+      };
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) return tab.send({ type: 'error', message: 'messages are JSON text' });
+        let value: unknown;
+        try {
+          value = JSON.parse(data.toString());
+        } catch {
+          return tab.send({ type: 'error', message: 'not JSON' });
+        }
+        const problem = this.options.checkClientMessage?.(value) ?? basicCheck(value);
+        if (problem) return tab.send({ type: 'error', message: `refused: ${problem}` });
+        void session.receive(value as Event).catch((error: unknown) => {
+          this.options.log(`chat: ${(error as Error).stack ?? error}`);
+          tab.send({ type: 'error', message: 'internal error' });
+        });
+      });
+      ws.on('close', () => session.detach(tab));
+      ws.on('error', () => ws.terminate());
+      void session.attach(tab);
+    });
+  }
+
+  close(): void {
+    for (const session of this.live.values()) session.dispose();
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+    this.store.close();
+  }
+
+  private knownAgent(agent: string): string {
+    const roster = this.options.wire.roster(this.options.workstation);
+    if (!roster.some((b) => b.key === agent)) throw new BadRequest(`no agent named ${agent}`);
+    return agent;
+  }
+
+  /** A chat session for a session the agent wrote, with its past read from the files. */
+  private async importSession(agent: string, nativeSessionId: string, cwd: string) {
+    const project = this.store.project(cwd);
+    let title = 'Continued session';
+    const past: { role: 'user' | 'assistant'; content: string; at: number }[] = [];
+    for await (const entry of listSessions(this.options.platform, { agent })) {
+      if ('ref' in entry || entry.id !== nativeSessionId) continue;
+      if (entry.title ?? entry.firstPrompt) title = (entry.title ?? entry.firstPrompt ?? title).slice(0, 60);
+      const loaded = await loadTranscript(this.options.platform, { path: entry.path, agent: entry.agent });
+      if (loaded.ok) {
+        const main = loaded.value.agents.find((a) => a.parentId === undefined)?.id;
+        for (const e of loaded.value.events) {
+          if (e.agentId !== main || (e.kind !== 'user' && e.kind !== 'assistant')) continue;
+          const { text, synthetic } = e.payload;
+          if (synthetic || text.trim() === '') continue;
+          past.push({ role: e.kind, content: text, at: e.timestamp ?? Date.now() });
+        }
+      }
+      break;
+    }
+    const row = this.store.createSession(project.id, agent, nativeSessionId, title);
+    for (const m of past) {
+      this.store.addMessage({
+        id: randomUUID(),
+        sessionId: row.id,
+        role: m.role,
+        content: m.content,
+        events:
+          m.role === 'assistant'
+            ? JSON.stringify({ type: 'text_delta', messageId: '', delta: m.content })
+            : '',
+        createdAt: m.at,
+        images: [],
+        outputTokens: null,
+        durationMs: null,
+        tokensPerSecond: null,
+        ttftMs: null,
+      });
+    }
+    return row;
+  }
+
+  private wireProject(p: ProjectRow & { sessionCount: number }) {
+    const busy = this.store.sessions(p.id).some((s) => this.live.get(s.id)?.busy === true);
+    return { ...p, ...(busy ? { hasActiveSession: true, busy: true } : {}) };
+  }
+
+  private wireSession(s: ReturnType<ChatStore['sessions']>[number]) {
+    const busy = this.live.get(s.id)?.busy === true;
+    return {
+      id: s.id,
+      projectId: s.projectId,
+      title: s.title,
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+      messageCount: s.messageCount,
+      agent: s.agent,
+      nativeSessionId: s.nativeSessionId,
+      ...(busy ? { hasActiveTurn: true, busy: true } : {}),
+    };
+  }
+}
+
+class BadRequest extends Error {}
+
+function json(res: ServerResponse, status: number, body: unknown): true {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(text);
+  return true;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new BadRequest('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new BadRequest('the body is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new BadRequest('the body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || value === '') throw new BadRequest(`${name} must be a non-empty string`);
+  return value;
+}
+
+/** An absolute path of an existing folder, normalized. */
+function folder(path: string): string {
+  if (!isAbsolute(path)) throw new BadRequest(`the project folder must be an absolute path: ${path}`);
+  const normalized = resolve(path);
+  let isDir = false;
+  try {
+    isDir = statSync(normalized).isDirectory();
+  } catch {
+    throw new BadRequest(`no such folder: ${normalized}`);
+  }
+  if (!isDir) throw new BadRequest(`not a folder: ${normalized}`);
+  return normalized;
+}
+
+/** Until the contract's validator is wired in: an object with a string type. */
+function basicCheck(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'a message is a JSON object';
+  if (typeof (value as { type?: unknown }).type !== 'string') return 'type must be a string';
+  return null;
+}

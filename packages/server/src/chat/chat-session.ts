@@ -1,0 +1,775 @@
+// One chat session at run time: the agent session it drives over the agent wire, the tabs that
+// watch it, its turn in flight (buffered so a tab that arrives mid-turn can rebuild it), its queue,
+// its pending permissions, its loop and interval scheduler. Agent events become the browser's
+// ServerEvents here, and the messages are persisted as each turn ends.
+import { randomUUID } from 'node:crypto';
+import type { AgentWireServer, DriveNotice } from '../drive/agent-wire-server.js';
+import type { ChatSessionRow, ChatStore, ImageRow, MessageRow } from './chat-store.js';
+import { type RunFlags, RunTracker } from './run-state.js';
+
+export type Event = { type: string } & Record<string, unknown>;
+
+export interface ChatSocket {
+  send(event: Event): void;
+}
+
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export const MAX_LOOP_ITERATIONS = 25;
+const DEFAULT_LOOP_ITERATIONS = 10;
+export const LOOP_DONE = '<LOOP_DONE>';
+const AUTH_REQUIRED = -32000;
+
+export interface ChatDeps {
+  readonly store: ChatStore;
+  readonly wire: AgentWireServer;
+  readonly workstation: string;
+  readonly clock: Clock;
+  readonly log: (line: string) => void;
+}
+
+export interface UserMessage {
+  content: string;
+  images?: ImageRow[];
+  loop?: boolean;
+  loopMaxIterations?: number;
+  loopGoal?: string;
+  intervalMinutes?: number;
+  loopControl?: 'run_now' | 'stop';
+}
+
+interface QueueItem {
+  id: string;
+  content: string;
+  images?: ImageRow[];
+  position: number;
+  createdAt: string;
+}
+
+interface Turn {
+  messageId: string;
+  startedAt: number;
+  firstDeltaAt?: number;
+  events: Event[];
+  text: string;
+  thinking: boolean;
+  tools: Map<string, string>;
+  usage?: Record<string, unknown>;
+}
+
+interface Opened {
+  configOptions: unknown[] | null;
+  supportsSteering: boolean;
+  supportsImageInput: boolean;
+}
+
+export class ChatSession {
+  private readonly sockets = new Set<ChatSocket>();
+  private readonly run = new RunTracker();
+  private opened: Opened | undefined;
+  private opening: Promise<boolean> | undefined;
+  private turn: Turn | undefined;
+  private readonly queue: QueueItem[] = [];
+  private readonly permissions = new Map<string, Event>();
+  private signIn: Event | null = null;
+  private contextUsed: number | null = null;
+  private contextMax: number | null = null;
+  private loop: { iteration: number; max: number; goal: string | null } | undefined;
+  private interval:
+    | {
+        minutes: number;
+        hasLoop: boolean;
+        goal: string | null;
+        content: string;
+        count: number;
+        nextAt: number;
+        timer: unknown;
+      }
+    | undefined;
+  private stopping = false;
+
+  constructor(
+    private row: ChatSessionRow,
+    private readonly cwd: string,
+    private readonly deps: ChatDeps,
+  ) {
+    deps.wire.subscribe(row.id, (notice) => this.onNotice(notice));
+  }
+
+  get id(): string {
+    return this.row.id;
+  }
+
+  get busy(): boolean {
+    return this.run.state().busy;
+  }
+
+  /** A tab: it gets the whole state now and every event from here on. */
+  async attach(socket: ChatSocket): Promise<void> {
+    this.sockets.add(socket);
+    await this.ensureOpen();
+    if (this.sockets.has(socket)) socket.send(this.ready());
+  }
+
+  detach(socket: ChatSocket): void {
+    this.sockets.delete(socket);
+  }
+
+  /** A ClientMessage from a tab, already validated. */
+  async receive(message: Event): Promise<void> {
+    switch (message.type) {
+      case 'user_message':
+        return this.onUserMessage(message as unknown as UserMessage);
+      case 'stop':
+        this.stopping = true;
+        if (this.loop) this.endLoop();
+        this.deps.wire.interrupt(this.row.id);
+        return;
+      case 'steer':
+        return this.onSteer(String(message.content ?? ''), (message.images as ImageRow[] | undefined) ?? []);
+      case 'permission_answer': {
+        const requestId = String(message.requestId);
+        if (!this.permissions.has(requestId)) return; // settled already: the first answer won
+        this.deps.wire.answer(this.row.id, requestId, String(message.optionId));
+        return;
+      }
+      case 'queue_remove':
+        return this.editQueue(() => {
+          const at = this.queue.findIndex((q) => q.id === message.id);
+          if (at >= 0) this.queue.splice(at, 1);
+        });
+      case 'queue_edit':
+        return this.editQueue(() => {
+          const item = this.queue.find((q) => q.id === message.id);
+          if (item) item.content = String(message.content);
+        });
+      case 'queue_clear':
+        return this.editQueue(() => {
+          this.queue.length = 0;
+        });
+      case 'set_config_option': {
+        if (!(await this.ensureOpen())) return;
+        const reply = await this.deps.wire.setConfigOption(
+          this.row.id,
+          String(message.configId),
+          message.value as string | boolean,
+        );
+        if (reply.ok) {
+          if (this.opened) this.opened.configOptions = reply.configOptions ?? this.opened.configOptions;
+          this.broadcast({ type: 'config_options', configOptions: reply.configOptions ?? [] });
+        } else this.broadcast({ type: 'error', message: reply.error ?? 'the agent refused the option' });
+        return;
+      }
+      default:
+        this.broadcast({ type: 'error', message: `unknown message type ${String(message.type)}` });
+    }
+  }
+
+  /** Ends the scheduler; the agent session stays for the next tab. */
+  dispose(): void {
+    this.stopInterval(false);
+  }
+
+  private ready(): Event {
+    return {
+      type: 'session_ready',
+      sessionId: this.row.id,
+      history: this.deps.store.messages(this.row.id).map(toWire),
+      totalMessageCount: this.deps.store.messages(this.row.id).length,
+      currentTurn: this.turn
+        ? { turnId: this.turn.messageId, startedAt: this.turn.startedAt, events: [...this.turn.events] }
+        : null,
+      contextWindowUsed: this.contextUsed,
+      contextWindowMax: this.contextMax,
+      intervalActive: this.interval !== undefined,
+      intervalMinutes: this.interval?.minutes ?? null,
+      intervalNextTickAt: this.interval?.nextAt ?? null,
+      intervalLaunchCount: this.interval?.count ?? 0,
+      intervalHasLoop: this.interval?.hasLoop ?? false,
+      intervalGoal: this.interval?.goal ?? null,
+      runState: this.run.state(),
+      agent: this.row.agent,
+      configOptions: this.opened?.configOptions ?? null,
+      supportsSteering: this.opened?.supportsSteering ?? false,
+      supportsImageInput: this.opened?.supportsImageInput ?? false,
+      queue: this.queue.map((q) => ({ ...q })),
+      pendingPermissions: [...this.permissions.values()],
+      signIn: this.signIn,
+    };
+  }
+
+  /** Opens the agent session once (again after it was lost); false when the agent refused. */
+  private ensureOpen(): Promise<boolean> {
+    if (this.opened) return Promise.resolve(true);
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async open(): Promise<boolean> {
+    const reply = await this.deps.wire.open({
+      workstation: this.deps.workstation,
+      sessionRef: this.row.id,
+      agentKey: this.row.agent,
+      bridge: this.row.agent,
+      cwd: this.cwd,
+      ...(this.row.nativeSessionId ? { nativeSessionId: this.row.nativeSessionId } : {}),
+    });
+    if (!reply.ok) {
+      if (reply.errorCode === AUTH_REQUIRED)
+        this.showSignIn(reply.error ?? 'sign-in needed', reply.authMethods ?? []);
+      else
+        this.broadcast({
+          type: 'error',
+          message: `${this.row.agent} did not start: ${reply.error ?? 'unknown error'}`,
+        });
+      return false;
+    }
+    this.signIn = null;
+    this.opened = {
+      configOptions: (reply.configOptions as unknown[] | null | undefined) ?? null,
+      supportsSteering: reply.supportsSteering === true,
+      supportsImageInput: reply.supportsImageInput === true,
+    };
+    if (reply.nativeSessionId && reply.nativeSessionId !== this.row.nativeSessionId) {
+      this.deps.store.setNativeSessionId(this.row.id, reply.nativeSessionId);
+      this.row = { ...this.row, nativeSessionId: reply.nativeSessionId };
+    }
+    return true;
+  }
+
+  private showSignIn(message: string, methods: unknown[]): void {
+    this.signIn = { type: 'sign_in_required', agent: this.row.agent, message, methods };
+    this.broadcast(this.signIn);
+  }
+
+  private async onUserMessage(message: UserMessage): Promise<void> {
+    if (message.loopControl) {
+      if (message.loopControl === 'stop') this.stopInterval(true);
+      else this.fireInterval(true);
+      return;
+    }
+    const content = message.content ?? '';
+    if (content.trim() === '' && (message.images ?? []).length === 0) return;
+    if (message.intervalMinutes !== undefined) {
+      this.armInterval(message);
+      return;
+    }
+    if (this.busy || this.turn) {
+      this.enqueue(content, message.images);
+      return;
+    }
+    if (message.loop) {
+      const max = Math.min(
+        Math.max(1, Math.trunc(message.loopMaxIterations ?? DEFAULT_LOOP_ITERATIONS)),
+        MAX_LOOP_ITERATIONS,
+      );
+      this.loop = { iteration: 1, max, goal: message.loopGoal ?? null };
+      this.setFlags({ looping: true });
+      this.broadcast({ type: 'loop_iteration', iteration: 1, maxIterations: max, prompt: content });
+      await this.startTurn(content, message.images ?? [], loopInstruction(message.loopGoal));
+      return;
+    }
+    await this.startTurn(content, message.images ?? []);
+  }
+
+  /** Persists and shows the prompt, then sends it; `suffix` goes to the agent only. */
+  private async startTurn(content: string, images: ImageRow[], suffix = ''): Promise<void> {
+    if (!(await this.ensureOpen())) {
+      this.setFlags({ streaming: false, looping: false });
+      return;
+    }
+    if (images.length > 0 && !this.opened?.supportsImageInput) {
+      this.broadcast({
+        type: 'error',
+        message: `${this.row.agent} does not take images; the message was not sent`,
+      });
+      return;
+    }
+    if (images.some((i) => i.data === undefined)) {
+      this.broadcast({ type: 'error', message: 'only inline images can be sent to an agent' });
+      return;
+    }
+    const first = this.deps.store.messages(this.row.id).every((m) => m.role !== 'user');
+    this.appendUser(content, images, first);
+    if (first && this.row.title === 'New chat') this.rename(titleOf(content));
+    this.run.startRun();
+    this.stopping = false;
+    const now = this.deps.clock.now();
+    this.turn = {
+      messageId: randomUUID(),
+      startedAt: now,
+      events: [],
+      text: '',
+      thinking: false,
+      tools: new Map(),
+    };
+    this.emitTurn({ type: 'message_start', messageId: this.turn.messageId, role: 'assistant' });
+    this.setFlags({ streaming: true });
+    const sent = this.deps.wire.prompt(
+      this.row.id,
+      `${content}${suffix}`,
+      images.map((i) => ({ type: 'image' as const, data: i.data!, mimeType: i.mimeType })),
+    );
+    if (!sent.ok) this.finishTurn('error', sent.error);
+  }
+
+  private appendUser(content: string, images: ImageRow[], isFirstUserMessage: boolean): void {
+    const message = this.deps.store.addMessage({
+      id: randomUUID(),
+      sessionId: this.row.id,
+      role: 'user',
+      content,
+      events: '',
+      createdAt: this.deps.clock.now(),
+      images,
+      outputTokens: null,
+      durationMs: null,
+      tokensPerSecond: null,
+      ttftMs: null,
+    });
+    this.broadcast({ type: 'user_message_appended', message: toWire(message), isFirstUserMessage });
+  }
+
+  private rename(title: string): void {
+    this.deps.store.rename(this.row.id, title);
+    this.row = { ...this.row, title };
+    this.broadcast({ type: 'session_renamed', sessionId: this.row.id, title });
+  }
+
+  private async onSteer(content: string, images: ImageRow[]): Promise<void> {
+    if (content.trim() === '') return;
+    if (!this.turn) {
+      await this.onUserMessage({ content, images });
+      return;
+    }
+    if (this.opened?.supportsSteering && (images.length === 0 || this.opened.supportsImageInput)) {
+      const reply = await this.deps.wire.steer(
+        this.row.id,
+        content,
+        images.flatMap((i) =>
+          i.data ? [{ type: 'image' as const, data: i.data, mimeType: i.mimeType }] : [],
+        ),
+      );
+      if (reply.ok) {
+        this.appendUser(content, images, false);
+        this.broadcast({ type: 'steer_result', ok: true, outcome: 'injected' });
+        return;
+      }
+      this.deps.log(`chat: steer refused, queued instead: ${reply.error}`);
+    }
+    this.enqueue(content, images);
+    this.broadcast({ type: 'steer_result', ok: true, outcome: 'queued' });
+  }
+
+  private enqueue(content: string, images?: ImageRow[]): void {
+    this.editQueue(() => {
+      this.queue.push({
+        id: randomUUID(),
+        content,
+        ...(images && images.length > 0 ? { images } : {}),
+        position: this.queue.length,
+        createdAt: new Date(this.deps.clock.now()).toISOString(),
+      });
+    });
+  }
+
+  private editQueue(change: () => void): void {
+    change();
+    this.queue.forEach((q, i) => {
+      q.position = i;
+    });
+    this.setFlags({ queued: this.queue.length > 0 });
+    this.broadcast({ type: 'queue_changed', queue: this.queue.map((q) => ({ ...q })) });
+  }
+
+  private onNotice(notice: DriveNotice): void {
+    if (notice.kind === 'lost') {
+      this.opened = undefined;
+      if (this.turn) this.finishTurn('error', notice.error);
+      return;
+    }
+    const { eventName, payload } = notice.event;
+    // biome-ignore lint/suspicious/noExplicitAny: an agent's payload, read field by field with checks
+    const p = payload as Record<string, any>;
+    switch (eventName) {
+      case 'usage_update':
+        this.contextUsed = typeof p.used === 'number' ? p.used : this.contextUsed;
+        this.contextMax = typeof p.size === 'number' ? p.size : this.contextMax;
+        return;
+      case 'session_info_update':
+        if (typeof p.title === 'string' && p.title.trim() !== '' && p.title !== this.row.title)
+          this.rename(p.title.trim());
+        return;
+      case 'config_option_update':
+        if (Array.isArray(p.configOptions)) {
+          if (this.opened) this.opened.configOptions = p.configOptions;
+          this.broadcast({ type: 'config_options', configOptions: p.configOptions });
+        }
+        return;
+      case 'permission_request': {
+        const event: Event = {
+          type: 'permission_request',
+          requestId: String(p.requestId),
+          toolCall: {
+            id: String(p.toolCall?.toolCallId ?? ''),
+            title: String(p.toolCall?.title ?? 'The agent asks'),
+            ...(typeof p.toolCall?.kind === 'string' ? { kind: p.toolCall.kind } : {}),
+            ...(p.toolCall?.rawInput !== undefined ? { args: p.toolCall.rawInput } : {}),
+          },
+          options: (Array.isArray(p.options) ? p.options : []).map((o: Record<string, unknown>) => ({
+            optionId: String(o.optionId),
+            name: String(o.name),
+            kind: String(o.kind),
+          })),
+        };
+        this.permissions.set(String(p.requestId), event);
+        this.broadcast(event);
+        return;
+      }
+      case 'permission_settled':
+        this.permissions.delete(String(p.requestId));
+        this.broadcast({
+          type: 'permission_settled',
+          requestId: String(p.requestId),
+          optionId: String(p.outcome),
+          by: String(p.by === 'close' ? 'cancel' : p.by),
+        });
+        return;
+      case 'turn_usage':
+        if (this.turn) this.turn.usage = p.usage as Record<string, unknown>;
+        return;
+      case 'agent_turn_done':
+        this.onTurnDone(p);
+        return;
+    }
+    // The rest belongs to a turn; outside one it is an agent replaying its history on reopen,
+    // which the chat already holds.
+    const turn = this.turn;
+    if (!turn) return;
+    switch (eventName) {
+      case 'agent_message_chunk':
+        if (p.content?.type !== 'text') return;
+        this.endThinking();
+        this.firstDelta();
+        turn.text += p.content.text;
+        this.emitTurn({ type: 'text_delta', messageId: turn.messageId, delta: p.content.text });
+        return;
+      case 'agent_thought_chunk':
+        if (p.content?.type !== 'text') return;
+        this.firstDelta();
+        if (!turn.thinking) {
+          turn.thinking = true;
+          this.emitTurn({ type: 'thinking_start', messageId: turn.messageId });
+        }
+        this.emitTurn({ type: 'thinking_delta', messageId: turn.messageId, delta: p.content.text });
+        return;
+      case 'tool_call': {
+        this.endThinking();
+        const id = String(p.toolCallId);
+        const name = String(p.title ?? p.kind ?? 'tool');
+        turn.tools.set(id, name);
+        this.emitTurn({
+          type: 'tool_call',
+          messageId: turn.messageId,
+          id,
+          name,
+          args: p.rawInput ?? {},
+          startedAt: this.deps.clock.now(),
+        });
+        return;
+      }
+      case 'tool_call_update': {
+        const id = String(p.toolCallId);
+        if (!turn.tools.has(id)) {
+          turn.tools.set(id, String(p.title ?? p.kind ?? 'tool'));
+          this.emitTurn({
+            type: 'tool_call',
+            messageId: turn.messageId,
+            id,
+            name: turn.tools.get(id),
+            args: p.rawInput ?? {},
+            startedAt: this.deps.clock.now(),
+          });
+        }
+        if (p.status === 'completed' || p.status === 'failed') {
+          this.emitTurn({
+            type: 'tool_result',
+            messageId: turn.messageId,
+            id,
+            result: p.rawOutput ?? p.content ?? null,
+            ...(p.status === 'failed' ? { isError: true } : {}),
+            finishedAt: this.deps.clock.now(),
+          });
+        }
+        return;
+      }
+    }
+  }
+
+  private firstDelta(): void {
+    if (this.turn && this.turn.firstDeltaAt === undefined) this.turn.firstDeltaAt = this.deps.clock.now();
+  }
+
+  private endThinking(): void {
+    if (this.turn?.thinking) {
+      this.turn.thinking = false;
+      this.emitTurn({ type: 'thinking_end', messageId: this.turn.messageId });
+    }
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: the turn end's payload, read field by field with checks
+  private onTurnDone(p: Record<string, any>): void {
+    if (!this.turn) return;
+    if (p.status === 'completed') {
+      this.finishTurn(p.stopReason === 'max_tokens' ? 'length' : 'stop');
+    } else if (p.status === 'cancelled') {
+      this.finishTurn('aborted');
+    } else {
+      if (p.errorCode === AUTH_REQUIRED)
+        this.showSignIn(String(p.error ?? 'sign-in needed'), p.authMethods ?? []);
+      this.finishTurn('error', String(p.error ?? 'the turn failed'));
+    }
+  }
+
+  /** Ends the turn: message_end, token_usage, the persisted message, then what comes next. */
+  private finishTurn(stopReason: 'stop' | 'length' | 'aborted' | 'error', errorMessage?: string): void {
+    const turn = this.turn;
+    if (!turn) return;
+    this.endThinking();
+    const end = this.deps.clock.now();
+    this.emitTurn({
+      type: 'message_end',
+      messageId: turn.messageId,
+      stopReason,
+      ...(stopReason === 'length' ? { truncated: true } : {}),
+      ...(errorMessage ? { errorMessage } : {}),
+    });
+    const timing = turnTiming(turn, end, usageOf(turn.usage));
+    if (turn.usage) {
+      const usage = usageOf(turn.usage);
+      this.emitTurn({
+        type: 'token_usage',
+        messageId: turn.messageId,
+        usage: { ...usage, cost: null, creditsUsed: 0 },
+        contextWindowUsed: this.contextUsed,
+        contextWindowMax: this.contextMax,
+        ...timing,
+      });
+    }
+    if (errorMessage) this.emitTurn({ type: 'error', message: errorMessage });
+    this.deps.store.addMessage({
+      id: turn.messageId,
+      sessionId: this.row.id,
+      role: 'assistant',
+      content: turn.text,
+      events: turn.events.map((e) => JSON.stringify(e)).join('\n'),
+      createdAt: turn.startedAt,
+      images: [],
+      outputTokens: turn.usage ? usageOf(turn.usage).outputTokens : null,
+      durationMs: timing.durationMs,
+      tokensPerSecond: timing.tokensPerSecond,
+      ttftMs: timing.ttftMs,
+    });
+    this.turn = undefined;
+    this.broadcast({ type: 'agent_end' });
+    this.setFlags({ streaming: false });
+    this.afterTurn(stopReason, turn.text);
+  }
+
+  /** The loop's next iteration, else the queue's next message, else idle. */
+  private afterTurn(stopReason: string, text: string): void {
+    if (this.loop) {
+      if (stopReason !== 'stop' || this.stopping) this.endLoop();
+      else if (text.includes(LOOP_DONE)) {
+        this.broadcast({ type: 'loop_complete', iterations: this.loop.iteration });
+        this.endLoop();
+      } else if (this.loop.iteration >= this.loop.max) {
+        this.broadcast({ type: 'loop_max_iterations', iterations: this.loop.iteration });
+        this.endLoop();
+      } else {
+        this.loop.iteration += 1;
+        const prompt = `Continue. When the task is complete, write ${LOOP_DONE}.`;
+        this.broadcast({
+          type: 'loop_iteration',
+          iteration: this.loop.iteration,
+          maxIterations: this.loop.max,
+          prompt,
+        });
+        void this.startTurn(prompt, [], this.loop.goal ? `\nGoal: ${this.loop.goal}` : '');
+        return;
+      }
+    }
+    if (this.stopping) return;
+    const next = this.queue[0];
+    if (next) {
+      this.editQueue(() => this.queue.shift());
+      void this.startTurn(next.content, next.images ?? []);
+    }
+  }
+
+  private endLoop(): void {
+    this.loop = undefined;
+    this.setFlags({ looping: false });
+  }
+
+  private armInterval(message: UserMessage): void {
+    this.stopInterval(false);
+    const minutes = Math.max(1, Math.trunc(message.intervalMinutes ?? 1));
+    this.interval = {
+      minutes,
+      hasLoop: message.loop === true,
+      goal: message.loopGoal ?? null,
+      content: message.content,
+      count: 0,
+      nextAt: 0,
+      timer: undefined,
+    };
+    this.broadcast({
+      type: 'interval_armed',
+      intervalMinutes: minutes,
+      hasLoop: message.loop === true,
+      goal: message.loopGoal ?? null,
+    });
+    this.fireInterval(true);
+  }
+
+  /** One occurrence now (skipped while busy), and the next one scheduled. */
+  private fireInterval(resetCadence: boolean): void {
+    const interval = this.interval;
+    if (!interval) return;
+    if (resetCadence || interval.timer === undefined) this.scheduleInterval();
+    if (this.busy || this.turn) {
+      this.broadcast({ type: 'interval_skipped', reason: 'busy' });
+      return;
+    }
+    interval.count += 1;
+    this.broadcast({ type: 'interval_launched', occurrence: interval.count });
+    const { content, hasLoop, goal } = interval;
+    void this.onUserMessage({
+      content,
+      ...(hasLoop ? { loop: true } : {}),
+      ...(goal ? { loopGoal: goal } : {}),
+    });
+  }
+
+  private scheduleInterval(): void {
+    const interval = this.interval;
+    if (!interval) return;
+    if (interval.timer !== undefined) this.deps.clock.clearTimeout(interval.timer);
+    const ms = interval.minutes * 60_000;
+    interval.nextAt = this.deps.clock.now() + ms;
+    interval.timer = this.deps.clock.setTimeout(() => {
+      if (!this.interval) return;
+      this.interval.timer = undefined;
+      this.fireInterval(false);
+    }, ms);
+  }
+
+  private stopInterval(announce: boolean): void {
+    if (!this.interval) return;
+    if (this.interval.timer !== undefined) this.deps.clock.clearTimeout(this.interval.timer);
+    this.interval = undefined;
+    if (announce) this.broadcast({ type: 'interval_stopped' });
+  }
+
+  private setFlags(changes: Partial<RunFlags>): void {
+    const state = this.run.set(changes);
+    if (state) this.broadcast({ type: 'run_state', sessionId: this.row.id, runState: state });
+  }
+
+  /** An event of the turn: buffered for tabs that arrive later, and sent to those here now. */
+  private emitTurn(event: Event): void {
+    this.turn?.events.push(event);
+    this.broadcast(event);
+  }
+
+  private broadcast(event: Event): void {
+    for (const socket of this.sockets) socket.send(event);
+  }
+}
+
+function loopInstruction(goal: string | undefined): string {
+  return `\n\nWork on this until it is done${goal ? ` (goal: ${goal})` : ''}. When it is complete, write ${LOOP_DONE}.`;
+}
+
+function titleOf(content: string): string {
+  const line = content.trim().split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line || 'New chat';
+}
+
+interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+}
+
+/** An agent's usage object in the browser's terms; agents spell the fields differently. */
+function usageOf(raw: Record<string, unknown> | undefined): Usage {
+  const n = (...keys: string[]) => {
+    for (const key of keys) {
+      const value = raw?.[key];
+      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.trunc(value);
+    }
+    return 0;
+  };
+  const inputTokens = n('inputTokens', 'input_tokens');
+  const outputTokens = n('outputTokens', 'output_tokens');
+  const cacheReadTokens = n('cachedReadTokens', 'cacheReadTokens', 'cache_read_input_tokens');
+  const cacheWriteTokens = n('cachedWriteTokens', 'cacheWriteTokens', 'cache_creation_input_tokens');
+  const totalTokens =
+    n('totalTokens', 'total_tokens') || inputTokens + outputTokens + cacheReadTokens + cacheWriteTokens;
+  return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, totalTokens };
+}
+
+/**
+ * The seed's timing numbers: time to first delta from message_start, the generation window from
+ * the first delta to message_end, and output tokens per second over that window (one decimal).
+ */
+export function turnTiming(
+  turn: { startedAt: number; firstDeltaAt?: number },
+  end: number,
+  usage: { outputTokens: number },
+): { ttftMs: number | null; durationMs: number | null; tokensPerSecond: number | null } {
+  if (turn.firstDeltaAt === undefined) return { ttftMs: null, durationMs: null, tokensPerSecond: null };
+  const ttftMs = Math.max(0, turn.firstDeltaAt - turn.startedAt);
+  const durationMs = Math.max(0, end - turn.firstDeltaAt);
+  const tokensPerSecond =
+    usage.outputTokens > 0 && durationMs > 0
+      ? Math.round((usage.outputTokens / (durationMs / 1000)) * 10) / 10
+      : null;
+  return { ttftMs, durationMs, tokensPerSecond };
+}
+
+function toWire(m: MessageRow): Record<string, unknown> {
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    events: m.events,
+    createdAt: m.createdAt,
+    sequence: m.sequence,
+    ...(m.role === 'user' ? { images: m.images } : {}),
+    ...(m.role === 'assistant'
+      ? {
+          outputTokens: m.outputTokens,
+          durationMs: m.durationMs,
+          tokensPerSecond: m.tokensPerSecond,
+          ttftMs: m.ttftMs,
+        }
+      : {}),
+  };
+}

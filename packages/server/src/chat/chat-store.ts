@@ -1,0 +1,272 @@
+// What the chat keeps: projects (folders a user declared), chat sessions (a project, an agent and
+// the agent's own session id) and their messages, each with a per-session sequence. SQLite under
+// `$CAIRN_HOME`; unlike the index this is the user's own state, not a cache.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  path: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ChatSessionRow {
+  id: string;
+  projectId: string;
+  agent: string;
+  nativeSessionId: string | null;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ImageRow {
+  data?: string;
+  url?: string;
+  mimeType: string;
+}
+
+export interface MessageRow {
+  id: string;
+  sessionId: string;
+  sequence: number;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  /** Newline-delimited JSON of the turn's replayable events (assistant messages). */
+  events: string;
+  createdAt: number;
+  images: ImageRow[];
+  outputTokens: number | null;
+  durationMs: number | null;
+  tokensPerSecond: number | null;
+  ttftMs: number | null;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS projects (
+  id TEXT PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chat_sessions (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL REFERENCES projects(id), agent TEXT NOT NULL,
+  native_session_id TEXT, title TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chat_sessions_native ON chat_sessions (agent, native_session_id);
+CREATE TABLE IF NOT EXISTS messages (
+  id TEXT PRIMARY KEY, session_id TEXT NOT NULL REFERENCES chat_sessions(id), sequence INTEGER NOT NULL,
+  role TEXT NOT NULL, content TEXT NOT NULL, events TEXT NOT NULL, created_at INTEGER NOT NULL,
+  images TEXT NOT NULL, output_tokens INTEGER, duration_ms INTEGER, tokens_per_second REAL, ttft_ms INTEGER,
+  UNIQUE (session_id, sequence)
+);
+`;
+
+export class ChatStore {
+  private readonly db: Database.Database;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+  }
+
+  /** The project of a folder, created when it is new. */
+  project(path: string, name?: string): ProjectRow {
+    const found = this.db.prepare('SELECT * FROM projects WHERE path = ?').get(path) as ProjectDb | undefined;
+    if (found) return toProject(found);
+    const now = Date.now();
+    const row: ProjectRow = {
+      id: randomUUID(),
+      name: name ?? basename(path),
+      path,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.db
+      .prepare('INSERT INTO projects (id, name, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
+      .run(row.id, row.name, row.path, row.createdAt, row.updatedAt);
+    return row;
+  }
+
+  projectById(id: string): ProjectRow | undefined {
+    const row = this.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as ProjectDb | undefined;
+    return row && toProject(row);
+  }
+
+  /** Newest first. */
+  projects(): (ProjectRow & { sessionCount: number })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT p.*, (SELECT COUNT(*) FROM chat_sessions s WHERE s.project_id = p.id) AS session_count
+         FROM projects p ORDER BY p.updated_at DESC`,
+      )
+      .all() as (ProjectDb & { session_count: number })[];
+    return rows.map((r) => ({ ...toProject(r), sessionCount: r.session_count }));
+  }
+
+  createSession(
+    projectId: string,
+    agent: string,
+    nativeSessionId: string | null,
+    title = 'New chat',
+  ): ChatSessionRow {
+    const now = Date.now();
+    const row: ChatSessionRow = {
+      id: randomUUID(),
+      projectId,
+      agent,
+      nativeSessionId,
+      title,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.db
+      .prepare(
+        'INSERT INTO chat_sessions (id, project_id, agent, native_session_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(row.id, row.projectId, row.agent, row.nativeSessionId, row.title, row.createdAt, row.updatedAt);
+    this.db.prepare('UPDATE projects SET updated_at = ? WHERE id = ?').run(now, projectId);
+    return row;
+  }
+
+  session(id: string): ChatSessionRow | undefined {
+    const row = this.db.prepare('SELECT * FROM chat_sessions WHERE id = ?').get(id) as SessionDb | undefined;
+    return row && toSession(row);
+  }
+
+  sessionByNative(agent: string, nativeSessionId: string): ChatSessionRow | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM chat_sessions WHERE agent = ? AND native_session_id = ?')
+      .get(agent, nativeSessionId) as SessionDb | undefined;
+    return row && toSession(row);
+  }
+
+  sessions(projectId?: string): (ChatSessionRow & { messageCount: number })[] {
+    const rows = this.db
+      .prepare(
+        `SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count
+         FROM chat_sessions s ${projectId ? 'WHERE s.project_id = ?' : ''} ORDER BY s.updated_at DESC`,
+      )
+      .all(...(projectId ? [projectId] : [])) as (SessionDb & { message_count: number })[];
+    return rows.map((r) => ({ ...toSession(r), messageCount: r.message_count }));
+  }
+
+  setNativeSessionId(id: string, nativeSessionId: string): void {
+    this.db.prepare('UPDATE chat_sessions SET native_session_id = ? WHERE id = ?').run(nativeSessionId, id);
+  }
+
+  rename(id: string, title: string): void {
+    this.db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ?').run(title, id);
+  }
+
+  /** Appends a message with the next sequence of its session. */
+  addMessage(message: Omit<MessageRow, 'sequence'>): MessageRow {
+    const next = (
+      this.db
+        .prepare('SELECT COALESCE(MAX(sequence), 0) + 1 AS n FROM messages WHERE session_id = ?')
+        .get(message.sessionId) as {
+        n: number;
+      }
+    ).n;
+    const row: MessageRow = { ...message, sequence: next };
+    this.db
+      .prepare(
+        `INSERT INTO messages (id, session_id, sequence, role, content, events, created_at, images, output_tokens,
+           duration_ms, tokens_per_second, ttft_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        row.id,
+        row.sessionId,
+        row.sequence,
+        row.role,
+        row.content,
+        row.events,
+        row.createdAt,
+        JSON.stringify(row.images),
+        row.outputTokens,
+        row.durationMs,
+        row.tokensPerSecond,
+        row.ttftMs,
+      );
+    this.db.prepare('UPDATE chat_sessions SET updated_at = ? WHERE id = ?').run(row.createdAt, row.sessionId);
+    return row;
+  }
+
+  messages(sessionId: string): MessageRow[] {
+    const rows = this.db
+      .prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY sequence')
+      .all(sessionId) as MessageDb[];
+    return rows.map(toMessage);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+interface ProjectDb {
+  id: string;
+  name: string;
+  path: string;
+  created_at: number;
+  updated_at: number;
+}
+interface SessionDb {
+  id: string;
+  project_id: string;
+  agent: string;
+  native_session_id: string | null;
+  title: string;
+  created_at: number;
+  updated_at: number;
+}
+interface MessageDb {
+  id: string;
+  session_id: string;
+  sequence: number;
+  role: MessageRow['role'];
+  content: string;
+  events: string;
+  created_at: number;
+  images: string;
+  output_tokens: number | null;
+  duration_ms: number | null;
+  tokens_per_second: number | null;
+  ttft_ms: number | null;
+}
+
+const toProject = (r: ProjectDb): ProjectRow => ({
+  id: r.id,
+  name: r.name,
+  path: r.path,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+const toSession = (r: SessionDb): ChatSessionRow => ({
+  id: r.id,
+  projectId: r.project_id,
+  agent: r.agent,
+  nativeSessionId: r.native_session_id,
+  title: r.title,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+const toMessage = (r: MessageDb): MessageRow => ({
+  id: r.id,
+  sessionId: r.session_id,
+  sequence: r.sequence,
+  role: r.role,
+  content: r.content,
+  events: r.events,
+  createdAt: r.created_at,
+  images: JSON.parse(r.images) as ImageRow[],
+  outputTokens: r.output_tokens,
+  durationMs: r.duration_ms,
+  tokensPerSecond: r.tokens_per_second,
+  ttftMs: r.ttft_ms,
+});
