@@ -1,6 +1,7 @@
 // @cairn/protocol: the wire contract shared by the server, the web UI, the CLI and the library.
 // No I/O anywhere: this package is imported by the browser too.
 export * from './agent-wire/index.js';
+export * from './chat/index.js';
 export * from './conversation-items.js';
 export * from './dump.js';
 export * from './envelope.js';

@@ -2,6 +2,21 @@
 // under `$defs` with its `$id`, referenced by that id wherever it is used, plus the op table, the topic
 // table, the error codes and the item vocabulary.
 import type { TSchema } from '@sinclair/typebox';
+import {
+  CHAT_HTTP_BODIES,
+  ChatSessionSummary,
+  CLIENT_MESSAGE_MEMBERS,
+  ClientMessage,
+  DetectedDevServer,
+  InProgressTurnSnapshot,
+  ReplayableTurnEvent,
+  SERVER_EVENT_MEMBERS,
+  ServerEvent,
+  WireSessionDetail,
+  WireSessionMemoryDetails,
+  WireSessionMemoryStatus,
+  WireSessionSummary,
+} from './chat/index.js';
 import { SessionDumpFile } from './dump.js';
 import { ErrorResponse, PROTOCOL_VERSION } from './envelope.js';
 import { CONNECTION_ERROR_CODES, ERROR_CODES } from './errors.js';
@@ -28,6 +43,19 @@ const ROOTS: readonly TSchema[] = [
   SessionStreamFrame,
   ...SESSION_STREAM_FRAME_MEMBERS,
   ...OP_NAMES.flatMap((op) => Object.values(OP_SCHEMAS[op])),
+  ServerEvent,
+  ...SERVER_EVENT_MEMBERS,
+  ReplayableTurnEvent,
+  InProgressTurnSnapshot,
+  ClientMessage,
+  ...CLIENT_MESSAGE_MEMBERS,
+  WireSessionDetail,
+  WireSessionMemoryStatus,
+  WireSessionMemoryDetails,
+  DetectedDevServer,
+  WireSessionSummary,
+  ChatSessionSummary,
+  ...CHAT_HTTP_BODIES,
 ];
 
 /** Collects named schemas, turning every nested schema that has an `$id` into a reference to it. */

@@ -1,0 +1,97 @@
+// What a tab receives when it attaches to a chat session: the history, whole in `session_ready` or in
+// chunks between `session_ready_start` and `session_ready_end`, with the turn in flight and the
+// session's state, so a tab that reconnects mid-turn rebuilds it with no gap and no repeat.
+import { type Static, Type } from '@sinclair/typebox';
+import { WireRunState } from '../session-stream.js';
+import { SessionConfigOptionSchema } from './agent-wire-shapes.js';
+import { PermissionRequestEvent, SignInRequiredEvent } from './cairn-extensions.js';
+import { Count, frame, Id, Instant, NullableCount, nullable } from './fields.js';
+import { ChatWireMessage } from './messages.js';
+import { QueueItem } from './queue.js';
+import { InProgressTurnSnapshot } from './turn-events.js';
+
+/** The session's state that both forms of the opening carry. */
+const READY_STATE = {
+  sessionId: Id,
+  /** The turn in flight when the tab attached, so the tab can rebuild it; null or absent when none. */
+  currentTurn: Type.Optional(nullable(InProgressTurnSnapshot)),
+  totalMessageCount: Type.Optional(Count),
+  loadedMessageCount: Type.Optional(Count),
+  /** Older messages exist than the ones sent. */
+  hasEarlierMessages: Type.Optional(Type.Boolean()),
+  /** A "fork and compact" session whose first compaction is still to come. */
+  forkCompactPending: Type.Optional(Type.Boolean()),
+  /** A compaction is running now, so a reconnecting tab shows it at once. */
+  compacting: Type.Optional(Type.Boolean()),
+  /** Context tokens in use across the session; null when unknown. */
+  contextWindowUsed: NullableCount,
+  /** The model's context window; null when unknown. */
+  contextWindowMax: NullableCount,
+  /** The interval scheduler as it stands. */
+  intervalActive: Type.Optional(Type.Boolean()),
+  intervalMinutes: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0 }))),
+  intervalNextTickAt: Type.Optional(nullable(Instant)),
+  intervalLaunchCount: Type.Optional(Count),
+  intervalHasLoop: Type.Optional(Type.Boolean()),
+  intervalGoal: Type.Optional(nullable(Type.String())),
+  runState: Type.Optional(WireRunState),
+};
+
+/** cairn's own fields on `session_ready` (spectral's has none of them): the agent, what it can do, and
+ * what a tab must show on attaching besides the history: the queue, permission requests still open,
+ * and a sign-in the agent is waiting for. */
+const CAIRN_READY_FIELDS = {
+  /** The roster key of the session's agent. */
+  agent: Type.Optional(Id),
+  /** The agent's config options (model, mode, …); null when it offers none. */
+  configOptions: Type.Optional(nullable(Type.Array(SessionConfigOptionSchema))),
+  supportsSteering: Type.Optional(Type.Boolean()),
+  supportsImageInput: Type.Optional(Type.Boolean()),
+  queue: Type.Optional(Type.Array(QueueItem)),
+  pendingPermissions: Type.Optional(Type.Array(PermissionRequestEvent)),
+  signIn: Type.Optional(nullable(SignInRequiredEvent)),
+};
+
+/** The whole history at once. */
+export const SessionReadyEvent = frame(
+  'session_ready',
+  { ...READY_STATE, history: Type.Array(ChatWireMessage), ...CAIRN_READY_FIELDS },
+  'SessionReadyEvent',
+);
+export type SessionReadyEvent = Static<typeof SessionReadyEvent>;
+
+/** A long history opens with this; `history_chunk`s follow, then `session_ready_end`. */
+export const SessionReadyStartEvent = frame(
+  'session_ready_start',
+  {
+    ...READY_STATE,
+    /** How many `history_chunk`s follow. */
+    totalChunks: Count,
+    /** The messages the chunks hold together, checked at `session_ready_end`. */
+    totalMessages: Count,
+  },
+  'SessionReadyStartEvent',
+);
+export type SessionReadyStartEvent = Static<typeof SessionReadyStartEvent>;
+
+/** One chunk: its messages inline, or their JSON array gzipped in base64 as `payload`. */
+export const HistoryChunkEvent = frame(
+  'history_chunk',
+  {
+    sessionId: Id,
+    index: Count,
+    total: Count,
+    messages: Type.Optional(Type.Array(ChatWireMessage)),
+    encoding: Type.Optional(Type.Literal('gzip-base64')),
+    payload: Type.Optional(Type.String()),
+  },
+  'HistoryChunkEvent',
+);
+export type HistoryChunkEvent = Static<typeof HistoryChunkEvent>;
+
+export const SessionReadyEndEvent = frame(
+  'session_ready_end',
+  { sessionId: Id, totalMessages: Count },
+  'SessionReadyEndEvent',
+);
+export type SessionReadyEndEvent = Static<typeof SessionReadyEndEvent>;
