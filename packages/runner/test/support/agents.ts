@@ -77,6 +77,7 @@ export function ensureTestAgents(): Promise<string> {
   ensured ??= (async () => {
     const home = testAgentsHome();
     await mkdir(home, { recursive: true });
+    const env = await installEnv(home);
     const queue = [...TEST_AGENT_KEYS];
     const failures: string[] = [];
     const worker = async () => {
@@ -84,6 +85,7 @@ export function ensureTestAgents(): Promise<string> {
         const result = await installAdapter(builtInBridge(key)!, {
           cairnHome: home,
           acceptOtherVersion: false,
+          env,
         });
         if (!result.ok) failures.push(`${key}: ${result.error}`);
       }
@@ -96,6 +98,30 @@ export function ensureTestAgents(): Promise<string> {
     return home;
   })();
   return ensured;
+}
+
+/**
+ * npm's environment for installing the test agents: this user's npm cache and settings, but a
+ * HOME and XDG folders of its own, because install scripts run the agents (opencode's checks
+ * its binary by starting it) and those must not touch the real home.
+ */
+export async function installEnv(home: string): Promise<Record<string, string | undefined>> {
+  const installHome = join(home, 'install-home');
+  const dirs = {
+    HOME: installHome,
+    XDG_CONFIG_HOME: join(installHome, '.config'),
+    XDG_DATA_HOME: join(installHome, '.local', 'share'),
+    XDG_STATE_HOME: join(installHome, '.local', 'state'),
+    XDG_CACHE_HOME: join(installHome, '.cache'),
+    TMPDIR: join(installHome, 'tmp'),
+  };
+  for (const dir of Object.values(dirs)) await mkdir(dir, { recursive: true });
+  return {
+    ...process.env,
+    ...dirs,
+    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
+    npm_config_userconfig: process.env.npm_config_userconfig ?? join(homedir(), '.npmrc'),
+  };
 }
 
 /** The command line of an installed test agent. */

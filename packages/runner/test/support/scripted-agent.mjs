@@ -210,7 +210,7 @@ if (STEERING) {
       return { outcome: 'promptRequired', reason: 'noRunningTurn' };
     }
     // No turn to join: start one of its own (the client sent no session/prompt for it).
-    void runTurn(params.sessionId, session, params.prompt, client, new AbortController().signal);
+    runTurn(params.sessionId, session, params.prompt, client, new AbortController().signal).catch(() => {});
     return { outcome: 'startedNewTurn' };
   });
 }
