@@ -1,18 +1,19 @@
 // The summary numbers without building events. Most bytes of a Claude Code log are tool output
-// repeated in `toolUseResult` and subagent progress; the pass parses a user line only up to its
-// toolUseResult and leaves non-hook progress lines unparsed, and otherwise reads records the way
+// repeated in `toolUseResult` and subagent progress; the pass parses a user line without its
+// toolUseResult and a non-hook progress line not at all, and otherwise reads records the way
 // translate does, so that it gives foldTranscript(translate(files))'s numbers.
 //
-// A cut line is checked in full when it is the last, unterminated line of a file (a file being
-// written); damage inside the unparsed tail of a line in the middle of a file goes unseen.
+// Every line it does not parse in full is still checked byte by byte to be exactly what
+// JSON.parse would accept (UTF-8 included), so a damaged line is dropped by both or by neither.
 import type { SourceFile } from '../../adapter.js';
 import { parseJson } from '../../depth.js';
+import { lastMember, type MemberRange, objectMembers, stringText } from '../../json-check.js';
 import { decodeUtf8, type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type { Capability, SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { SummaryTally } from '../../tally.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
-import { bytesAt, lastMemberBefore } from './members.js';
+import { bytesAt } from './members.js';
 import { userOrigin, userTextOf } from './origin.js';
 import {
   BOOKKEEPING_TYPES,
@@ -31,9 +32,6 @@ const USER = bytesOf('user"');
 const PROGRESS = bytesOf('progress"');
 const TOOL_USE_RESULT = bytesOf(',"toolUseResult":');
 const DATA = bytesOf(',"data":');
-const HOOK_DATA = bytesOf('{"type":"hook_progress"');
-const TYPE_KEY = bytesOf('"type"');
-const PROGRESS_VALUE = bytesOf('"progress"');
 /** Claude Code writes the envelope, type tag included, before a user or progress record's body. */
 const HEAD_WINDOW = 1024;
 
@@ -42,7 +40,7 @@ interface RequestState {
 }
 
 /** A parsed record, whole or up to a cut; undefined when the line is no record. */
-type LineRecord = { value: unknown; cut: boolean } | undefined;
+type LineRecord = { value: unknown } | undefined;
 
 class Summarizer {
   readonly tally = new SummaryTally();
@@ -65,8 +63,7 @@ class Summarizer {
         const detail = unknownGeneration(line.value);
         if (detail !== undefined) return unknownFormatGeneration(file.path, span.line, detail);
       }
-      if (isRec(line.value))
-        this.record(index, line.value, line.cut ? () => parseJsonLine(data, span) : undefined);
+      if (isRec(line.value)) this.record(index, line.value);
     }
     return undefined;
   }
@@ -74,49 +71,49 @@ class Summarizer {
   /** The line's record: its head when the head says all the numbers need, else the whole line. */
   private read(data: Uint8Array, span: LineSpan): LineRecord {
     const line = data.subarray(span.offset, span.offset + span.length);
-    if (!span.unterminated) {
-      const fast = this.readFast(line);
-      if (fast !== undefined) return fast === SKIP ? undefined : fast;
-    }
+    const fast = this.readFast(line);
+    if (fast !== undefined) return fast === SKIP ? undefined : fast;
     const parsed = parseJsonLine(data, span);
-    return parsed.ok ? { value: parsed.value, cut: false } : undefined;
+    return parsed.ok ? { value: parsed.value } : undefined;
   }
 
   /**
-   * User and progress lines read by their parts: a user record up to its toolUseResult, a
-   * progress record other than a hook's not at all (it makes no event). A part proves itself
-   * made of top-level members by parsing as such; undefined sends the line to JSON.parse.
+   * User and progress lines read by their parts: a user record without its toolUseResult, a
+   * progress record other than a hook's as only its type and uuid (it makes no event). The whole
+   * line is checked as JSON first; undefined sends the line to JSON.parse.
    */
   private readFast(line: Uint8Array): LineRecord | typeof SKIP {
     const tag = indexOfBytes(line, TYPE_TAG);
     if (tag === -1 || tag > HEAD_WINDOW) return undefined;
     const word = tag + TYPE_TAG.length;
-    if (bytesAt(line, word, USER)) {
-      const cutAt = indexOfBytes(line, TOOL_USE_RESULT, word);
-      if (cutAt === -1) return undefined;
-      const head = membersBefore(line, cutAt);
-      return head && head.type === 'user' && 'message' in head && 'timestamp' in head && 'uuid' in head
-        ? { value: head, cut: true }
-        : undefined;
+    const user = bytesAt(line, word, USER);
+    if (!user && !bytesAt(line, word, PROGRESS)) return undefined;
+    // Only a prefilter: what counts is the members the check finds, decoded.
+    if (indexOfBytes(line, user ? TOOL_USE_RESULT : DATA, word) === -1) return undefined;
+    // Not UTF-8 text holding a JSON object (a NUL byte included): translate skips the line too.
+    const text = line.indexOf(0) === -1 ? decodeUtf8(line) : undefined;
+    const members = text === undefined ? undefined : objectMembers(text);
+    if (text === undefined || members === undefined) return SKIP;
+    const type = lastMember(members, 'type');
+    if (type === undefined || text.charCodeAt(type.valueOffset) !== QUOTE) return undefined;
+    const typeName = stringText(text, type.valueOffset, type.valueEnd);
+    if (typeName === 'user') return withoutMembers(text, members, 'toolUseResult');
+    if (typeName !== 'progress') return undefined;
+    const data = lastMember(members, 'data');
+    if (data && text.charCodeAt(data.valueOffset) === OPEN_BRACE) {
+      const inner = objectMembers(text, data.valueOffset, data.valueEnd);
+      const kind = inner && lastMember(inner, 'type');
+      if (kind === undefined || text.charCodeAt(kind.valueOffset) !== QUOTE) return undefined;
+      if (stringText(text, kind.valueOffset, kind.valueEnd) === 'hook_progress') return undefined;
     }
-    if (!bytesAt(line, word, PROGRESS)) return undefined;
-    const dataAt = indexOfBytes(line, DATA, word);
-    if (dataAt === -1 || bytesAt(line, dataAt + DATA.length, HOOK_DATA)) return undefined;
-    // Progress lines are most of a log's lines: their head is checked by its bytes, not parsed. A
-    // head that is not valid JSON (which only a parse would see) makes no event either way.
-    const type = lastMemberBefore(line, dataAt, TYPE_KEY);
-    return type &&
-      type.end - type.offset === PROGRESS_VALUE.length &&
-      bytesAt(line, type.offset, PROGRESS_VALUE)
-      ? SKIP
-      : undefined;
+    // A progress record that makes no event; its uuid still marks the record as seen.
+    const uuid = lastMember(members, 'uuid');
+    return uuid && text.charCodeAt(uuid.valueOffset) === QUOTE
+      ? { value: { type: 'progress', uuid: stringText(text, uuid.valueOffset, uuid.valueEnd) } }
+      : { value: { type: 'progress' } };
   }
 
-  private record(
-    fileIndex: number,
-    r: Rec,
-    whole: (() => ReturnType<typeof parseJsonLine>) | undefined,
-  ): void {
+  private record(fileIndex: number, r: Rec): void {
     const uuid = str(r.uuid);
     if (uuid !== undefined) {
       const seenIn = this.fileOfUuid.get(uuid);
@@ -126,18 +123,10 @@ class Summarizer {
     const type = str(r.type) ?? '';
     const mainLane = fileIndex === 0;
     switch (type) {
-      case 'user': {
-        // A user text next to tool results is rare; its flags may sit past the cut, so it is read whole.
-        let record = r;
-        if (whole && userTextOf(rec(r.message)?.content)) {
-          const full = whole();
-          if (!full.ok || !isRec(full.value)) return;
-          record = full.value;
-        }
-        this.user(record, mainLane);
-        this.event(record);
+      case 'user':
+        this.user(r, mainLane);
+        this.event(r);
         return;
-      }
       case 'assistant':
         if (this.assistant(r, mainLane)) this.event(r);
         return;
@@ -217,20 +206,13 @@ class Summarizer {
 }
 
 const SKIP = Symbol('skip');
+const QUOTE = 0x22;
+const OPEN_BRACE = 0x7b;
 
-/**
- * The members before byte `at` (where a `,"key":` starts) as an object: it parses only when
- * they are whole top-level members, which proves `at` is at the top level.
- */
-function membersBefore(line: Uint8Array, at: number): Rec | undefined {
-  const text = decodeUtf8(line.subarray(0, at));
-  if (text === undefined) return undefined;
-  try {
-    const value: unknown = parseJson(`${text}}`);
-    return isRec(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+/** The record a checked line holds, parsed without the members named `key` (never decoded). */
+function withoutMembers(text: string, members: readonly MemberRange[], key: string): LineRecord {
+  const kept = members.filter((m) => m.key !== key).map((m) => text.slice(m.keyOffset, m.valueEnd));
+  return { value: parseJson(`{${kept.join(',')}}`) };
 }
 
 export function summarizeClaudeCode(
