@@ -136,6 +136,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     platform,
     log,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.checkReplies ? { checkEvents: true } : {}),
   });
   /** The port `daemon.json` names, once written. */
   let recorded: number | undefined;

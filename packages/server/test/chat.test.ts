@@ -99,7 +99,11 @@ async function openTab(url: string) {
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  stops.push(() => ws.close());
+  stops.push(() => {
+    ws.close();
+    // Every event the server sent kept to the contract (a broken one arrives as this error).
+    expect(events.filter((e) => e.type === 'error' && /broke the contract/.test(e.message))).toEqual([]);
+  });
   const until = async (test: () => boolean, what: string, ms = 20_000) => {
     const deadline = Date.now() + ms;
     while (!test()) {

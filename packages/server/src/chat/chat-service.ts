@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { validateClientMessage, validateServerEvent } from '@cairn/protocol';
 import { listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
@@ -24,8 +25,9 @@ export interface ChatServiceOptions {
   readonly platform: SessionPlatform;
   readonly log: (line: string) => void;
   readonly clock?: Clock;
-  /** Checks an incoming ClientMessage; a string says what is wrong. */
-  readonly checkClientMessage?: (value: unknown) => string | null;
+  /** Check every event against the contract before it leaves; one that fails goes out as an
+   * `error` naming the field. For tests and development. */
+  readonly checkEvents?: boolean;
 }
 
 export class ChatService {
@@ -133,6 +135,16 @@ export class ChatService {
       const tab: ChatSocket = {
         send: (event: Event) => {
           if (ws.readyState !== ws.OPEN) return;
+          if (this.options.checkEvents) {
+            const valid = validateServerEvent(event);
+            if (!valid.ok) {
+              this.options.log(`chat: a ${event.type} event broke the contract: ${valid.error.message}`);
+              event = {
+                type: 'error',
+                message: `the server broke the contract in ${event.type}: ${valid.error.message}`,
+              };
+            }
+          }
           try {
             ws.send(JSON.stringify(event));
           } catch (error) {
@@ -148,8 +160,8 @@ export class ChatService {
         } catch {
           return tab.send({ type: 'error', message: 'not JSON' });
         }
-        const problem = this.options.checkClientMessage?.(value) ?? basicCheck(value);
-        if (problem) return tab.send({ type: 'error', message: `refused: ${problem}` });
+        const checked = validateClientMessage(value);
+        if (!checked.ok) return tab.send({ type: 'error', message: `refused: ${checked.error.message}` });
         void session.receive(value as Event).catch((error: unknown) => {
           this.options.log(`chat: ${(error as Error).stack ?? error}`);
           tab.send({ type: 'error', message: 'internal error' });
@@ -283,12 +295,4 @@ function folder(path: string): string {
   }
   if (!isDir) throw new BadRequest(`not a folder: ${normalized}`);
   return normalized;
-}
-
-/** Until the contract's validator is wired in: an object with a string type. */
-function basicCheck(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return 'a message is a JSON object';
-  if (typeof (value as { type?: unknown }).type !== 'string') return 'type must be a string';
-  return null;
 }
