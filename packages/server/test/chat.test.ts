@@ -359,3 +359,97 @@ describe('a chat', () => {
     });
   });
 });
+
+describe('images and restarts', () => {
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString(
+    'base64',
+  );
+
+  it('an image reaches an agent that takes images; one that does not, or one too large, is refused with a message', async () => {
+    const c = await chatServer({ WIRE_AGENT_CHUNKS: '1' });
+    const tab = await c.tab(await c.newChat());
+    await tab.ready();
+    tab.send({ type: 'user_message', content: 'look', images: [{ data: PNG, mimeType: 'image/png' }] });
+    await tab.turnsEnded(1);
+    expect(tab.events.filter((e) => e.type === 'text_delta').map((e) => e.delta)).toContain(
+      `image:image/png:${PNG.length} `,
+    );
+    tab.send({
+      type: 'user_message',
+      content: 'big',
+      images: [{ data: 'A'.repeat(768 * 1024 + 1), mimeType: 'image/png' }],
+    });
+    await tab.until(
+      () => tab.events.some((e) => e.type === 'error' && /refused/.test(e.message)),
+      'the refusal',
+    );
+
+    const blind = await chatServer({ WIRE_AGENT_CHUNKS: '1', WIRE_AGENT_NO_IMAGES: '1' });
+    const other = await blind.tab(await blind.newChat());
+    await other.ready();
+    other.send({ type: 'user_message', content: 'look', images: [{ data: PNG, mimeType: 'image/png' }] });
+    await other.until(() => other.count('error') > 0, 'the refusal');
+    expect(other.events.find((e) => e.type === 'error')!.message).toMatch(/does not take images/);
+    expect(other.count('user_message_appended')).toBe(0);
+  });
+
+  it('the server restarted mid-turn: the turn shows an error and the session continues', async () => {
+    const root = tempDir();
+    const cairnHome = join(root, 'cairn');
+    const project = join(root, 'project');
+    mkdirSync(cairnHome, { recursive: true });
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      join(cairnHome, 'config.json'),
+      JSON.stringify({ agents: { wire: { command: process.execPath, args: [AGENT] } } }),
+    );
+    const start = async (mode: string) => {
+      const server = await serve(
+        { ...homeEnv(root), PATH: process.env.PATH ?? '', WIRE_AGENT_MODE: mode },
+        { cairnHome },
+      );
+      await server.drive.wire.waitForWorkstation('local');
+      for (let i = 0; i < 100 && !server.drive.wire.roster('local').some((b) => b.key === 'wire'); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return server;
+    };
+    const first = await start('hang');
+    const headers = { authorization: `Bearer ${first.token}`, 'content-type': 'application/json' };
+    const base = `http://127.0.0.1:${first.port}`;
+    const p = await (
+      await fetch(`${base}/api/projects`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ path: project }),
+      })
+    ).json();
+    const s = await (
+      await fetch(`${base}/api/sessions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ projectId: p.project.id, agent: 'wire' }),
+      })
+    ).json();
+    const before = await openTab(
+      `ws://127.0.0.1:${first.port}/chat?session=${s.session.id}&token=${first.token}`,
+    );
+    await before.ready();
+    before.send({ type: 'user_message', content: 'a long job' });
+    await before.until(() => before.events.some((e) => e.type === 'run_state' && e.runState.busy), 'busy');
+    await first.close();
+
+    const second = await start('normal');
+    stops.push(() => second.close());
+    const after = await openTab(
+      `ws://127.0.0.1:${second.port}/chat?session=${s.session.id}&token=${second.token}`,
+    );
+    const ready = await after.ready();
+    expect(ready.history.map((m: Ev) => m.role)).toEqual(['user', 'system']);
+    expect(ready.history[1].content).toMatch(/reply was lost/);
+    expect(ready.runState.busy).toBe(false);
+    after.send({ type: 'user_message', content: 'again' });
+    await after.turnsEnded(1);
+    expect(after.events.find((e) => e.type === 'message_end')).toMatchObject({ stopReason: 'stop' });
+  });
+});

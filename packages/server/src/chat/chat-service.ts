@@ -47,6 +47,24 @@ export class ChatService {
     if (!row) return undefined;
     const project = this.store.projectById(row.projectId);
     if (!project) return undefined;
+    const last = this.store.messages(id).at(-1);
+    if (last?.role === 'user') {
+      // The server stopped while this prompt's turn ran; its reply is gone, and the tab says so.
+      this.store.addMessage({
+        id: randomUUID(),
+        sessionId: id,
+        role: 'system',
+        content:
+          'cairn stopped while this turn was running; its reply was lost. Send the message again to continue.',
+        events: '',
+        createdAt: Date.now(),
+        images: [],
+        outputTokens: null,
+        durationMs: null,
+        tokensPerSecond: null,
+        ttftMs: null,
+      });
+    }
     const session = new ChatSession(row, project.path, {
       store: this.store,
       wire: this.options.wire,

@@ -10,6 +10,7 @@ const mode = process.env.WIRE_AGENT_MODE ?? 'normal';
 const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
 const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
 const stamp = process.env.WIRE_AGENT_STAMP === '1';
+// WIRE_AGENT_NO_IMAGES=1: the agent declares no image input.
 // WIRE_AGENT_LOOP_DONE_AT=N: from its Nth turn on, the reply ends with the loop's done marker.
 const loopDoneAt = Number(process.env.WIRE_AGENT_LOOP_DONE_AT ?? 0);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +27,10 @@ const app = acp
   .agent({ name: 'wire-agent' })
   .onRequest('initialize', () => ({
     protocolVersion: 1,
-    agentCapabilities: { loadSession: true, promptCapabilities: { image: true } },
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: process.env.WIRE_AGENT_NO_IMAGES !== '1' },
+    },
     agentInfo: { name: 'wire-agent', version: '1.0.0' },
     authMethods: [{ id: 'wire-login', name: 'Wire login' }],
     _meta: { steering: { supported: true } },
@@ -42,6 +46,14 @@ const app = acp
   })
   .onRequest('session/prompt', async (ctx) => {
     const { sessionId } = ctx.params;
+    // Each image of the prompt is acknowledged by its type and size, so a test sees it arrived.
+    for (const block of ctx.params.prompt) {
+      if (block.type === 'image')
+        await ctx.client.notify(
+          'session/update',
+          text(sessionId, `image:${block.mimeType}:${block.data.length} `),
+        );
+    }
     turns += 1;
     cancelled.delete(sessionId);
     if (mode === 'auth') throw acp.RequestError.authRequired();
