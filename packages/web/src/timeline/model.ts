@@ -1,6 +1,7 @@
 // What a session's timeline holds: the items of each lane (the session's own, and every subagent
 // lane opened in place), calls paired with their results, and the flat list of rows a virtualized
 // list draws. Pure: no DOM, no network.
+import { shownItem } from '../display.js';
 import type { ItemRef } from '../route.js';
 import { type Item, isErrorResult, isMachinery, isResult, isUse, spawnedAgent, str } from './item.js';
 
@@ -192,7 +193,8 @@ export class Timeline {
   append(lane: string, items: readonly Item[]): void {
     if (items.length === 0) return;
     const l = this.lane(lane);
-    for (const item of items) l.add(item);
+    // What the page draws of an item is made visible here, once: bidi and other invisible characters.
+    for (const item of items) l.add(shownItem(item));
     this.changed();
   }
 

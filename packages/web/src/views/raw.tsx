@@ -4,6 +4,7 @@ import type { OpArgs } from '@cairn/protocol';
 import { parseJson } from '@cairn/transcript/items';
 import { useEffect, useState } from 'preact/hooks';
 import { useServices } from '../context.js';
+import { shownText } from '../display.js';
 import { type Item, isObject, obj } from '../timeline/item.js';
 import { MAIN_LANE } from '../timeline/model.js';
 
@@ -82,10 +83,11 @@ export function callInput(
   return undefined;
 }
 
+/** A record's line as indented JSON when it parses, with what it hides made visible. */
 export function pretty(line: string): string {
   try {
-    return JSON.stringify(JSON.parse(line), null, 2);
+    return shownText(JSON.stringify(JSON.parse(line), null, 2));
   } catch {
-    return line;
+    return shownText(line);
   }
 }

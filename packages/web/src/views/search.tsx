@@ -2,6 +2,7 @@
 import { type OpArgs, type SessionSearchHit, snippetParts } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { useServices } from '../context.js';
+import { shownText } from '../display.js';
 import { formatAgo, formatDateTime, shortPath } from '../format.js';
 import { sessionHref } from '../route.js';
 
@@ -99,7 +100,7 @@ function Hit({ hit }: { hit: SessionSearchHit }) {
     <li class="hit">
       <a href={href} class="hit-link">
         <div class="hit-head">
-          <span class="session-title">{hit.title ?? hit.sid}</span>
+          <span class="session-title">{shownText(hit.title ?? hit.sid)}</span>
           <span class={`agent-badge agent-${hit.agent}`}>{hit.agent}</span>
           {hit.agent_id && <span class="lane-badge">subagent {hit.agent_id}</span>}
           <span class="type-badge">{hit.item_type}</span>
@@ -111,10 +112,10 @@ function Hit({ hit }: { hit: SessionSearchHit }) {
         </div>
         <p class="snippet">
           {snippetParts(hit.snippet).map((part, i) =>
-            part.match ? <mark key={i}>{part.text}</mark> : part.text,
+            part.match ? <mark key={i}>{shownText(part.text)}</mark> : shownText(part.text),
           )}
         </p>
-        {hit.cwd && <div class="muted small">{shortPath(hit.cwd, 3)}</div>}
+        {hit.cwd && <div class="muted small">{shortPath(shownText(hit.cwd), 3)}</div>}
       </a>
     </li>
   );

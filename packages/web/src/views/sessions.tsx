@@ -3,6 +3,7 @@
 import type { SessionHead } from '@cairn/protocol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
+import { shownText } from '../display.js';
 import { formatAgo, formatBytes, formatDateTime, shortPath } from '../format.js';
 import { chatHref, formatRoute, type Route, sessionHref } from '../route.js';
 import { ContinueButton } from './chat-new.js';
@@ -168,9 +169,9 @@ function ProjectGroup({ project }: { project: Project }) {
   const [expanded, setExpanded] = useState(false);
   const list = expanded ? project.sessions : project.sessions.slice(0, FOLDED);
   return (
-    <section class="project" aria-label={project.cwd}>
-      <h2 title={project.cwd}>
-        <span class="project-name">{shortPath(project.cwd, 3)}</span>
+    <section class="project" aria-label={shownText(project.cwd)}>
+      <h2 title={shownText(project.cwd)}>
+        <span class="project-name">{shortPath(shownText(project.cwd), 3)}</span>
         <span class="muted small">
           {project.sessions.length} session{project.sessions.length === 1 ? '' : 's'}
           {project.active > 0 ? ` · ${project.active} active` : ''}
@@ -191,7 +192,7 @@ function ProjectGroup({ project }: { project: Project }) {
 }
 
 function SessionItem({ head }: { head: SessionHead }) {
-  const title = head.title ?? head.first_prompt ?? head.sid;
+  const title = shownText(head.title ?? head.first_prompt ?? head.sid);
   const at = head.last_activity_at ?? head.started_at;
   return (
     <li class={`session-item ${head.active ? 'active' : ''}`} data-sid={head.sid}>
