@@ -16,6 +16,7 @@ export {
   SessionUpsertedFrame,
   SessionRemovedFrame,
   SessionStreamFrame,
+  SERVER_EVENT_MEMBERS,
 } from '@cairn/protocol';
 export { TypeCompiler } from '@sinclair/typebox/compiler';
 `;
@@ -48,6 +49,12 @@ export async function checksModule() {
   lines.push(`export const sessionUpsertedCheck = ${checker(contract, contract.SessionUpsertedFrame)};`);
   lines.push(`export const sessionRemovedCheck = ${checker(contract, contract.SessionRemovedFrame)};`);
   lines.push(`export const streamFrameCheck = ${checker(contract, contract.SessionStreamFrame)};`);
+  // The chat socket's frames, one checker per member, found by the frame's `type`.
+  lines.push('export const chatEventChecks = {');
+  for (const member of contract.SERVER_EVENT_MEMBERS) {
+    lines.push(`  ${JSON.stringify(member.properties.type.const)}: ${checker(contract, member)},`);
+  }
+  lines.push('};');
   return lines.join('\n');
 }
 

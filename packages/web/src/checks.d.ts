@@ -6,4 +6,5 @@ declare module 'virtual:cairn-checks' {
   export const sessionUpsertedCheck: Check;
   export const sessionRemovedCheck: Check;
   export const streamFrameCheck: Check;
+  export const chatEventChecks: Record<string, Check>;
 }

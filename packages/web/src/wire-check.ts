@@ -2,6 +2,7 @@
 // quickly, and only a failure is checked again by the interpreter to name the field at fault.
 
 import {
+  chatEventChecks,
   itemCheck,
   responseChecks,
   sessionRemovedCheck,
@@ -16,6 +17,7 @@ import {
   SessionUpsertedFrame,
   TranscriptItem,
   validate,
+  validateServerEvent,
 } from '@cairn/protocol';
 
 export type Checked = { ok: true } | { ok: false; message: string; field: string };
@@ -55,3 +57,14 @@ export const checkSessionsFrame = (frame: Record<string, unknown>): Checked =>
   frame.type === 'session_upserted'
     ? check(sessionUpsertedCheck, SessionUpsertedFrame, frame)
     : check(sessionRemovedCheck, SessionRemovedFrame, frame);
+
+/** A frame of a chat socket (`/chat`), checked against the one member its `type` names. */
+export function checkChatEvent(frame: Record<string, unknown>): Checked {
+  const type = frame.type;
+  const compiled =
+    typeof type === 'string' && Object.hasOwn(chatEventChecks, type) ? chatEventChecks[type] : undefined;
+  if (compiled?.(frame)) return { ok: true };
+  const v = validateServerEvent(frame);
+  if (v.ok) return { ok: true };
+  return { ok: false, message: v.error.message, field: v.error.field };
+}

@@ -36,8 +36,12 @@ export interface Served {
   readonly base: string;
 }
 
-export async function serve(env: Record<string, string>, webRoot: string): Promise<Served> {
-  const cairnHome = tempDir('cairn-state-');
+export async function serve(
+  env: Record<string, string>,
+  webRoot: string,
+  options: { cairnHome?: string } = {},
+): Promise<Served> {
+  const cairnHome = options.cairnHome ?? tempDir('cairn-state-');
   const server = await startServer({
     env,
     homeDir: env.HOME,

@@ -2,6 +2,7 @@
 // does, folds every frame into the session's state, and on a dropped connection tries again with a
 // growing delay; the server's `session_ready` then rebuilds the state whole.
 import { socketProtocols } from '../rpc.js';
+import { checkChatEvent } from '../wire-check.js';
 import { type ChatState, disconnected, initialChatState, reduceChat } from './state.js';
 import type { ClientMessage, ServerEvent } from './wire.js';
 

@@ -62,7 +62,7 @@ export type Entry = AssistantEntry | UserEntry | NoticeEntry;
 
 export interface PermissionCard extends PermissionRequest {
   /** Set once an answer won (here or in another tab), or the request ended without one. */
-  readonly settled?: { readonly optionId: string | null; readonly by?: string };
+  readonly settled?: { readonly optionId: string; readonly by?: string };
 }
 
 export interface LoopStatus {
@@ -269,9 +269,9 @@ function sessionReady(state: ChatState, e: Extract<Event, { type: 'session_ready
     // A title the page learnt from `session_renamed` stays until the server names another.
     title: e.title ?? (state.sessionId === e.sessionId ? state.title : null),
     interval:
-      e.intervalActive !== undefined
+      e.intervalActive === true
         ? {
-            active: e.intervalActive,
+            active: true,
             minutes: e.intervalMinutes ?? null,
             nextTickAt: e.intervalNextTickAt ?? null,
             launches: e.intervalLaunchCount ?? 0,

@@ -3,10 +3,8 @@
 // newer server may add members and fields.
 import type { BridgeInfo, SessionConfigOption } from '@cairn/protocol';
 
+export { MAX_INLINE_IMAGE_BASE64_CHARS } from '@cairn/protocol';
 export type { BridgeInfo, SessionConfigOption };
-
-/** Inline images travel as base64 without a data URI prefix; above this many characters they are refused. */
-export const MAX_INLINE_IMAGE_BASE64_CHARS = 768 * 1024;
 
 export interface ImageAttachment {
   data?: string;
@@ -175,7 +173,14 @@ export type ServerEvent =
   | { type: 'interval_skipped'; reason: string }
   | { type: 'interval_stopped' }
   | ({ type: 'permission_request' } & PermissionRequest)
-  | { type: 'permission_settled'; requestId: string; optionId: string | null; by?: string }
+  | {
+      type: 'permission_settled';
+      requestId: string;
+      /** `cancelled` when no option was chosen. */
+      optionId: string;
+      /** `answer`, `timeout` or `cancel`. */
+      by?: string;
+    }
   | ({ type: 'sign_in_required' } & SignIn)
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
   | { type: 'steer_result'; ok: boolean; outcome?: 'injected' | 'queued'; error?: string };

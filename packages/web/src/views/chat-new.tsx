@@ -94,20 +94,12 @@ export function NewChatView() {
           <span>Project folder</span>
           <input
             name="project"
-            list="recent-projects"
             placeholder="/path/to/your/project"
             autoComplete="off"
             value={path}
             onInput={(e) => setPath(e.currentTarget.value)}
           />
         </label>
-        <datalist id="recent-projects">
-          {projects.map((p) => (
-            <option key={p.id} value={p.path}>
-              {p.name}
-            </option>
-          ))}
-        </datalist>
         <label class="field">
           <span>Agent</span>
           <select name="agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>

@@ -41,7 +41,7 @@ function ChatView({ id }: { id: string }) {
   const socket = useChatSocket(id);
   const state = socket.state;
   const send = (m: ClientMessage) => socket.send(m);
-  const title = state.title ?? 'Chat';
+  const title = state.title ?? firstPrompt(state) ?? 'Chat';
   useEffect(() => {
     document.title = `${title.slice(0, 60)} · cairn`;
   }, [title]);
@@ -125,6 +125,13 @@ function ChatView({ id }: { id: string }) {
   );
 }
 
+/** Until the server names the session, its first prompt does. */
+function firstPrompt(state: ChatState): string | undefined {
+  const first = state.entries.find((e) => e.kind === 'user');
+  const line = first?.kind === 'user' ? first.content.trim().split('\n', 1)[0] : undefined;
+  return line === '' ? undefined : line;
+}
+
 function optionKind(kind: string): string {
   return kind.startsWith('allow') ? 'allow' : kind.startsWith('reject') ? 'reject' : 'other';
 }
@@ -157,8 +164,11 @@ function PermissionView({ card, send }: { card: PermissionCard; send: (m: Client
       )}
       {settled ? (
         <p class="permission-outcome" role="status">
-          {chosen ? `Answered: ${chosen.name}` : 'Ended without an answer'}
-          {settled.by ? <span class="muted small"> · {settled.by}</span> : null}
+          {chosen
+            ? `Answered: ${chosen.name}`
+            : settled.by === 'timeout'
+              ? 'No answer came in time'
+              : 'Cancelled: the turn ended without an answer'}
         </p>
       ) : (
         <div class="permission-options">
@@ -334,6 +344,7 @@ function ConfigOptions({
             <select
               aria-label={o.name}
               data-config={o.id}
+              data-category={o.category ?? undefined}
               value={o.currentValue}
               onChange={(e) =>
                 send({ type: 'set_config_option', configId: o.id, value: e.currentTarget.value })
