@@ -19,6 +19,7 @@ import {
   CHAT_HTTP_ROUTES,
   CHAT_SERVER_EVENT_FIXTURES,
   type ChatSessionSummary,
+  ChatWireMessage,
   ClientMessage,
   ImageAttachment,
   InProgressTurnSnapshot,
@@ -33,9 +34,11 @@ import {
   type SessionConfigOption,
   SessionConfigOptionSchema,
   SessionReadyEvent,
+  STREAM_FRAME_FIXTURES,
   validate,
   validateClientMessage,
   validateServerEvent,
+  type WireMessage,
   type WireSessionSummary,
 } from '../src/index.js';
 import { mutations } from './mutate.js';
@@ -223,6 +226,24 @@ describe('the unions', () => {
     ]) {
       expect(optional).toContain(key);
     }
+  });
+});
+
+describe('the message row', () => {
+  it('takes the reader stream’s narrower rows as they are', () => {
+    const rows = [STREAM_FRAME_FIXTURES.UserMessageAppendedFrame.message];
+    for (const row of rows) expect(validate(ChatWireMessage, row).ok).toBe(true);
+    expectTypeOf<WireMessage>().toExtend<ChatWireMessage>();
+  });
+
+  it('keeps an assistant message’s figures, and refuses negative ones', () => {
+    const [, assistant] = CHAT_SERVER_EVENT_FIXTURES.history_chunk.messages ?? [];
+    expect(assistant?.tokensPerSecond).toBe(180.5);
+    expect(validate(ChatWireMessage, { ...assistant, ttftMs: -1 })).toMatchObject({
+      ok: false,
+      error: { field: '/ttftMs' },
+    });
+    expect(validate(ChatWireMessage, { ...assistant, outputTokens: null, durationMs: null }).ok).toBe(true);
   });
 });
 
