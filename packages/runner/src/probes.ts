@@ -80,7 +80,20 @@ interface ProbeQuery {
 }
 
 export class Probes {
-  constructor(private readonly options: { cairnHome: string; env: Env; resolveLaunch: LaunchResolver }) {}
+  constructor(
+    private readonly options: {
+      cairnHome: string;
+      env: Env;
+      resolveLaunch: LaunchResolver;
+      /** Frames a sign-in sends before its answer: the address to open, and its end. */
+      emit?: (
+        frame:
+          | AgentFrameOf<'agent_auth_url'>
+          | AgentFrameOf<'agent_auth_url_done'>
+          | AgentFrameOf<'agent_authenticated'>,
+      ) => void;
+    },
+  ) {}
 
   async verify(frame: AgentFrameOf<'agent_verify'>): Promise<AgentFrameOf<'agent_verified'>> {
     const query = asQuery(frame.query);
@@ -126,6 +139,32 @@ export class Probes {
     const query = asQuery(frame.query);
     return this.withAgent(frame.bridge, query, PROBE_MAX_MS, async (agent) => {
       const meta = isObject(query._meta) ? { _meta: query._meta } : {};
+      // A sign-in in the browser: the agent names an address; the server hears it at once, and
+      // that its answer is pending, then the end of the sign-in and the final answer.
+      let acknowledged = false;
+      agent.onElicitation = (request) => {
+        if (
+          request.mode !== 'url' ||
+          typeof request.url !== 'string' ||
+          typeof request.elicitationId !== 'string'
+        ) {
+          return { action: 'decline' };
+        }
+        this.options.emit?.({
+          t: 'agent_auth_url',
+          id: frame.id,
+          elicitationId: request.elicitationId,
+          url: request.url,
+        });
+        if (!acknowledged) {
+          acknowledged = true;
+          this.options.emit?.({ t: 'agent_authenticated', id: frame.id, ok: true, pending: true });
+        }
+        return { action: 'accept' };
+      };
+      agent.onElicitationDone = (elicitationId) => {
+        this.options.emit?.({ t: 'agent_auth_url_done', id: frame.id, elicitationId });
+      };
       try {
         await agent.within(
           agent.connection.agent.request('authenticate', {
@@ -227,6 +266,8 @@ export class Probes {
           clientCapabilities: {
             fs: { readTextFile: false, writeTextFile: false },
             terminal: false,
+            // Sign-ins may send the person to an address; cairn passes it on (agent_auth_url).
+            elicitation: { url: {} },
             ...launch.launch.clientCapabilities,
           },
           clientInfo: { name: 'cairn', version: '0.1.0' },
@@ -256,6 +297,12 @@ class ProbeAgent {
   readonly process: AgentProcess;
   readonly connection: acp.ClientConnection;
   onUpdate: (update: acp.SessionUpdate) => void = () => {};
+  onElicitation: (request: { mode?: unknown; url?: unknown; elicitationId?: unknown }) => {
+    action: 'accept' | 'decline';
+  } = () => ({
+    action: 'decline',
+  });
+  onElicitationDone: (elicitationId: string) => void = () => {};
   private readonly deadline: number;
 
   constructor(launch: SessionLaunch, budgetMs: number) {
@@ -266,6 +313,10 @@ class ProbeAgent {
       .client({ name: 'cairn' })
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'cancelled' as const } }))
       .onNotification('session/update', (ctx) => this.onUpdate(ctx.params.update))
+      .onRequest('elicitation/create', (ctx) =>
+        this.onElicitation(ctx.params as { mode?: unknown; url?: unknown; elicitationId?: unknown }),
+      )
+      .onNotification('elicitation/complete', (ctx) => this.onElicitationDone(ctx.params.elicitationId))
       .connect(acp.ndJsonStream(output, input));
   }
 

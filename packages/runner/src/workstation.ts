@@ -66,6 +66,7 @@ export class Workstation {
       cairnHome: options.cairnHome,
       env: options.env,
       resolveLaunch: options.resolveLaunch,
+      emit: (frame) => this.emit(frame),
     });
   }
 

@@ -331,3 +331,19 @@ describe('recovery', () => {
     expect(closed).toEqual(['8 undecodable frames in a row']);
   });
 });
+
+describe('signing in', () => {
+  it('a sign-in that sends the person to an address passes it on, then gives the final answer', async () => {
+    const h = await harness();
+    const steps: { url?: string; elicitationId: string; done: boolean }[] = [];
+    const reply = await h.server.authenticate('ws', 'wire', 'wire-url', { cwd: h.dir }, (step) =>
+      steps.push(step),
+    );
+    expect(reply).toMatchObject({ t: 'agent_authenticated', ok: true });
+    expect(reply.pending).toBeUndefined();
+    expect(steps).toEqual([
+      { url: 'http://127.0.0.1:9/wire-login', elicitationId: 'login-1', done: false },
+      { elicitationId: 'login-1', done: true },
+    ]);
+  });
+});

@@ -90,7 +90,10 @@ export async function agentsCommand(platform: SessionPlatform, argv: string[]): 
           }
           method = methods[0]!.id;
         }
-        const reply = await drive.server.authenticate(LOCAL_WORKSTATION, agent, method, {});
+        const reply = await drive.server.authenticate(LOCAL_WORKSTATION, agent, method, {}, (step) => {
+          if (step.url) process.stderr.write(`open this address to sign in: ${step.url}\n`);
+          else if (step.done) process.stderr.write('the sign-in in the browser is done\n');
+        });
         if (!reply.ok) throw new Failure(reply.error ?? 'sign-in failed');
         print(reply, `${agent}: signed in with ${method}\n`);
         return 0;

@@ -57,6 +57,11 @@ class Link {
 
 export class AgentWireServer {
   private readonly links = new Set<Link>();
+  /** Sign-ins under way that want to hear the address to open. */
+  private readonly authSteps = new Map<
+    string,
+    (step: { url?: string; elicitationId: string; done: boolean }) => void
+  >();
   private readonly byName = new Map<string, Link>();
   private readonly listeners = new Map<string, Set<(notice: DriveNotice) => void>>();
   private readonly workstationListeners = new Set<() => void>();
@@ -265,13 +270,19 @@ export class AgentWireServer {
     return (await this.request(link, frame, (timeoutMs ?? 30_000) + 15_000)) as Reply<'agent_verified'>;
   }
 
+  /**
+   * Signs in with one of the agent's methods. A sign-in that sends the person to an address calls
+   * `onUrl` with it (and again when that step is done); the promise settles with the final answer.
+   */
   async authenticate(
     workstation: string,
     bridge: string,
     methodId: string,
     query: Record<string, unknown>,
+    onUrl?: (step: { url?: string; elicitationId: string; done: boolean }) => void,
   ): Promise<Reply<'agent_authenticated'>> {
     const id = randomUUID();
+    if (onUrl) this.authSteps.set(id, onUrl);
     const link = this.byName.get(workstation);
     if (!link)
       return {
@@ -280,11 +291,15 @@ export class AgentWireServer {
         ok: false,
         error: `workstation ${workstation} is not connected`,
       };
-    return (await this.request(
-      link,
-      { t: 'agent_authenticate', id, bridge, methodId, query },
-      180_000,
-    )) as Reply<'agent_authenticated'>;
+    try {
+      return (await this.request(
+        link,
+        { t: 'agent_authenticate', id, bridge, methodId, query },
+        180_000,
+      )) as Reply<'agent_authenticated'>;
+    } finally {
+      this.authSteps.delete(id);
+    }
   }
 
   async install(workstation: string, bridge: string): Promise<Reply<'agent_installed'>> {
@@ -406,6 +421,17 @@ export class AgentWireServer {
         }
         return;
       }
+      case 'agent_auth_url':
+        this.authSteps.get(frame.id)?.({ url: frame.url, elicitationId: frame.elicitationId, done: false });
+        return;
+      case 'agent_auth_url_done':
+        this.authSteps.get(frame.id)?.({ elicitationId: frame.elicitationId, done: true });
+        return;
+      case 'agent_authenticated':
+        // `pending` acknowledges a sign-in still under way; the final answer follows.
+        if (frame.pending) return;
+        this.resolvePending(link, frame);
+        return;
       case 'agent_session_lost':
         this.notify(frame.sessionRef, {
           kind: 'lost',
@@ -414,21 +440,25 @@ export class AgentWireServer {
           error: lostMessage(frame.action),
         });
         return;
-      default: {
-        const id = (frame as { id?: unknown }).id;
-        if (typeof id === 'string') {
-          const pending = link.pending.get(id);
-          if (pending) {
-            link.pending.delete(id);
-            clearTimeout(pending.timer);
-            pending.resolve(frame);
-            return;
-          }
-        }
-        if (frame.t === 'agent_backfill_done' || frame.t === 'agent_opened') return;
-        this.options.logLine?.(`agent wire: unexpected ${frame.t}`);
+      default:
+        this.resolvePending(link, frame);
+    }
+  }
+
+  /** An answer to one of this side's requests, matched by its id. */
+  private resolvePending(link: Link, frame: AgentFrame): void {
+    const id = (frame as { id?: unknown }).id;
+    if (typeof id === 'string') {
+      const pending = link.pending.get(id);
+      if (pending) {
+        link.pending.delete(id);
+        clearTimeout(pending.timer);
+        pending.resolve(frame);
+        return;
       }
     }
+    if (frame.t === 'agent_backfill_done' || frame.t === 'agent_opened') return;
+    this.options.logLine?.(`agent wire: unexpected ${frame.t}`);
   }
 
   /** Which session a backfill (keyed by its `agent_open` id) belongs to. */

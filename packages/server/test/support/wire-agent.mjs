@@ -36,6 +36,21 @@ const app = acp
     _meta: { steering: { supported: true } },
   }))
   .onRequest('session/new', () => ({ sessionId: `wire-${process.pid}-${++sessions}` }))
+  // Signing in with `wire-url` sends the person to an address first, as a browser login would.
+  .onRequest('authenticate', async (ctx) => {
+    if (ctx.params.methodId !== 'wire-url') return {};
+    const answer = await ctx.client.request('elicitation/create', {
+      mode: 'url',
+      elicitationId: 'login-1',
+      url: 'http://127.0.0.1:9/wire-login',
+      message: 'Open this address to sign in',
+      requestId: ctx.requestId ?? 0,
+    });
+    if (answer.action !== 'accept') throw new Error('sign-in declined');
+    await sleep(50);
+    await ctx.client.notify('elicitation/complete', { elicitationId: 'login-1' });
+    return {};
+  })
   .onRequest('session/load', async (ctx) => {
     await ctx.client.notify('session/update', text(ctx.params.sessionId, '[history]'));
     return {};
