@@ -19,7 +19,13 @@ const runState = (generation: number, phase: WireRunState['phase'], busy: boolea
   generation,
   busy,
   phase,
-  flags: { streaming: phase === 'streaming', retrying: false, compacting: false, looping: false, queued: false },
+  flags: {
+    streaming: phase === 'streaming',
+    retrying: false,
+    compacting: false,
+    looping: false,
+    queued: false,
+  },
 });
 
 const ready = (over: Partial<Extract<ServerEvent, { type: 'session_ready' }>> = {}): ServerEvent => ({
@@ -72,15 +78,33 @@ describe('the chat state', () => {
       { type: 'thinking_delta', messageId: 'a1', delta: 'write it.' },
       { type: 'thinking_end', messageId: 'a1' },
       { type: 'text_delta', messageId: 'a1', delta: 'Writing.' },
-      { type: 'tool_call', messageId: 'a1', id: 't1', name: 'Write', args: { file_path: '/p/a.txt', content: 'x' } },
-      { type: 'tool_call', messageId: 'a1', id: 't1', name: 'Write', args: { file_path: '/p/a.txt', content: 'xy' } },
+      {
+        type: 'tool_call',
+        messageId: 'a1',
+        id: 't1',
+        name: 'Write',
+        args: { file_path: '/p/a.txt', content: 'x' },
+      },
+      {
+        type: 'tool_call',
+        messageId: 'a1',
+        id: 't1',
+        name: 'Write',
+        args: { file_path: '/p/a.txt', content: 'xy' },
+      },
       { type: 'tool_result', messageId: 'a1', id: 't1', result: 'ok' },
       { type: 'text_delta', messageId: 'a1', delta: 'Done.' },
     ]);
     const [m] = assistants(s);
     expect(m!.parts.map((p) => p.kind)).toEqual(['thinking', 'text', 'tool', 'text']);
     expect(m!.parts[0]).toEqual({ kind: 'thinking', text: 'Let me write it.', open: false });
-    expect(m!.parts[2]).toMatchObject({ id: 't1', args: { content: 'xy' }, result: 'ok', done: true, isError: false });
+    expect(m!.parts[2]).toMatchObject({
+      id: 't1',
+      args: { content: 'xy' },
+      result: 'ok',
+      done: true,
+      isError: false,
+    });
     expect(m!.streaming).toBe(true);
   });
 
@@ -130,7 +154,8 @@ describe('the chat state', () => {
       id: 'a1',
       role: 'assistant',
       content: 'one two ',
-      events: '{"type":"text_delta","messageId":"a1","delta":"one "}\n{"type":"text_delta","messageId":"a1","delta":"two "}\n',
+      events:
+        '{"type":"text_delta","messageId":"a1","delta":"one "}\n{"type":"text_delta","messageId":"a1","delta":"two "}\n',
       createdAt: 2,
       sequence: 2,
     };
@@ -223,7 +248,12 @@ describe('the chat state', () => {
           { id: 'q1', content: 'first', position: 0, createdAt: '1' },
         ],
       },
-      { type: 'sign_in_required', agent: 'claude-code', message: 'Sign in', methods: [{ id: 'm', name: 'Login' }] },
+      {
+        type: 'sign_in_required',
+        agent: 'claude-code',
+        message: 'Sign in',
+        methods: [{ id: 'm', name: 'Login' }],
+      },
       { type: 'message_start', messageId: 'a1' },
       {
         type: 'token_usage',

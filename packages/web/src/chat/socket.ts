@@ -86,13 +86,13 @@ export class ChatSocket {
       } catch {
         return;
       }
-      if (
-        typeof frame !== 'object' ||
-        frame === null ||
-        typeof (frame as { type?: unknown }).type !== 'string'
-      )
-        return;
-      this.state = reduceChat(this.state, frame as ServerEvent);
+      if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return;
+      const checked = checkChatEvent(frame as Record<string, unknown>);
+      // A frame that breaks the contract is shown as the fault it is, never acted on.
+      const event: ServerEvent = checked.ok
+        ? (frame as ServerEvent)
+        : { type: 'error', message: `The server sent a frame that breaks the contract: ${checked.message}` };
+      this.state = reduceChat(this.state, event);
       this.changed();
     };
     ws.onclose = () => {
