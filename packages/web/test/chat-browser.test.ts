@@ -2,12 +2,13 @@
 // which talks to the fake model on 127.0.0.1: a new chat streams its reply; a permission card
 // allowed writes the file and denied does not; Stop mid-stream frees the composer; a reload and a
 // second tab mid-turn show every delta exactly once and the user's message once.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentTestEnv, ensureTestAgents } from '../../runner/test/support/agents.js';
+import { agentNoCredentialsEnv, agentTestEnv, ensureTestAgents } from '../../runner/test/support/agents.js';
 import { type FakeModel, startFakeModel } from '../../runner/test/support/fake-model.js';
+import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import {
   buildUi,
   homeEnv,
@@ -29,9 +30,11 @@ let model: FakeModel;
 let served: Served;
 let scratch: string;
 let project: string;
+let agentsHome: string;
+/** Where the server reads Claude Code's sessions (and the driven agent writes them). */
+let claudeHome: string;
 
 beforeAll(async () => {
-  let agentsHome: string;
   [webRoot, browser, agentsHome, model] = await Promise.all([
     buildUi(),
     launch(),
@@ -45,8 +48,10 @@ beforeAll(async () => {
   mkdirSync(cairnHome, { recursive: true });
   symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
   const agent = await agentTestEnv('claude-code', model.url, join(scratch, 'agent'));
+  const reader = homeEnv(join(scratch, 'reader'));
+  claudeHome = reader.CLAUDE_CONFIG_DIR!;
   // The server's local workstation hands its environment to the agents it starts.
-  served = await serve({ ...homeEnv(join(scratch, 'reader')), ...agent.env }, webRoot, { cairnHome });
+  served = await serve({ ...reader, ...agent.env }, webRoot, { cairnHome });
 }, 900_000);
 
 afterAll(async () => {
@@ -259,4 +264,182 @@ describe('chatting with Claude Code in the browser', () => {
     },
     SLOW,
   );
+  it(
+    'queues a message sent while the agent works and sends it after the turn; steers the running turn',
+    async () => {
+      const first = 'PROMPT-QUEUE-FIRST count for a while';
+      const queued = 'PROMPT-QUEUE-SECOND then this';
+      const steer = 'PROMPT-STEER mind the tests';
+      model.script(
+        { when: first, steps: [{ kind: 'text', text: words(40, 'q'), deltas: 40 }], paceMs: 120 },
+        { when: queued, steps: [{ kind: 'text', text: 'Second answer.' }] },
+      );
+      const { page, context, errors } = await openPage(browser, served);
+      await startChat(page);
+      await say(page, first);
+      await page.waitForSelector('.composer[data-busy=yes]', { timeout: 120_000 });
+      // Enter while busy queues: the queue shows it, editable, and no user message appears yet.
+      await say(page, `${queued} draft`);
+      const row = page.locator('.queue-item').first();
+      await row.waitFor({ timeout: 30_000 });
+      await row.getByRole('button', { name: 'Edit', exact: true }).click();
+      await row.getByRole('textbox', { name: 'Queued message' }).fill(queued);
+      await row.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect
+        .poll(() => shownText(page.locator('.queue-item').first()), { timeout: 30_000 })
+        .toContain(queued);
+      expect(await page.locator('.chat-user', { hasText: queued }).count()).toBe(0);
+      await screenshot(page, 'chat-queue-light');
+      // Steer goes to the running turn.
+      await composer(page).fill(steer);
+      await page.getByRole('button', { name: 'Steer', exact: true }).click();
+      await page.waitForSelector('.steer-line', { timeout: 30_000 });
+      expect(await shownText(page.locator('.steer-line'))).toMatch(/Steering sent|queued/);
+      // The queued message goes out once the turn is over, and is answered.
+      await expect.poll(() => lastReply(page), { timeout: 180_000 }).toContain('Second answer.');
+      expect(await page.locator('.chat-user', { hasText: queued }).count()).toBe(1);
+      expect(await page.locator('.queue-item').count()).toBe(0);
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
+    'sends a pasted image to the agent, and refuses one too large with a message',
+    async () => {
+      const prompt = 'PROMPT-IMAGE what is this';
+      model.script({ when: prompt, steps: [{ kind: 'text', text: 'A single pixel.' }] });
+      const { page, context, errors } = await openPage(browser, served);
+      await startChat(page);
+      const drop = (big: boolean) =>
+        page.evaluate(
+          ([b64, big]) => {
+            const bytes = big
+              ? new Uint8Array(700_000).fill(7)
+              : Uint8Array.from(atob(b64 as string), (c) => c.charCodeAt(0));
+            const dt = new DataTransfer();
+            dt.items.add(new File([bytes], big ? 'big.png' : 'pixel.png', { type: 'image/png' }));
+            document
+              .querySelector('.composer')!
+              .dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+          },
+          [PIXEL, big] as const,
+        );
+      await drop(true);
+      await expect.poll(() => shownText(page.locator('.composer-problem'))).toContain('too large');
+      expect(await page.locator('.composer .thumb').count()).toBe(0);
+      await drop(false);
+      await page.locator('.composer .thumb').waitFor();
+      await say(page, prompt);
+      const request = await model.waitForRequest(
+        (r) => JSON.stringify(r.body).includes(PIXEL.slice(0, 40)),
+        120_000,
+      );
+      expect(request.dialect).toBe('anthropic');
+      await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain('A single pixel.');
+      await page.locator('.chat-user .thumb').waitFor();
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it.skipIf(!corpus)(
+    'continues a Claude Code session read from disk: its history once, then a new turn',
+    async () => {
+      // A real corpus session, moved into this project folder as if it had been started here.
+      const original = readFileSync(corpusPath('claude', 'projects', '-work-spotter', 'short.jsonl'), 'utf8');
+      const sid = /"sessionId":"([^"]+)"/.exec(original)![1]!;
+      const cwd = /"cwd":"([^"]+)"/.exec(original)![1]!;
+      const folder = join(claudeHome, 'projects', project.replace(/[^a-zA-Z0-9]/g, '-'));
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(
+        join(folder, `${sid}.jsonl`),
+        original.split(`"cwd":"${cwd}"`).join(`"cwd":"${project}"`),
+      );
+      const firstPrompt = firstUserText(original);
+
+      const { page, context, errors } = await openPage(browser, served);
+      const item = page.locator(`.session-item[data-sid="${sid}"]`);
+      await item.waitFor({ timeout: 60_000 });
+      await item.getByRole('button', { name: 'Continue', exact: true }).click();
+      await page.waitForURL(/#\/chat\/[^/]+$/, { timeout: 120_000 });
+      await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 120_000 });
+      await expect
+        .poll(() => page.locator('.chat-user', { hasText: firstPrompt.slice(0, 40) }).count(), {
+          timeout: 60_000,
+        })
+        .toBe(1);
+      const prompt = 'PROMPT-CONTINUE carry on';
+      model.script({ when: prompt, steps: [{ kind: 'text', text: 'Carrying on from where we were.' }] });
+      await say(page, prompt);
+      await expect
+        .poll(() => lastReply(page), { timeout: 120_000 })
+        .toContain('Carrying on from where we were.');
+      expect(await page.locator('.chat-user', { hasText: firstPrompt.slice(0, 40) }).count()).toBe(1);
+      await screenshot(page, 'chat-continued-light');
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
 });
+
+describe('an agent without credentials', () => {
+  let bare: Served;
+
+  beforeAll(async () => {
+    const home = join(scratch, 'bare');
+    const cairnHome = join(home, 'cairn');
+    mkdirSync(cairnHome, { recursive: true });
+    symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
+    const agent = await agentNoCredentialsEnv('claude-code', join(home, 'agent'));
+    bare = await serve({ ...homeEnv(join(home, 'reader')), ...agent.env }, webRoot, { cairnHome });
+  }, SLOW);
+
+  afterAll(async () => {
+    await bare?.server.catalog.settled();
+    await bare?.server.close();
+  });
+
+  it(
+    'shows the sign-in card with the methods the agent offers',
+    async () => {
+      const { page, context, errors } = await openPage(browser, bare);
+      await page.waitForSelector('.sessions-view');
+      await startChat(page);
+      await say(page, 'PROMPT-SIGNIN hello');
+      const card = page.locator('.signin-card');
+      await card.waitFor({ timeout: 120_000 });
+      expect(await shownText(card)).toMatch(/sign-in needed/i);
+      await screenshot(page, 'chat-sign-in-light');
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+});
+
+const PIXEL =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** The first prompt a person typed in a Claude Code session file. */
+function firstUserText(jsonl: string): string {
+  for (const line of jsonl.split('\n')) {
+    if (line.trim() === '') continue;
+    const r = JSON.parse(line) as { type?: string; message?: { content?: unknown } };
+    if (r.type !== 'user') continue;
+    const c = r.message?.content;
+    if (typeof c === 'string') return c.trim();
+    if (Array.isArray(c)) {
+      const t = c.find((b) => (b as { type?: string }).type === 'text') as { text?: string } | undefined;
+      if (t?.text) return t.text.trim();
+    }
+  }
+  throw new Error('no user prompt in the session');
+}

@@ -103,7 +103,7 @@ export function Composer({ state, send }: ComposerProps) {
 
   return (
     <form
-      class={`composer ${busy ? 'busy' : ''}`}
+      class={`composer ${busy ? 'composer-busy' : ''}`}
       data-busy={busy ? 'yes' : 'no'}
       onSubmit={(e) => {
         e.preventDefault();

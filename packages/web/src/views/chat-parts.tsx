@@ -113,7 +113,7 @@ function ToolView({ part, streaming }: { part: ToolPart; streaming: boolean }) {
 
 /** A call's one line: its command, its file, or its input in short. */
 export function argsSummary(args: Loose | undefined): string {
-  if (!args) return '';
+  if (!args || Object.keys(args).length === 0) return '';
   const cmd = shellLine(args);
   if (cmd !== undefined) return firstLine(cmd, 200);
   const path = args.file_path ?? args.path ?? args.absolute_path ?? args.filePath ?? args.url ?? args.pattern;
@@ -140,6 +140,7 @@ function patchIn(args: Loose): string | undefined {
 
 function ArgsView({ args }: { args: unknown }) {
   if (args === undefined || args === null) return null;
+  if (isObject(args) && Object.keys(args).length === 0) return null;
   if (!isObject(args)) return <TextBlock text={textOf(args) ?? ''} className="json" />;
   const cmd = shellLine(args);
   if (cmd !== undefined) return <TextBlock text={`$ ${cmd}`} className="cmd" />;
