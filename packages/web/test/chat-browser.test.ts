@@ -4,6 +4,7 @@
 // second tab mid-turn show every delta exactly once and the user's message once.
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type RunningServer, startServer } from '@cairn/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentNoCredentialsEnv, agentTestEnv, ensureTestAgents } from '../../runner/test/support/agents.js';
@@ -64,12 +65,13 @@ afterAll(async () => {
 });
 
 /** Opens the new-chat form from the sessions page and starts a chat with Claude Code in the project. */
-async function startChat(page: Page): Promise<string> {
+async function startChat(page: Page, shot?: string): Promise<string> {
   await page.getByRole('button', { name: 'New chat', exact: true }).click();
   await page.getByRole('textbox', { name: 'Project folder' }).fill(project);
   const agent = page.getByRole('combobox', { name: 'Agent' });
   await expect.poll(() => agent.locator('option[value="claude-code"]:not([disabled])').count()).toBe(1);
   await agent.selectOption('claude-code');
+  if (shot) await screenshot(page, shot);
   await page.getByRole('button', { name: 'Start', exact: true }).click();
   await page.waitForURL(/#\/chat\/[^/]+$/, { timeout: 60_000 });
   await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
@@ -119,7 +121,8 @@ describe('chatting with Claude Code in the browser', () => {
       model.script({ when: prompt, steps: [{ kind: 'text', text: reply, deltas: 6 }], paceMs: 30 });
       const { page, context, errors, dialogs } = await openPage(browser, served);
       await page.waitForSelector('.sessions-view');
-      const id = await startChat(page);
+      await screenshot(page, 'chat-sessions-light');
+      const id = await startChat(page, 'chat-new-light');
       await say(page, prompt);
       await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain(reply);
       await idle(page);
@@ -160,15 +163,28 @@ describe('chatting with Claude Code in the browser', () => {
         { when: allowPrompt, steps: [{ kind: 'write', path: allowed, content: 'allowed\n' }] },
         { when: allowPrompt, steps: [{ kind: 'text', text: 'Wrote allowed.txt.' }] },
       );
+      // A second tab of the same chat sees the card too, and sees it settled by the first tab's answer.
+      const other = await openPage(browser, served);
+      await other.page.evaluate((h) => {
+        window.location.hash = h;
+      }, new URL(page.url()).hash);
+      await other.page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
       await say(page, allowPrompt);
       const card = page.locator('.permission-card.pending');
       await card.waitFor({ timeout: 120_000 });
+      await other.page.locator('.permission-card.pending').waitFor({ timeout: 60_000 });
       // The card's buttons carry the agent's own option names.
       const names = await card.locator('.permission-options button').allTextContents();
       expect(names.length).toBeGreaterThan(1);
       await screenshot(page, 'chat-permission-light');
+      const allowName = (await card.locator('button[data-kind="allow_once"]').textContent())!;
       await card.locator('button[data-kind="allow_once"]').click();
       await page.waitForSelector('.permission-card.settled', { timeout: 60_000 });
+      const settledElsewhere = other.page.locator('.permission-card.settled');
+      await settledElsewhere.waitFor({ timeout: 60_000 });
+      expect(await shownText(settledElsewhere)).toContain(`Answered: ${allowName}`);
+      expect(await other.page.locator('.permission-card.pending').count()).toBe(0);
+      await other.context.close();
       await expect.poll(() => existsSync(allowed), { timeout: 60_000 }).toBe(true);
       expect(readFileSync(allowed, 'utf8')).toBe('allowed\n');
       await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain('Wrote allowed.txt.');
@@ -384,6 +400,72 @@ describe('chatting with Claude Code in the browser', () => {
       expect(errors).toEqual([]);
       expect(await violations(page)).toEqual([]);
       await context.close();
+    },
+    SLOW,
+  );
+});
+
+describe('a daemon restarted mid-turn', () => {
+  it(
+    'ends the turn with a visible error, and the session goes on after the restart',
+    async () => {
+      const home = join(scratch, 'restart');
+      const cairnHome = join(home, 'cairn');
+      mkdirSync(cairnHome, { recursive: true });
+      symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
+      const agent = await agentTestEnv('claude-code', model.url, join(home, 'agent'));
+      const env = { ...homeEnv(join(home, 'reader')), ...agent.env };
+      // No port named: the restarted daemon asks for its last one, and keeps its token.
+      const start = (): Promise<RunningServer> =>
+        startServer({
+          env,
+          homeDir: env.HOME,
+          cairnHome,
+          webRoot,
+          waitForIndex: true,
+          demo: false,
+          rescanMs: 500,
+        });
+      let server = await start();
+      const base = `http://127.0.0.1:${server.port}/`;
+      const restartable: Served = { server, cairnHome, base, entry: `${base}?token=${server.token}` };
+      const { page, context, errors } = await openPage(browser, restartable);
+      try {
+        await startChat(page);
+        const prompt = 'PROMPT-RESTART keep talking';
+        model.script({
+          when: prompt,
+          steps: [{ kind: 'text', text: 'Talking until the daemon goes', deltas: 3 }],
+          hang: true,
+        });
+        await say(page, prompt);
+        await expect
+          .poll(() => lastReply(page), { timeout: 120_000 })
+          .toContain('Talking until the daemon goes');
+        const port = server.port;
+        await server.catalog.settled();
+        await server.close();
+        await page.waitForSelector('.chat-log[data-ready=no]', { timeout: 30_000 });
+        server = await start();
+        expect(server.port).toBe(port);
+        await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
+        // The lost turn is told, not hidden; the prompt shows once.
+        await expect
+          .poll(() => page.locator('.chat-notice').allInnerTexts(), { timeout: 60_000 })
+          .toContainEqual(expect.stringMatching(/stopped while this turn was running/));
+        expect(await page.locator('.chat-user', { hasText: prompt }).count()).toBe(1);
+        await page.waitForSelector('.composer[data-busy=no]');
+        const next = 'PROMPT-AFTER-RESTART still there';
+        model.script({ when: next, steps: [{ kind: 'text', text: 'Back again.' }] });
+        await say(page, next);
+        await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain('Back again.');
+        await screenshot(page, 'chat-restarted-light');
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+        await server.catalog.settled();
+        await server.close();
+      }
     },
     SLOW,
   );

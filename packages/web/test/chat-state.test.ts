@@ -228,8 +228,16 @@ describe('the chat state', () => {
         { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
       ],
     };
-    let s = run([ready(), request, request]);
+    let s = run([
+      ready(),
+      { type: 'message_start', messageId: 'a1' },
+      { type: 'tool_call', messageId: 'a1', id: 't1', name: 'Preparing file…', args: {} },
+      request,
+      request,
+    ]);
     expect(s.permissions).toHaveLength(1);
+    // The call shown before the agent named it takes the name from the request.
+    expect(assistants(s)[0]!.parts[0]).toMatchObject({ kind: 'tool', name: 'Write /p/a.txt' });
     expect(s.permissions[0]!.settled).toBeUndefined();
     s = reduceChat(s, { type: 'permission_settled', requestId: 'r1', optionId: 'reject', by: 'another tab' });
     expect(s.permissions[0]!.settled).toEqual({ optionId: 'reject', by: 'another tab' });

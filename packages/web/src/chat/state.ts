@@ -177,7 +177,7 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
     case 'permission_request': {
       if (state.permissions.some((p) => p.requestId === event.requestId)) return state;
       const { type: _t, ...request } = event;
-      return { ...state, permissions: [...state.permissions, request] };
+      return { ...withPermissionTool(state, request), permissions: [...state.permissions, request] };
     }
     case 'permission_settled': {
       if (!state.permissions.some((p) => p.requestId === event.requestId)) return state;
@@ -384,6 +384,24 @@ function turnEvent(state: ChatState, ev: TurnEvent): ChatState {
     return { ...state, entries: [...entries, applyToMessage(fresh, ev)] };
   }
   return { ...state, entries: replaceAt(entries, at, applyToMessage(entries[at] as AssistantEntry, ev)) };
+}
+
+const isEmpty = (v: unknown): boolean =>
+  v === undefined || v === null || (typeof v === 'object' && Object.keys(v as object).length === 0);
+
+/** A permission request names its tool call with the title and input the agent settled on; a call
+ * shown before the agent had them takes them from it. */
+function withPermissionTool(state: ChatState, request: PermissionRequest): ChatState {
+  const { id, title, args } = request.toolCall;
+  const owner = findToolOwner(state.entries, id);
+  if (owner === -1) return state;
+  const m = state.entries[owner] as AssistantEntry;
+  const parts = m.parts.map((p) =>
+    p.kind === 'tool' && p.id === id && isEmpty(p.args)
+      ? { ...p, name: title || p.name, args: isEmpty(args) ? p.args : args }
+      : p,
+  );
+  return { ...state, entries: replaceAt(state.entries, owner, { ...m, parts }) };
 }
 
 function findToolOwner(entries: readonly Entry[], toolId: string): number {
