@@ -154,7 +154,7 @@ export class FrameBuilder {
         this.messageOfCall.set(e.payload.callId, messageId);
         const call: Record<string, unknown> = {
           messageId,
-          id: e.payload.callId,
+          id: callIdOf(e),
           name: e.payload.name,
           // The frame says what was recorded; a record without input says null.
           args: e.payload.input ?? null,
@@ -168,8 +168,8 @@ export class FrameBuilder {
       case 'tool_result': {
         this.close(lane, frame);
         const result: Record<string, unknown> = {
-          messageId: this.messageOfCall.get(e.payload.callId) ?? e.payload.callId,
-          id: e.payload.callId,
+          messageId: (e.payload.callId && this.messageOfCall.get(e.payload.callId)) || callIdOf(e),
+          id: callIdOf(e),
           result: e.payload.output ?? null,
         };
         if (e.payload.isError) result.isError = true;
@@ -275,7 +275,7 @@ export class FrameBuilder {
     };
     if (model !== undefined) result.model = model;
     const end: Record<string, unknown> = {
-      toolCallId: e.payload.callId,
+      toolCallId: callIdOf(e),
       mode: 'single',
       results: [result],
       totalUsage: total,
@@ -285,6 +285,9 @@ export class FrameBuilder {
     return end;
   }
 }
+
+/** The id a call's frames carry: its own, or the event's when the record gave the call none. */
+const callIdOf = (e: TranscriptEventOf<'tool_call' | 'tool_result'>): string => e.payload.callId || e.id;
 
 function subagentStart(
   call: TranscriptEventOf<'tool_call'> | undefined,

@@ -83,3 +83,9 @@ export const countValue = (v: unknown, field: string, invalid?: InvalidValue[]):
 /** checkInteger's value, the reason noted in `invalid`. */
 export const integerValue = (v: unknown, field: string, invalid?: InvalidValue[]): number | undefined =>
   checkedValue(checkInteger(v), field, invalid);
+
+/** Session ids and lane ids the contract carries: a letter or digit, then letters, digits, `.`, `_`, `-`. */
+const WIRE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** Whether a recorded id can name a session or a lane on the wire; one that cannot is not used as one. */
+export const isWireId = (v: string): boolean => WIRE_ID.test(v);

@@ -147,7 +147,8 @@ export class SessionTranslator {
       lane,
       mainLane,
       source,
-      base: uuid ?? `${lane}:${line}`,
+      // An empty uuid names nothing; the record is known by its place instead.
+      base: uuid || `${lane}:${line}`,
       // The compaction agent's file starts from the main conversation's tip; lanes chain on their own.
       parentId: parent?.lane === lane ? parent.id : undefined,
       timestamp: timestampOf(r.timestamp, invalid),

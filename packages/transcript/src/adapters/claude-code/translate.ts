@@ -4,6 +4,7 @@ import { parseJsonLine, splitLines } from '../../lines.js';
 import { CAPABILITIES, type Capability, type TranscriptEvent, type TranscriptSession } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { UniqueIds } from '../../unique-ids.js';
+import { isWireId } from '../../values.js';
 import { applyCompactions } from './compaction.js';
 import { type ParsedLine, SessionTranslator } from './events.js';
 import { buildLanes, type SubagentLane } from './lanes.js';
@@ -74,7 +75,8 @@ export function translateClaudeCode(
 function recordedAgentId(lines: readonly ParsedLine[]): string | undefined {
   for (const line of lines) {
     const id = isRec(line.value) ? str(line.value.agentId) : undefined;
-    if (id) return id;
+    // An id the contract cannot carry is no lane id: the file's name stands in for it.
+    if (id && isWireId(id)) return id;
   }
   return undefined;
 }

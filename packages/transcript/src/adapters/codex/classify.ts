@@ -21,6 +21,7 @@
 import type { SourceFile } from '../../adapter.js';
 import type { Capability, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
+import { isWireId } from '../../values.js';
 import { injectedOrigin, messageText } from './content.js';
 import {
   type CodexRecord,
@@ -256,7 +257,8 @@ export function classify(files: readonly SourceFile[]): Result<Classified, Unkno
 
 function readMeta(session: ClassifiedSession, r: CodexRecord, p: Json): void {
   const id = str(p.id);
-  if (id) session.id = id;
+  // A session id the contract cannot carry is no id: the file's name stands in for it.
+  if (id && isWireId(id)) session.id = id;
   const cwd = str(p.cwd);
   if (cwd !== undefined) session.cwd = cwd;
   const started = timeOf(p.timestamp) ?? r.ts;

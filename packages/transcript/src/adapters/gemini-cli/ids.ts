@@ -5,7 +5,8 @@ export class EventIds {
 
   /** `base` when it is free, else `base@where` (where = file index and line), numbered past that. */
   make(base: string, where: string): string {
-    let id = base;
+    // An empty id names nothing; the record is known by its place instead.
+    let id = base || where;
     if (this.used.has(id)) id = `${base}@${where}`;
     for (let n = 2; this.used.has(id); n++) id = `${base}@${where}#${n}`;
     this.used.add(id);

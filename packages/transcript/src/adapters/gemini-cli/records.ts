@@ -2,7 +2,7 @@
 // the small readers the translation and the listing share.
 
 import type { MessagePayload } from '../../model.js';
-import { type InvalidValue, timestampValue } from '../../values.js';
+import { type InvalidValue, isWireId, timestampValue } from '../../values.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -39,7 +39,8 @@ export interface SessionMeta {
 export function mergeMeta(meta: SessionMeta, record: JsonObject): void {
   for (const key of ['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'summary', 'kind'] as const) {
     const v = stringField(record, key);
-    if (v !== undefined) meta[key] = v;
+    // A session id the contract cannot carry is no id: the file's name stands in for it.
+    if (v !== undefined && (key !== 'sessionId' || isWireId(v))) meta[key] = v;
   }
   const dirs = record.directories;
   if (Array.isArray(dirs)) meta.directories = dirs.filter((d): d is string => typeof d === 'string');
