@@ -3,8 +3,8 @@
 // toolUseResult and a non-hook progress line not at all, and otherwise reads records the way
 // translate does, so that it gives foldTranscript(translate(files))'s numbers.
 //
-// Every line it does not parse in full is still checked byte by byte to be exactly what
-// JSON.parse would accept (UTF-8 included), so a damaged line is dropped by both or by neither.
+// Every line it does not parse in full is still decoded and checked in full to be exactly what
+// JSON.parse would accept, so a damaged line is dropped by both passes or by neither.
 import type { SourceFile } from '../../adapter.js';
 import { parseJson } from '../../depth.js';
 import { lastMember, type MemberRange, objectMembers, stringText } from '../../json-check.js';
