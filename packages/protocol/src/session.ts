@@ -11,15 +11,20 @@ export const SessionHead = Type.Object(
     path: Type.String({ minLength: 1 }),
     /** Every file of the session, main file first, then subagent files. */
     files: Type.Optional(Type.Array(Type.String())),
+    /** The main file is gone and only subagent files remain: `files` holds only them and the
+     * main lane is empty. */
+    main_file_missing: Type.Optional(Type.Boolean()),
     cwd: Type.Optional(Type.String()),
     title: Type.Optional(Type.String()),
     first_prompt: Type.Optional(Type.String()),
     started_at: Type.Optional(Timestamp),
-    /** The last change to any of its files. */
+    /** The time of the latest record across its files (their modification time only when no
+     * record carries a time). */
     last_activity_at: Type.Optional(Timestamp),
     /** Bytes on disk across all its files. */
     size: Type.Integer({ minimum: 0 }),
-    /** The files show a turn still in flight, or were written to moments ago. */
+    /** The server saw the files change moments ago, or change recently with a turn still in
+     * flight: never inferred from the files' times alone. */
     active: Type.Boolean(),
   },
   { $id: 'SessionHead' },

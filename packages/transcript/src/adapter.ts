@@ -76,6 +76,12 @@ export interface SessionAdapter {
   discover?(ctx: AdapterContext, home: string): AsyncIterable<DiscoverEntry>;
   /** The files of the session whose main file is `path`, main file first. */
   sessionFiles(ctx: AdapterContext, path: string): Promise<Result<string[], SessionReadError>>;
+  /**
+   * Optional, pure: the time of the last record in a file's bytes that carries one, in whole ms.
+   * Unless `whole`, `data` is the file's end and its first line may be cut. Listing and the
+   * server's index take a session's last activity from it rather than from modification times.
+   */
+  lastRecordAt?(path: string, data: Uint8Array, whole: boolean): number | undefined;
   /** Pure translation of a session's files (main file first) into events. */
   translate(files: readonly SourceFile[]): Result<TranslatedSession, UnknownFormatGeneration>;
   /**

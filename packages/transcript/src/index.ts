@@ -1,5 +1,12 @@
 // @cairn/transcript: every agent's sessions as one typed transcript model.
 
+export {
+  type ActivityFile,
+  fileLastRecordAt,
+  lastLineTime,
+  type RecordTime,
+  sessionLastActivity,
+} from './activity.js';
 export type * from './adapter.js';
 export { linePointer } from './adapter.js';
 export { builtinSessionAdapters } from './adapters/index.js';

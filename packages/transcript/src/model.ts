@@ -214,6 +214,8 @@ export interface TranscriptSession {
   startedAt?: number;
   endedAt?: number;
   title?: string;
+  /** The session's main file is not among its files (it is gone; its subagents' files remain): the main lane has no events. */
+  mainFileMissing?: true;
   /** The main lane's latest recorded system prompt. */
   systemPrompt?: string;
   /** The main lane's latest recorded tool definitions. */
@@ -242,15 +244,18 @@ export interface SessionTarget {
 export interface SessionHead {
   agent: string;
   id: string;
-  /** The session's main file. */
+  /** The session's main file (where it belongs, when `mainFileMissing`). */
   path: string;
   /** Every file of the session: the main file first, then subagent files. */
   files: string[];
+  /** The main file is gone and only subagent files remain: `files` holds only them, the main lane is empty. */
+  mainFileMissing?: true;
   cwd?: string;
   title?: string;
   firstPrompt?: string;
   startedAt?: number;
-  /** Last modification of any of its files, ms since the epoch. */
+  /** The time of the latest last record across its files, whole ms since the epoch; the files'
+   * latest modification time only when no record carries a time. */
   lastActivityAt?: number;
   /** Bytes on disk across all files. */
   size: number;

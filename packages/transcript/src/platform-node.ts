@@ -1,8 +1,8 @@
 // The SessionPlatform of a Node process: real files, the process environment.
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { SessionPlatform } from './platform.js';
+import type { DirEntry, SessionPlatform } from './platform.js';
 
 export interface NodePlatformOptions {
   env?: Readonly<Record<string, string | undefined>>;
@@ -32,8 +32,21 @@ export function nodePlatform(options: NodePlatformOptions = {}): SessionPlatform
       },
       async readdir(path) {
         const entries = await readdir(path, { withFileTypes: true });
-        return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory() }));
+        return Promise.all(
+          entries.map(async (e): Promise<DirEntry> => {
+            if (!e.isSymbolicLink())
+              return { name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory() };
+            // A link counts as what it points to; one that points nowhere is neither, and still listed.
+            try {
+              const s = await stat(join(path, e.name));
+              return { name: e.name, isFile: s.isFile(), isDirectory: s.isDirectory(), isSymbolicLink: true };
+            } catch {
+              return { name: e.name, isFile: false, isDirectory: false, isSymbolicLink: true };
+            }
+          }),
+        );
       },
+      realpath: (path) => realpath(path),
     },
   };
 }

@@ -1,10 +1,13 @@
 // What the library needs from the machine it runs on. Adapters' translation never touches it,
 // so translation also runs in a browser; listing and loading go through it.
 
+/** A folder entry. A symbolic link reports what it points to (neither a file nor a folder when it
+ * points nowhere) and is marked as a link. */
 export interface DirEntry {
   name: string;
   isFile: boolean;
   isDirectory: boolean;
+  isSymbolicLink?: boolean;
 }
 
 export interface FileStat {
@@ -20,6 +23,8 @@ export interface PlatformFs {
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
   stat(path: string): Promise<FileStat>;
   readdir(path: string): Promise<DirEntry[]>;
+  /** Optional: the path with every symbolic link resolved, so a walk can tell a folder it has seen. */
+  realpath?(path: string): Promise<string>;
 }
 
 export interface SessionPlatform {

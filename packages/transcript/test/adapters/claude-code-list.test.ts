@@ -111,7 +111,12 @@ describe.skipIf(!corpus)('listing the corpus', () => {
             ? firstPrompt.payload.text
             : undefined,
         startedAt: Date.parse(firstTimestamp as string),
-        lastActivityAt: Math.max(...stats.map((st) => st.mtimeMs)),
+        // The latest of its files' last record times, not when the files were written or copied.
+        lastActivityAt: Math.max(
+          ...s.files.map((f) =>
+            Date.parse(records(f).findLast((r) => typeof r.timestamp === 'string')!.timestamp as string),
+          ),
+        ),
         size: stats.reduce((n, st) => n + st.size, 0),
       });
     }

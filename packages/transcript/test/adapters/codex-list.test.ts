@@ -50,7 +50,14 @@ describe.skipIf(!corpus)('listing the corpus', () => {
         cwd: t.session.cwd,
         startedAt: t.session.startedAt,
         size: stat.size,
-        lastActivityAt: stat.mtimeMs,
+        // The last record's time, not when the file was written or copied.
+        lastActivityAt: Date.parse(
+          readFileSync(h.path, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as { timestamp?: string })
+            .findLast((r) => r.timestamp !== undefined)!.timestamp!,
+        ),
       });
       const first = t.events.find((e) => e.kind === 'user' && !e.payload.synthetic);
       expect(h.firstPrompt).toBe(first?.kind === 'user' ? first.payload.text : undefined);

@@ -80,7 +80,8 @@ describe.skipIf(!corpus)('gemini-cli listing of the corpus', () => {
       files: [path],
       firstPrompt: doc.messages[0].content,
       startedAt: Date.parse(doc.startTime),
-      lastActivityAt: stat.mtimeMs,
+      // The last message's time, not when the file was written or copied.
+      lastActivityAt: Date.parse(doc.messages[doc.messages.length - 1].timestamp),
       size: stat.size,
     });
     expect(wholeReads).toEqual([]);

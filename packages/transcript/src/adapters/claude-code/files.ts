@@ -14,7 +14,31 @@ export const isMissing = (cause: unknown): boolean => {
   return code === 'ENOENT' || code === 'ENOTDIR';
 };
 
+/** A file, or a link that points to one or to nothing: listed, so that a broken link is reported
+ * when it is read rather than passed over. */
+export const isFileEntry = (e: DirEntry): boolean =>
+  e.isFile || (e.isSymbolicLink === true && !e.isDirectory);
+
 export const isAgentFile = (name: string): boolean => name.startsWith('agent-') && name.endsWith('.jsonl');
+
+/**
+ * The session a file in a session's subagents folder belongs to: `<dir>/<sid>/subagents/agent-*.jsonl`
+ * or `<dir>/<sid>/subagents/workflows/<wf>/agent-*.jsonl` gives the project folder and the sid.
+ */
+export function subagentFolderSession(path: string): { dir: string; sid: string } | undefined {
+  const parts = path.split(/[/\\]/);
+  const name = parts[parts.length - 1] ?? '';
+  if (!isAgentFile(name)) return undefined;
+  let at = parts.length - 2;
+  if (parts[at] !== 'subagents') {
+    if (parts[at - 1] !== 'workflows' || parts[at - 2] !== 'subagents') return undefined;
+    at -= 2;
+  }
+  const sid = parts[at - 1];
+  if (sid === undefined || sid === '' || at - 1 < 1) return undefined;
+  const dir = path.slice(0, path.length - parts.slice(at - 1).join('/').length - 1);
+  return { dir, sid };
+}
 
 /** The folder part of a path, for either separator. */
 export function dirOf(path: string): string {
@@ -37,13 +61,13 @@ export async function subagentFiles(ctx: AdapterContext, dir: string, sessionId:
   const root = join(dir, sessionId, 'subagents');
   const found: string[] = [];
   for (const e of await readdirOrEmpty(ctx, root)) {
-    if (e.isFile && isAgentFile(e.name)) found.push(join(root, e.name));
+    if (isFileEntry(e) && isAgentFile(e.name)) found.push(join(root, e.name));
     else if (e.isDirectory && e.name === 'workflows') {
       for (const wf of await readdirOrEmpty(ctx, join(root, e.name))) {
         if (!wf.isDirectory) continue;
         const wfDir = join(root, e.name, wf.name);
         for (const f of await readdirOrEmpty(ctx, wfDir))
-          if (f.isFile && isAgentFile(f.name)) found.push(join(wfDir, f.name));
+          if (isFileEntry(f) && isAgentFile(f.name)) found.push(join(wfDir, f.name));
       }
     }
   }
@@ -63,7 +87,7 @@ export async function agentFileSession(ctx: AdapterContext, path: string): Promi
 async function besideFiles(ctx: AdapterContext, dir: string, sessionId: string): Promise<string[]> {
   const found: string[] = [];
   for (const e of await readdirOrEmpty(ctx, dir)) {
-    if (!e.isFile || !isAgentFile(e.name)) continue;
+    if (!isFileEntry(e) || !isAgentFile(e.name)) continue;
     const path = ctx.platform.join(dir, e.name);
     try {
       if ((await agentFileSession(ctx, path)) === sessionId) found.push(path);
@@ -74,21 +98,38 @@ async function besideFiles(ctx: AdapterContext, dir: string, sessionId: string):
   return found.sort();
 }
 
+/**
+ * The files of the session whose main file is `path`: the main file, its subagent files, then
+ * older subagent files beside it. When the main file is gone but subagent files remain, they alone.
+ * A file of a session's subagents folder opens its whole session; an older subagent file beside
+ * the sessions, opened on its own, is a session of one file.
+ */
 export async function claudeSessionFiles(
   ctx: AdapterContext,
   path: string,
 ): Promise<Result<string[], SessionReadError>> {
+  const inFolder = subagentFolderSession(path);
+  if (inFolder) {
+    const whole = await claudeSessionFiles(ctx, ctx.platform.join(inFolder.dir, `${inFolder.sid}.jsonl`));
+    return whole.ok && !whole.value.includes(path) ? err(sessionNotFound(path)) : whole;
+  }
+  const dir = dirOf(path);
+  const name = path.slice(dir.length).replace(/^[/\\]/, '');
+  const sessionId = fileStem(path);
   try {
     const stat = await ctx.platform.fs.stat(path);
     if (stat.isDirectory) return err(readFailed(path, new Error('is a directory, not a session file')));
   } catch (cause) {
-    return err(isMissing(cause) ? sessionNotFound(path) : readFailed(path, cause));
+    if (!isMissing(cause)) return err(readFailed(path, cause));
+    if (isAgentFile(name)) return err(sessionNotFound(path));
+    try {
+      const subagents = await subagentFiles(ctx, dir, sessionId);
+      return subagents.length > 0 ? ok(subagents) : err(sessionNotFound(path));
+    } catch {
+      return err(sessionNotFound(path));
+    }
   }
-  const dir = dirOf(path);
-  const name = path.slice(dir.length).replace(/^[/\\]/, '');
-  // A subagent file opened on its own is a session of one file.
   if (isAgentFile(name)) return ok([path]);
-  const sessionId = fileStem(path);
   try {
     const subagents = await subagentFiles(ctx, dir, sessionId);
     const beside = await besideFiles(ctx, dir, sessionId);

@@ -3,7 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { detectClaudeCode } from './detect.js';
 import { claudeSessionFiles } from './files.js';
 import { claudeHomes } from './homes.js';
-import { CLAUDE_CODE, discoverClaudeSessions, listClaudeSessions } from './list.js';
+import { CLAUDE_CODE, claudeLastRecordAt, discoverClaudeSessions, listClaudeSessions } from './list.js';
 import { summarizeClaudeCode } from './summarize.js';
 import { translateClaudeCode } from './translate.js';
 
@@ -25,6 +25,7 @@ export const claudeCodeAdapter: SessionAdapter = {
   list: listClaudeSessions,
   discover: discoverClaudeSessions,
   sessionFiles: claudeSessionFiles,
+  lastRecordAt: claudeLastRecordAt,
   translate: translateClaudeCode,
   summarize: summarizeClaudeCode,
 };

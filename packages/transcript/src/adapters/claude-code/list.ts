@@ -1,23 +1,31 @@
 // Listing the sessions under one Claude Code home: `<home>/projects/<munged cwd>/<sessionId>.jsonl`.
+
+import { type ActivityFile, lastLineTime, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, DiscoverEntry, ListEntry, ListFailure } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed, unknownFormatGeneration } from '../../result.js';
-import { agentFileSession, isAgentFile, isMissing, subagentFiles } from './files.js';
+import { agentFileSession, isAgentFile, isFileEntry, isMissing, subagentFiles } from './files.js';
 import { headFacts } from './head.js';
-import { fileStem } from './records.js';
+import { fileStem, isRec, timestampOf } from './records.js';
 
 export const CLAUDE_CODE = 'claude-code';
 
-/** A session's main file, the folder it is in and the older subagent files beside it that join it. */
+/** A session's main file, the folder it is in and the older subagent files beside it that join it;
+ * or, when the main file is gone, where it was and the subagent files that remain. */
 interface MainFile {
   dir: string;
   path: string;
   beside: readonly string[];
+  orphans?: readonly string[];
 }
 
 export async function* listClaudeSessions(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
   for await (const found of mainFiles(ctx, home))
-    yield 'ref' in found ? found : await headOf(ctx, found.dir, found.path, found.beside);
+    yield 'ref' in found
+      ? found
+      : found.orphans
+        ? await orphanHead(ctx, found.path, found.orphans)
+        : await headOf(ctx, found.dir, found.path, found.beside);
 }
 
 /** The sessions of `list` from file names: the id is the file's stem, so no head is read. */
@@ -46,16 +54,19 @@ async function* mainFiles(ctx: AdapterContext, home: string): AsyncGenerator<Mai
     ctx.signal?.throwIfAborted();
     const dir = join(projects, name);
     let files: string[];
+    let folders: string[];
     try {
-      files = (await fs.readdir(dir))
-        .filter((e) => e.isFile && e.name.endsWith('.jsonl'))
+      const entries = await fs.readdir(dir);
+      files = entries
+        .filter((e) => isFileEntry(e) && e.name.endsWith('.jsonl'))
         .map((e) => e.name)
         .sort();
+      folders = entries.filter((e) => e.isDirectory).map((e) => e.name);
     } catch (cause) {
       yield { ref: dir, error: readFailed(dir, cause) };
       continue;
     }
-    yield* listProject(ctx, dir, files);
+    yield* listProject(ctx, dir, files, folders);
   }
 }
 
@@ -63,10 +74,23 @@ async function* listProject(
   ctx: AdapterContext,
   dir: string,
   names: readonly string[],
+  folders: readonly string[],
 ): AsyncGenerator<MainFile | ListFailure> {
   const { join } = ctx.platform;
   const mains = names.filter((n) => !isAgentFile(n));
   const stems = new Set(mains.map(fileStem));
+  // A session folder without its main file: the session is still there in its subagents' files.
+  const orphans = new Map<string, string[]>();
+  for (const sid of folders) {
+    if (stems.has(sid)) continue;
+    try {
+      const subagents = await subagentFiles(ctx, dir, sid);
+      if (subagents.length > 0) orphans.set(`${sid}.jsonl`, subagents);
+    } catch (cause) {
+      const path = join(dir, sid);
+      yield { ref: path, error: readFailed(path, cause) };
+    }
+  }
   // Older CLIs wrote subagent files beside the sessions; they join the session they name.
   const beside = new Map<string, string[]>();
   const loose: string[] = [];
@@ -82,10 +106,12 @@ async function* listProject(
     if (sid !== undefined && stems.has(sid)) beside.set(sid, [...(beside.get(sid) ?? []), path]);
     else loose.push(n);
   }
-  for (const n of [...mains, ...loose].sort()) {
+  for (const n of [...mains, ...loose, ...orphans.keys()].sort()) {
     ctx.signal?.throwIfAborted();
     const path = join(dir, n);
-    yield { dir, path, beside: isAgentFile(n) ? [] : (beside.get(fileStem(path)) ?? []) };
+    const remaining = orphans.get(n);
+    if (remaining) yield { dir, path, beside: [], orphans: remaining };
+    else yield { dir, path, beside: isAgentFile(n) ? [] : (beside.get(fileStem(path)) ?? []) };
   }
 }
 
@@ -104,18 +130,63 @@ async function headOf(
       return { ref: path, error: unknownFormatGeneration(path, facts.unknown.line, facts.unknown.detail) };
     const subagents = isAgentFile(path.slice(dir.length + 1)) ? [] : await subagentFiles(ctx, dir, id);
     const files = [path, ...subagents, ...beside];
-    let size = 0;
-    let lastActivityAt: number | undefined;
+    const seen: ActivityFile[] = [];
     for (const f of files) {
       const s = await fs.stat(f);
-      size += s.size;
-      lastActivityAt = lastActivityAt === undefined ? s.mtimeMs : Math.max(lastActivityAt, s.mtimeMs);
+      seen.push({ path: f, size: s.size, mtimeMs: s.mtimeMs, ...(f === path ? { head } : {}) });
     }
+    const size = seen.reduce((n, f) => n + f.size, 0);
+    const lastActivityAt = await sessionLastActivity(ctx, claudeTimes, seen);
     const entry: SessionHead = { agent: CLAUDE_CODE, id, path, files, size };
     if (facts.cwd !== undefined) entry.cwd = facts.cwd;
     if (facts.title !== undefined) entry.title = facts.title;
     if (facts.firstPrompt !== undefined) entry.firstPrompt = facts.firstPrompt;
     if (facts.startedAt !== undefined) entry.startedAt = facts.startedAt;
+    if (lastActivityAt !== undefined) entry.lastActivityAt = lastActivityAt;
+    return entry;
+  } catch (cause) {
+    return { ref: path, error: readFailed(path, cause) };
+  }
+}
+
+/** How a Claude Code record tells its time: its `timestamp`. */
+export const claudeLastRecordAt = (_path: string, data: Uint8Array, whole: boolean): number | undefined =>
+  lastLineTime(data, (r) => (isRec(r) ? timestampOf(r.timestamp) : undefined), whole);
+
+const claudeTimes = { lastRecordAt: claudeLastRecordAt };
+
+/**
+ * The head of a session whose main file is gone: its subagent files, the facts their heads give,
+ * no first prompt (the main lane is empty), marked as such.
+ */
+async function orphanHead(ctx: AdapterContext, path: string, files: readonly string[]): Promise<ListEntry> {
+  const id = fileStem(path);
+  try {
+    const seen: ActivityFile[] = [];
+    let cwd: string | undefined;
+    let startedAt: number | undefined;
+    for (const f of files) {
+      const s = await ctx.platform.fs.stat(f);
+      const head = await ctx.readHead(f);
+      const facts = headFacts(head);
+      if (facts.unknown)
+        return { ref: f, error: unknownFormatGeneration(f, facts.unknown.line, facts.unknown.detail) };
+      cwd ??= facts.cwd;
+      if (facts.startedAt !== undefined)
+        startedAt = startedAt === undefined ? facts.startedAt : Math.min(startedAt, facts.startedAt);
+      seen.push({ path: f, size: s.size, mtimeMs: s.mtimeMs, head });
+    }
+    const entry: SessionHead = {
+      agent: CLAUDE_CODE,
+      id,
+      path,
+      files: [...files],
+      size: seen.reduce((n, f) => n + f.size, 0),
+      mainFileMissing: true,
+    };
+    if (cwd !== undefined) entry.cwd = cwd;
+    if (startedAt !== undefined) entry.startedAt = startedAt;
+    const lastActivityAt = await sessionLastActivity(ctx, claudeTimes, seen);
     if (lastActivityAt !== undefined) entry.lastActivityAt = lastActivityAt;
     return entry;
   } catch (cause) {

@@ -13,6 +13,7 @@ import type { Capability, SessionSummaryWithPrompts, Usage } from '../../model.j
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { SummaryTally } from '../../tally.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
+import { subagentFolderSession } from './files.js';
 import { bytesAt } from './members.js';
 import { userOrigin, userTextOf } from './origin.js';
 import {
@@ -50,6 +51,9 @@ class Summarizer {
   readonly mainRequests: RequestState[] = [];
   private readonly mainRequestOfMessage = new Map<string, string>();
   private readonly fileOfUuid = new Map<string, number>();
+
+  /** Whether the first file is the main lane's; not when the main file is gone. */
+  constructor(private readonly hasMain: boolean) {}
 
   /** One file; an error when its first record is of a format generation this adapter does not know. */
   file(index: number, file: SourceFile): UnknownFormatGeneration | undefined {
@@ -121,7 +125,7 @@ class Summarizer {
       this.fileOfUuid.set(uuid, fileIndex);
     }
     const type = str(r.type) ?? '';
-    const mainLane = fileIndex === 0;
+    const mainLane = fileIndex === 0 && this.hasMain;
     switch (type) {
       case 'user':
         this.user(r, mainLane);
@@ -218,7 +222,9 @@ function withoutMembers(text: string, members: readonly MemberRange[], key: stri
 export function summarizeClaudeCode(
   files: readonly SourceFile[],
 ): Result<SessionSummaryWithPrompts, UnknownFormatGeneration> {
-  const s = new Summarizer();
+  const orphan = files[0] !== undefined && subagentFolderSession(files[0].path) !== undefined;
+  const s = new Summarizer(!orphan);
+  const subagents = orphan ? files.length : files.length - 1;
   for (const [i, file] of files.entries()) {
     const failure = s.file(i, file);
     if (failure) return err(failure);
@@ -232,8 +238,8 @@ export function summarizeClaudeCode(
   if (s.requests.size > 0) capabilities.push('requests');
   if ([...s.requests.values()].some((r) => r.usage)) capabilities.push('usage');
   if (s.tally.compactions > 0) capabilities.push('compaction');
-  if (files.length > 1) capabilities.push('subagents');
-  const summary: SessionSummaryWithPrompts = s.tally.summary(capabilities, files.length - 1);
+  if (subagents > 0) capabilities.push('subagents');
+  const summary: SessionSummaryWithPrompts = s.tally.summary(capabilities, subagents);
   summary.prompts = s.prompts;
   return ok(summary);
 }

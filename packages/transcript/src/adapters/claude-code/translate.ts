@@ -7,6 +7,7 @@ import { UniqueIds } from '../../unique-ids.js';
 import { isWireId } from '../../values.js';
 import { applyCompactions } from './compaction.js';
 import { type ParsedLine, SessionTranslator } from './events.js';
+import { subagentFolderSession } from './files.js';
 import { buildLanes, type SubagentLane } from './lanes.js';
 import { mergeByTime } from './merge.js';
 import { agentIdFromPath, fileStem, isRec, str, unknownGeneration } from './records.js';
@@ -24,7 +25,9 @@ export function parseLines(file: SourceFile): ParsedLine[] {
 export function translateClaudeCode(
   files: readonly SourceFile[],
 ): Result<TranslatedSession, UnknownFormatGeneration> {
-  const sessionId = files[0] ? fileStem(files[0].path) : '';
+  // Files that start in a session's subagents folder are a session whose main file is gone.
+  const orphanOf = files[0] ? subagentFolderSession(files[0].path) : undefined;
+  const sessionId = orphanOf?.sid ?? (files[0] ? fileStem(files[0].path) : '');
   const translator = new SessionTranslator();
   const perFile: TranscriptEvent[][] = [];
   const subagents: SubagentLane[] = [];
@@ -36,16 +39,18 @@ export function translateClaudeCode(
     const unknown = first && unknownGeneration(first.value);
     if (first && unknown !== undefined)
       return err(unknownFormatGeneration(file.path, first.span.line, unknown));
-    const lane = i === 0 ? sessionId : laneIds.take(recordedAgentId(lines) ?? agentIdFromPath(file.path));
-    const events = translator.translateFile(i, file, lane, i === 0, lines);
+    const isMain = i === 0 && orphanOf === undefined;
+    const lane = isMain ? sessionId : laneIds.take(recordedAgentId(lines) ?? agentIdFromPath(file.path));
+    const events = translator.translateFile(i, file, lane, isMain, lines);
     applyCompactions(events);
     perFile.push(events);
-    if (i > 0) subagents.push({ id: lane, events });
+    if (!isMain) subagents.push({ id: lane, events });
   }
 
   const events = mergeByTime(perFile, (e) => e.timestamp);
   const agents = buildLanes(sessionId, subagents, events, translator.spawnLinks);
   const session: TranscriptSession = { id: sessionId };
+  if (orphanOf) session.mainFileMissing = true;
   if (translator.cwd !== undefined) session.cwd = translator.cwd;
   let started: number | undefined;
   let ended: number | undefined;

@@ -3,7 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { detectRollout } from './detect.js';
 import { rolloutFiles } from './files.js';
 import { codexHomes } from './homes.js';
-import { discoverRollouts, listRollouts } from './list.js';
+import { codexLastRecordAt, discoverRollouts, listRollouts } from './list.js';
 import { summarizeRollouts } from './summarize.js';
 import { translateRollouts } from './translate.js';
 
@@ -16,6 +16,7 @@ export const codexAdapter: SessionAdapter = {
   list: listRollouts,
   discover: discoverRollouts,
   sessionFiles: rolloutFiles,
+  lastRecordAt: codexLastRecordAt,
   translate: translateRollouts,
   summarize: summarizeRollouts,
 };

@@ -1,11 +1,16 @@
 // Session heads of a Codex home, each from the first bytes of its rollout.
+import { lastLineTime, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, DiscoverEntry, ListEntry, SourceFile } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed } from '../../result.js';
 import { classify, idFromPath } from './classify.js';
 import { messageText } from './content.js';
 import { rolloutPaths } from './files.js';
-import { str } from './records.js';
+import { isObject, str, timeOf } from './records.js';
+
+/** How a rollout line tells its time: the envelope's `timestamp`. */
+export const codexLastRecordAt = (_path: string, data: Uint8Array, whole: boolean): number | undefined =>
+  lastLineTime(data, (r) => (isObject(r) ? timeOf(r.timestamp) : undefined), whole);
 
 export async function* listRollouts(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
   for await (const found of rolloutPaths(ctx, home)) {
@@ -34,14 +39,18 @@ export async function* listRollouts(ctx: AdapterContext, home: string): AsyncGen
       continue;
     }
     const { items, session } = classified.value;
-    const head: SessionHead = {
-      agent: 'codex',
-      id: session.id,
-      path,
-      files: [path],
-      size,
-      lastActivityAt: mtimeMs,
-    };
+    let lastActivityAt: number | undefined;
+    try {
+      lastActivityAt = await sessionLastActivity(ctx, { lastRecordAt: codexLastRecordAt }, [
+        path.endsWith('.zst') ? { path, size, mtimeMs } : { path, size, mtimeMs, head: data },
+      ]);
+    } catch (cause) {
+      ctx.signal?.throwIfAborted();
+      yield { ref: path, error: readFailed(path, cause) };
+      continue;
+    }
+    const head: SessionHead = { agent: 'codex', id: session.id, path, files: [path], size };
+    if (lastActivityAt !== undefined) head.lastActivityAt = lastActivityAt;
     if (session.cwd !== undefined) head.cwd = session.cwd;
     if (session.title !== undefined) head.title = session.title;
     const startedAt =

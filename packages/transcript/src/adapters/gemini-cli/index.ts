@@ -4,6 +4,7 @@ import { detectGemini } from './detect.js';
 import { geminiSessionFiles } from './files.js';
 import { geminiHomes } from './homes.js';
 import { GEMINI_CLI, listGeminiSessions } from './list.js';
+import { geminiLastRecordAt } from './times.js';
 import { translateSession } from './translate.js';
 
 export const geminiCliAdapter: SessionAdapter = {
@@ -14,5 +15,6 @@ export const geminiCliAdapter: SessionAdapter = {
   detect: detectGemini,
   list: listGeminiSessions,
   sessionFiles: geminiSessionFiles,
+  lastRecordAt: geminiLastRecordAt,
   translate: translateSession,
 };

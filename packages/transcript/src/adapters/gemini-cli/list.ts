@@ -1,5 +1,6 @@
 // Every session under one Gemini home: <home>/tmp/<project>/chats/session-*.json(l), each with
 // the subagent files of chats/<session id>/. Each file is read only as far as its head.
+import { type ActivityFile, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, ListEntry } from '../../adapter.js';
 import { decodeUtf8 } from '../../lines.js';
 import type { SessionHead } from '../../model.js';
@@ -9,6 +10,7 @@ import { readHeadInfo } from './head.js';
 import { fileStem, SESSION_FILE } from './paths.js';
 import { isObject, toMillis } from './records.js';
 import { entryIs, isMissing, subagentFiles } from './session-dirs.js';
+import { geminiLastRecordAt } from './times.js';
 
 export const GEMINI_CLI = 'gemini-cli';
 
@@ -45,6 +47,11 @@ export async function* listGeminiSessions(ctx: AdapterContext, home: string): As
       if (!SESSION_FILE.test(entry.name)) continue;
       // Resuming a legacy session migrates it to <name>.jsonl, which then holds everything.
       if (entry.name.endsWith('.json') && names.has(`${entry.name}l`)) continue;
+      if (entry.isSymbolicLink && !entry.isFile && !entry.isDirectory) {
+        const path = join(chats, entry.name);
+        yield { ref: path, error: readFailed(path, new Error('a symbolic link to nothing')) };
+        continue;
+      }
       if (!(await entryIs(ctx, chats, entry, 'file'))) continue;
       if (!cwdKnown) {
         registry ??= await projectRegistry(ctx, home);
@@ -77,25 +84,29 @@ async function sessionHead(
   if (!info.ok) return { ref: path, error: info.error };
   const { meta, firstPrompt, firstMessageAt } = info.value;
   const subagents = meta.sessionId ? await subagentFiles(ctx, chats, meta.sessionId) : [];
-  let total = size;
-  let last = mtime;
+  const seen: ActivityFile[] = [{ path, size, mtimeMs: mtime, head: bytes }];
   for (const file of subagents) {
     try {
       const s = await ctx.platform.fs.stat(file);
-      total += s.size;
-      last = Math.max(last, s.mtimeMs);
+      seen.push({ path: file, size: s.size, mtimeMs: s.mtimeMs });
     } catch {
       // A subagent file that vanished between the listing and the stat adds nothing.
     }
+  }
+  let last: number | undefined;
+  try {
+    last = await sessionLastActivity(ctx, { lastRecordAt: geminiLastRecordAt }, seen);
+  } catch (cause) {
+    return { ref: path, error: readFailed(path, cause) };
   }
   const head: SessionHead = {
     agent: GEMINI_CLI,
     id: meta.sessionId ?? fileStem(path),
     path,
     files: [path, ...subagents],
-    size: total,
-    lastActivityAt: last,
+    size: seen.reduce((n, f) => n + f.size, 0),
   };
+  if (last !== undefined) head.lastActivityAt = last;
   const cwd = projectCwd ?? meta.directories?.[0];
   if (cwd !== undefined) head.cwd = cwd;
   if (meta.summary !== undefined) head.title = meta.summary;
