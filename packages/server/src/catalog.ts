@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import {
   type AdapterContext,
   adapterTable,
+  fileLastRecordAt,
   findAdapter,
   foldTranscript,
   HEAD_BYTES,
@@ -22,7 +23,9 @@ import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
 import {
   type FileStamp,
+  headPrint,
   hidingPlatform,
+  printLength,
   ReadStats,
   SourceFiles,
   sameStamp,
@@ -105,6 +108,13 @@ export class Catalog {
   private progress = { done: 0, total: 0 };
   private progressLoggedAt = 0;
   private closed = false;
+  /** Changes count as activity only once the first walk is done and while the index is not being
+   * recorded again: what changed while the daemon was not looking says nothing of now. */
+  private observing = false;
+  /** When the daemon last saw a session's files change, by key. */
+  private readonly grewAt = new Map<string, number>();
+  /** Each file's last record time as last read, with the stamp it was read at. */
+  private readonly lastRecords = new Map<string, { stamp: FileStamp; at: number | undefined }>();
   private readonly transcriptListeners = new Set<(change: TranscriptChange) => void>();
   private readonly headListeners = new Set<(changed: SessionEntry[], removed: SessionEntry[]) => void>();
 
@@ -154,7 +164,13 @@ export class Catalog {
     const before = new Map(this.sessions);
     this.known.clear();
     for (const e of this.sessions.values()) e.indexed = false;
-    await this.reconcile();
+    const observing = this.observing;
+    this.observing = false;
+    try {
+      await this.reconcile();
+    } finally {
+      this.observing = observing;
+    }
     for (const [key, e] of before) if (this.sessions.get(key) === e) this.remove(e);
   }
 
@@ -165,6 +181,7 @@ export class Catalog {
   /** Brings the index up to date with the files (reading only what changed), then keeps it so. */
   async start(): Promise<void> {
     await this.enqueue(() => this.reconcile());
+    this.observing = true;
     for (const e of this.sessions.values()) if (!e.indexed) this.queueIndex(e.key);
     if (this.options.watch !== false) {
       this.watcher = new Watcher({
@@ -223,12 +240,13 @@ export class Catalog {
     return best;
   }
 
+  /** A turn is open and the daemon saw the files change recently: not what the files' times say. */
   busy(e: SessionEntry, now = Date.now()): boolean {
-    return isBusy(e.inFlight, e.head.lastActivityAt, now);
+    return isBusy(e.inFlight, this.grewAt.get(e.key), now);
   }
 
   active(e: SessionEntry, now = Date.now()): boolean {
-    return isActive(this.busy(e, now), e.head.lastActivityAt, now);
+    return isActive(this.busy(e, now), this.grewAt.get(e.key), now);
   }
 
   search(q: SearchQuery): SearchRow[] {
@@ -428,11 +446,15 @@ export class Catalog {
       for await (const entry of listSessions(view, { agent })) {
         if ('ref' in entry) {
           const st = walked.get(entry.ref);
-          if (st) this.putFile({ path: entry.ref, sessionKey: '', ...st, offset: 0 });
+          if (st) this.putFile({ path: entry.ref, sessionKey: '', ...st, offset: 0, head: '' });
           claimed.add(entry.ref);
           continue;
         }
         const key = sessionKey(entry.agent, entry.path);
+        // A listing that cannot see a known session's hidden files may take a new file of it for
+        // a session of its own (a subagent file of a session whose main file is known): the file
+        // is left for ownerOf.
+        if (this.sessions.has(key)) continue;
         const e: SessionEntry = {
           key,
           agent: entry.agent,
@@ -448,9 +470,10 @@ export class Catalog {
         this.options.db.setIndexed(key, false);
         for (const f of entry.files) {
           const st = walked.get(f) ?? (await stamp(f));
-          if (st) this.putFile({ path: f, sessionKey: key, ...st, offset: 0 });
+          if (st) this.putFile({ path: f, sessionKey: key, ...st, offset: 0, head: '' });
           claimed.add(f);
         }
+        if (this.observing) this.grewAt.set(key, Date.now());
         added.push(e);
         this.queueIndex(key);
       }
@@ -463,7 +486,7 @@ export class Catalog {
       if (owner) grown.add(owner);
       else {
         const st = walked.get(path);
-        if (st) this.putFile({ path, sessionKey: '', ...st, offset: 0 });
+        if (st) this.putFile({ path, sessionKey: '', ...st, offset: 0, head: '' });
       }
     }
     if (added.length > 0) this.emitHeads(added, []);
@@ -507,13 +530,15 @@ export class Catalog {
     }
     let changed = !e.indexed;
     let replaced = false;
+    let grew = false;
     for (const f of files.value) {
       const st = await stamp(f);
       const k = this.known.get(f);
       if (!st) continue;
       if (k && k.sessionKey === key && sameStamp(k, st)) continue;
       changed = true;
-      if (k && k.sessionKey === key && (st.ino !== k.ino || st.size < k.offset)) replaced = true;
+      grew = true;
+      if (k && k.sessionKey === key && (await this.rewritten(f, k, st))) replaced = true;
     }
     for (const [path, k] of this.known) {
       if (k.sessionKey === key && !files.value.includes(path)) {
@@ -523,8 +548,25 @@ export class Catalog {
       }
     }
     if (!changed && !replaced) return;
+    if (this.observing && (grew || replaced)) this.grewAt.set(key, Date.now());
     e.head = { ...e.head, files: files.value };
     await this.index(key, { cache: this.followed.has(key) || e.indexed, replaced });
+  }
+
+  /**
+   * Whether a known file was written anew rather than grown: another inode, fewer bytes than were
+   * read, or first bytes that are no longer those read (a file rewritten in place).
+   */
+  private async rewritten(path: string, k: FileState, now: FileStamp): Promise<boolean> {
+    if (now.ino !== k.ino || now.size < k.offset) return true;
+    if (k.head === '') return false;
+    const print = await headPrint(path, printLength(k.head));
+    return print !== undefined && print !== k.head;
+  }
+
+  /** The print of a file's first bytes as this read saw them. */
+  private async printAt(path: string, offset: number): Promise<string> {
+    return this.files.printOf(path, offset) ?? (await headPrint(path, offset)) ?? '';
   }
 
   /** Reads a session whole (through the cache), and records its documents, summary and files. */
@@ -545,12 +587,16 @@ export class Catalog {
     const offsets = new Map<string, number>();
     // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
     for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
+    const prints = new Map<string, string>();
+    for (const [f] of stamps) prints.set(f, await this.printAt(f, offsets.get(f)!));
+    // The server stopped while this read ran: its database is gone, and nothing is to be written.
+    if (this.closed) return;
     if (!loaded.ok) {
       e.error = loaded.error.message;
       this.log(`index: ${e.agent} ${e.sid}: ${loaded.error.message}`);
       this.options.db.transaction(() => {
         for (const [f, st] of stamps)
-          this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)! });
+          this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
         this.options.db.setIndexed(key, true);
       });
       e.indexed = true;
@@ -561,7 +607,11 @@ export class Catalog {
     const lanes = laneItems(t);
     const summary = foldTranscript(t, { prompts: true });
     e.inFlight = turnInFlight(t);
-    e.head = withTranscriptFacts(e.head, t, stamps);
+    e.head = withTranscriptFacts(e.head, t, stamps, {
+      lastActivityAt: await this.lastActivity(e.agent, stamps),
+      replaced: opts.replaced ?? false,
+      firstPrompt: summary.prompts?.[0],
+    });
     e.summary = summary;
     e.capabilities = [...t.capabilities];
     const db = this.options.db;
@@ -572,7 +622,7 @@ export class Catalog {
       db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
       db.putSummary(key, summary, t.capabilities, SESSION_SUMMARY_VERSION);
       for (const [f, st] of stamps)
-        this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)! });
+        this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
       db.setIndexed(key, true);
     });
     e.indexed = true;
@@ -581,6 +631,30 @@ export class Catalog {
     for (const listener of this.transcriptListeners)
       listener({ key, ...loadedNow, replaced: opts.replaced ?? false });
     this.emitHeads([e], []);
+  }
+
+  /** A session's last activity from its records: each file's last record time (read again only
+   * for a file that changed), else the files' latest modification time in whole ms. */
+  private async lastActivity(agent: string, stamps: Map<string, FileStamp>): Promise<number | undefined> {
+    const adapter = findAdapter(agent);
+    let recorded: number | undefined;
+    let modified: number | undefined;
+    for (const [f, st] of stamps) {
+      let memo = this.lastRecords.get(f);
+      if (!memo || !sameStamp(memo.stamp, st)) {
+        let at: number | undefined;
+        try {
+          at = adapter ? await fileLastRecordAt(this.adapterContext(), adapter, f, st.size) : undefined;
+        } catch {
+          at = undefined;
+        }
+        memo = { stamp: st, at };
+        this.lastRecords.set(f, memo);
+      }
+      if (memo.at !== undefined) recorded = Math.max(recorded ?? memo.at, memo.at);
+      modified = Math.max(modified ?? 0, Math.floor(st.mtimeMs));
+    }
+    return recorded ?? modified;
   }
 
   private putFile(f: FileState): void {
@@ -610,20 +684,29 @@ export class Catalog {
   }
 }
 
-/** The head after a full read: sizes and times from the files, facts the listing's head could not
- * reach (a title written late) from the transcript. */
-function withTranscriptFacts(head: LibHead, t: Transcript, stamps: Map<string, FileStamp>): LibHead {
+/**
+ * The head after a full read: sizes from the files, the last activity from their records, and
+ * facts the listing's head could not reach (a title written late) from the transcript. When a
+ * file was written anew, nothing the listing read of the old one holds: every fact comes from the
+ * transcript.
+ */
+function withTranscriptFacts(
+  head: LibHead,
+  t: Transcript,
+  stamps: Map<string, FileStamp>,
+  read: { lastActivityAt: number | undefined; replaced: boolean; firstPrompt: string | undefined },
+): LibHead {
   const next: LibHead = { ...head };
   let size = 0;
-  let last: number | undefined;
-  for (const f of head.files) {
-    const st = stamps.get(f);
-    if (!st) continue;
-    size += st.size;
-    last = last === undefined ? st.mtimeMs : Math.max(last, st.mtimeMs);
-  }
+  for (const f of head.files) size += stamps.get(f)?.size ?? 0;
   if (stamps.size > 0) next.size = size;
-  if (last !== undefined) next.lastActivityAt = last;
+  if (read.lastActivityAt !== undefined) next.lastActivityAt = read.lastActivityAt;
+  if (head.files[0] === head.path) delete next.mainFileMissing;
+  else next.mainFileMissing = true;
+  if (read.replaced) {
+    for (const field of ['title', 'cwd', 'startedAt', 'firstPrompt'] as const) delete next[field];
+    if (read.firstPrompt !== undefined) next.firstPrompt = read.firstPrompt;
+  }
   if (next.title === undefined && t.session.title !== undefined) next.title = t.session.title;
   if (next.cwd === undefined && t.session.cwd !== undefined) next.cwd = t.session.cwd;
   if (next.startedAt === undefined && t.session.startedAt !== undefined) next.startedAt = t.session.startedAt;
