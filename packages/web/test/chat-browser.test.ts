@@ -12,6 +12,7 @@ import { type FakeModel, startFakeModel } from '../../runner/test/support/fake-m
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import {
   buildUi,
+  dropConnection,
   homeEnv,
   launch,
   openPage,
@@ -123,6 +124,11 @@ describe('chatting with Claude Code in the browser', () => {
       await page.waitForSelector('.sessions-view');
       await screenshot(page, 'chat-sessions-light');
       const id = await startChat(page, 'chat-new-light');
+      // Shift+Enter starts a new line; Enter sends.
+      await composer(page).fill('PROMPT-STREAM');
+      await composer(page).press('Shift+Enter');
+      expect(await composer(page).inputValue()).toBe('PROMPT-STREAM\n');
+      expect(await page.locator('.chat-user').count()).toBe(0);
       await say(page, prompt);
       await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain(reply);
       await idle(page);
@@ -263,6 +269,9 @@ describe('chatting with Claude Code in the browser', () => {
         `#/chat/${encodeURIComponent(id)}`,
       );
       await other.page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
+      // And the first tab's connection drops, as a network would drop it: it reconnects and rebuilds.
+      await dropConnection(page);
+      await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
       for (const p of [page, other.page]) {
         await expect.poll(() => lastReply(p), { timeout: 120_000 }).toContain('w60');
         await idle(p);
@@ -399,6 +408,24 @@ describe('chatting with Claude Code in the browser', () => {
       await screenshot(page, 'chat-continued-light');
       expect(errors).toEqual([]);
       expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+});
+
+describe('a chat that is not there', () => {
+  it(
+    'says so instead of trying for ever',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      await page.evaluate(() => {
+        window.location.hash = '#/chat/no-such-chat';
+      });
+      await expect
+        .poll(() => shownText(page.locator('.chat-log')), { timeout: 30_000 })
+        .toContain('There is no chat session no-such-chat');
+      expect(errors).toEqual([]);
       await context.close();
     },
     SLOW,

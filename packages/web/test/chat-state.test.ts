@@ -256,12 +256,14 @@ describe('the chat state', () => {
           { id: 'q1', content: 'first', position: 0, createdAt: '1' },
         ],
       },
+      { type: 'error', message: 'Sign in' },
       {
         type: 'sign_in_required',
         agent: 'claude-code',
         message: 'Sign in',
         methods: [{ id: 'm', name: 'Login' }],
       },
+      { type: 'error', message: 'Sign in' },
       { type: 'message_start', messageId: 'a1' },
       {
         type: 'token_usage',
@@ -276,6 +278,8 @@ describe('the chat state', () => {
     ]);
     expect(s.queue.map((q) => q.id)).toEqual(['q1', 'q2']);
     expect(s.signIn?.methods[0]?.name).toBe('Login');
+    expect(s.entries.some((e) => e.kind === 'notice')).toBe(false);
+    expect(s.entries.some((e) => e.kind === 'notice')).toBe(false);
     expect(assistants(s)[0]!.usage).toEqual({
       inputTokens: 12,
       outputTokens: 7,

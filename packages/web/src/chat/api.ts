@@ -49,13 +49,29 @@ export const listProjects = async (): Promise<Answer<WireProject[]>> =>
 export const createProject = async (path: string): Promise<Answer<WireProject>> =>
   pick(await call<Record<'project', WireProject>>('api/projects', { path }), 'project');
 
-export const listChatSessions = async (projectId: string): Promise<Answer<ChatSessionSummary[]>> =>
+/** The chat sessions of a project, or of every project. */
+export const listChatSessions = async (projectId?: string): Promise<Answer<ChatSessionSummary[]>> =>
   pick(
     await call<Record<'sessions', ChatSessionSummary[]>>(
-      `api/sessions?${new URLSearchParams({ projectId }).toString()}`,
+      projectId === undefined
+        ? 'api/sessions'
+        : `api/sessions?${new URLSearchParams({ projectId }).toString()}`,
     ),
     'sessions',
   );
+
+/** One chat session with its project, when the server knows it; `null` when it does not. */
+export async function findChatSession(
+  id: string,
+): Promise<Answer<{ session: ChatSessionSummary; project: WireProject | undefined } | null>> {
+  const sessions = await listChatSessions();
+  if (!sessions.ok) return sessions;
+  const session = sessions.value.find((s) => s.id === id);
+  if (!session) return { ok: true, value: null };
+  const projects = await listProjects();
+  const project = projects.ok ? projects.value.find((p) => p.id === session.projectId) : undefined;
+  return { ok: true, value: { session, project } };
+}
 
 export const createChatSession = async (
   projectId: string,

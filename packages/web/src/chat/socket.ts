@@ -1,12 +1,13 @@
 // One chat session's socket (`/chat?session=<id>`): it carries the token as the page's other socket
 // does, folds every frame into the session's state, and on a dropped connection tries again with a
 // growing delay; the server's `session_ready` then rebuilds the state whole.
-import { socketProtocols } from '../rpc.js';
+import { authorizedFetch, socketProtocols } from '../rpc.js';
 import { checkChatEvent } from '../wire-check.js';
 import { type ChatState, disconnected, initialChatState, reduceChat } from './state.js';
 import type { ClientMessage, ServerEvent } from './wire.js';
 
-export type ChatSocketState = 'connecting' | 'open' | 'closed';
+/** `missing`: the server knows no such chat session; `refused`: it does not take the page's token. */
+export type ChatSocketState = 'connecting' | 'open' | 'closed' | 'missing' | 'refused';
 
 const BACKOFF_MS = [300, 1000, 2000, 5000, 15_000];
 
@@ -63,17 +64,14 @@ export class ChatSocket {
     return true;
   }
 
-  /** Folds a frame into the state; exposed for the page's own notices. */
-  apply(event: ServerEvent): void {
-    this.state = reduceChat(this.state, event);
-    this.changed();
-  }
-
   private open(): void {
-    this.socketState = 'connecting';
+    // A refused token stays on screen while the ladder keeps trying.
+    if (this.socketState !== 'refused') this.socketState = 'connecting';
     const ws = new WebSocket(this.url, socketProtocols(this.token()));
     this.ws = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       this.attempt = 0;
       this.socketState = 'open';
       this.changed(true);
@@ -102,10 +100,39 @@ export class ChatSocket {
       this.state = disconnected(this.state);
       this.changed(true);
       if (this.stopped) return;
-      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)]!;
-      this.attempt++;
-      this.timer = setTimeout(() => this.open(), delay);
+      if (opened) this.retry();
+      else void this.probe();
     };
+  }
+
+  private retry(): void {
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)]!;
+    this.attempt++;
+    this.timer = setTimeout(() => this.open(), delay);
+  }
+
+  /** A socket refused before it opened gives no reason: the session list says whether the session
+   * is there and the token taken. A server that is away is tried again. */
+  private async probe(): Promise<void> {
+    try {
+      const res = await authorizedFetch('api/sessions', {}, this.token());
+      if (this.stopped) return;
+      if (res.status === 401) {
+        this.socketState = 'refused';
+      } else if (res.ok) {
+        const body = (await res.json()) as { sessions?: { id?: unknown }[] };
+        if (Array.isArray(body.sessions) && !body.sessions.some((s) => s.id === this.sessionId)) {
+          this.socketState = 'missing';
+          this.changed(true);
+          return;
+        }
+      }
+    } catch {
+      // The server is away; the ladder keeps trying.
+    }
+    if (this.stopped) return;
+    this.changed(true);
+    this.retry();
   }
 
   // Deltas arrive far faster than a screen redraws: listeners hear of them once per frame or so.

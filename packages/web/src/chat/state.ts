@@ -173,6 +173,7 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
     case 'session_renamed':
       return { ...state, title: event.title };
     case 'error':
+      if (state.signIn?.message === event.message) return state;
       return notice(state, 'error', event.message);
     case 'permission_request': {
       if (state.permissions.some((p) => p.requestId === event.requestId)) return state;
@@ -190,7 +191,9 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
     }
     case 'sign_in_required': {
       const { type: _t, ...signIn } = event;
-      return { ...state, signIn };
+      // The card says it: the same words as a notice beside it would only repeat them.
+      const entries = state.entries.filter((e) => !(e.kind === 'notice' && e.text === signIn.message));
+      return { ...state, entries, signIn };
     }
     case 'config_options':
       return { ...state, configOptions: event.configOptions };

@@ -2,9 +2,17 @@
 // the run-state badge (the server's word, never derived here), the queue, the agent's config
 // options, and the composer.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ChatSocket, chatSocketUrl } from '../chat/socket.js';
+import { findChatSession } from '../chat/api.js';
+import { ChatSocket, type ChatSocketState, chatSocketUrl } from '../chat/socket.js';
 import type { ChatState, PermissionCard } from '../chat/state.js';
-import type { ClientMessage, QueueItem, SessionConfigOption, SignIn } from '../chat/wire.js';
+import type {
+  ChatSessionSummary,
+  ClientMessage,
+  QueueItem,
+  SessionConfigOption,
+  SignIn,
+  WireProject,
+} from '../chat/wire.js';
 import { useChanges } from '../context.js';
 import { formatCount } from '../format.js';
 import { currentPageToken } from '../rpc.js';
@@ -37,11 +45,38 @@ const PHASE_TEXT: Record<string, string> = {
   queued: 'queued',
 };
 
+const SOCKET_TEXT: Record<ChatSocketState, string> = {
+  connecting: 'connecting…',
+  open: 'connected',
+  closed: 'reconnecting…',
+  missing: 'no such chat',
+  refused: 'token refused: open the address `cairn url` prints',
+};
+
+type Found = { session: ChatSessionSummary; project: WireProject | undefined };
+
+/** The session's row and project, for the heading; absent until known. */
+function useSummary(id: string): Found | undefined {
+  const [found, setFound] = useState<Found>();
+  useEffect(() => {
+    let stop = false;
+    void findChatSession(id).then((r) => {
+      if (!stop && r.ok && r.value) setFound(r.value);
+    });
+    return () => {
+      stop = true;
+    };
+  }, [id]);
+  return found;
+}
+
 function ChatView({ id }: { id: string }) {
   const socket = useChatSocket(id);
+  const summary = useSummary(id);
   const state = socket.state;
   const send = (m: ClientMessage) => socket.send(m);
-  const title = state.title ?? firstPrompt(state) ?? 'Chat';
+  const named = state.title ?? (summary?.session.title || undefined);
+  const title = named ?? firstPrompt(state) ?? 'Chat';
   useEffect(() => {
     document.title = `${title.slice(0, 60)} · cairn`;
   }, [title]);
@@ -59,7 +94,10 @@ function ChatView({ id }: { id: string }) {
     <section class="chat-view">
       <header class="chat-head">
         <div class="crumbs">
-          <a href="#/">Sessions</a> <span aria-hidden="true">/</span> <span class="muted">chat</span>
+          <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
+          <span class="muted" title={summary?.project?.path}>
+            {summary?.project ? summary.project.path : 'chat'}
+          </span>
         </div>
         <div class="chat-title-line">
           <h1 title={title}>{title.length > 200 ? `${title.slice(0, 199)}…` : title}</h1>
@@ -82,7 +120,7 @@ function ChatView({ id }: { id: string }) {
           <span class="spacer" />
           <span class={`conn conn-${socket.socketState === 'open' && state.ready ? 'open' : 'closed'}`}>
             <span class="dot" aria-hidden="true" />
-            {socket.socketState === 'open' ? (state.ready ? 'connected' : 'loading…') : 'reconnecting…'}
+            {socket.socketState === 'open' && !state.ready ? 'loading…' : SOCKET_TEXT[socket.socketState]}
           </span>
         </div>
         {state.configOptions.length > 0 && <ConfigOptions options={state.configOptions} send={send} />}
@@ -96,7 +134,13 @@ function ChatView({ id }: { id: string }) {
         }}
       >
         <div class="chat-log" aria-live="polite" data-ready={state.ready ? 'yes' : 'no'}>
-          {!state.ready && state.entries.length === 0 && <p class="muted">Opening the session…</p>}
+          {socket.socketState === 'missing' ? (
+            <p class="empty" role="alert">
+              There is no chat session {id} on this server. <a href="#/chat">Start a new chat</a>.
+            </p>
+          ) : (
+            !state.ready && state.entries.length === 0 && <p class="muted">Opening the session…</p>
+          )}
           {state.ready && state.entries.length === 0 && (
             <p class="muted empty">No messages yet. Write the first one below.</p>
           )}
@@ -211,7 +255,7 @@ function SignInCard({ signIn }: { signIn: SignIn }) {
         <span class="badge err">sign-in needed</span>{' '}
         <span class={`agent-badge agent-${signIn.agent}`}>{signIn.agent}</span>
       </div>
-      <TextBlock text={signIn.message} />
+      <p class="signin-message">{signIn.message}</p>
       {signIn.methods.length > 0 && (
         <>
           <p class="small">Ways to sign in:</p>
