@@ -2,11 +2,16 @@
 // most its own request, and the daemon goes on answering.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SessionStreamFrame, validate } from '@cairn/protocol';
 import { DEEP_VALUE_PLACEHOLDER } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCodeAdapter } from '../../transcript/src/adapters/claude-code/index.js';
+import { finishTranscript } from '../../transcript/src/load.js';
 import { tempHome } from '../../transcript/test/homes.js';
 import { deepArrays, writeDeepSessions, writeOddNumberSessions } from '../../transcript/test/hostile.js';
+import { FrameBuilder, itemsByEvent } from '../src/frames.js';
 import type { RunningServer } from '../src/index.js';
+import { laneItems } from '../src/search-docs.js';
 import { frameText } from '../src/ws.js';
 import { Client, type Frame, homeEnv, serve } from './helpers.js';
 
@@ -246,5 +251,48 @@ describe('arguments no session can answer', () => {
       expect(reply.ok, `${query}: ${JSON.stringify(reply.error)}`).toBe(true);
     }
     expect(log.filter((l) => l.includes('failed'))).toEqual([]);
+  });
+});
+
+describe('stream frames of a call recorded without an id', () => {
+  it('carry the event’s id, so every frame validates, a result of no call included', () => {
+    const session = join(tempHome(), '0f0f0f0f-0000-4000-8000-0000000000ca.jsonl');
+    const env = { sessionId: 's', timestamp: '2026-01-01T00:00:00.000Z' };
+    const lines = [
+      { ...env, type: 'user', uuid: 'u1', message: { role: 'user', content: 'go' } },
+      // A result of no call at all, also without an id.
+      {
+        ...env,
+        type: 'user',
+        uuid: 'u0',
+        message: { role: 'user', content: [{ type: 'tool_result', content: 'lost' }] },
+      },
+      {
+        ...env,
+        type: 'assistant',
+        uuid: 'a1',
+        requestId: 'r1',
+        message: {
+          id: 'm1',
+          model: 'x',
+          role: 'assistant',
+          content: [{ type: 'tool_use', name: 'Bash', input: {} }],
+        },
+      },
+      {
+        ...env,
+        type: 'user',
+        uuid: 'u2',
+        message: { role: 'user', content: [{ type: 'tool_result', content: 'ok' }] },
+      },
+    ];
+    const data = new TextEncoder().encode(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const translated = claudeCodeAdapter.translate([{ path: session, data }]);
+    if (!translated.ok) throw new Error(translated.error.message);
+    const t = finishTranscript('claude-code', translated.value);
+    const builder = new FrameBuilder(t, 'sid', itemsByEvent(laneItems(t)));
+    const frames = t.events.flatMap((e, seq) => builder.frames(e, seq));
+    expect(frames.filter((f) => f.type === 'tool_call' || f.type === 'tool_result')).toHaveLength(3);
+    for (const f of frames) expect(validate(SessionStreamFrame, f)).toMatchObject({ ok: true });
   });
 });
