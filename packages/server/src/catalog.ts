@@ -454,7 +454,7 @@ export class Catalog {
         // A listing that cannot see a known session's hidden files may take a new file of it for
         // a session of its own (a subagent file of a session whose main file is known): the file
         // is left for ownerOf.
-        if (this.sessions.has(key)) continue;
+        if (this.sessions.has(key) && this.hasKnownFiles(key)) continue;
         const e: SessionEntry = {
           key,
           agent: entry.agent,
@@ -491,6 +491,11 @@ export class Catalog {
     }
     if (added.length > 0) this.emitHeads(added, []);
     return grown;
+  }
+
+  private hasKnownFiles(key: string): boolean {
+    for (const k of this.known.values()) if (k.sessionKey === key) return true;
+    return false;
   }
 
   /** The known session whose files now include `path`, looking only at sessions the path names. */

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 /** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 /** What search looks in. `tool_output` sits in its own FTS column so that leaving it out is a
  * column filter of the index itself, not a scan of its matches. */
@@ -32,6 +32,9 @@ export interface FileState {
   ino: number;
   /** Bytes read: the end of the last complete record. */
   offset: number;
+  /** A digest of the file's first bytes as read (see `headPrint`), to tell a rewritten file from a
+   * grown one; '' before the file was read. */
+  head: string;
 }
 
 export interface StoredSession<Head = unknown, Summary = unknown> {
@@ -125,7 +128,8 @@ CREATE TABLE files (
   size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL,
   ino INTEGER NOT NULL,
-  offset INTEGER NOT NULL
+  offset INTEGER NOT NULL,
+  head TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX files_session ON files(session_key);
 CREATE TABLE docs (
@@ -248,7 +252,7 @@ export class IndexDb {
 
   private readFiles(): Map<string, FileState> {
     const rows = this.db
-      .prepare('SELECT path, session_key, size, mtime_ms, ino, offset FROM files')
+      .prepare('SELECT path, session_key, size, mtime_ms, ino, offset, head FROM files')
       .all() as {
       path: string;
       session_key: string;
@@ -256,6 +260,7 @@ export class IndexDb {
       mtime_ms: number;
       ino: number;
       offset: number;
+      head: string;
     }[];
     return new Map(
       rows.map((r) => [
@@ -267,6 +272,7 @@ export class IndexDb {
           mtimeMs: r.mtime_ms,
           ino: r.ino,
           offset: r.offset,
+          head: r.head,
         },
       ]),
     );
@@ -276,11 +282,11 @@ export class IndexDb {
     this.write(() =>
       this.db
         .prepare(
-          `INSERT INTO files (path, session_key, size, mtime_ms, ino, offset) VALUES (?, ?, ?, ?, ?, ?)
+          `INSERT INTO files (path, session_key, size, mtime_ms, ino, offset, head) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET session_key = excluded.session_key, size = excluded.size,
-           mtime_ms = excluded.mtime_ms, ino = excluded.ino, offset = excluded.offset`,
+           mtime_ms = excluded.mtime_ms, ino = excluded.ino, offset = excluded.offset, head = excluded.head`,
         )
-        .run(f.path, f.sessionKey, f.size, f.mtimeMs, f.ino, f.offset),
+        .run(f.path, f.sessionKey, f.size, f.mtimeMs, f.ino, f.offset, f.head),
     );
   }
 

@@ -79,9 +79,12 @@ export function runStateOf(t: Transcript, busy: boolean): WireRunState {
   };
 }
 
-/** Busy: a turn is open and the files moved recently enough for it to be alive. */
-export const isBusy = (inFlight: boolean, lastActivityAt: number | undefined, now = Date.now()): boolean =>
-  inFlight && lastActivityAt !== undefined && now - lastActivityAt < STALE_TURN_MS;
+/** Busy: a turn is open and the daemon saw the files change (at `seenChangingAt`, its own clock)
+ * recently enough for the turn to be alive. A file's modification time is no such sign: a copy
+ * or a restore sets it too. */
+export const isBusy = (inFlight: boolean, seenChangingAt: number | undefined, now = Date.now()): boolean =>
+  inFlight && seenChangingAt !== undefined && now - seenChangingAt < STALE_TURN_MS;
 
-export const isActive = (busy: boolean, lastActivityAt: number | undefined, now = Date.now()): boolean =>
-  busy || (lastActivityAt !== undefined && now - lastActivityAt < RECENT_WRITE_MS);
+/** Active: busy, or the daemon saw the files change moments ago. */
+export const isActive = (busy: boolean, seenChangingAt: number | undefined, now = Date.now()): boolean =>
+  busy || (seenChangingAt !== undefined && now - seenChangingAt < RECENT_WRITE_MS);

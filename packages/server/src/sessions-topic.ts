@@ -19,8 +19,9 @@ export function wireHead(e: SessionEntry, active: boolean): SessionHead {
   if (h.cwd !== undefined) head.cwd = h.cwd;
   if (h.title !== undefined) head.title = h.title;
   if (h.firstPrompt !== undefined) head.first_prompt = h.firstPrompt;
-  if (h.startedAt !== undefined) head.started_at = Math.max(0, Math.round(h.startedAt));
-  if (h.lastActivityAt !== undefined) head.last_activity_at = Math.max(0, Math.round(h.lastActivityAt));
+  if (h.mainFileMissing) head.main_file_missing = true;
+  if (h.startedAt !== undefined) head.started_at = Math.max(0, Math.floor(h.startedAt));
+  if (h.lastActivityAt !== undefined) head.last_activity_at = Math.max(0, Math.floor(h.lastActivityAt));
   return head;
 }
 

@@ -1,5 +1,6 @@
 // The agents' files as the server reads them: counted, cached for the sessions being followed, and
 // grown by reading only the bytes appended since the last complete record.
+import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import type { DirEntry, SessionPlatform } from '@cairn/transcript';
 
@@ -37,6 +38,27 @@ export async function stamp(path: string): Promise<FileStamp | undefined> {
     return undefined;
   }
 }
+
+/** How many of a file's first bytes tell a rewritten file from one that grew. */
+export const HEAD_PRINT_BYTES = 4096;
+
+/** A digest of `bytes` (a file's first bytes), tagged with how many there were. */
+export const printOf = (bytes: Uint8Array): string =>
+  bytes.length === 0
+    ? ''
+    : `${bytes.length}:${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}`;
+
+/** The print of a file's first min(`upTo`, HEAD_PRINT_BYTES) bytes; undefined when it cannot be read. */
+export async function headPrint(path: string, upTo: number): Promise<string | undefined> {
+  try {
+    return printOf(await readRange(path, 0, Math.min(upTo, HEAD_PRINT_BYTES)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many bytes a print covers. */
+export const printLength = (print: string): number => (print === '' ? 0 : Number(print.split(':', 1)[0]));
 
 export const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
   a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
@@ -109,6 +131,12 @@ export class SourceFiles {
     return this.readWhole(path, now);
   }
 
+  /** The print of the cached copy's first bytes, up to `upTo`; undefined when not cached. */
+  printOf(path: string, upTo: number): string | undefined {
+    const c = this.cache.get(path);
+    return c ? printOf(c.data.subarray(0, Math.min(upTo, c.offset, HEAD_PRINT_BYTES))) : undefined;
+  }
+
   /** The cached bytes, up to the last complete record; read whole (and cached) when absent. */
   async bytes(path: string): Promise<Uint8Array> {
     let c = this.cache.get(path);
@@ -122,7 +150,14 @@ export class SourceFiles {
   }
 
   private async append(path: string, c: Cached, now: FileStamp): Promise<Refresh | undefined> {
-    // One byte before the old end tells whether the old content is still there: it closed a line.
+    // The first bytes, and one byte before the old end (it closed a line), tell whether the old
+    // content is still there or the file was written anew in place.
+    const first = Math.min(c.offset, HEAD_PRINT_BYTES);
+    if (first > 0) {
+      const head = await readRange(path, 0, first);
+      this.stats.note(path, head.length);
+      if (Buffer.compare(head, c.data.subarray(0, first)) !== 0) return undefined;
+    }
     const from = c.offset === 0 ? 0 : c.offset - 1;
     const chunk = await readRange(path, from, now.size - from);
     this.stats.note(path, chunk.length);
@@ -227,6 +262,7 @@ export function servingPlatform(
       },
       stat: (path) => base.fs.stat(path),
       readdir: (path) => base.fs.readdir(path),
+      ...(base.fs.realpath ? { realpath: base.fs.realpath } : {}),
     },
   };
 }
