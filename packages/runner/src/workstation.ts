@@ -196,41 +196,12 @@ export class Workstation {
    * after `resumeFromSeq` go out first (when the server asks for a backfill), then `agent_opened`.
    */
   private async onOpen(frame: AgentFrameOf<'agent_open'>): Promise<void> {
-    const journal = this.options.journal;
-    const known = journal.session(frame.sessionRef);
-    let session = this.sessions.get(frame.sessionRef);
-    if (!session) {
-      const launch = await this.options.resolveLaunch(frame.bridge, {
-        cwd: frame.cwd,
-        env: agentEnvironment(this.options.env, {
-          ...(frame.env ? { env: frame.env } : {}),
-          ...(frame.agentEnv ? { agentEnv: frame.agentEnv } : {}),
-          ...(frame.pathPrepend ? { pathPrepend: frame.pathPrepend } : {}),
-        }),
-        ...(frame.command ? { command: frame.command, args: frame.args ?? [] } : {}),
-      });
-      if (!launch.ok) {
-        this.emit({ t: 'agent_opened', id: frame.id, ok: false, error: launch.error });
-        return;
-      }
-      const nativeSessionId = frame.nativeSessionId ?? known?.nativeSessionId ?? null;
-      journal.upsertSession({
-        sessionRef: frame.sessionRef,
-        agentKey: frame.agentKey,
-        bridge: frame.bridge,
-        cwd: frame.cwd,
-        nativeSessionId,
-        openFrame: frame as unknown as Record<string, unknown>,
-      });
-      session = new DrivenSession(
-        frame.sessionRef,
-        { ...launch.launch, ...(this.options.limits ? { limits: this.options.limits } : {}) },
-        journal,
-        this.output,
-        nativeSessionId,
-      );
-      this.sessions.set(frame.sessionRef, session);
+    const found = await this.sessionFor(frame);
+    if (!found.ok) {
+      this.emit({ t: 'agent_opened', id: frame.id, ok: false, error: found.error });
+      return;
     }
+    const session = found.session;
     if (frame.backfill || frame.resumeFromSeq !== undefined) {
       this.backfill(frame.id, frame.sessionRef, frame.resumeFromSeq ?? 0);
     }
@@ -302,17 +273,63 @@ export class Workstation {
     await session.prompt(frame.text, images);
   }
 
+  /**
+   * The session this workstation holds under the frame's ref, or a new one started from the
+   * frame (its native id, else the one the journal kept, so a restart reopens what it had).
+   */
+  private async sessionFor(
+    frame: AgentFrameOf<'agent_open'>,
+  ): Promise<{ ok: true; session: DrivenSession } | { ok: false; error: string }> {
+    const existing = this.sessions.get(frame.sessionRef);
+    if (existing) return { ok: true, session: existing };
+    const journal = this.options.journal;
+    const launch = await this.options.resolveLaunch(frame.bridge, {
+      cwd: frame.cwd,
+      env: agentEnvironment(this.options.env, {
+        ...(frame.env ? { env: frame.env } : {}),
+        ...(frame.agentEnv ? { agentEnv: frame.agentEnv } : {}),
+        ...(frame.pathPrepend ? { pathPrepend: frame.pathPrepend } : {}),
+      }),
+      ...(frame.command ? { command: frame.command, args: frame.args ?? [] } : {}),
+    });
+    if (!launch.ok) return launch;
+    // Two opens of one ref may have raced through the await above; the first one made it.
+    const raced = this.sessions.get(frame.sessionRef);
+    if (raced) return { ok: true, session: raced };
+    const { id: _id, resumeFromSeq: _from, backfill: _backfill, ...open } = frame;
+    const nativeSessionId =
+      frame.nativeSessionId ?? journal.session(frame.sessionRef)?.nativeSessionId ?? null;
+    journal.upsertSession({
+      sessionRef: frame.sessionRef,
+      agentKey: frame.agentKey,
+      bridge: frame.bridge,
+      cwd: frame.cwd,
+      nativeSessionId,
+      openFrame: open,
+    });
+    const session = new DrivenSession(
+      frame.sessionRef,
+      { ...launch.launch, ...(this.options.limits ? { limits: this.options.limits } : {}) },
+      journal,
+      this.output,
+      nativeSessionId,
+    );
+    this.sessions.set(frame.sessionRef, session);
+    return { ok: true, session };
+  }
+
   /** A session known to the journal but not to this process (a restart): start it from its record. */
   private async revive(sessionRef: string): Promise<DrivenSession | undefined> {
     const record = this.options.journal.session(sessionRef);
     if (!record || record.closed) return undefined;
-    await this.onOpen({
+    const found = await this.sessionFor({
       ...(record.openFrame as unknown as AgentFrameOf<'agent_open'>),
+      t: 'agent_open',
       id: `revive-${sessionRef}`,
-      backfill: false,
-      resumeFromSeq: undefined as unknown as number,
     });
-    return this.sessions.get(sessionRef);
+    if (!found.ok) return undefined;
+    this.attached.add(sessionRef);
+    return found.session;
   }
 
   private async onClose(sessionRef: string): Promise<void> {
