@@ -1,4 +1,7 @@
-// Bundles each package's entry points with esbuild. Type checking is `npm run typecheck`.
+// Bundles each package's entry points with esbuild. Type checking is `npm run typecheck`; the
+// library's declarations for the published package are `scripts/build-types.mjs`.
+import { readdir, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const common = {
@@ -10,9 +13,15 @@ const common = {
   sourcemap: 'linked',
   logLevel: 'warning',
   // Native addons and CommonJS packages with dynamic requires stay outside the bundle;
-  // everything else (workspace packages included) goes in.
+  // everything else (workspace packages included) goes in. These are the package's runtime
+  // dependencies.
   external: ['better-sqlite3', 'playwright-core', 'ws'],
 };
+
+// The library (`cairn/transcript`, `cairn/protocol`) leaves TypeBox to the package's dependency:
+// its declarations name TypeBox's types, and a caller checking values against the contract's
+// schemas then uses the same TypeBox.
+const library = { ...common, external: [...common.external, '@sinclair/typebox'] };
 
 const entries = [
   { in: 'packages/transcript/src/index.ts', out: 'packages/transcript/dist/index' },
@@ -21,21 +30,40 @@ const entries = [
   { in: 'packages/protocol/src/index.ts', out: 'packages/protocol/dist/index' },
   // The session pool starts this file beside whichever bundle it was built into.
   { in: 'packages/transcript/src/worker.ts', out: 'packages/transcript/dist/worker' },
-  { in: 'packages/transcript/src/worker.ts', out: 'packages/cli/dist/worker' },
 ];
 
-await Promise.all([
-  ...entries.map((e) => build({ ...common, entryPoints: [{ in: e.in, out: e.out }], outdir: '.' })),
+const cliDir = 'packages/cli/dist';
+
+const [, cli, cliWorker] = await Promise.all([
+  Promise.all(entries.map((e) => build({ ...library, entryPoints: [e], outdir: '.' }))),
   // The CLI is split per command, so each loads only what it runs. Chunks sit beside main.js
   // because the session pool finds worker.js next to the code that starts it.
   build({
     ...common,
     entryPoints: ['packages/cli/src/main.ts'],
-    outdir: 'packages/cli/dist',
+    outdir: cliDir,
     splitting: true,
     chunkNames: '[name]-[hash]',
+    metafile: true,
+  }),
+  build({
+    ...common,
+    entryPoints: [{ in: 'packages/transcript/src/worker.ts', out: 'worker' }],
+    outdir: cliDir,
+    metafile: true,
   }),
 ]);
+
+// Chunk names change with their content, so the files of earlier builds are removed and the
+// folder (which the package ships) holds this build alone. They go only once the new files are
+// written, so the folder never lacks a chunk that main.js names.
+const written = new Set(
+  [cli, cliWorker].flatMap((r) => Object.keys(r.metafile.outputs).map((path) => resolve(path))),
+);
+for (const name of await readdir(cliDir)) {
+  const path = resolve(cliDir, name);
+  if (!written.has(path)) await rm(path, { recursive: true, force: true });
+}
 
 // The contract as JSON Schema, for clients in other languages.
 await import('../packages/protocol/scripts/export-schema.mjs');

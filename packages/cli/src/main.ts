@@ -1,4 +1,5 @@
 // The cairn command line.
+import { readFileSync } from 'node:fs';
 import { nodePlatform } from '@cairn/transcript';
 import { Failure, HELP, UsageError } from './usage.js';
 
@@ -19,11 +20,21 @@ const commands: Record<string, () => Promise<Command>> = {
   url: async () => (await import('./commands/url.js')).urlCommand,
 };
 
+/** The package's version, from its package.json: three folders up both from src/ and from dist/. */
+function version(): string {
+  const manifest = new URL('../../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${HELP}\n`);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
   }
   const load = commands[name];
   if (!load) {

@@ -54,6 +54,7 @@ usage:
                                              one turn of an agent, streamed; --session continues one
   cairn workstation --server URL --ticket T  drive this machine's agents for a server elsewhere
   cairn workstation ticket <name>            a ticket for a workstation to connect to this server
+  cairn --version                            the version of cairn
 
 A <ref> is a session file's path, a session id, or a unique prefix of one.
 Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exclude, @preset to

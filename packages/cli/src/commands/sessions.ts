@@ -1,5 +1,11 @@
 // cairn sessions: every session of every agent, newest activity first.
-import { listSessions, type SessionHead, type SessionPlatform } from '@cairn/transcript';
+import {
+  agentHomes,
+  findAdapter,
+  listSessions,
+  type SessionHead,
+  type SessionPlatform,
+} from '@cairn/transcript';
 import { bytes, oneLine, shortTime } from '../format.js';
 import { progressBar } from '../progress.js';
 import { noPositionals, parseCommand } from '../usage.js';
@@ -34,5 +40,20 @@ export async function sessionsCommand(platform: SessionPlatform, argv: string[])
     );
   }
   for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
+  if (heads.length === 0 && errors.length === 0) process.stderr.write(nothingFound(platform, values.agent));
   return 0;
+}
+
+/** An empty listing names the folders it read, so a wrong or unset home is plain to see. */
+function nothingFound(platform: SessionPlatform, agent: string | undefined): string {
+  const only = agent === undefined ? undefined : findAdapter(agent)?.id;
+  const rows = agentHomes(platform).filter((a) => only === undefined || a.agent === only);
+  const width = Math.max(...rows.map((r) => r.agent.length));
+  const lines = rows.map((r) => `  ${r.agent.padEnd(width)}  ${r.homes.join(', ')}`);
+  return [
+    'cairn: no sessions found. Looked in:',
+    ...lines,
+    'Set CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME to read sessions kept elsewhere.',
+    '',
+  ].join('\n');
 }
