@@ -1,7 +1,7 @@
 // Following the agents' homes: the file system's change notices, coalesced into batches, with a
 // periodic walk behind them for whatever a notice missed (a home created later, an editor's rename).
 import { type FSWatcher, watch } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileStamp } from './source-files.js';
 
@@ -16,7 +16,17 @@ const MAX_DEPTH = 10;
 /** Every session-like file under `roots`, with its size, mtime and inode. Missing roots are empty. */
 export async function walkRoots(roots: readonly string[]): Promise<Map<string, FileStamp>> {
   const found = new Map<string, FileStamp>();
+  // Linked folders are walked wherever they point, each real folder once per root, as the listing
+  // does: a link back up the tree would otherwise show every file again under ever longer paths.
+  const walked = new Set<string>();
   const walk = async (dir: string, depth: number): Promise<void> => {
+    try {
+      const real = await realpath(dir);
+      if (walked.has(real)) return;
+      walked.add(real);
+    } catch {
+      return;
+    }
     let entries: import('node:fs').Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -43,7 +53,10 @@ export async function walkRoots(roots: readonly string[]): Promise<Map<string, F
       }
     }
   };
-  for (const root of roots) await walk(root, 0);
+  for (const root of roots) {
+    walked.clear();
+    await walk(root, 0);
+  }
   return found;
 }
 

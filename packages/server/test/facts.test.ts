@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { type ListEntry, listSessions, nodePlatform, type SessionHead } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { trickyHome } from '../../transcript/test/tricky-home.js';
+import { walkRoots } from '../src/watcher.js';
 import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
 
 const SPOTTER = ['claude', 'projects', '-work-spotter'];
@@ -216,6 +218,30 @@ describe.skipIf(!corpus)('times and activity of copied sessions', () => {
       expect(again).toMatchObject({ sid, files: [join(project, `${sid}.jsonl`), ...subagents] });
       expect(again).not.toHaveProperty('main_file_missing');
       await c.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe.skipIf(!corpus)('a home of linked files and folders', () => {
+  it('lists each session the library lists, once, a folder link back up the tree walked once', async () => {
+    const home = trickyHome();
+    const env = homeEnv(home);
+    const expected: string[] = [];
+    for await (const e of listSessions(nodePlatform({ homeDir: home, env })))
+      if (!('ref' in e)) expected.push(`${e.agent} ${e.id} ${e.path} ${e.files.length}`);
+    const server = await serve(env, { rescanMs: 60_000 });
+    try {
+      const heads = (await list(server)) as (WireHead & { files: string[] })[];
+      expect(heads.map((h) => `${h.agent} ${h.sid} ${h.path} ${h.files.length}`).sort()).toEqual(
+        expected.sort(),
+      );
+      expect(heads.some((h) => h.path.includes('/loop/'))).toBe(false);
+      // The walk behind the watcher sees each rollout once, not again under the link's ever longer paths.
+      const walked = [...(await walkRoots([join(home, '.codex', 'sessions')])).keys()];
+      expect(walked.filter((p) => p.includes('/loop/'))).toEqual([]);
+      expect(walked).toHaveLength(3);
     } finally {
       await server.close();
     }
