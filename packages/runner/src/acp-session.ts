@@ -2,7 +2,7 @@
 // session on it. Everything the agent says comes out of `onEvent` in the order it arrived, as a
 // wire event name and a JSON payload; turns, permissions, steering and config options are methods.
 import * as acp from '@agentclientprotocol/sdk';
-import { type AgentCommand, AgentProcess } from './agent-process.js';
+import { type AgentCommand, AgentProcess, type ProcessTracker } from './agent-process.js';
 
 export const AUTH_REQUIRED = -32000;
 
@@ -49,6 +49,8 @@ export interface OpenRequest {
   readonly onEvent: (eventName: string, payload: Record<string, unknown>) => void;
   /** The process ended (after `close()` too). */
   readonly onExit?: (reason: string) => void;
+  /** Hears the agent process start and end (the workstation's ledger of running groups). */
+  readonly track?: ProcessTracker;
 }
 
 export interface OpenedSession {
@@ -119,7 +121,11 @@ export class AcpSession {
     request: OpenRequest,
   ): Promise<{ ok: true; session: AcpSession } | { ok: false; refusal: Refusal }> {
     const limits = { ...DEFAULT_LIMITS, ...request.limits };
-    const child = new AgentProcess(request.command, { cwd: request.cwd, env: request.env });
+    const child = new AgentProcess(request.command, {
+      cwd: request.cwd,
+      env: request.env,
+      ...(request.track ? { track: request.track } : {}),
+    });
     let session: AcpSession | undefined;
     const permission = (ctx: { params: acp.RequestPermissionRequest }) => {
       if (!session) return Promise.resolve({ outcome: { outcome: 'cancelled' as const } });

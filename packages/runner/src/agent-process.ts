@@ -13,6 +13,13 @@ export interface SpawnOptions {
   readonly cwd: string;
   /** The environment the agent starts with; `agentEnvironment` builds it. */
   readonly env: Readonly<Record<string, string>>;
+  /** Hears each agent start and end, to keep a ledger of the groups still running. */
+  readonly track?: ProcessTracker;
+}
+
+export interface ProcessTracker {
+  started(pid: number): void;
+  ended(pid: number): void;
 }
 
 /** Variables that are cairn's own and never reach an agent. */
@@ -49,13 +56,18 @@ export class AgentProcess {
   private stderrTail = '';
   private gone = false;
 
-  constructor(command: AgentCommand, options: SpawnOptions) {
+  constructor(
+    command: AgentCommand,
+    private readonly options: SpawnOptions,
+  ) {
     this.child = spawn(command.command, [...command.args], {
       cwd: options.cwd,
       env: options.env,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    const { pid } = this.child;
+    if (pid !== undefined) options.track?.started(pid);
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.gone = true;
@@ -110,6 +122,7 @@ export class AgentProcess {
     clearTimeout(timer);
     // The leader is gone; children it left in the group are not.
     signalGroup(pid, 'SIGKILL');
+    this.options.track?.ended(pid);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   type SessionLimits,
   type TurnOutcome,
 } from './acp-session.js';
-import type { AgentCommand } from './agent-process.js';
+import type { AgentCommand, ProcessTracker } from './agent-process.js';
 import type { Journal } from './journal.js';
 
 /** How a session's agent is started; kept so it can be started again from its native id. */
@@ -21,6 +21,7 @@ export interface SessionLaunch {
   readonly clientCapabilities?: Record<string, unknown>;
   readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
   readonly limits?: Partial<SessionLimits>;
+  readonly track?: ProcessTracker;
 }
 
 /** Frames the session produces; the journal has numbered and stored them already. */

@@ -7,6 +7,7 @@ export * from './driven-session.js';
 export * from './install.js';
 export * from './journal.js';
 export * from './probes.js';
+export * from './process-ledger.js';
 export * from './roster.js';
 export * from './wire-client.js';
 export * from './workstation.js';

@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS sessions (
   acked_seq INTEGER NOT NULL DEFAULT 0,
   closed INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS agent_processes (
+  pid INTEGER PRIMARY KEY,
+  started TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS entries (
   session_ref TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -148,6 +152,22 @@ export class Journal {
 
   markClosed(sessionRef: string): void {
     this.db.prepare('UPDATE sessions SET closed = 1 WHERE session_ref = ?').run(sessionRef);
+  }
+
+  /** An agent process group this workstation started, with the leader's start time. */
+  recordProcess(pid: number, started: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO agent_processes (pid, started) VALUES (?, ?)').run(pid, started);
+  }
+
+  forgetProcess(pid: number): void {
+    this.db.prepare('DELETE FROM agent_processes WHERE pid = ?').run(pid);
+  }
+
+  processes(): { pid: number; started: string }[] {
+    return this.db.prepare('SELECT pid, started FROM agent_processes').all() as {
+      pid: number;
+      started: string;
+    }[];
   }
 
   /** Bytes the journal's entries take, for the benchmark. */

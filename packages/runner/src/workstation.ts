@@ -12,10 +12,11 @@ import {
   outboundFailureReply,
 } from '@cairn/protocol';
 import type { ImageInput } from './acp-session.js';
-import { agentEnvironment } from './agent-process.js';
+import { agentEnvironment, type ProcessTracker } from './agent-process.js';
 import { DrivenSession, type SessionLaunch, type SessionOutput } from './driven-session.js';
 import type { Journal } from './journal.js';
 import { type LaunchResolver, Probes } from './probes.js';
+import { processLedger, reapLeftoverAgents } from './process-ledger.js';
 import { rosterInfo } from './roster.js';
 
 export interface WireChannel {
@@ -54,6 +55,7 @@ export class Workstation {
   private heartbeatSeq = 0;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private readonly probes: Probes;
+  private readonly ledger: ProcessTracker;
   private readonly outbox: AgentFrame[] = [];
   private flushing: NodeJS.Immediate | undefined;
   private readonly log: (line: string) => void;
@@ -61,6 +63,8 @@ export class Workstation {
 
   constructor(private readonly options: WorkstationOptions) {
     this.log = options.log ?? (() => {});
+    reapLeftoverAgents(options.journal, this.log);
+    this.ledger = processLedger(options.journal);
     this.version = options.agentWire ?? AGENT_WIRE_VERSION;
     this.probes = new Probes({
       cairnHome: options.cairnHome,
@@ -309,7 +313,11 @@ export class Workstation {
     });
     const session = new DrivenSession(
       frame.sessionRef,
-      { ...launch.launch, ...(this.options.limits ? { limits: this.options.limits } : {}) },
+      {
+        ...launch.launch,
+        track: this.ledger,
+        ...(this.options.limits ? { limits: this.options.limits } : {}),
+      },
       journal,
       this.output,
       nativeSessionId,

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Journal } from '@cairn/runner';
 import type { LoggedEvent } from '@cairn/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -20,7 +21,13 @@ afterEach(async () => {
 });
 
 /** A workstation process whose config declares the scripted agent as `wire`. */
-function startWorkstation(url: string, ticket: string, cairnHome: string, chunks: number): ChildProcess {
+function startWorkstation(
+  url: string,
+  ticket: string,
+  cairnHome: string,
+  chunks: number,
+  extraEnv: Record<string, string> = {},
+): ChildProcess {
   mkdirSync(cairnHome, { recursive: true });
   writeFileSync(
     join(cairnHome, 'config.json'),
@@ -33,6 +40,7 @@ function startWorkstation(url: string, ticket: string, cairnHome: string, chunks
       CAIRN_HOME: cairnHome,
       WIRE_AGENT_CHUNKS: String(chunks),
       WIRE_AGENT_DELAY_MS: '5',
+      ...extraEnv,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -115,4 +123,40 @@ describe('a workstation in another process', () => {
     ).toBe(403);
     expect(await status({ authorization: `Bearer ${ticket}` })).toBe(101);
   });
+
+  it('an agent left running by a workstation killed without warning is ended when the workstation starts again', async () => {
+    const { server, base } = await started(homeEnv(tempDir()));
+    const ticket = issueTicket(server.home, 'remote');
+    const stationHome = join(tempDir(), 'station');
+    const station = startWorkstation(base, ticket, stationHome, 3, { WIRE_AGENT_STUBBORN: '1' });
+    const wire = server.drive.wire;
+    expect(await wire.waitForWorkstation('remote', 20_000)).toBe(true);
+    const opened = await wire.open({
+      workstation: 'remote',
+      agentKey: 'wire',
+      bridge: 'wire',
+      cwd: stationHome,
+    });
+    expect(opened.ok).toBe(true);
+    const journal = Journal.open(join(stationHome, 'journal.sqlite'));
+    const [agent] = journal.processes();
+    journal.close();
+    expect(agent).toBeDefined();
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const killed = new Promise((r) => station.once('exit', r));
+    station.kill('SIGKILL');
+    await killed;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(alive(agent!.pid)).toBe(true);
+    startWorkstation(base, ticket, stationHome, 3);
+    for (let i = 0; i < 200 && alive(agent!.pid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(agent!.pid)).toBe(false);
+  }, 60_000);
 });

@@ -7,6 +7,8 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
 const mode = process.env.WIRE_AGENT_MODE ?? 'normal';
+// WIRE_AGENT_STUBBORN=1: the agent outlives the end of its stdin, as some real agents do.
+if (process.env.WIRE_AGENT_STUBBORN === '1') setInterval(() => {}, 1000);
 const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
 const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
 const stamp = process.env.WIRE_AGENT_STAMP === '1';
