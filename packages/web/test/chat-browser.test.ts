@@ -49,11 +49,13 @@ beforeAll(async () => {
   mkdirSync(project, { recursive: true });
   mkdirSync(cairnHome, { recursive: true });
   symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
-  const agent = await agentTestEnv('claude-code', model.url, join(scratch, 'agent'));
+  const claude = await agentTestEnv('claude-code', model.url, join(scratch, 'agent'));
+  const codex = await agentTestEnv('codex', model.url, join(scratch, 'agent'));
   const reader = homeEnv(join(scratch, 'reader'));
   claudeHome = reader.CLAUDE_CONFIG_DIR!;
-  // The server's local workstation hands its environment to the agents it starts.
-  served = await serve({ ...reader, ...agent.env }, webRoot, { cairnHome });
+  // The server's local workstation hands its environment to the agents it starts: both agents'
+  // settings together (they share the homes under the scratch folder).
+  served = await serve({ ...reader, ...claude.env, ...codex.env }, webRoot, { cairnHome });
 }, 900_000);
 
 afterAll(async () => {
@@ -66,15 +68,22 @@ afterAll(async () => {
 });
 
 /** Opens the new-chat form from the sessions page and starts a chat with Claude Code in the project. */
-async function startChat(page: Page, shot?: string): Promise<string> {
+async function startChat(page: Page, shot?: string, agentKey = 'claude-code'): Promise<string> {
   await page.getByRole('button', { name: 'New chat', exact: true }).click();
   await page.getByRole('textbox', { name: 'Project folder' }).fill(project);
   const agent = page.getByRole('combobox', { name: 'Agent' });
-  await expect.poll(() => agent.locator('option[value="claude-code"]:not([disabled])').count()).toBe(1);
-  await agent.selectOption('claude-code');
+  await expect.poll(() => agent.locator(`option[value="${agentKey}"]:not([disabled])`).count()).toBe(1);
+  await agent.selectOption(agentKey);
   if (shot) await screenshot(page, shot);
   await page.getByRole('button', { name: 'Start', exact: true }).click();
-  await page.waitForURL(/#\/chat\/[^/]+$/, { timeout: 60_000 });
+  // The chat opens, or the form says why not.
+  const refused = page.locator('.new-chat-form [role=alert]');
+  await Promise.race([
+    page.waitForURL(/#\/chat\/[^/]+$/, { timeout: 180_000 }),
+    refused.waitFor({ timeout: 180_000 }).then(async () => {
+      throw new Error(`the chat did not start: ${await refused.textContent()}`);
+    }),
+  ]);
   await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
   return decodeURIComponent(new URL(page.url()).hash.replace(/^#\/chat\//, ''));
 }
@@ -406,6 +415,45 @@ describe('chatting with Claude Code in the browser', () => {
         .toContain('Carrying on from where we were.');
       expect(await page.locator('.chat-user', { hasText: firstPrompt.slice(0, 40) }).count()).toBe(1);
       await screenshot(page, 'chat-continued-light');
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+});
+
+describe('chatting with Codex in the browser', () => {
+  it(
+    'streams the reply, and a permission card allowed applies the patch',
+    async () => {
+      const file = join(project, 'codex.txt');
+      const { page, context, errors } = await openPage(browser, served);
+      await page.waitForSelector('.sessions-view');
+      await startChat(page, undefined, 'codex');
+      const hello = 'PROMPT-CODEX-HELLO say hello';
+      model.script({
+        when: hello,
+        steps: [{ kind: 'text', text: 'Hello from codex on the fake model.', deltas: 4 }],
+      });
+      await say(page, hello);
+      await expect
+        .poll(() => lastReply(page), { timeout: 120_000 })
+        .toContain('Hello from codex on the fake model.');
+      await idle(page);
+      const write = 'PROMPT-CODEX-WRITE write a file';
+      model.script(
+        { when: write, steps: [{ kind: 'write', path: file, content: 'from codex\n' }] },
+        { when: write, steps: [{ kind: 'text', text: 'Patched.' }] },
+      );
+      await say(page, write);
+      const card = page.locator('.permission-card.pending');
+      await card.waitFor({ timeout: 120_000 });
+      await card.locator('button[data-kind="allow_once"]').click();
+      await expect.poll(() => existsSync(file), { timeout: 120_000 }).toBe(true);
+      expect(readFileSync(file, 'utf8')).toBe('from codex\n');
+      await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain('Patched.');
+      await screenshot(page, 'chat-codex-light');
       expect(errors).toEqual([]);
       expect(await violations(page)).toEqual([]);
       await context.close();

@@ -306,4 +306,34 @@ describe('the chat state', () => {
     expect(m.parts[0]).toMatchObject({ kind: 'thinking', open: false });
     expect(s.entries.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: 'the agent went away' });
   });
+  it('follows a loop to its end and an interval through its ticks', () => {
+    let s = run([
+      ready(),
+      { type: 'loop_iteration', iteration: 1, maxIterations: 5, prompt: 'go' },
+      { type: 'loop_iteration', iteration: 2, maxIterations: 5, prompt: 'go' },
+    ]);
+    expect(s.loop).toEqual({ iteration: 2, maxIterations: 5 });
+    s = reduceChat(s, { type: 'loop_complete', iterations: 2 });
+    expect(s.loop).toEqual({ iteration: 2, maxIterations: 5, ended: 'done' });
+    s = reduceChat(s, { type: 'loop_max_iterations', iterations: 5 });
+    expect(s.loop?.ended).toBe('max');
+    s = run(
+      [
+        { type: 'interval_armed', intervalMinutes: 10, hasLoop: false, goal: null },
+        { type: 'interval_launched', occurrence: 1 },
+        { type: 'interval_skipped', reason: 'busy' },
+      ],
+      s,
+    );
+    expect(s.interval).toMatchObject({ active: true, minutes: 10, launches: 1, lastSkipped: true });
+    s = reduceChat(s, { type: 'interval_stopped' });
+    expect(s.interval?.active).toBe(false);
+    // A reconnect takes the scheduler's state from session_ready.
+    s = run(
+      [ready({ intervalActive: true, intervalMinutes: 15, intervalLaunchCount: 3, intervalNextTickAt: 99 })],
+      s,
+    );
+    expect(s.interval).toEqual({ active: true, minutes: 15, nextTickAt: 99, launches: 3 });
+    expect(s.loop).toBeNull();
+  });
 });

@@ -3,18 +3,26 @@
 // wrote is untrusted: text, or Markdown sanitized into inert DOM.
 import type { JSX } from 'preact';
 import { memo } from 'preact/compat';
-import type { AssistantEntry, Entry, MessageUsage, Part } from '../chat/state.js';
-import type { ImageAttachment } from '../chat/wire.js';
+import type { AssistantEntry, Entry, MessageUsage, Part, PermissionCard } from '../chat/state.js';
+import type { ClientMessage, ImageAttachment } from '../chat/wire.js';
 import { formatCount, formatDuration } from '../format.js';
 import { diffLines, trimContext } from '../timeline/diff.js';
 import { editPairs, firstLine, isObject, textOf } from '../timeline/item.js';
+import { PermissionView } from './chat-cards.js';
 import { Markdown, TextBlock } from './fold.js';
 import { DiffView, PatchView } from './rows.js';
 
 type Loose = Record<string, unknown>;
 type ToolPart = Extract<Part, { kind: 'tool' }>;
 
-export const EntryView = memo(function EntryView({ entry }: { entry: Entry }) {
+export interface EntryProps {
+  readonly entry: Entry;
+  /** The permission requests of this message's tool calls, shown under their calls. */
+  readonly cards: readonly PermissionCard[];
+  readonly send: (m: ClientMessage) => boolean;
+}
+
+export const EntryView = memo(function EntryView({ entry, cards, send }: EntryProps) {
   if (entry.kind === 'user') {
     return (
       <div class="chat-msg chat-user" data-id={entry.id}>
@@ -34,10 +42,18 @@ export const EntryView = memo(function EntryView({ entry }: { entry: Entry }) {
       </div>
     );
   }
-  return <AssistantView m={entry} />;
+  return <AssistantView m={entry} cards={cards} send={send} />;
 });
 
-function AssistantView({ m }: { m: AssistantEntry }) {
+function AssistantView({
+  m,
+  cards,
+  send,
+}: {
+  m: AssistantEntry;
+  cards: readonly PermissionCard[];
+  send: (m: ClientMessage) => boolean;
+}) {
   return (
     <div
       class={`chat-msg chat-assistant ${m.streaming ? 'streaming' : ''}`}
@@ -45,13 +61,20 @@ function AssistantView({ m }: { m: AssistantEntry }) {
       data-streaming={m.streaming ? 'yes' : 'no'}
     >
       <div class="who">Assistant</div>
-      {m.parts.map((p, i) => (
-        <PartView
-          key={p.kind === 'tool' ? `tool-${p.id}` : `${p.kind}-${i}`}
-          part={p}
-          streaming={m.streaming}
-        />
-      ))}
+      {m.parts.map((p, i) =>
+        p.kind === 'tool' ? (
+          <div key={`tool-${p.id}`} class="tool-with-cards">
+            <PartView part={p} streaming={m.streaming} />
+            {cards
+              .filter((c) => c.toolCall.id === p.id)
+              .map((c) => (
+                <PermissionView key={c.requestId} card={c} send={send} />
+              ))}
+          </div>
+        ) : (
+          <PartView key={`${p.kind}-${i}`} part={p} streaming={m.streaming} />
+        ),
+      )}
       {m.streaming && m.parts.length === 0 && <p class="muted small waiting">waiting for the first token…</p>}
       {m.errorMessage && (
         <p class="chat-error" role="alert">

@@ -4,22 +4,21 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { findChatSession } from '../chat/api.js';
 import { ChatSocket, type ChatSocketState, chatSocketUrl } from '../chat/socket.js';
-import type { ChatState, PermissionCard } from '../chat/state.js';
+import type { ChatState, Entry, PermissionCard } from '../chat/state.js';
 import type {
   ChatSessionSummary,
   ClientMessage,
   QueueItem,
   SessionConfigOption,
-  SignIn,
   WireProject,
 } from '../chat/wire.js';
 import { useChanges } from '../context.js';
 import { formatCount } from '../format.js';
 import { currentPageToken } from '../rpc.js';
+import { PermissionView, SignInCard } from './chat-cards.js';
 import { Composer } from './chat-composer.js';
 import { NewChatView } from './chat-new.js';
 import { EntryView } from './chat-parts.js';
-import { TextBlock } from './fold.js';
 
 export function ChatRouteView({ id }: { id?: string }) {
   if (id === undefined) return <NewChatView />;
@@ -74,7 +73,7 @@ function ChatView({ id }: { id: string }) {
   const socket = useChatSocket(id);
   const summary = useSummary(id);
   const state = socket.state;
-  const send = (m: ClientMessage) => socket.send(m);
+  const [send] = useState(() => (m: ClientMessage) => socket.send(m));
   const named = state.title ?? (summary?.session.title || undefined);
   const title = named ?? firstPrompt(state) ?? 'Chat';
   useEffect(() => {
@@ -89,6 +88,7 @@ function ChatView({ id }: { id: string }) {
     if (el && pinned.current) el.scrollTop = el.scrollHeight;
   });
 
+  const cards = placeCards(state);
   const phase = state.runState?.phase ?? 'idle';
   return (
     <section class="chat-view">
@@ -145,9 +145,9 @@ function ChatView({ id }: { id: string }) {
             <p class="muted empty">No messages yet. Write the first one below.</p>
           )}
           {state.entries.map((e) => (
-            <EntryView key={e.id} entry={e} />
+            <EntryView key={e.id} entry={e} cards={cards.of(e)} send={send} />
           ))}
-          {state.permissions.map((p) => (
+          {cards.unplaced().map((p) => (
             <PermissionView key={p.requestId} card={p} send={send} />
           ))}
           {state.signIn && <SignInCard signIn={state.signIn} />}
@@ -169,116 +169,35 @@ function ChatView({ id }: { id: string }) {
   );
 }
 
+const NO_CARDS: readonly PermissionCard[] = [];
+
+/** Each permission card goes under the tool call it asks about; one whose call is not shown goes
+ * at the end of the conversation. */
+function placeCards(state: ChatState): {
+  of(e: Entry): readonly PermissionCard[];
+  unplaced(): readonly PermissionCard[];
+} {
+  if (state.permissions.length === 0) return { of: () => NO_CARDS, unplaced: () => NO_CARDS };
+  const owner = new Map<string, string>();
+  for (const e of state.entries) {
+    if (e.kind !== 'assistant') continue;
+    for (const p of e.parts) if (p.kind === 'tool') owner.set(p.id, e.id);
+  }
+  const byEntry = new Map<string, PermissionCard[]>();
+  const rest: PermissionCard[] = [];
+  for (const card of state.permissions) {
+    const at = owner.get(card.toolCall.id);
+    if (at === undefined) rest.push(card);
+    else byEntry.set(at, [...(byEntry.get(at) ?? []), card]);
+  }
+  return { of: (e) => byEntry.get(e.id) ?? NO_CARDS, unplaced: () => rest };
+}
+
 /** Until the server names the session, its first prompt does. */
 function firstPrompt(state: ChatState): string | undefined {
   const first = state.entries.find((e) => e.kind === 'user');
   const line = first?.kind === 'user' ? first.content.trim().split('\n', 1)[0] : undefined;
   return line === '' ? undefined : line;
-}
-
-function optionKind(kind: string): string {
-  return kind.startsWith('allow') ? 'allow' : kind.startsWith('reject') ? 'reject' : 'other';
-}
-
-function PermissionView({ card, send }: { card: PermissionCard; send: (m: ClientMessage) => boolean }) {
-  const [answered, setAnswered] = useState<string | null>(null);
-  const settled = card.settled;
-  const chosen = settled ? card.options.find((o) => o.optionId === settled.optionId) : undefined;
-  const args = card.toolCall.args;
-  return (
-    <section
-      class={`permission-card ${settled ? 'settled' : 'pending'}`}
-      aria-label={`Permission: ${card.toolCall.title}`}
-      data-request={card.requestId}
-      data-settled={settled ? (settled.optionId ?? 'none') : undefined}
-    >
-      <div class="permission-head">
-        <span class="badge perm">permission</span>
-        {card.toolCall.kind && <span class="type-badge">{card.toolCall.kind}</span>}
-        <span class="permission-title">{card.toolCall.title}</span>
-      </div>
-      {args !== undefined && args !== null && (
-        <details class="permission-args">
-          <summary class="muted small">what it will do</summary>
-          <TextBlock
-            text={typeof args === 'string' ? args : JSON.stringify(args, null, 2)}
-            className="json"
-          />
-        </details>
-      )}
-      {settled ? (
-        <p class="permission-outcome" role="status">
-          {chosen
-            ? `Answered: ${chosen.name}`
-            : settled.by === 'timeout'
-              ? 'No answer came in time'
-              : 'Cancelled: the turn ended without an answer'}
-        </p>
-      ) : (
-        <div class="permission-options">
-          {card.options.map((o) => (
-            <button
-              key={o.optionId}
-              type="button"
-              class={`perm-${optionKind(o.kind)} ${optionKind(o.kind) === 'allow' ? 'primary' : ''}`}
-              data-kind={o.kind}
-              disabled={answered !== null}
-              onClick={() => {
-                if (send({ type: 'permission_answer', requestId: card.requestId, optionId: o.optionId }))
-                  setAnswered(o.optionId);
-              }}
-            >
-              {o.name}
-            </button>
-          ))}
-        </div>
-      )}
-    </section>
-  );
-}
-
-const safeUrl = (url: string | null | undefined): string | undefined => {
-  if (!url) return undefined;
-  try {
-    const u = new URL(url);
-    return u.protocol === 'https:' || u.protocol === 'http:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-function SignInCard({ signIn }: { signIn: SignIn }) {
-  const url = safeUrl(signIn.url);
-  return (
-    <div class="signin-card" role="alert" aria-label="Sign-in needed">
-      <div class="permission-head">
-        <span class="badge err">sign-in needed</span>{' '}
-        <span class={`agent-badge agent-${signIn.agent}`}>{signIn.agent}</span>
-      </div>
-      <p class="signin-message">{signIn.message}</p>
-      {signIn.methods.length > 0 && (
-        <>
-          <p class="small">Ways to sign in:</p>
-          <ul class="signin-methods">
-            {signIn.methods.map((m) => (
-              <li key={m.id}>
-                <strong>{m.name}</strong>
-                {m.description ? <span class="muted"> — {m.description}</span> : null}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-      {url && (
-        <p>
-          <a href={url} target="_blank" rel="noopener noreferrer">
-            Open the login page
-          </a>
-        </p>
-      )}
-      <p class="muted small">Sign the agent in, then send the message again.</p>
-    </div>
-  );
 }
 
 function LoopLine({ state }: { state: ChatState }) {
