@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, delimiter, dirname, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDemoHome } from '../../server/src/demo.js';
@@ -263,21 +263,17 @@ describe('the package', () => {
   }, 120_000);
 
   it('runs through npx from the tarball without installing', () => {
-    const before = new Set(npxFolders());
+    // npx keeps what it installs in npm's cache under a name made from the spec alone, so a copy
+    // left by an earlier tarball of the same name would stand in for this one: none is kept.
+    const spec = `./${tarballName}`;
+    removeNpxCopies(spec);
     try {
-      const r = run('npx', ['--yes', `./${tarballName}`, 'sessions'], npmEnv);
+      const r = run('npx', ['--yes', spec, 'sessions'], npmEnv);
       expect(r.status).toBe(0);
       expect(r.stderr).toContain('no sessions found');
       expect(r.stderr).toContain(join(home, '.codex'));
     } finally {
-      // npx keeps what it installed in npm's cache; this run's copy goes with the test.
-      for (const folder of npxFolders()) {
-        if (before.has(folder)) continue;
-        const manifest = join(folder, 'package.json');
-        if (existsSync(manifest) && readFileSync(manifest, 'utf8').includes(basename(work))) {
-          rmSync(folder, { recursive: true, force: true });
-        }
-      }
+      removeNpxCopies(spec);
     }
   }, 300_000);
 
@@ -320,9 +316,15 @@ describe('the package', () => {
   }, 300_000);
 });
 
-function npxFolders(): string[] {
+function removeNpxCopies(spec: string): void {
   const folder = join(npmEnv.npm_config_cache!, '_npx');
-  return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)) : [];
+  if (!existsSync(folder)) return;
+  for (const name of readdirSync(folder)) {
+    const manifest = join(folder, name, 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { _npx } = JSON.parse(readFileSync(manifest, 'utf8')) as { _npx?: { packages?: string[] } };
+    if (_npx?.packages?.includes(spec)) rmSync(join(folder, name), { recursive: true, force: true });
+  }
 }
 
 const CONSUMER = `import { readFileSync } from 'node:fs';
