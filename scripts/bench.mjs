@@ -4,9 +4,10 @@
 //   (b) cairn summary --all --json
 //   (c) loading every transcript through the library
 //   (d) ccusage claude + codex session --json --offline on the same files, when it can be installed
-// Then the daemon's benches (scripts/bench/index.mjs) and the drive bench (scripts/bench/drive.mjs).
+// Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs)
+// and the chat bench (scripts/bench/chat.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive (the drive bench alone, no corpus).
+// --only drive|chat (that bench alone, no corpus).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,12 +29,17 @@ const drive = () =>
   execFileSync(process.execPath, [join(root, 'scripts/bench/drive.mjs'), '--runs', values.runs], {
     stdio: 'inherit',
   });
+const chat = () =>
+  execFileSync(process.execPath, [join(root, 'scripts/bench/chat.mjs'), '--runs', values.runs], {
+    stdio: 'inherit',
+  });
 if (values.only !== undefined) {
-  if (values.only !== 'drive') {
-    console.error(`bench: --only knows drive, not ${values.only}`);
+  if (values.only !== 'drive' && values.only !== 'chat') {
+    console.error(`bench: --only knows drive and chat, not ${values.only}`);
     process.exit(1);
   }
-  drive();
+  if (values.only === 'drive') drive();
+  else chat();
   process.exit(0);
 }
 const targetBytes = Number(values.size) * 1024 * 1024;
@@ -158,3 +164,4 @@ try {
   else rmSync(work, { recursive: true, force: true });
 }
 drive();
+chat();
