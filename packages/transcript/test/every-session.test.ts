@@ -1,15 +1,7 @@
 // Every session is found: one whose main file is gone but whose subagents' files remain, files
 // reached through symbolic links (a link to nothing reported, a loop walked once), and every file
 // under an agent's home that holds session records belongs to a listed session.
-import {
-  cpSync,
-  type Dirent,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { cpSync, type Dirent, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -182,7 +174,11 @@ describe.skipIf(!corpus)('session files reached through symbolic links', () => {
       ].sort(),
     );
     expect(paths.filter((p) => p.includes('/loop/'))).toEqual([]);
-    expect(found.filter((h) => h.agent === 'gemini-cli')).toHaveLength(1);
+    const gemini = join(home, '.gemini', 'tmp', 'p1', 'chats');
+    expect(found.filter((h) => h.agent === 'gemini-cli').map((h) => h.files)).toEqual([
+      [join(gemini, readdirSync(gemini).find((n) => n.endsWith('.json'))!)],
+      [join(gemini, 'gone-parent', 'sub.jsonl')],
+    ]);
     expect(
       failures(entries)
         .map((f) => f.ref)
@@ -273,8 +269,8 @@ describe.skipIf(!corpus)('every file that holds session records belongs to a lis
   it('under a hand-made home of links, lost main files and older layouts', async () => {
     const checked = await expectEveryFileListed(homeEnv(trickyHome()));
     // Claude: two files, a linked folder's one, the lost session's two, an older subagent file;
-    // Codex: two, a linked folder's one, an archived one; Gemini: one.
-    expect(checked).toBe(11);
+    // Codex: two, a linked folder's one, an archived one; Gemini: one, and a lost session's subagent.
+    expect(checked).toBe(12);
   });
 
   it('under a home whose sessions lost their main files', async () => {

@@ -11,7 +11,7 @@ export const OTHER = 'fa812bfe-b295-4cca-9c2f-fdf01028cb46';
 
 /**
  * A hand-made home with every way a session file can lie: linked files and folders of all three
- * agents, a link to nothing, a folder link back up the tree, a session without its main file,
+ * agents, a link to nothing, a folder link back up the tree, sessions without their main file,
  * older subagent files beside the sessions, workflow subagents, an archived rollout.
  */
 export function trickyHome(): string {
@@ -66,5 +66,8 @@ export function trickyHome(): string {
   mkdirSync(chats, { recursive: true });
   const legacy = readdirSync(corpusPath('gemini', 'tmp', project1, 'chats'))[0]!;
   symlinkSync(corpusPath('gemini', 'tmp', project1, 'chats', legacy), join(chats, legacy));
+  // A subagent's file in the folder of a main session that is gone.
+  mkdirSync(join(chats, 'gone-parent'), { recursive: true });
+  cpSync(corpusPath('more', 'gemini', 'jsonl_v040.jsonl'), join(chats, 'gone-parent', 'sub.jsonl'));
   return home;
 }

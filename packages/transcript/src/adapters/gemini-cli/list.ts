@@ -42,6 +42,16 @@ export async function* listGeminiSessions(ctx: AdapterContext, home: string): As
     const names = new Set(entries.map((e) => e.name));
     let cwd: string | undefined;
     let cwdKnown = false;
+    const projectCwd = async (): Promise<string | undefined> => {
+      if (!cwdKnown) {
+        registry ??= await projectRegistry(ctx, home);
+        cwd = (await projectRoot(ctx, projectDir)) ?? registry.get(project.name);
+        cwdKnown = true;
+      }
+      return cwd;
+    };
+    /** Session ids of the main files listed, whose subagent folders they claim. */
+    const claimed = new Set<string>();
     for (const entry of entries.sort(byName)) {
       ctx.signal?.throwIfAborted();
       if (!SESSION_FILE.test(entry.name)) continue;
@@ -53,12 +63,17 @@ export async function* listGeminiSessions(ctx: AdapterContext, home: string): As
         continue;
       }
       if (!(await entryIs(ctx, chats, entry, 'file'))) continue;
-      if (!cwdKnown) {
-        registry ??= await projectRegistry(ctx, home);
-        cwd = (await projectRoot(ctx, projectDir)) ?? registry.get(project.name);
-        cwdKnown = true;
-      }
-      yield await sessionHead(ctx, chats, join(chats, entry.name), cwd);
+      const head = await sessionHead(ctx, chats, join(chats, entry.name), await projectCwd());
+      if (!('ref' in head)) claimed.add(head.id);
+      yield head;
+    }
+    // A subagent folder whose main file is gone: each of its files is still a session, of its own.
+    for (const entry of entries) {
+      ctx.signal?.throwIfAborted();
+      if (claimed.has(entry.name) || !(await entryIs(ctx, chats, entry, 'directory'))) continue;
+      const folder = join(chats, entry.name);
+      for (const path of await subagentFiles(ctx, chats, entry.name))
+        yield await sessionHead(ctx, folder, path, await projectCwd());
     }
   }
 }
