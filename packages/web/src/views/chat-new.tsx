@@ -100,6 +100,22 @@ export function NewChatView() {
             onInput={(e) => setPath(e.currentTarget.value)}
           />
         </label>
+        {projects.length > 0 && (
+          <div class="recent-folders">
+            <span class="muted small">Recent folders:</span>
+            {projects.slice(0, 8).map((p) => (
+              <button
+                key={p.id}
+                type="button"
+                class={`chip ${p.path === path ? 'on' : ''}`}
+                onClick={() => setPath(p.path)}
+                title={p.path}
+              >
+                {p.name}
+              </button>
+            ))}
+          </div>
+        )}
         <label class="field">
           <span>Agent</span>
           <select name="agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
@@ -146,21 +162,6 @@ export function NewChatView() {
           {working && <span class="muted small"> starting…</span>}
         </div>
       </form>
-      {projects.length > 0 && (
-        <section class="recent-projects">
-          <h2 class="small muted">Recent folders</h2>
-          <ul>
-            {projects.slice(0, 8).map((p) => (
-              <li key={p.id}>
-                <button type="button" class="link" onClick={() => setPath(p.path)} title={p.path}>
-                  {p.name}
-                </button>{' '}
-                <span class="muted small">{p.path}</span>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
     </section>
   );
 }
