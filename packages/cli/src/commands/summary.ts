@@ -19,6 +19,8 @@ interface Row {
   agent: string;
   id: string;
   path: string;
+  /** The main file is gone; the numbers are its subagents' files'. */
+  mainFileMissing?: true;
   summary: SessionSummaryWithPrompts;
 }
 
@@ -40,6 +42,7 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
     agent: head?.agent ?? target.agent ?? '',
     id: head?.id ?? target.sessionId ?? '',
     path: target.path,
+    ...(head?.mainFileMissing ? { mainFileMissing: true as const } : {}),
     summary: result.value,
   };
   if (values.json)
@@ -94,10 +97,10 @@ async function summarizeAll(
   return 0;
 }
 
-function renderSummary({ agent, id, path, summary: s }: Row): string {
+function renderSummary({ agent, id, path, mainFileMissing, summary: s }: Row): string {
   const lines = [
     `${agent} ${id}`,
-    `  file          ${path}`,
+    `  file          ${path}${mainFileMissing ? "  (gone: only its subagents' files remain)" : ''}`,
     `  turns         ${count(s.turns)}`,
     `  requests      ${count(s.requests)}`,
     `  input tokens  ${count(s.inputTokens)}  (cache read ${count(s.cacheReadTokens)}, cache write ${count(s.cacheWriteTokens)})`,
