@@ -328,7 +328,8 @@ describe('chatting with Claude Code in the browser', () => {
       await composer(page).fill(steer);
       await page.getByRole('button', { name: 'Steer', exact: true }).click();
       await page.waitForSelector('.steer-line', { timeout: 30_000 });
-      expect(await shownText(page.locator('.steer-line'))).toMatch(/Steering sent|queued/);
+      expect(await shownText(page.locator('.steer-line'))).toBe('Steering sent to the agent.');
+      await model.waitForRequest((r) => JSON.stringify(r.body).includes(steer), 120_000);
       // The queued message goes out once the turn is over, and is answered.
       await expect.poll(() => lastReply(page), { timeout: 180_000 }).toContain('Second answer.');
       expect(await page.locator('.chat-user', { hasText: queued }).count()).toBe(1);
@@ -552,8 +553,9 @@ describe('an agent without credentials', () => {
   beforeAll(async () => {
     const home = join(scratch, 'bare');
     const cairnHome = join(home, 'cairn');
-    mkdirSync(cairnHome, { recursive: true });
-    symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
+    // Only Claude Code's adapter is installed here: the others are offered for install.
+    mkdirSync(join(cairnHome, 'agents'), { recursive: true });
+    symlinkSync(join(agentsHome, 'agents', 'claude-code'), join(cairnHome, 'agents', 'claude-code'));
     const agent = await agentNoCredentialsEnv('claude-code', join(home, 'agent'));
     bare = await serve({ ...homeEnv(join(home, 'reader')), ...agent.env }, webRoot, { cairnHome });
   }, SLOW);
@@ -564,10 +566,17 @@ describe('an agent without credentials', () => {
   });
 
   it(
-    'shows the sign-in card with the methods the agent offers',
+    'offers to install a missing adapter, and shows the sign-in card with the methods the agent offers',
     async () => {
       const { page, context, errors } = await openPage(browser, bare);
       await page.waitForSelector('.sessions-view');
+      await page.getByRole('button', { name: 'New chat', exact: true }).click();
+      const missing = page.locator('.agent-roster li[data-agent="codex"]');
+      await missing.waitFor({ timeout: 60_000 });
+      expect(await missing.getByRole('button', { name: 'Install', exact: true }).isEnabled()).toBe(true);
+      expect(await page.locator('select[name=agent] option[value="codex"]').isDisabled()).toBe(true);
+      await screenshot(page, 'chat-install-light');
+      await page.goBack();
       await startChat(page);
       await say(page, 'PROMPT-SIGNIN hello');
       const card = page.locator('.signin-card');
