@@ -216,6 +216,12 @@ describe('the chat state', () => {
     expect(s.runState).toMatchObject({ generation: 4, phase: 'streaming', busy: true });
     s = reduceChat(s, { type: 'run_state', sessionId: 's1', runState: runState(4, 'idle', false) });
     expect(s.runState).toMatchObject({ generation: 4, phase: 'idle', busy: false });
+    // The word on a steer lasts until the next run.
+    s = reduceChat(s, { type: 'steer_result', ok: true, outcome: 'injected' });
+    s = reduceChat(s, { type: 'run_state', sessionId: 's1', runState: runState(4, 'idle', false) });
+    expect(s.steer).toEqual({ ok: true, outcome: 'injected', error: undefined });
+    s = reduceChat(s, { type: 'run_state', sessionId: 's1', runState: runState(5, 'streaming', true) });
+    expect(s.steer).toBeNull();
   });
 
   it('shows a permission card until it is settled, from this tab or another', () => {
@@ -299,12 +305,22 @@ describe('the chat state', () => {
       { type: 'thinking_delta', messageId: 'a1', delta: 'x' },
       { type: 'agent_end' },
       { type: 'error', message: 'the agent went away' },
+      { type: 'message_end', messageId: 'never-started' },
+      {
+        type: 'token_usage',
+        messageId: 'never-started',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        contextWindowUsed: 5,
+        contextWindowMax: 10,
+      },
       { type: 'frame_from_the_future' } as unknown as ServerEvent,
     ]);
     const m = assistants(s)[0]!;
     expect(m.streaming).toBe(false);
     expect(m.parts[0]).toMatchObject({ kind: 'thinking', open: false });
     expect(s.entries.at(-1)).toMatchObject({ kind: 'notice', level: 'error', text: 'the agent went away' });
+    expect(assistants(s)).toHaveLength(1);
+    expect(s.contextWindowUsed).toBe(5);
   });
   it('follows a loop to its end and an interval through its ticks', () => {
     let s = run([

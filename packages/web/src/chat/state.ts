@@ -166,7 +166,9 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
       const current = state.runState;
       // Frames of an older run can arrive after a newer one's: the generation says which is which.
       if (current && event.runState.generation < current.generation) return state;
-      return { ...state, runState: event.runState };
+      // A new run starts with no word on the last one's steering.
+      const newRun = current !== null && event.runState.generation > current.generation;
+      return { ...state, runState: event.runState, ...(newRun ? { steer: null } : {}) };
     }
     case 'queue_changed':
       return { ...state, queue: [...event.queue].sort((a, b) => a.position - b.position) };
@@ -383,6 +385,8 @@ function turnEvent(state: ChatState, ev: TurnEvent): ChatState {
           entries: replaceAt(entries, owner, applyToMessage(entries[owner] as AssistantEntry, ev)),
         };
     }
+    // The end of a message never shown, or its figures, make no message of their own.
+    if (ev.type === 'message_end' || ev.type === 'token_usage' || ev.type === 'thinking_end') return state;
     const fresh: AssistantEntry = { kind: 'assistant', id: ev.messageId, parts: [], streaming: true };
     return { ...state, entries: [...entries, applyToMessage(fresh, ev)] };
   }

@@ -168,10 +168,9 @@ export function NewChatView() {
 
 /** Opens a session found on disk as a chat with its agent (which loads it by its own id). */
 export function ContinueButton({ agent, sid, cwd }: { agent: string; sid: string; cwd: string | undefined }) {
-  const [state, setState] = useState<'idle' | 'working' | string>('idle');
+  const [working, setWorking] = useState(false);
+  const [failed, setFailed] = useState<string | null>(null);
   if (!CONTINUABLE.has(agent)) return null;
-  const working = state === 'working';
-  const failed = state !== 'idle' && !working ? state : null;
   return (
     <span class="continue">
       <button
@@ -185,10 +184,11 @@ export function ContinueButton({ agent, sid, cwd }: { agent: string; sid: string
           e.preventDefault();
           e.stopPropagation();
           if (cwd === undefined) return;
-          setState('working');
+          setWorking(true);
+          setFailed(null);
           const r = await continueSession(agent, sid, cwd);
-          if (!r.ok) return setState(r.error);
-          setState('idle');
+          setWorking(false);
+          if (!r.ok) return setFailed(r.error);
           window.location.hash = chatHref(r.value.id);
         }}
       >
