@@ -39,25 +39,46 @@ export async function stamp(path: string): Promise<FileStamp | undefined> {
   }
 }
 
-/** How many of a file's first bytes tell a rewritten file from one that grew. */
+/** How many bytes at the start of a file, and before the end of what was read, tell a file written
+ * anew from one that grew. */
 export const HEAD_PRINT_BYTES = 4096;
 
-/** A digest of `bytes` (a file's first bytes), tagged with how many there were. */
-export const printOf = (bytes: Uint8Array): string =>
-  bytes.length === 0
-    ? ''
-    : `${bytes.length}:${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}`;
+/** The two windows a print covers of a file read up to `offset`: its start and the bytes before `offset`. */
+const printWindows = (offset: number): [number, number][] => {
+  const head = Math.min(offset, HEAD_PRINT_BYTES);
+  const tail = Math.max(head, offset - HEAD_PRINT_BYTES);
+  return tail < offset
+    ? [
+        [0, head],
+        [tail, offset],
+      ]
+    : [[0, head]];
+};
 
-/** The print of a file's first min(`upTo`, HEAD_PRINT_BYTES) bytes; undefined when it cannot be read. */
-export async function headPrint(path: string, upTo: number): Promise<string | undefined> {
+/** A digest of the windows `read` gives of a file read up to `offset`, tagged with the offset. */
+function printWith(offset: number, read: (from: number, to: number) => Uint8Array): string {
+  if (offset <= 0) return '';
+  const hash = createHash('sha256');
+  for (const [from, to] of printWindows(offset)) hash.update(read(from, to));
+  return `${offset}:${hash.digest('base64url').slice(0, 22)}`;
+}
+
+/** The print of a file as it would have been read up to `offset`; undefined when it cannot be read. */
+export async function headPrint(path: string, offset: number): Promise<string | undefined> {
   try {
-    return printOf(await readRange(path, 0, Math.min(upTo, HEAD_PRINT_BYTES)));
+    const parts = new Map<number, Uint8Array>();
+    for (const [from, to] of printWindows(offset)) {
+      const bytes = await readRange(path, from, to - from);
+      if (bytes.length < to - from) return undefined;
+      parts.set(from, bytes);
+    }
+    return printWith(offset, (from) => parts.get(from)!);
   } catch {
     return undefined;
   }
 }
 
-/** How many bytes a print covers. */
+/** The offset a print was taken at. */
 export const printLength = (print: string): number => (print === '' ? 0 : Number(print.split(':', 1)[0]));
 
 export const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
@@ -131,10 +152,11 @@ export class SourceFiles {
     return this.readWhole(path, now);
   }
 
-  /** The print of the cached copy's first bytes, up to `upTo`; undefined when not cached. */
-  printOf(path: string, upTo: number): string | undefined {
+  /** The print of the cached copy read up to `offset`; undefined when not cached that far. */
+  printOf(path: string, offset: number): string | undefined {
     const c = this.cache.get(path);
-    return c ? printOf(c.data.subarray(0, Math.min(upTo, c.offset, HEAD_PRINT_BYTES))) : undefined;
+    if (!c || offset > c.offset) return undefined;
+    return printWith(offset, (from, to) => c.data.subarray(from, to));
   }
 
   /** The cached bytes, up to the last complete record; read whole (and cached) when absent. */
@@ -150,19 +172,25 @@ export class SourceFiles {
   }
 
   private async append(path: string, c: Cached, now: FileStamp): Promise<Refresh | undefined> {
-    // The first bytes, and one byte before the old end (it closed a line), tell whether the old
-    // content is still there or the file was written anew in place.
+    // The first bytes and those before the old end (the last of them closed a line) tell whether
+    // the old content is still there or the file was written anew in place.
     const first = Math.min(c.offset, HEAD_PRINT_BYTES);
-    if (first > 0) {
+    const from = c.offset - Math.min(c.offset, HEAD_PRINT_BYTES);
+    if (first > 0 && first <= from) {
       const head = await readRange(path, 0, first);
       this.stats.note(path, head.length);
       if (Buffer.compare(head, c.data.subarray(0, first)) !== 0) return undefined;
     }
-    const from = c.offset === 0 ? 0 : c.offset - 1;
     const chunk = await readRange(path, from, now.size - from);
     this.stats.note(path, chunk.length);
-    if (c.offset > 0 && chunk[0] !== 10) return undefined;
-    const fresh = c.offset === 0 ? chunk : chunk.subarray(1);
+    const kept = c.offset - from;
+    if (
+      kept > 0 &&
+      (chunk.length < kept || Buffer.compare(chunk.subarray(0, kept), c.data.subarray(from, c.offset)) !== 0)
+    )
+      return undefined;
+    if (kept > 0 && chunk[kept - 1] !== 10) return undefined;
+    const fresh = chunk.subarray(kept);
     const nl = fresh.lastIndexOf(10);
     c.stamp = now;
     if (nl === -1) return { kind: 'unchanged', stamp: now, offset: c.offset };

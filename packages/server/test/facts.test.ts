@@ -124,6 +124,48 @@ describe.skipIf(!corpus)('a session file written anew', () => {
   });
 });
 
+describe.skipIf(!corpus)('a file rewritten in place past its first bytes', () => {
+  it('is read anew: what its old end said is no longer found, what the new one says is', async () => {
+    const lines = readFileSync(corpusPath(...SPOTTER, 'short.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const prompt = JSON.parse(lines.find((l) => l.includes('"type":"user"'))!) as Record<string, unknown>;
+    const said = (word: string, uuid: string) =>
+      JSON.stringify({ ...prompt, uuid, message: { role: 'user', content: `please look at ${word}` } });
+    const start = `${lines.join('\n')}\n`;
+    expect(start.length).toBeGreaterThan(8192);
+    const home = tempDir();
+    const dir = join(home, '.claude', 'projects', '-src');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 's.jsonl');
+    writeFileSync(file, `${start}${said('zanzibarquux', 'aaaaaaaa-0000-4000-8000-000000000001')}\n`);
+    const server = await serve(homeEnv(home), { rescanMs: 60_000 });
+    try {
+      const hits = async (word: string) => {
+        const c = await Client.open(server);
+        const reply = await c.request('session_search', { query: word, targets: ['prompt'] });
+        await c.close();
+        return (reply.hits as unknown[]).length;
+      };
+      expect(await hits('zanzibarquux')).toBe(1);
+      const c = await Client.open(server);
+      await c.request('topic_subscribe', { topic: 'sessions' });
+      // The same first bytes, another last record, and more of them: it looks as if it grew.
+      writeFileSync(
+        file,
+        `${start}${said('otherwordxyzzy', 'aaaaaaaa-0000-4000-8000-000000000002')}\n${said('thirdwordplugh', 'aaaaaaaa-0000-4000-8000-000000000003')}\n`,
+      );
+      await c.until((f) => f.some((x) => x.type === 'session_upserted'));
+      await server.catalog.settled();
+      await c.close();
+      expect(await hits('otherwordxyzzy')).toBe(1);
+      expect(await hits('zanzibarquux')).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe.skipIf(!corpus)('times and activity of copied sessions', () => {
   it('come from the records, whole ms, in their order; none is active until the server sees it grow', async () => {
     const home = tempDir();
