@@ -32,8 +32,8 @@ export interface FileState {
   ino: number;
   /** Bytes read: the end of the last complete record. */
   offset: number;
-  /** A digest of the file's first bytes as read (see `headPrint`), to tell a rewritten file from a
-   * grown one; '' before the file was read. */
+  /** A digest of the file's first bytes and of those before `offset` (see `headPrint`), to tell a
+   * file written anew from one that grew; '' before the file was read. */
   head: string;
 }
 
