@@ -204,6 +204,12 @@ describe('chatting with Claude Code in the browser', () => {
       expect(readFileSync(allowed, 'utf8')).toBe('allowed\n');
       await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain('Wrote allowed.txt.');
       await idle(page);
+      // After a reload the stored turn shows its tool call, finished, and the reply after it.
+      await page.reload();
+      await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
+      await page.locator('.chat-tool[data-status="ok"]').first().waitFor({ timeout: 30_000 });
+      expect(await lastReply(page)).toContain('Wrote allowed.txt.');
+      await askingMode(page);
 
       const denyPrompt = 'PROMPT-DENY write another file';
       model.script(
@@ -213,8 +219,13 @@ describe('chatting with Claude Code in the browser', () => {
       await say(page, denyPrompt);
       const second = page.locator('.permission-card.pending');
       await second.waitFor({ timeout: 120_000 });
-      await second.locator('button[data-kind^="reject"]').first().click();
-      await expect.poll(() => page.locator('.permission-card.settled').count(), { timeout: 60_000 }).toBe(2);
+      const reject = second.locator('button[data-kind^="reject"]').first();
+      const rejectName = (await reject.textContent())!;
+      await reject.click();
+      await expect.poll(() => page.locator('.permission-card.pending').count(), { timeout: 60_000 }).toBe(0);
+      expect(await shownText(page.locator('.permission-card.settled').last())).toContain(
+        `Answered: ${rejectName}`,
+      );
       await page.waitForSelector('.run-badge[data-busy=no]', { timeout: 120_000 });
       expect(existsSync(denied)).toBe(false);
       expect(errors).toEqual([]);
@@ -316,6 +327,12 @@ describe('chatting with Claude Code in the browser', () => {
       await say(page, `${queued} draft`);
       const row = page.locator('.queue-item').first();
       await row.waitFor({ timeout: 30_000 });
+      // A second queued message, taken off the queue again.
+      await say(page, 'PROMPT-QUEUE-DROPPED never sent');
+      const dropped = page.locator('.queue-item', { hasText: 'PROMPT-QUEUE-DROPPED' });
+      await dropped.waitFor({ timeout: 30_000 });
+      await dropped.getByRole('button', { name: 'Remove', exact: true }).click();
+      await expect.poll(() => dropped.count(), { timeout: 30_000 }).toBe(0);
       await row.getByRole('button', { name: 'Edit', exact: true }).click();
       await row.getByRole('textbox', { name: 'Queued message' }).fill(queued);
       await row.getByRole('button', { name: 'Save', exact: true }).click();
@@ -334,6 +351,7 @@ describe('chatting with Claude Code in the browser', () => {
       await expect.poll(() => lastReply(page), { timeout: 180_000 }).toContain('Second answer.');
       expect(await page.locator('.chat-user', { hasText: queued }).count()).toBe(1);
       expect(await page.locator('.queue-item').count()).toBe(0);
+      expect(await page.locator('.chat-user', { hasText: 'PROMPT-QUEUE-DROPPED' }).count()).toBe(0);
       expect(errors).toEqual([]);
       expect(await violations(page)).toEqual([]);
       await context.close();
