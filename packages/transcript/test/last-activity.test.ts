@@ -1,6 +1,7 @@
 // A session's last activity is the time of its last record, in whole milliseconds, whatever the
 // files' modification times say (a copy, a restore); the modification time stands in only when
 // no record carries a time.
+import { execFileSync } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
@@ -73,6 +74,17 @@ describe.skipIf(!corpus)('last activity from the records', () => {
     };
     appendFileSync(path, `${JSON.stringify(long)}\n`);
     expect((await headsOf(home))[0]!.lastActivityAt).toBe(Date.parse(long.timestamp));
+  });
+
+  it('reads the end of a compressed rollout through its decompressed stream', async () => {
+    const home = tempHome();
+    const day = join(home, '.codex', 'sessions', '2026', '02', '23');
+    mkdirSync(day, { recursive: true });
+    const name = readdirSync(corpusPath('codex', 'sessions', '2026', '02', '23')).sort()[1]!;
+    const plain = corpusPath('codex', 'sessions', '2026', '02', '23', name);
+    execFileSync('zstd', ['-q', '-3', plain, '-o', join(day, `${name}.zst`)]);
+    const [head] = await headsOf(home);
+    expect(head).toMatchObject({ path: join(day, `${name}.zst`), lastActivityAt: lastLineTime(plain) });
   });
 
   it('falls back to the modification time, truncated to whole ms, when no record has a time', async () => {
