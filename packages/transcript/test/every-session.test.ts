@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   adapterTable,
+  type DiscoverEntry,
   discoverSessions,
   foldTranscript,
   HEAD_BYTES,
@@ -196,6 +197,24 @@ describe.skipIf(!corpus)('session files reached through symbolic links', () => {
         join(claude, '-src-app', 'gone', 'subagents', 'workflows', 'wf_1', 'agent-acompact-e1f845.jsonl'),
       ],
     });
+  });
+});
+
+describe.skipIf(!corpus)('discovery over linked files and lost main files', () => {
+  it('finds the sessions the listing finds, in its order', async () => {
+    const home = trickyHome();
+    const platform = tempPlatform(home);
+    const line = (e: ListEntry | DiscoverEntry) =>
+      'ref' in e ? `! ${e.ref}` : `${e.agent} ${e.id} ${e.path}`;
+    const listed = (await listAll(platform)).map(line);
+    const found: string[] = [];
+    for await (const e of discoverSessions(platform)) found.push(line(e));
+    // A Claude Code link to nothing is a session to discovery (reading it fails), a failure to the listing.
+    const dangling = join(home, '.claude', 'projects', '-src-app', 'dangling.jsonl');
+    expect(listed).toContain(`! ${dangling}`);
+    expect(found).toEqual(
+      listed.map((l) => (l === `! ${dangling}` ? `claude-code dangling ${dangling}` : l)),
+    );
   });
 });
 

@@ -87,6 +87,22 @@ describe.skipIf(!corpus)('last activity from the records', () => {
     expect(head).toMatchObject({ path: join(day, `${name}.zst`), lastActivityAt: lastLineTime(plain) });
   });
 
+  it("is a Gemini CLI JSONL session's last message or metadata update", async () => {
+    const home = tempHome();
+    const chats = join(home, '.gemini', 'tmp', 'p', 'chats');
+    mkdirSync(chats, { recursive: true });
+    const source = corpusPath('more', 'gemini', 'jsonl_v040.jsonl');
+    cpSync(source, join(chats, 'session-2026-04-29T21-39-gemini_s.jsonl'));
+    const last = readFileSync(source, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { timestamp?: string; $set?: { lastUpdated?: string } })
+      .map((r) => r.timestamp ?? r.$set?.lastUpdated)
+      .findLast((t) => t !== undefined)!;
+    const [head] = await headsOf(home);
+    expect(head?.lastActivityAt).toBe(Date.parse(last));
+  });
+
   it('falls back to the modification time, truncated to whole ms, when no record has a time', async () => {
     const home = tempHome();
     const project = join(home, '.claude', 'projects', '-src');
