@@ -3,6 +3,7 @@
 // growing delay; the server's `session_ready` then rebuilds the state whole.
 import { authorizedFetch, socketProtocols } from '../rpc.js';
 import { checkChatEvent } from '../wire-check.js';
+import { HistoryAssembler } from './chunks.js';
 import { type ChatState, disconnected, initialChatState, reduceChat } from './state.js';
 import type { ClientMessage, ServerEvent } from './wire.js';
 
@@ -29,6 +30,9 @@ export class ChatSocket {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private readonly listeners = new Set<() => void>();
+  private queue: Promise<void> = Promise.resolve();
+  private history = new HistoryAssembler();
+  private held: ServerEvent[] = [];
 
   constructor(
     readonly sessionId: string,
@@ -85,17 +89,19 @@ export class ChatSocket {
         return;
       }
       if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return;
-      const checked = checkChatEvent(frame as Record<string, unknown>);
-      // A frame that breaks the contract is shown as the fault it is, never acted on.
-      const event: ServerEvent = checked.ok
-        ? (frame as ServerEvent)
-        : { type: 'error', message: `The server sent a frame that breaks the contract: ${checked.message}` };
-      this.state = reduceChat(this.state, event);
-      this.changed();
+      const f = frame as Record<string, unknown>;
+      // Frames are taken one after the other: a gzipped history chunk is unpacked before the next.
+      this.queue = this.queue
+        .then(() => (this.ws === ws ? this.take(f) : undefined))
+        .catch((error: unknown) => {
+          this.fold({ type: 'error', message: `A frame could not be shown: ${(error as Error).message}` });
+        });
     };
     ws.onclose = () => {
       if (this.ws !== ws) return;
       this.ws = undefined;
+      this.history = new HistoryAssembler();
+      this.held = [];
       this.socketState = 'closed';
       this.state = disconnected(this.state);
       this.changed(true);
@@ -103,6 +109,48 @@ export class ChatSocket {
       if (opened) this.retry();
       else void this.probe();
     };
+  }
+
+  private async take(frame: Record<string, unknown>): Promise<void> {
+    const checked = checkChatEvent(frame);
+    // A frame that breaks the contract is shown as the fault it is, never acted on.
+    if (!checked.ok) {
+      this.fold({
+        type: 'error',
+        message: `The server sent a frame that breaks the contract: ${checked.message}`,
+      });
+      return;
+    }
+    const type = frame.type;
+    if (type === 'session_ready_start') {
+      this.history.begin(frame);
+      return;
+    }
+    if (type === 'history_chunk' && this.history.active) {
+      try {
+        await this.history.add(frame);
+      } catch (error) {
+        this.fold({
+          type: 'error',
+          message: `A piece of the history could not be read: ${(error as Error).message}`,
+        });
+      }
+      return;
+    }
+    if (type === 'session_ready_end') {
+      const done = this.history.finish(frame);
+      this.fold(done.ok ? done.event : { type: 'error', message: done.message });
+      for (const held of this.held.splice(0)) this.fold(held);
+      return;
+    }
+    // What comes while the history is still arriving follows it.
+    if (this.history.active) this.held.push(frame as ServerEvent);
+    else this.fold(frame as ServerEvent);
+  }
+
+  private fold(event: ServerEvent): void {
+    this.state = reduceChat(this.state, event);
+    this.changed();
   }
 
   private retry(): void {

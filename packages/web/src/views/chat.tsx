@@ -133,7 +133,7 @@ function ChatView({ id }: { id: string }) {
           pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        <div class="chat-log" aria-live="polite" data-ready={state.ready ? 'yes' : 'no'}>
+        <div class="chat-log" data-ready={state.ready ? 'yes' : 'no'}>
           {socket.socketState === 'missing' ? (
             <p class="empty" role="alert">
               There is no chat session {id} on this server. <a href="#/chat">Start a new chat</a>.
