@@ -77,6 +77,8 @@ const ratio = (x, y) => (Number.isFinite(x / y) ? `${(x / y).toFixed(2)}x` : '?'
 const med = (samples, pick) => median(samples.map(pick));
 const header = (cols) => console.log(`  ${''.padEnd(44)} ${cols.map((c) => c.padStart(11)).join(' ')}`);
 const row = (name, cells) => console.log(`  ${name.padEnd(44)} ${cells.join(' ')}`);
+/** Each run's p95, so the spread behind a median shows. */
+const runsText = (samples, pick) => samples.map((s) => pick(s).toFixed(0)).join(' ');
 
 // 1. Per-delta latency.
 const deltas = Number(values.deltas);
@@ -104,6 +106,10 @@ const wsTen = {
 };
 row('(k) ws client, one tab', [ms(wsOne.p50), ms(wsOne.p95), ms(wsOne.max)]);
 row('(l) ws clients, ten tabs (all their deltas)', [ms(wsTen.p50), ms(wsTen.p95), ms(wsTen.max)]);
+if (runs > 1)
+  console.log(
+    `  p95 of each run, ms: one tab ${runsText(ws, (s) => s.one.p95Ms)}; ten tabs ${runsText(ws, (s) => s.ten.p95Ms)}`,
+  );
 console.log(
   `  the clients' own event-loop delay, p99: ${med(ws, (s) => s.one.clientLoopP99Ms).toFixed(1)} ms (one tab), ` +
     `${med(ws, (s) => s.ten.clientLoopP99Ms).toFixed(1)} ms (ten tabs)`,
@@ -138,6 +144,11 @@ if (browser) {
     ['(p) ten tabs, painted', page.tenPainted],
   ])
     row(name, [ms(f.p50), ms(f.p95), ms(f.max)]);
+  if (runs > 1)
+    console.log(
+      `  p95 painted of each run, ms: one tab ${runsText(samples, (s) => s.one.painted.p95Ms)}; ` +
+        `ten tabs ${runsText(samples, (s) => s.ten.painted.p95Ms)}`,
+    );
   const hidden = Math.max(...samples.map((s) => s.hidden));
   const errors = samples.flatMap((s) => s.errors);
   if (hidden > 0) console.log(`  (${hidden} of the ten tabs were not visible)`);
