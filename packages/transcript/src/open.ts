@@ -34,6 +34,7 @@ export async function openSession(
   const ctx = adapterContext(platform, signal);
 
   let adapter: SessionAdapter | undefined;
+  let paths: Awaited<ReturnType<SessionAdapter['sessionFiles']>> | undefined;
   if (target.agent !== undefined) {
     adapter = findAdapter(target.agent, providers);
     if (!adapter) {
@@ -44,7 +45,7 @@ export async function openSession(
       });
     }
   } else {
-    let head: Uint8Array;
+    let head: Uint8Array | undefined;
     try {
       const stat = await platform.fs.stat(target.path);
       if (stat.isDirectory)
@@ -52,11 +53,21 @@ export async function openSession(
       head = await readHead(platform, target.path);
     } catch (cause) {
       rethrowIfAborted(signal);
-      return err(
-        errnoCode(cause) === 'ENOENT' ? sessionNotFound(target.path) : readFailed(target.path, cause),
-      );
+      if (errnoCode(cause) !== 'ENOENT') return err(readFailed(target.path, cause));
+      // A main file that is gone can still name a session whose other files remain.
+      for (const a of adapterTable(providers)) {
+        const found = await a.sessionFiles(ctx, target.path);
+        rethrowIfAborted(signal);
+        if (found.ok) {
+          adapter = a;
+          paths = found;
+          break;
+        }
+      }
+      if (!adapter) return err(sessionNotFound(target.path));
     }
-    adapter = adapterTable(providers).find((a) => a.detect(target.path, head));
+    const first = head;
+    if (first !== undefined) adapter = adapterTable(providers).find((a) => a.detect(target.path, first));
     if (!adapter) {
       return err({
         _tag: 'NoAdapterAccepted',
@@ -66,7 +77,7 @@ export async function openSession(
     }
   }
 
-  const paths = await adapter.sessionFiles(ctx, target.path);
+  paths ??= await adapter.sessionFiles(ctx, target.path);
   rethrowIfAborted(signal);
   if (!paths.ok) return paths;
 

@@ -108,9 +108,15 @@ describe.skipIf(!corpus)('a Claude Code session whose main file is gone', () => 
       expect(t.events.filter((e) => e.agentId === sid)).toEqual([]);
       expect(t.events.length).toBeGreaterThan(0);
       expect(t.capabilities).toContain('subagents');
-      // Opening one of its subagent files opens the whole session.
-      const one = await loadTranscript(platform, { path: subagentFilesOf(project, sid)[0]! });
-      expect(one.ok && one.value.agents.map((a) => a.id)).toEqual(t.agents.map((a) => a.id));
+      // Opening one of its subagent files, or its main file's path without naming the agent,
+      // opens the whole session.
+      for (const path of [subagentFilesOf(project, sid)[0]!, join(project, `${sid}.jsonl`)]) {
+        const one = await loadTranscript(platform, { path });
+        expect(one.ok && one.value.agents.map((a) => a.id), path).toEqual(t.agents.map((a) => a.id));
+      }
+      // A path that names nothing is still not found.
+      const none = await loadTranscript(platform, { path: join(project, 'nothing.jsonl') });
+      expect(none).toMatchObject({ ok: false, error: { _tag: 'SessionNotFound' } });
     }
   });
 
