@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Journal, type SessionLimits, Workstation } from '@cairn/runner';
+import { agentEnvironment, Journal, type SessionLimits, Workstation } from '@cairn/runner';
 import { AgentWireServer, type DriveNotice, EventLog, type LoggedEvent, linkInProcess } from '@cairn/server';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -345,5 +345,53 @@ describe('signing in', () => {
       { url: 'http://127.0.0.1:9/wire-login', elicitationId: 'login-1', done: false },
       { elicitationId: 'login-1', done: true },
     ]);
+  });
+});
+
+describe('the rest of the wire', () => {
+  it('lists the agent’s own sessions with whole-millisecond times', async () => {
+    const h = await harness();
+    const reply = await h.server.listNative('ws', 'wire', { cwd: h.dir });
+    expect(reply).toMatchObject({
+      ok: true,
+      sessions: [
+        {
+          nativeSessionId: 'wire-old-1',
+          title: 'An older session',
+          cwd: h.dir,
+          updatedAtEpochMs: Date.parse('2026-11-30T12:00:00.250Z'),
+        },
+      ],
+    });
+  });
+
+  it('ends a running turn whose session a reconnecting workstation no longer offers', async () => {
+    const h = await harness({ mode: 'hang' });
+    h.server.prompt(h.sessionRef, 'wait');
+    await new Promise((r) => setTimeout(r, 300));
+    // A workstation with an empty journal stands in for one that lost the session.
+    h.link().drop();
+    const other = makeWorkstation(scratch(), {});
+    cleanups.push(other.stop);
+    linkInProcess(h.server, other.workstation);
+    await h.received.until(() => h.received.notices.some((n) => n.kind === 'lost'), 'the lost turn');
+    const lost = h.received.notices.find((n) => n.kind === 'lost');
+    expect(lost).toMatchObject({ action: 'missing_from_offer' });
+    expect(h.log.get(h.sessionRef)?.turnRunning).toBe(false);
+  });
+
+  it('answers heartbeats, and an agent never sees cairn’s own secrets', async () => {
+    const frames: string[] = [];
+    const h = await harness();
+    const side = h.server.attach({ send: (t) => frames.push(t), close: () => {} });
+    side.receive(JSON.stringify({ t: 'agent_hello', ticket: TICKET }));
+    side.receive(JSON.stringify({ t: 'heartbeat', seq: 7, sentAtEpochMs: Date.now() }));
+    expect(frames.map((f) => JSON.parse(f).t)).toEqual(['agent_ready', 'heartbeat_ack']);
+    expect(JSON.parse(frames[1]!)).toMatchObject({ seq: 7 });
+    const env = agentEnvironment(
+      { PATH: '/usr/bin', CAIRN_TOKEN: 'secret', HOME: '/home/u' },
+      { env: { CAIRN_TOKEN: 'sneaked', KEY: 'v' }, pathPrepend: ['/opt/tools/bin'] },
+    );
+    expect(env).toEqual({ PATH: '/opt/tools/bin:/usr/bin', HOME: '/home/u', KEY: 'v' });
   });
 });

@@ -32,6 +32,7 @@ const app = acp
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: process.env.WIRE_AGENT_NO_IMAGES !== '1' },
+      sessionCapabilities: { list: {} },
     },
     agentInfo: { name: 'wire-agent', version: '1.0.0' },
     authMethods: [{ id: 'wire-login', name: 'Wire login' }],
@@ -53,6 +54,16 @@ const app = acp
     await ctx.client.notify('elicitation/complete', { elicitationId: 'login-1' });
     return {};
   })
+  .onRequest('session/list', (ctx) => ({
+    sessions: [
+      {
+        sessionId: 'wire-old-1',
+        cwd: ctx.params.cwd ?? '/',
+        title: 'An older session',
+        updatedAt: '2026-11-30T12:00:00.250Z',
+      },
+    ],
+  }))
   .onRequest('session/load', async (ctx) => {
     await ctx.client.notify('session/update', text(ctx.params.sessionId, '[history]'));
     return {};
