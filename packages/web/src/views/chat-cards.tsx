@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import type { PermissionCard } from '../chat/state.js';
 import type { ClientMessage, SignIn } from '../chat/wire.js';
-import { TextBlock } from './fold.js';
+import { ArgsView } from './chat-tool.js';
 
 function optionKind(kind: string): string {
   return kind.startsWith('allow') ? 'allow' : kind.startsWith('reject') ? 'reject' : 'other';
@@ -36,10 +36,7 @@ export function PermissionView({
       {args !== undefined && args !== null && (
         <details class="permission-args">
           <summary class="muted small">what it will do</summary>
-          <TextBlock
-            text={typeof args === 'string' ? args : JSON.stringify(args, null, 2)}
-            className="json"
-          />
+          <ArgsView args={args} />
         </details>
       )}
       {settled ? (
