@@ -128,7 +128,15 @@ describe('chatting with Claude Code in the browser', () => {
     async () => {
       const prompt = 'PROMPT-STREAM say hello';
       const reply = 'Hello from the fake model, streamed in pieces.';
-      model.script({ when: prompt, steps: [{ kind: 'text', text: reply, deltas: 6 }], paceMs: 30 });
+      const thought = 'The person wants a greeting; a short one will do.';
+      model.script({
+        when: prompt,
+        steps: [
+          { kind: 'thinking', text: thought },
+          { kind: 'text', text: reply, deltas: 6 },
+        ],
+        paceMs: 30,
+      });
       const { page, context, errors, dialogs } = await openPage(browser, served);
       await page.waitForSelector('.sessions-view');
       await screenshot(page, 'chat-sessions-light');
@@ -143,6 +151,11 @@ describe('chatting with Claude Code in the browser', () => {
       await idle(page);
       expect(await page.locator('.chat-user', { hasText: prompt }).count()).toBe(1);
       expect(await composer(page).inputValue()).toBe('');
+      // The thinking is folded away, and opens to show itself.
+      const thinking = page.locator('.chat-assistant .thinking-fold').last();
+      expect(await thinking.getAttribute('open')).toBeNull();
+      await thinking.locator('summary').click();
+      expect((await shownText(thinking)).replace(/\s+/g, ' ')).toContain(thought);
       // The usage line of the message carries the tokens the model reported.
       await expect.poll(() => shownText(page.locator('.chat-assistant .usage-line').last())).toMatch(/out/);
       await screenshot(page, 'chat-streamed-light');
