@@ -549,6 +549,7 @@ export class Catalog {
       if (k.sessionKey === key && !files.value.includes(path)) {
         replaced = true;
         this.known.delete(path);
+        this.lastRecords.delete(path);
         this.options.db.deleteFile(path);
       }
     }
@@ -671,6 +672,7 @@ export class Catalog {
     for (const [path, k] of this.known) {
       if (k.sessionKey === e.key) {
         this.known.delete(path);
+        this.lastRecords.delete(path);
         this.files.drop(path);
       }
     }
@@ -680,6 +682,7 @@ export class Catalog {
     this.forgetFiles(e);
     this.sessions.delete(e.key);
     this.latest.delete(e.key);
+    this.grewAt.delete(e.key);
     this.options.db.removeSession(e.key);
     this.emitHeads([], [e]);
   }
