@@ -249,6 +249,51 @@ describe('chatting with Claude Code in the browser', () => {
   );
 
   it(
+    'shows a tool call running and then its result',
+    async () => {
+      const prompt = 'PROMPT-TOOL list the folder';
+      const marker = join(project, 'marker-for-ls.txt');
+      writeFileSync(marker, 'x');
+      model.script(
+        {
+          when: prompt,
+          steps: [
+            {
+              kind: 'tool',
+              name: 'Bash',
+              input: { command: `ls ${project}`, description: 'List the folder' },
+            },
+          ],
+        },
+        { when: prompt, steps: [{ kind: 'text', text: 'The folder holds a marker.' }] },
+      );
+      const { page, context, errors } = await openPage(browser, served);
+      await startChat(page);
+      await say(page, prompt);
+      const tool = page.locator('.chat-tool').first();
+      await tool.waitFor({ timeout: 120_000 });
+      // Claude Code may ask before running a command: the first allowing answer lets it run.
+      const ask = page.locator('.permission-card.pending button[data-kind="allow_once"]');
+      await Promise.race([
+        page
+          .locator('.chat-tool[data-status="ok"], .chat-tool[data-status="err"]')
+          .first()
+          .waitFor({ timeout: 120_000 }),
+        ask.waitFor({ timeout: 120_000 }).then(() => ask.click()),
+      ]);
+      await page.locator('.chat-tool[data-status="ok"]').first().waitFor({ timeout: 120_000 });
+      await tool.locator('summary').click();
+      await expect.poll(() => shownText(tool), { timeout: 30_000 }).toContain('marker-for-ls.txt');
+      await expect.poll(() => lastReply(page), { timeout: 120_000 }).toContain('The folder holds a marker.');
+      await screenshot(page, 'chat-tool-light');
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
     'stops a turn mid-stream and frees the composer',
     async () => {
       const prompt = 'PROMPT-STOP talk forever';
