@@ -1,6 +1,6 @@
 // The session list in a real browser shows what the records say: sessions copied just now show
-// when they last recorded something (months ago), none is marked active, and one the server sees
-// grow is marked active at once.
+// when they last recorded something (months ago), none is marked active, one the server sees grow
+// is marked active at once, and a session whose main file is gone says so.
 import { appendFileSync, cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -10,6 +10,7 @@ import { buildUi, homeEnv, launch, openPage, type Served, serve, shownText, temp
 
 const SLOW = 180_000;
 const SPOTTER = ['claude', 'projects', '-work-spotter'];
+const LOST = '4d5611e5-241a-462a-8d15-5122611a9569';
 
 /** The last line's timestamp of a JSONL file, as ms. */
 const lastLineTime = (path: string): number =>
@@ -35,6 +36,8 @@ describe.skipIf(!corpus)('the session list of copied sessions', () => {
     mkdirSync(project, { recursive: true });
     for (const name of ['short.jsonl', 'tool_heavy.jsonl'])
       cpSync(corpusPath(...SPOTTER, name), join(project, name));
+    // A session whose main file is gone: only its subagents' files remain.
+    cpSync(corpusPath(...SPOTTER, LOST), join(project, LOST), { recursive: true });
     served = await serve(env, webRoot);
   }, SLOW);
 
@@ -69,6 +72,22 @@ describe.skipIf(!corpus)('the session list of copied sessions', () => {
       await page.locator('.session-item.active[data-sid="short"] .active-label').waitFor({ timeout: 30_000 });
       expect(await shownText(page.locator('.session-item[data-sid="short"] .when'))).toBe('just now');
       expect(await page.locator('.session-item.active').count()).toBe(1);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
+    'marks a session whose main file is gone and offers no Continue for it',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      const lost = page.locator(`.session-item[data-sid="${LOST}"]`);
+      await lost.waitFor();
+      expect(await shownText(lost.locator('.lost-main'))).toContain('subagents only');
+      expect(await lost.locator('.continue-button').count()).toBe(0);
+      expect(await page.locator('.session-item[data-sid="short"] .lost-main').count()).toBe(0);
+      expect(await page.locator('.session-item[data-sid="short"] .continue-button').count()).toBe(1);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -202,7 +202,14 @@ function SessionItem({ head }: { head: SessionHead }) {
           title={head.active ? 'active now' : 'idle'}
           aria-hidden="true"
         />
-        <span class="session-title">{title.length > 200 ? `${title.slice(0, 199)}…` : title}</span>
+        <span class="session-title">
+          {head.main_file_missing && (
+            <span class="muted lost-main" title="the main file is gone; only its subagents' files remain">
+              subagents only ·{' '}
+            </span>
+          )}
+          {title.length > 200 ? `${title.slice(0, 199)}…` : title}
+        </span>
         <span class={`agent-badge agent-${head.agent}`}>{head.agent}</span>
         {head.active && <span class="active-label">active</span>}
         <span class="muted small when" title={at ? formatDateTime(at) : ''}>
@@ -210,7 +217,8 @@ function SessionItem({ head }: { head: SessionHead }) {
         </span>
         <span class="muted small size">{formatBytes(head.size)}</span>
       </a>
-      <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />
+      {/* The agent cannot take up a session whose main file is gone. */}
+      {!head.main_file_missing && <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />}
     </li>
   );
 }
