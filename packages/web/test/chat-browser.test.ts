@@ -68,9 +68,21 @@ afterAll(async () => {
 });
 
 /** Opens the new-chat form from the sessions page and starts a chat with Claude Code in the project. */
-async function startChat(page: Page, shot?: string, agentKey = 'claude-code'): Promise<string> {
+async function startChat(
+  page: Page,
+  shot?: string,
+  agentKey = 'claude-code',
+  folder: 'type' | 'recent' = 'type',
+): Promise<string> {
   await page.getByRole('button', { name: 'New chat', exact: true }).click();
-  await page.getByRole('textbox', { name: 'Project folder' }).fill(project);
+  const box = page.getByRole('textbox', { name: 'Project folder' });
+  if (folder === 'recent') {
+    // The folder of an earlier chat is offered, and one click fills it in.
+    await page.locator(`.recent-folders .chip[title="${project}"]`).click({ timeout: 30_000 });
+    expect(await box.inputValue()).toBe(project);
+  } else {
+    await box.fill(project);
+  }
   const agent = page.getByRole('combobox', { name: 'Agent' });
   await expect.poll(() => agent.locator(`option[value="${agentKey}"]:not([disabled])`).count()).toBe(1);
   await agent.selectOption(agentKey);
@@ -507,7 +519,13 @@ describe('chatting with Codex in the browser', () => {
       const file = join(project, 'codex.txt');
       const { page, context, errors } = await openPage(browser, served);
       await page.waitForSelector('.sessions-view');
-      await startChat(page, undefined, 'codex');
+      // The project is known already (an earlier chat, or here the API): the form offers it.
+      const known = await page.request.post(`${served.base}api/projects`, {
+        headers: { authorization: `Bearer ${served.server.token}` },
+        data: { path: project },
+      });
+      expect(known.ok()).toBe(true);
+      await startChat(page, undefined, 'codex', 'recent');
       const hello = 'PROMPT-CODEX-HELLO say hello';
       model.script({
         when: hello,

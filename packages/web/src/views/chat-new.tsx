@@ -45,8 +45,8 @@ export function NewChatView() {
     void loadAgents();
     void listProjects().then((p) => {
       if (!p.ok) return;
+      // Offered, not filled in: a folder typed meanwhile must not be changed under the typist.
       setProjects(p.value);
-      setPath((current) => (current === '' && p.value[0] ? p.value[0].path : current));
     });
   }, []);
 
