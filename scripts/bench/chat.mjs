@@ -89,7 +89,7 @@ const load = () =>
     .join(' ')} on ${availableParallelism()} cores`;
 console.log(`\nchat: ${load()} before the chat bench (the figures move with it)`);
 console.log(
-  `chat: per-delta latency, agent → tab, a turn of ${deltas.toLocaleString('en-US')} deltas paced ${pace} ms, ${runs} runs, medians`,
+  `chat: per-delta latency, agent → tab, turns of ${deltas.toLocaleString('en-US')} deltas paced ${pace} ms (two with one tab, two with ten, a run), ${runs} runs, medians`,
 );
 const ws = [];
 for (let i = 0; i < runs; i++) ws.push(measure('deltas-ws', deltas, pace));
@@ -111,7 +111,7 @@ if (runs > 1)
     `  p95 of each run, ms: one tab ${runsText(ws, (s) => s.one.p95Ms)}; ten tabs ${runsText(ws, (s) => s.ten.p95Ms)}`,
   );
 console.log(
-  `  the clients' own event-loop delay, p99: ${med(ws, (s) => s.one.clientLoopP99Ms).toFixed(1)} ms (one tab), ` +
+  `  the clients' own event-loop delay, p99 of the worse turn: ${med(ws, (s) => s.one.clientLoopP99Ms).toFixed(1)} ms (one tab), ` +
     `${med(ws, (s) => s.ten.clientLoopP99Ms).toFixed(1)} ms (ten tabs)`,
 );
 
