@@ -109,6 +109,18 @@ export interface FuzzCase {
 }
 
 const enc = new TextEncoder();
+/** How many bytes one duplication may add. */
+const MAX_ADDED = 4 * 1024 * 1024;
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 const dec = new TextDecoder();
 const MAX_LINES = 40;
 
@@ -276,7 +288,7 @@ function mutateBytes(r: Rand, data: Uint8Array, m: Mutation): Uint8Array {
     case 'utf8':
     case 'nul': {
       const at = int(r, data.length + 1);
-      const junk =
+      const junk: number[] =
         m === 'nul'
           ? [0]
           : pick(r, [
@@ -287,10 +299,10 @@ function mutateBytes(r: Rand, data: Uint8Array, m: Mutation): Uint8Array {
               [0xf8, 0x88, 0x80, 0x80, 0x80],
               [0x80],
             ]);
-      return new Uint8Array([...data.subarray(0, at), ...junk, ...data.subarray(at)]);
+      return concat(data.subarray(0, at), new Uint8Array(junk), data.subarray(at));
     }
     case 'bom':
-      return new Uint8Array([0xef, 0xbb, 0xbf, ...data]);
+      return concat(new Uint8Array([0xef, 0xbb, 0xbf]), data);
     case 'crlf': {
       const lines = linesOf(data);
       const all = r() < 0.5;
@@ -313,7 +325,12 @@ function mutateLines(r: Rand, data: Uint8Array, m: Mutation): Uint8Array | undef
       lines.splice(i, 1 + int(r, 3));
       return fromLines(lines);
     case 'duplicate': {
-      const copies = Array.from({ length: 1 + int(r, r() < 0.1 ? 2000 : 3) }, () => lines[i]!);
+      // Many copies of a short line, a few of a long one: a case stays a few megabytes at most.
+      const most = Math.max(
+        1,
+        Math.min(r() < 0.1 ? 2000 : 3, Math.floor(MAX_ADDED / (lines[i]!.length + 1))),
+      );
+      const copies = Array.from({ length: 1 + int(r, most) }, () => lines[i]!);
       lines.splice(int(r, body + 1), 0, ...copies);
       return fromLines(lines);
     }
