@@ -46,8 +46,12 @@ function scratch(): { dir: string; project: string; cairnHome: string } {
 }
 
 function cairnRun(args: string[], env: Record<string, string>): Promise<Ran> {
+  return cairnCommand(['run', ...args], env);
+}
+
+function cairnCommand(args: string[], env: Record<string, string>): Promise<Ran> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [bin, 'run', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
@@ -59,10 +63,14 @@ function cairnRun(args: string[], env: Record<string, string>): Promise<Ran> {
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Ran['events'][number]);
+      // `run --json` writes one event a line; other commands' output is not events.
+      const events = stdout.split('\n').flatMap((l) => {
+        try {
+          return l.startsWith('{"') ? [JSON.parse(l) as Ran['events'][number]] : [];
+        } catch {
+          return [];
+        }
+      });
       resolvePromise({ code, stdout, stderr, events });
     });
   });
@@ -104,6 +112,14 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
     expect(replyText(ran)).toContain(`Greetings from the fake model, ${key}.`);
     const done = ran.events.find((e) => e.event === 'agent_turn_done');
     expect(done?.payload).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
+    // Usage arrives from every agent that reports it (Gemini CLI keeps its counts to itself).
+    if (key !== 'gemini-cli') expect(ran.events.some((e) => e.event === 'usage_update' || e.event === 'turn_usage')).toBe(true);
+    // The session the agent wrote is one cairn reads like any other.
+    if (key !== 'opencode') {
+      const opened = ran.events.find((e) => e.event === 'opened') as { nativeSessionId?: string } | undefined;
+      const listed = await cairnCommand(['sessions', '--json'], { ...env, CAIRN_HOME: s.cairnHome });
+      expect(listed.stdout).toContain(String(opened?.nativeSessionId));
+    }
   }, 180_000);
 
   it('asks before writing: --allow writes the file, --deny does not', async () => {
