@@ -192,7 +192,11 @@ export class IndexDb {
    * empty, listeners hear it, and the use answers `empty` (what a new index holds). Inside a
    * transaction the damage is passed up, so the transaction is undone before the file is dropped.
    */
+  private closed = false;
+
   private guard<T>(what: string, use: () => T, empty: () => T): T {
+    // Work still in flight when the server stops finds the index closed: it reads and writes nothing.
+    if (this.closed) return empty();
     try {
       return use();
     } catch (cause) {
@@ -221,6 +225,7 @@ export class IndexDb {
   }
 
   close(): void {
+    this.closed = true;
     if (this.db.open) this.db.close();
   }
 

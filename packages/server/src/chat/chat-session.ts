@@ -63,7 +63,8 @@ interface Turn {
   events: Event[];
   text: string;
   thinking: boolean;
-  tools: Map<string, string>;
+  /** Each call of the turn as last shown: its name and input. */
+  tools: Map<string, { name: string; args: unknown }>;
   usage?: Record<string, unknown>;
 }
 
@@ -478,28 +479,38 @@ export class ChatSession {
       case 'tool_call': {
         this.endThinking();
         const id = String(p.toolCallId);
-        const name = String(p.title ?? p.kind ?? 'tool');
-        turn.tools.set(id, name);
+        const shown = { name: String(p.title ?? p.kind ?? 'tool'), args: p.rawInput ?? {} };
+        turn.tools.set(id, shown);
         this.emitTurn({
           type: 'tool_call',
           messageId: turn.messageId,
           id,
-          name,
-          args: p.rawInput ?? {},
+          ...shown,
           startedAt: this.deps.clock.now(),
         });
         return;
       }
       case 'tool_call_update': {
         const id = String(p.toolCallId);
-        if (!turn.tools.has(id)) {
-          turn.tools.set(id, String(p.title ?? p.kind ?? 'tool'));
+        const known = turn.tools.get(id);
+        const title = typeof p.title === 'string' && p.title !== '' ? p.title : undefined;
+        // New, or named or given its input only now (an agent may fill a call in as it runs):
+        // the call again under its id, which a tab updates in place.
+        if (
+          known === undefined ||
+          (title !== undefined && title !== known.name) ||
+          p.rawInput !== undefined
+        ) {
+          const shown = {
+            name: title ?? known?.name ?? String(p.kind ?? 'tool'),
+            args: p.rawInput ?? known?.args ?? {},
+          };
+          turn.tools.set(id, shown);
           this.emitTurn({
             type: 'tool_call',
             messageId: turn.messageId,
             id,
-            name: turn.tools.get(id),
-            args: p.rawInput ?? {},
+            ...shown,
             startedAt: this.deps.clock.now(),
           });
         }
