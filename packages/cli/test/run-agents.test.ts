@@ -113,7 +113,8 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
     const done = ran.events.find((e) => e.event === 'agent_turn_done');
     expect(done?.payload).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
     // Usage arrives from every agent that reports it (Gemini CLI keeps its counts to itself).
-    if (key !== 'gemini-cli') expect(ran.events.some((e) => e.event === 'usage_update' || e.event === 'turn_usage')).toBe(true);
+    if (key !== 'gemini-cli')
+      expect(ran.events.some((e) => e.event === 'usage_update' || e.event === 'turn_usage')).toBe(true);
     // The session the agent wrote is one cairn reads like any other.
     if (key !== 'opencode') {
       const opened = ran.events.find((e) => e.event === 'opened') as { nativeSessionId?: string } | undefined;
