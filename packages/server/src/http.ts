@@ -134,7 +134,12 @@ async function serveFile(res: ServerResponse, dir: string, name: string): Promis
 }
 
 async function serveDump(res: ServerResponse, options: HttpOptions, url: URL): Promise<void> {
-  const name = decodeURIComponent(url.pathname.slice('/dumps/'.length));
+  let name: string;
+  try {
+    name = decodeURIComponent(url.pathname.slice('/dumps/'.length));
+  } catch {
+    return send(res, 400, 'text/plain; charset=utf-8', 'the address has a broken percent-encoding\n');
+  }
   if (!SAFE_NAME.test(name)) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
   const format = url.searchParams.get('format') ?? (name.endsWith('.md') ? 'md' : 'json');
   if (format !== 'json' && format !== 'md') {

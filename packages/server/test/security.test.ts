@@ -132,6 +132,13 @@ describe('the gate of a running server', () => {
     expect((await get(server, '/dumps/..%2Findex.sqlite', bearer())).status).toBe(404);
   });
 
+  it('answers an address with broken percent-encoding 400, and goes on serving', async () => {
+    const broken = await get(server, '/dumps/%E0%A4%A', bearer());
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatch(/percent-encoding/);
+    expect((await get(server, '/alive', bearer())).status).toBe(204);
+  });
+
   it('gates the WebSocket upgrade the same way', async () => {
     const base = `ws://127.0.0.1:${server.port}/ws`;
     expect(await upgrade(base)).toBe(401);
