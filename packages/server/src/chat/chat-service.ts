@@ -139,7 +139,7 @@ export class ChatService {
   }
 
   /** The `/chat?session=ID` upgrade, after the gate accepted it. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, protocols?: string): void {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const session = this.session(url.searchParams.get('session') ?? '');
     if (!session) {
@@ -148,7 +148,6 @@ export class ChatService {
       );
       return;
     }
-    void protocols;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const tab: ChatSocket = {
         send: (event: Event) => {
