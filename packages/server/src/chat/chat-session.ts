@@ -182,11 +182,12 @@ export class ChatSession {
   }
 
   private ready(): Event {
+    const history = this.deps.store.messages(this.row.id).map(toWire);
     return {
       type: 'session_ready',
       sessionId: this.row.id,
-      history: this.deps.store.messages(this.row.id).map(toWire),
-      totalMessageCount: this.deps.store.messages(this.row.id).length,
+      history,
+      totalMessageCount: history.length,
       currentTurn: this.turn
         ? { turnId: this.turn.messageId, startedAt: this.turn.startedAt, events: [...this.turn.events] }
         : null,
