@@ -14,22 +14,15 @@ import {
   validateServerEvent,
 } from '../src/index.js';
 
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-type Random = ReturnType<typeof prng>;
-
-const int = (random: Random, below: number) => Math.floor(random() * below);
-const pick = <T>(random: Random, items: readonly T[]): T => items[int(random, items.length)]!;
+import {
+  int,
+  mutate as mutateValue,
+  pick,
+  prng,
+  type Random,
+  randomValue as randomJson,
+  type Vocabulary,
+} from './random-json.js';
 
 const SERVER_TYPES = Object.keys(CHAT_SERVER_EVENT_FIXTURES);
 const CLIENT_TYPES = Object.keys(CHAT_CLIENT_MESSAGE_FIXTURES);
@@ -47,73 +40,15 @@ const STRINGS = [
   'A'.repeat(MAX_INLINE_IMAGE_BASE64_CHARS + 1),
 ];
 
-function randomValue(random: Random, depth: number): unknown {
-  switch (int(random, depth > 3 ? 6 : 9)) {
-    case 0:
-      return null;
-    case 1:
-      return random() < 0.5;
-    case 2:
-      return pick(random, NUMBERS);
-    case 3:
-      return random() * 1e6 - 5e5;
-    case 4:
-      return pick(random, STRINGS);
-    case 5:
-      return String.fromCharCode(...Array.from({ length: int(random, 12) }, () => int(random, 0x3000)));
-    case 6:
-    case 7: {
-      const object: Record<string, unknown> = {};
-      for (let i = int(random, 5); i > 0; i--) {
-        Object.defineProperty(object, pick(random, KEYS), {
-          value: randomValue(random, depth + 1),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return object;
-    }
-    default:
-      return Array.from({ length: int(random, 4) }, () => randomValue(random, depth + 1));
-  }
-}
-
-/** A copy of `value` with one node somewhere inside it removed, replaced or given an extra key. */
-function mutate(random: Random, value: unknown, depth = 0): unknown {
-  if (depth > 0 && random() < 0.3) return randomValue(random, depth);
-  if (Array.isArray(value)) {
-    if (value.length === 0 || random() < 0.15) return [...value, randomValue(random, depth)];
-    const index = int(random, value.length);
-    const copy = [...value];
-    if (random() < 0.2) copy.splice(index, 1);
-    else copy[index] = mutate(random, copy[index], depth + 1);
-    return copy;
-  }
-  if (value !== null && typeof value === 'object') {
-    const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-    const keys = Object.keys(copy);
-    const roll = random();
-    if (keys.length === 0 || roll < 0.15) {
-      Object.defineProperty(copy, pick(random, KEYS), {
-        value: randomValue(random, depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else if (roll < 0.35) {
-      delete copy[pick(random, keys)];
-    } else if (roll < 0.45) {
-      // Another member's type on this member's fields.
-      copy.type = pick(random, [...SERVER_TYPES, ...CLIENT_TYPES]);
-    } else {
-      const key = pick(random, keys);
-      copy[key] = mutate(random, copy[key], depth + 1);
-    }
-    return copy;
-  }
-  return randomValue(random, depth);
-}
+const WORDS: Vocabulary = {
+  keys: KEYS,
+  numbers: NUMBERS,
+  strings: STRINGS,
+  // Another member's type on this member's fields.
+  retype: { key: 'type', values: [...SERVER_TYPES, ...CLIENT_TYPES] },
+};
+const randomValue = (random: Random, depth: number) => randomJson(random, WORDS, depth);
+const mutate = (random: Random, value: unknown) => mutateValue(random, WORDS, value);
 
 /** Values JSON cannot hold, which a caller may still pass by mistake. */
 const EXOTIC: unknown[] = [
