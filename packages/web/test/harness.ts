@@ -1,6 +1,7 @@
 // What the browser tests stand on: the UI built into a folder of its own, the real server serving it
 // over agent homes a test chooses, and Debian's Chromium driven by playwright-core.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,4 +144,38 @@ export function recordTiming(name: string, value: unknown): void {
   }
   all[name] = value;
   writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
+}
+
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string;
+  readonly help: string;
+  readonly targets: string[];
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core inside the page and returns its serious and critical violations. The engine is
+ * evaluated through the debugging protocol, which the page's Content-Security-Policy does not govern,
+ * so the check neither weakens the policy nor shows up as a violation of it.
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  return await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<AxeResults> } })
+      .axe;
+    interface AxeResults {
+      violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+    }
+    const results = await axe.run(document, { resultTypes: ['violations'] });
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact ?? '',
+        help: v.help,
+        targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
+      }));
+  });
 }
