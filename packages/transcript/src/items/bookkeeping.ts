@@ -34,7 +34,7 @@ export const BOOKKEEPING_EVENTS: readonly BookkeepingRule[] = [
     kind: 'hook',
     match: 'started',
     reason:
-      'a hook starting (Claude Code writes one per hook per tool call, hundreds a session); a hook that reported something is a hook item',
+      'a hook starting outside any tool call of the lane (a session start, a stop, whose summary is the hook item); a hook starting around a call is a hook item tied to that call',
   },
   {
     kind: 'user',

@@ -105,6 +105,9 @@ class Classifier {
   private turn = 0;
   private at = 0;
   private lastCommand: string | undefined;
+  /** A command the person typed, until something else happens: the system record echoing it is
+   * the same prompt, not a second one. */
+  private typedCommand: string | undefined;
 
   constructor(
     private readonly t: Transcript,
@@ -143,6 +146,10 @@ class Classifier {
   private event(e: TranscriptEvent): void {
     if (e.kind === 'system' && e.payload.type === 'collab_agent_spawn_end' && this.spawned.has(e.id)) {
       this.spawnNotice(e);
+      return;
+    }
+    if (e.kind === 'hook' && this.isAroundCall(e)) {
+      this.hook(e);
       return;
     }
     const rule = bookkeepingRule(e);
@@ -227,6 +234,7 @@ class Classifier {
       case undefined:
       case 'subagent_prompt':
         this.turn++;
+        this.typedCommand = undefined;
         this.emit(e, 'message:user:in', { text });
         return;
       case 'empty':
@@ -240,10 +248,12 @@ class Classifier {
         const c = slashCommandOf(text);
         const command = str(e.payload.command) ?? c.command ?? '';
         this.lastCommand = command;
+        this.typedCommand = command;
+        // The person typed it, so it is one of their prompts (the turn count stays the agent's own).
         this.emit(
           e,
           'notice:slash',
-          defined({ command, args: str(e.payload.args) ?? c.args, stdout: c.stdout }),
+          defined({ command, args: commandArgs(command, str(e.payload.args) ?? c.args), stdout: c.stdout, typed: true }),
         );
         return;
       }
@@ -446,6 +456,13 @@ class Classifier {
     this.emit(e, 'system:compact', { text: `context compacted${how ? ` (${how})` : ''}` });
   }
 
+  /** A hook that ran around one of the lane's tool calls: an item even when all it recorded is that it
+   * started, so a reader sees which hooks ran for each call. */
+  private isAroundCall(e: TranscriptEventOf<'hook'>): boolean {
+    const callId = str(e.payload.toolUseId);
+    return callId !== undefined && this.calls.has(callId);
+  }
+
   private hook(e: TranscriptEventOf<'hook'>): void {
     const p = e.payload;
     const name = p.name ?? p.event;
@@ -468,6 +485,8 @@ class Classifier {
         stderr: str(p.stderr),
         duration_ms: durationOf(p.durationMs),
         tool_use_id: str(p.toolUseId),
+        // Only that it ran is known: the agent recorded no outcome for this run.
+        status: status === 'started' ? 'started' : undefined,
       }),
     );
   }
@@ -487,10 +506,18 @@ class Classifier {
         const c = slashCommandOf(text);
         const command = c.command ?? this.lastCommand ?? '';
         if (c.command) this.lastCommand = c.command;
+        // A command recorded only as a system record was typed too; one echoing a typed command is not.
+        const typed = c.command !== undefined && c.command !== this.typedCommand;
+        if (c.command !== undefined) this.typedCommand = undefined;
         this.emit(
           e,
           'notice:slash',
-          defined({ command, args: c.args, stdout: c.stdout ?? (c.command ? undefined : text) }),
+          defined({
+            command,
+            args: commandArgs(command, c.args),
+            stdout: c.stdout ?? (c.command ? undefined : text),
+            typed: typed || undefined,
+          }),
         );
         return;
       }
@@ -520,6 +547,10 @@ function answerText(r: ToolResultPayload): string {
 
 const durationOf = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v) : undefined;
+
+/** A command's arguments, without the bare name Claude Code repeats in `<command-message>`. */
+const commandArgs = (command: string, args: string | undefined): string | undefined =>
+  args === undefined || args === command.replace(/^\//, '') ? undefined : args;
 
 /** A name reduced to what one type segment may hold. */
 const segment = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, '-') || 'unknown';

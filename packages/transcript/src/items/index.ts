@@ -55,4 +55,6 @@ export {
   selectionOf,
   type UnknownPreset,
 } from './select.js';
+export { type DiffLine, diffCounts, diffLines } from './line-diff.js';
+export { failureText, type RecordedResult, recordedResult } from './result-body.js';
 export { toolTypeName } from './tool-fields.js';

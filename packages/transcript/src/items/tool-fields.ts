@@ -3,6 +3,8 @@
 // `{ input }` shape, and its result to `{ result }`, so nothing is forced into a shape it does not fit.
 import type { ToolCallPayload, ToolResultPayload } from '../model.js';
 import { defined, type Fields, isObject, str } from './fields.js';
+import { diffCounts, diffLines } from './line-diff.js';
+import { failureText } from './result-body.js';
 
 const count = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
@@ -39,10 +41,17 @@ const USE_FIELDS: Readonly<Record<string, UseReader>> = {
   Edit: (i) => {
     const file_path = str(i.file_path);
     if (file_path === undefined) return undefined;
+    const before = str(i.old_string);
+    const after = str(i.new_string);
+    // What the edit changed, as its diff shows it: lines common to both sides are not changes.
+    const changed =
+      before !== undefined && after !== undefined ? diffCounts(diffLines(before, after)) : undefined;
     return defined({
       file_path,
-      old_lines: lineCount(str(i.old_string)),
-      new_lines: lineCount(str(i.new_string)),
+      old_lines: lineCount(before),
+      new_lines: lineCount(after),
+      removed_lines: changed?.removed,
+      added_lines: changed?.added,
     });
   },
   Grep: (i) => {
@@ -168,6 +177,10 @@ export function resultFields(typeName: string, typedCall: boolean, r: ToolResult
   const reader = RESULT_FIELDS[typeName];
   if (typedCall && reader) {
     const fields = reader(r, outputText(r));
+    // A failure carries its reason, so a reader sees why without opening the record (a shell call's
+    // is already its stderr).
+    const error = r.isError === true && !('stderr' in fields) ? failureText(outputText(r)) : undefined;
+    if (error !== undefined) fields.error = error;
     return r.isError === true && !('ok' in fields) ? { is_error: true, ...fields } : fields;
   }
   const result = defined({

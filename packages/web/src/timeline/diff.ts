@@ -1,94 +1,14 @@
-// Line diffs for edits: the before/after of an Edit, and the hunks of an apply_patch patch.
+// Line diffs for edits: the before/after of an Edit (the library's diff, the one its counts come from),
+// and the hunks of an apply_patch patch.
+import { type DiffLine, diffCounts, diffLines } from '@cairn/transcript/items';
 
-export interface DiffLine {
-  readonly op: ' ' | '-' | '+';
-  readonly text: string;
-}
+export { type DiffLine, diffCounts, diffLines };
 
 export interface DiffFile {
   /** The file the hunk belongs to, with what happened to it (`update`, `add`, `delete`, `move`). */
   readonly path: string;
   readonly action: string;
   readonly lines: readonly DiffLine[];
-}
-
-// Above this many lines on a side the shortest-edit search gets slow in a page; such an edit is
-// shown as all removed then all added, which is still exact.
-const MAX_SIDE = 4000;
-
-/** The shortest line diff of two texts (Myers), unchanged lines included. */
-export function diffLines(before: string, after: string): DiffLine[] {
-  const a = before === '' ? [] : before.split('\n');
-  const b = after === '' ? [] : after.split('\n');
-  // Common head and tail are cut first: edits are usually small changes in long context.
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (
-    tail < a.length - head &&
-    tail < b.length - head &&
-    a[a.length - 1 - tail] === b[b.length - 1 - tail]
-  )
-    tail++;
-  const midA = a.slice(head, a.length - tail);
-  const midB = b.slice(head, b.length - tail);
-  const out: DiffLine[] = a.slice(0, head).map((text) => ({ op: ' ', text }));
-  if (midA.length > MAX_SIDE || midB.length > MAX_SIDE) {
-    for (const text of midA) out.push({ op: '-', text });
-    for (const text of midB) out.push({ op: '+', text });
-  } else {
-    out.push(...myers(midA, midB));
-  }
-  for (const text of a.slice(a.length - tail)) out.push({ op: ' ', text });
-  return out;
-}
-
-function myers(a: readonly string[], b: readonly string[]): DiffLine[] {
-  const n = a.length;
-  const m = b.length;
-  const max = n + m;
-  if (max === 0) return [];
-  const off = max;
-  const v = new Int32Array(2 * max + 2);
-  // trace[d] is the furthest x reached on each diagonal before step d.
-  const trace: Int32Array[] = [];
-  search: for (let d = 0; d <= max; d++) {
-    trace.push(v.slice());
-    for (let k = -d; k <= d; k += 2) {
-      let x =
-        k === -d || (k !== d && v[off + k - 1]! < v[off + k + 1]!) ? v[off + k + 1]! : v[off + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v[off + k] = x;
-      if (x >= n && y >= m) break search;
-    }
-  }
-  // Walk back from the end, one edit per step, to recover the script.
-  const out: DiffLine[] = [];
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0; d--) {
-    const t = trace[d]!;
-    const k = x - y;
-    const prevK = k === -d || (k !== d && t[off + k - 1]! < t[off + k + 1]!) ? k + 1 : k - 1;
-    const prevX = t[off + prevK]!;
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      out.push({ op: ' ', text: a[x - 1]! });
-      x--;
-      y--;
-    }
-    if (d > 0) {
-      if (x === prevX) out.push({ op: '+', text: b[prevY]! });
-      else out.push({ op: '-', text: a[prevX]! });
-    }
-    x = prevX;
-    y = prevY;
-  }
-  return out.reverse();
 }
 
 /** Keeps changed lines and `context` unchanged lines around them; a run cut out becomes one `…` line. */

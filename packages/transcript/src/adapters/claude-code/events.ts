@@ -373,7 +373,7 @@ export class SessionTranslator {
     const data = rec(ctx.r.data);
     const kind = str(data?.type) ?? '';
     if (data && kind === 'hook_progress') {
-      this.emit(ctx, 'hook', hookOfProgress(data));
+      this.emit(ctx, 'hook', hookOfProgress(data, ctx.r));
       return undefined;
     }
     if (data && kind === 'agent_progress') {

@@ -11,13 +11,16 @@ const FAILED_HOOK_KINDS: ReadonlySet<string> = new Set([
   'hook_cancelled',
 ]);
 
-/** `progress` with data.type hook_progress: a hook that started. */
-export function hookOfProgress(data: Rec): HookPayload {
+/** `progress` with data.type hook_progress: a hook that started. The record (not its data) names
+ * the tool call the hook runs around, which is how a reader ties the hook to its call. */
+export function hookOfProgress(data: Rec, record?: Rec): HookPayload {
   const payload: HookPayload = { event: str(data.hookEvent) ?? '', status: 'started' };
   const name = str(data.hookName);
   if (name !== undefined) payload.name = name;
   const command = str(data.command);
   if (command !== undefined) payload.command = command;
+  const toolUseId = record ? (str(record.toolUseID) ?? str(record.parentToolUseID)) : undefined;
+  if (toolUseId) payload.toolUseId = toolUseId;
   return payload;
 }
 
@@ -36,6 +39,8 @@ export function hookOfAttachment(kind: string, a: Rec, invalid?: InvalidValue[])
   if (output !== undefined) payload.output = output;
   const stderr = str(a.stderr);
   if (stderr) payload.stderr = stderr;
+  const toolUseId = str(a.toolUseID);
+  if (toolUseId) payload.toolUseId = toolUseId;
   if (FAILED_HOOK_KINDS.has(kind) || (exitCode !== undefined && exitCode !== 0)) payload.isError = true;
   return payload;
 }
