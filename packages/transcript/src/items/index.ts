@@ -26,6 +26,7 @@ export {
   isOfRecord,
 } from './dump.js';
 export { idsLedger, type LedgerOptions } from './ids.js';
+export { type DiffLine, diffCounts, diffLines } from './line-diff.js';
 export { codeSpan, fenced, renderDumpMarkdown } from './markdown.js';
 export {
   BUILTIN_PRESETS,
@@ -35,6 +36,7 @@ export {
   presetLookup,
   presetsOfConfig,
 } from './presets.js';
+export { failureText, type RecordedResult, recordedResult } from './result-body.js';
 export {
   type BadSelector,
   DEFAULT_SELECTION,
@@ -55,6 +57,4 @@ export {
   selectionOf,
   type UnknownPreset,
 } from './select.js';
-export { type DiffLine, diffCounts, diffLines } from './line-diff.js';
-export { failureText, type RecordedResult, recordedResult } from './result-body.js';
 export { toolTypeName } from './tool-fields.js';
