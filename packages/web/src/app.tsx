@@ -1,11 +1,12 @@
 // The page frame: header with the connection state and index progress, and the view the hash names.
 import type { IndexState } from '@cairn/protocol';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Services } from './context.js';
 import { formatCount } from './format.js';
-import { parseRoute, type Route } from './route.js';
+import { formatRoute, parseRoute, type Route } from './route.js';
 import type { Connection, ConnectionState } from './rpc.js';
 import type { Directory } from './sessions/directory.js';
+import { chooseTheme, storedTheme, THEME_CHOICES, type ThemeChoice } from './theme.js';
 import { ChatRouteView } from './views/chat.js';
 import { SessionView } from './views/session.js';
 import { SessionsView } from './views/sessions.js';
@@ -48,6 +49,64 @@ function useIndexState(conn: Connection, connected: boolean): IndexState | undef
   return index;
 }
 
+/**
+ * Keeps the list's scroll position across a visit to a session: the offset is recorded while the list
+ * scrolls, and put back once the list is drawn again (its rows may arrive a few frames later).
+ */
+function useListScroll(main: { current: HTMLElement | null }, route: Route): void {
+  const offsets = useRef(new Map<string, number>());
+  const key = route.view === 'sessions' ? formatRoute(route) : undefined;
+  useEffect(() => {
+    const el = main.current;
+    if (!el || key === undefined) return;
+    // Leaving the list clamps the offset to 0 as its rows go: that is not the reader's position.
+    const record = () => {
+      if (el.querySelector('.sessions-view')) offsets.current.set(key, el.scrollTop);
+    };
+    el.addEventListener('scroll', record, { passive: true });
+    return () => el.removeEventListener('scroll', record);
+  }, [key]);
+  useLayoutEffect(() => {
+    const el = main.current;
+    const want = key === undefined ? undefined : offsets.current.get(key);
+    if (!el || want === undefined) return;
+    let frames = 0;
+    let raf = 0;
+    const restore = () => {
+      el.scrollTop = want;
+      // The list may still be short of rows: try again for a moment, until it is tall enough.
+      if (Math.abs(el.scrollTop - want) > 1 && ++frames < 60) raf = requestAnimationFrame(restore);
+    };
+    restore();
+    return () => cancelAnimationFrame(raf);
+  }, [key]);
+}
+
+const THEME_LABELS: Record<ThemeChoice, string> = { system: 'System theme', light: 'Light', dark: 'Dark' };
+
+function ThemePicker() {
+  const [choice, setChoice] = useState(storedTheme);
+  return (
+    <select
+      class="theme-picker"
+      aria-label="Colour theme"
+      title="Colour theme"
+      value={choice}
+      onChange={(e) => {
+        const next = e.currentTarget.value as ThemeChoice;
+        setChoice(next);
+        chooseTheme(next);
+      }}
+    >
+      {THEME_CHOICES.map((c) => (
+        <option key={c} value={c}>
+          {THEME_LABELS[c]}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 const STATE_TEXT: Record<ConnectionState, string> = {
   connecting: 'connecting…',
   open: 'live',
@@ -59,6 +118,8 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
   const route = useRoute();
   const state = useConnectionState(conn);
   const index = useIndexState(conn, state === 'open');
+  const main = useRef<HTMLElement>(null);
+  useListScroll(main, route);
   return (
     <Services.Provider value={{ conn, directory }}>
       <header class="top">
@@ -78,14 +139,15 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
           </span>
         )}
         {index?.state === 'ready' && (
-          <span class="muted small">{formatCount(index.sessions)} sessions indexed</span>
+          <span class="muted small indexed-count">{formatCount(index.sessions)} sessions indexed</span>
         )}
+        <ThemePicker />
         <span class={`conn conn-${state}`} role="status" title="connection to the cairn server">
           <span class="dot" aria-hidden="true" />
-          {STATE_TEXT[state]}
+          <span class="conn-text">{STATE_TEXT[state]}</span>
         </span>
       </header>
-      <main>
+      <main ref={main}>
         {route.view === 'sessions' ? (
           <SessionsView route={route} />
         ) : route.view === 'chat' ? (

@@ -32,6 +32,7 @@ export function formatDuration(ms: number): string {
 
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
+/** How long ago, in words, for the last day; an older instant is shown as its date. */
 export function formatAgo(at: number | undefined, now = Date.now()): string {
   if (at === undefined) return '';
   const s = Math.round((at - now) / 1000);
@@ -39,7 +40,6 @@ export function formatAgo(at: number | undefined, now = Date.now()): string {
   if (abs < 45) return 'just now';
   if (abs < 3600) return rtf.format(Math.round(s / 60), 'minute');
   if (abs < 86_400) return rtf.format(Math.round(s / 3600), 'hour');
-  if (abs < 30 * 86_400) return rtf.format(Math.round(s / 86_400), 'day');
   return new Date(at).toLocaleDateString();
 }
 
@@ -52,8 +52,27 @@ const clock = new Intl.DateTimeFormat(undefined, {
   hour12: false,
 });
 
+const fullDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'full' });
+
 export const formatDateTime = (at: number): string => dateTime.format(at);
 export const formatClock = (at: number): string => clock.format(at);
+
+/** The local calendar day of an instant, as a number that changes exactly when the date does. */
+export function localDay(at: number): number {
+  const d = new Date(at);
+  return d.getFullYear() * 10_000 + (d.getMonth() + 1) * 100 + d.getDate();
+}
+
+/** A day as a divider names it: its full date, said as today or yesterday when it is one of those. */
+export function formatDay(at: number, now = Date.now()): string {
+  const date = fullDate.format(at);
+  const day = localDay(at);
+  if (day === localDay(now)) return `Today · ${date}`;
+  const yesterday = new Date(now);
+  yesterday.setDate(yesterday.getDate() - 1);
+  if (day === localDay(yesterday.getTime())) return `Yesterday · ${date}`;
+  return date;
+}
 
 /** The last folder names of a path, which is what tells projects apart. */
 export function shortPath(path: string, parts = 2): string {

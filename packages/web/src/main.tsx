@@ -1,8 +1,12 @@
-// Entry point: one connection per tab, the session directory, and the app.
+// Entry point: the theme first (before anything is drawn), then one connection per tab, the session
+// directory, and the app.
 import { render } from 'preact';
 import { App } from './app.js';
 import { Connection, setPageToken, socketUrl, TOKEN_KEY, takeToken } from './rpc.js';
 import { Directory } from './sessions/directory.js';
+import { startTheme } from './theme.js';
+
+startTheme();
 
 let storage: Storage | undefined;
 try {

@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningServer, startServer } from '@cairn/server';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../scripts/chromium.mjs';
 import { homeEnv as agentHomes } from '../../transcript/test/homes.js';
 import { buildWeb } from '../build-web.mjs';
@@ -75,9 +82,19 @@ export interface Watched {
 /**
  * A logged-in page that records every Content-Security-Policy violation in `window.__violations`:
  * the UI never creates inline script, inline handlers or inline styles, so any violation is a defect.
+ * `options` change the browser context (a phone's viewport and touch, a time zone).
  */
-export async function openPage(browser: Browser, served: Served, scheme: Scheme = 'light'): Promise<Watched> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: scheme });
+export async function openPage(
+  browser: Browser,
+  served: Served,
+  scheme: Scheme = 'light',
+  options: BrowserContextOptions = {},
+): Promise<Watched> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    colorScheme: scheme,
+    ...options,
+  });
   await context.addInitScript(() => {
     const w = window as unknown as { __violations: string[]; __sockets: WebSocket[] };
     w.__violations = [];

@@ -9,7 +9,7 @@ import { Timeline } from '../timeline/model.js';
 import { ContinueButton } from './chat-new.js';
 import { DumpView } from './dump.js';
 import { SummaryView } from './summary.js';
-import { TimelineView } from './timeline.js';
+import { type TimelinePosition, TimelineView } from './timeline.js';
 
 type SessionRoute = Extract<Route, { view: 'session' }>;
 
@@ -24,6 +24,8 @@ export function SessionView({ route }: { route: SessionRoute }) {
   useChanges(directory);
   const [timeline] = useState(() => new Timeline());
   const [feed] = useState(() => new SessionFeed(conn, route.agent, route.sid, timeline));
+  // Where the timeline was left, so that coming back from the summary or the dump finds it again.
+  const [position] = useState<TimelinePosition>(() => ({}));
   useEffect(() => {
     feed.start();
     return () => feed.stop();
@@ -70,7 +72,13 @@ export function SessionView({ route }: { route: SessionRoute }) {
         </nav>
       </header>
       {route.tab === 'timeline' && (
-        <TimelineView feed={feed} timeline={timeline} item={route.item} active={head?.active === true} />
+        <TimelineView
+          feed={feed}
+          timeline={timeline}
+          item={route.item}
+          active={head?.active === true}
+          position={position}
+        />
       )}
       {route.tab === 'summary' && <SummaryView agent={route.agent} sid={route.sid} />}
       {route.tab === 'dump' && <DumpView agent={route.agent} sid={route.sid} timeline={timeline} />}

@@ -2,7 +2,9 @@
 // deep links that land on one item, and a live tail that follows new items unless you scrolled away.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useChanges } from '../context.js';
-import { formatCount } from '../format.js';
+import { FindBar } from '../find/find-bar.js';
+import { useFind } from '../find/use-find.js';
+import { formatCount, formatDay, localDay } from '../format.js';
 import { type ItemRef, sessionHref } from '../route.js';
 import type { SessionFeed } from '../session/feed.js';
 import { type ItemRow, itemKey, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
@@ -16,8 +18,31 @@ const KEYS: [string, string][] = [
   ['f', 'follow the live tail'],
   ['g / G', 'first / last item'],
   ['h', 'show or hide hidden records'],
+  ['Ctrl+F or /', 'find in this session'],
   ['?', 'keys'],
 ];
+
+/** Where the reader was in a timeline, kept by the session view while another tab is shown. */
+export interface TimelinePosition {
+  saved?: { key: string; within: number; machinery: boolean; follow: boolean };
+}
+
+/** The rows that open a new local day (the first row included), with the instant that dates them. */
+function dayStarts(rows: readonly Row[]): Map<number, number> {
+  const starts = new Map<number, number>();
+  let day: number | undefined;
+  rows.forEach((row, i) => {
+    if (row.kind !== 'item' || !Number.isFinite(row.item.at)) return;
+    const d = localDay(row.item.at);
+    if (Number.isNaN(d) || d === day) return;
+    day = d;
+    starts.set(i, row.item.at);
+  });
+  return starts;
+}
+
+// A day divider's height, added to the estimate of the row it opens.
+const DIVIDER_PX = 30;
 
 function estimate(row: Row | undefined): number {
   if (!row) return 40;
@@ -55,20 +80,24 @@ export function TimelineView({
   timeline,
   item,
   active,
+  position,
 }: {
   feed: SessionFeed;
   timeline: Timeline;
   item: ItemRef | undefined;
   active: boolean;
+  position?: TimelinePosition;
 }) {
   useChanges(timeline);
   useChanges(feed);
-  const [machinery, setMachinery] = useState(false);
-  const [follow, setFollow] = useState(active && item === undefined);
+  // Coming back from another tab takes up where the reader was, unless a link names an item.
+  const [resume] = useState(() => (item === undefined ? position?.saved : undefined));
+  const [machinery, setMachinery] = useState(resume?.machinery ?? false);
+  const [follow, setFollow] = useState(resume ? resume.follow : active && item === undefined);
   // The session's head may arrive after the timeline: an active session starts following once known.
   const followChosen = useRef(false);
   useEffect(() => {
-    if (active && item === undefined && !followChosen.current) setFollow(true);
+    if (active && item === undefined && !resume && !followChosen.current) setFollow(true);
   }, [active]);
   const chooseFollow = (on: boolean | ((f: boolean) => boolean)) => {
     followChosen.current = true;
@@ -82,10 +111,14 @@ export function TimelineView({
   const version = timeline.version;
   const view = useMemo(() => timeline.rows({ machinery }), [version, machinery]);
   const { rows } = view;
+  const days = useMemo(() => dayStarts(rows), [rows]);
 
   // Stable while the rows are: the virtualizer recomputes every position when these change.
   const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
-  const estimateSize = useCallback((i: number) => estimate(rows[i]), [rows]);
+  const estimateSize = useCallback(
+    (i: number) => estimate(rows[i]) + (days.has(i) ? DIVIDER_PX : 0),
+    [rows, days],
+  );
   const getScrollElement = useCallback(() => scroller.current, []);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -141,7 +174,37 @@ export function TimelineView({
       setUnseen(0);
     }
     lastTop.current = el.scrollTop;
+    savePosition.current();
   }, [feed]);
+
+  // --- keeping the reader's place for a return from another tab ---
+  // A ref, so the scroll handler (made once) reads this render's rows and choices.
+  const savePosition = useRef(() => {});
+  savePosition.current = () => {
+    if (!position) return;
+    const offset = scroller.current?.scrollTop ?? 0;
+    const top = virtualizer.getVirtualItems().find((v) => v.end > offset);
+    const row = top === undefined ? undefined : rows[top.index];
+    if (!top || !row) return;
+    position.saved = { key: row.key, within: offset - top.start, machinery, follow };
+  };
+  const resumed = useRef(resume === undefined);
+  useLayoutEffect(() => {
+    if (resumed.current || !resume) return;
+    const at = rows.findIndex((r) => r.key === resume.key);
+    if (at === -1) return;
+    resumed.current = true;
+    if (resume.follow) return;
+    const aim = () => {
+      const start = virtualizer.getOffsetForIndex(at, 'start')?.[0];
+      if (start !== undefined) virtualizer.scrollToOffset(start + resume.within);
+    };
+    virtualizer.scrollToIndex(at, { align: 'start' });
+    // The rows drawn around it are measured first, which moves it: aim again once they are.
+    requestAnimationFrame(() => requestAnimationFrame(aim));
+  }, [rows]);
+  // The saved place changes with the hidden-records and follow choices too, not only with scrolling.
+  useEffect(() => savePosition.current(), [machinery, follow]);
 
   // --- landing on an item from the URL ---
   const landed = useRef<string | undefined>(undefined);
@@ -188,6 +251,20 @@ export function TimelineView({
       requestAnimationFrame(() => virtualizer.scrollToIndex(at, { align: 'center' })),
     );
   }, [item, version, machinery, feed.state.loaded]);
+
+  // --- find in session ---
+  const find = useFind({
+    rows,
+    scroller,
+    virtualizer,
+    show: (index) => {
+      const row = rows[index];
+      if (!row) return;
+      chooseFollow(false);
+      setTarget(row.key);
+      folds.open(`${row.key}:body`);
+    },
+  });
 
   // --- keyboard ---
   const jump = (index: number | undefined) => {
@@ -290,13 +367,23 @@ export function TimelineView({
         </button>
         <button
           type="button"
-          class="link small"
+          class="find-open"
+          onClick={find.show}
+          aria-label="Find in this session"
+          title="Find in this session (Ctrl+F or /)"
+        >
+          Find
+        </button>
+        <button
+          type="button"
+          class="link small keys-button"
           onClick={() => setShowKeys(!showKeys)}
           aria-expanded={showKeys}
         >
           keys
         </button>
       </div>
+      {find.open && <FindBar {...find.bar} />}
       {showKeys && (
         <dl class="keys" aria-label="Keyboard shortcuts">
           {KEYS.map(([k, v]) => (
@@ -322,6 +409,7 @@ export function TimelineView({
                 ref={virtualizer.measureElement}
                 style={{ transform: `translateY(${v.start}px)` }}
               >
+                {days.has(v.index) && <DayDivider at={days.get(v.index)!} />}
                 {row.kind === 'item' ? (
                   <ItemRowView row={row} ctx={ctx} target={row.key === target} />
                 ) : (
@@ -348,6 +436,20 @@ export function TimelineView({
         <kbd>j</kbd>/<kbd>k</kbd> prompts · <kbd>]</kbd>/<kbd>[</kbd> failed calls · <kbd>f</kbd> follow ·{' '}
         <kbd>?</kbd> all keys
       </p>
+    </div>
+  );
+}
+
+/** The local date as YYYY-MM-DD, for a machine-readable `<time>`. */
+const isoDay = (at: number): string => {
+  const d = localDay(at);
+  return `${Math.floor(d / 10_000)}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}`;
+};
+
+function DayDivider({ at }: { at: number }) {
+  return (
+    <div class="day-divider">
+      <time dateTime={isoDay(at)}>{formatDay(at)}</time>
     </div>
   );
 }
