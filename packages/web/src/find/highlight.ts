@@ -6,9 +6,16 @@ const CURRENT = 'find-current';
 
 const supported = (): boolean => typeof CSS !== 'undefined' && 'highlights' in CSS;
 
-/** Highlights every occurrence of `query` under `root`; those inside `current` stand out. */
-export function highlightMatches(root: HTMLElement, query: string, current: Element | null): void {
-  if (!supported()) return;
+/**
+ * Highlights every occurrence of `query` under `root`; those inside `current` stand out. Returns the
+ * first of those, for the view to bring into sight.
+ */
+export function highlightMatches(
+  root: HTMLElement,
+  query: string,
+  current: Element | null,
+): Range | undefined {
+  if (!supported()) return undefined;
   const needle = query.trim().toLowerCase();
   const all: Range[] = [];
   const here: Range[] = [];
@@ -29,10 +36,34 @@ export function highlightMatches(root: HTMLElement, query: string, current: Elem
   }
   CSS.highlights.set(MATCH, new Highlight(...all));
   CSS.highlights.set(CURRENT, new Highlight(...here));
+  return here[0];
 }
 
 export function clearHighlights(): void {
   if (!supported()) return;
   CSS.highlights.delete(MATCH);
   CSS.highlights.delete(CURRENT);
+}
+
+const scrolls = (el: Element): boolean => {
+  const { overflowX, overflowY } = getComputedStyle(el);
+  return /auto|scroll/.test(overflowX) || /auto|scroll/.test(overflowY);
+};
+
+/**
+ * Scrolls `range` into sight inside `root`: first every scrolling box between them (a long output
+ * scrolls inside its row), then `root` itself, placing the match a third of the way down.
+ */
+export function revealRange(range: Range, root: HTMLElement): void {
+  const boxes: Element[] = [];
+  for (let el = range.startContainer.parentElement; el && el !== root; el = el.parentElement) {
+    if (scrolls(el)) boxes.push(el);
+  }
+  boxes.push(root);
+  for (const el of boxes) {
+    const box = range.getBoundingClientRect();
+    const view = el.getBoundingClientRect();
+    if (box.top < view.top || box.bottom > view.bottom) el.scrollTop += box.top - view.top - view.height / 3;
+    if (box.left < view.left || box.right > view.right) el.scrollLeft += box.left - view.left - 24;
+  }
 }

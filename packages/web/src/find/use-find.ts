@@ -4,7 +4,7 @@ import type { Virtualizer } from '@tanstack/virtual-core';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Row } from '../timeline/model.js';
 import type { FindBarProps } from './find-bar.js';
-import { clearHighlights, highlightMatches } from './highlight.js';
+import { clearHighlights, highlightMatches, revealRange } from './highlight.js';
 import { matchingRows } from './text.js';
 
 export interface FindTarget {
@@ -47,11 +47,18 @@ export function useFind(target: FindTarget): Find {
     const index = matches[k]!;
     target.show(index);
     virtualizer.scrollToIndex(index, { align: 'start' });
-    // Rows around it are measured as they draw, which moves it: aim again once they have.
+    // Rows around it are measured as they draw, which moves it: aim again once they have, then bring
+    // the match itself into sight (it may be far down a tall row).
     requestAnimationFrame(() =>
-      requestAnimationFrame(() => virtualizer.scrollToIndex(index, { align: 'start' })),
+      requestAnimationFrame(() => {
+        virtualizer.scrollToIndex(index, { align: 'start' });
+        reveal.current = true;
+        repaint.current();
+      }),
     );
   };
+  const reveal = useRef(false);
+  const repaint = useRef(() => {});
   // A new query shows its first match at once; new rows (a live tail) keep the match shown.
   const shownFor = useRef<string | undefined>(undefined);
   useEffect(() => {
@@ -87,11 +94,16 @@ export function useFind(target: FindTarget): Find {
     const paint = () => {
       frame = 0;
       const index = currentKey === undefined ? -1 : rows.findIndex((r) => r.key === currentKey);
-      highlightMatches(root, needle, root.querySelector(`.vrow[data-index="${index}"]`));
+      const first = highlightMatches(root, needle, root.querySelector(`.vrow[data-index="${index}"]`));
+      if (reveal.current && first) {
+        reveal.current = false;
+        revealRange(first, root);
+      }
     };
     const later = () => {
       if (frame === 0) frame = requestAnimationFrame(paint);
     };
+    repaint.current = later;
     paint();
     const watch = new MutationObserver(later);
     watch.observe(root, { childList: true, subtree: true, characterData: true });
