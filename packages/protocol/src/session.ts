@@ -23,6 +23,25 @@ export const SessionHead = Type.Object(
     last_activity_at: Type.Optional(Timestamp),
     /** Bytes on disk across all its files. */
     size: Type.Integer({ minimum: 0 }),
+    /** The git branch the session started on, when the agent records it. */
+    git_branch: Type.Optional(Type.String()),
+    // The numbers below come from reading the whole session; each is absent until it was read, and
+    // absent when the agent does not record it.
+    /** The model that answered the most requests. */
+    model: Type.Optional(Type.String()),
+    /** The person's prompts on the main lane: typed messages and slash commands. */
+    prompts: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Input tokens (cache reads and writes included) over every lane. */
+    input_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    output_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Dollars the requests cost by `prices`; absent when a model used has no known price. */
+    cost_usd: Type.Optional(Type.Number({ minimum: 0 })),
+    /** The price catalog and its version, e.g. `genai-prices 0.1.8`. */
+    prices: Type.Optional(Type.String()),
+    /** First to last record. */
+    duration_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Tool calls that failed. */
+    failed_tools: Type.Optional(Type.Integer({ minimum: 0 })),
     /** The server saw the files change moments ago, or change recently with a turn still in
      * flight: never inferred from the files' times alone. */
     active: Type.Boolean(),

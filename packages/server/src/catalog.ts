@@ -19,6 +19,7 @@ import {
   type Transcript,
 } from '@cairn/transcript';
 import type { FileState, IndexDb, SearchQuery, SearchRow } from './index-db.js';
+import { sessionCost, usageByModel } from './pricing.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
 import {
@@ -41,11 +42,24 @@ const SESSION_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   'gemini-cli': ['tmp'],
 };
 
+/** What a list row shows beyond the head, read from the whole transcript. */
+export interface ListingFacts {
+  /** The model that answered the most requests. */
+  model?: string;
+  /** The person's prompts on the main lane: typed messages and slash commands. */
+  prompts?: number;
+  /** Dollars, from the price catalog; absent when a model used has no price. */
+  costUsd?: number;
+}
+
+/** A library head with the listing facts the server read from the transcript. */
+export type CatalogHead = LibHead & { listing?: ListingFacts };
+
 export interface SessionEntry {
   key: string;
   agent: string;
   sid: string;
-  head: LibHead;
+  head: CatalogHead;
   summary: SessionSummaryWithPrompts | undefined;
   capabilities: string[] | undefined;
   indexed: boolean;
@@ -138,7 +152,7 @@ export class Catalog {
     const db = this.options.db;
     const generation = db.generation;
     const files = db.files();
-    const stored = db.sessions<LibHead, SessionSummaryWithPrompts>();
+    const stored = db.sessions<CatalogHead, SessionSummaryWithPrompts>();
     if (db.generation !== generation) return;
     for (const [path, f] of files) this.known.set(path, f);
     for (const s of stored) {
@@ -149,7 +163,8 @@ export class Catalog {
         head: s.head,
         summary: s.summaryVersion === SESSION_SUMMARY_VERSION ? s.summary : undefined,
         capabilities: s.capabilities,
-        indexed: s.indexed && s.summaryVersion === SESSION_SUMMARY_VERSION,
+        // A session indexed before the listing facts existed is read again for them.
+        indexed: s.indexed && s.summaryVersion === SESSION_SUMMARY_VERSION && s.head.listing !== undefined,
         inFlight: false,
       });
     }
@@ -618,6 +633,7 @@ export class Catalog {
       replaced: opts.replaced ?? false,
       firstPrompt: summary.prompts?.[0],
     });
+    e.head.listing = listingFacts(e.agent, t, lanes);
     e.summary = summary;
     e.capabilities = [...t.capabilities];
     const db = this.options.db;
@@ -699,12 +715,12 @@ export class Catalog {
  * transcript.
  */
 function withTranscriptFacts(
-  head: LibHead,
+  head: CatalogHead,
   t: Transcript,
   stamps: Map<string, FileStamp>,
   read: { lastActivityAt: number | undefined; replaced: boolean; firstPrompt: string | undefined },
-): LibHead {
-  const next: LibHead = { ...head };
+): CatalogHead {
+  const next: CatalogHead = { ...head };
   let size = 0;
   for (const f of head.files) size += stamps.get(f)?.size ?? 0;
   if (stamps.size > 0) next.size = size;
@@ -712,7 +728,8 @@ function withTranscriptFacts(
   if (head.files[0] === head.path) delete next.mainFileMissing;
   else next.mainFileMissing = true;
   if (read.replaced) {
-    for (const field of ['title', 'cwd', 'startedAt', 'firstPrompt'] as const) delete next[field];
+    for (const field of ['title', 'cwd', 'startedAt', 'firstPrompt', 'gitBranch'] as const)
+      delete next[field];
     if (read.firstPrompt !== undefined) next.firstPrompt = read.firstPrompt;
   }
   if (next.title === undefined && t.session.title !== undefined) next.title = t.session.title;
@@ -720,3 +737,26 @@ function withTranscriptFacts(
   if (next.startedAt === undefined && t.session.startedAt !== undefined) next.startedAt = t.session.startedAt;
   return next;
 }
+
+/** The model, prompts and cost of a session, from its transcript and main-lane items. */
+function listingFacts(agent: string, t: Transcript, lanes: readonly LaneItems[]): ListingFacts {
+  const facts: ListingFacts = {};
+  const usage = usageByModel(t);
+  if (usage[0]) facts.model = usage[0].model;
+  const cost = sessionCost(agent, usage);
+  if (cost !== undefined) facts.costUsd = cost;
+  const main = lanes.find((l) => l.agentId === undefined);
+  if (main) {
+    let prompts = 0;
+    for (const item of main.classification.items) {
+      const typedCommand = item.type === 'notice:slash' && (item as { typed?: boolean }).typed === true;
+      if (typedCommand || (item.type === 'message:user:in' && isTyped(item as { text?: unknown }))) prompts++;
+    }
+    facts.prompts = prompts;
+  }
+  return facts;
+}
+
+/** A `message:user:in` that holds something the person wrote (not an empty record). */
+const isTyped = (item: { text?: unknown }): boolean =>
+  typeof item.text === 'string' && item.text.trim() !== '';

@@ -3,6 +3,7 @@
 // is `session_list`'s to say.
 import type { SessionHead } from '@cairn/protocol';
 import type { Catalog, SessionEntry } from './catalog.js';
+import { PRICES_SOURCE } from './pricing.js';
 import type { Subscriber } from './streams.js';
 
 /** A library head as the protocol writes it. */
@@ -22,6 +23,19 @@ export function wireHead(e: SessionEntry, active: boolean): SessionHead {
   if (h.mainFileMissing) head.main_file_missing = true;
   if (h.startedAt !== undefined) head.started_at = Math.max(0, Math.floor(h.startedAt));
   if (h.lastActivityAt !== undefined) head.last_activity_at = Math.max(0, Math.floor(h.lastActivityAt));
+  if (h.gitBranch !== undefined) head.git_branch = h.gitBranch;
+  const listing = h.listing;
+  if (listing?.model !== undefined) head.model = listing.model;
+  if (listing?.prompts !== undefined) head.prompts = listing.prompts;
+  if (listing?.costUsd !== undefined) {
+    head.cost_usd = listing.costUsd;
+    head.prices = PRICES_SOURCE;
+  }
+  const s = e.summary;
+  if (s?.inputTokens !== undefined) head.input_tokens = s.inputTokens;
+  if (s?.outputTokens !== undefined) head.output_tokens = s.outputTokens;
+  if (s?.durationMs !== undefined) head.duration_ms = Math.max(0, Math.round(s.durationMs));
+  if (s?.failedTools !== undefined) head.failed_tools = s.failedTools;
   return head;
 }
 

@@ -67,7 +67,9 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     };
     if (r.agentId !== null) hit.agent_id = r.agentId;
     if (r.at !== null) hit.at = r.at;
-    if (entry?.head.title !== undefined) hit.title = entry.head.title;
+    // A session without a title of its own is known by its first prompt, as in the list.
+    const title = entry?.head.title ?? entry?.head.firstPrompt;
+    if (title !== undefined) hit.title = title.length > 200 ? `${title.slice(0, 199)}…` : title;
     if (entry?.head.cwd !== undefined) hit.cwd = entry.head.cwd;
     return hit;
   });

@@ -99,17 +99,22 @@ describe.skipIf(!corpus)('listing the corpus', () => {
       const firstPrompt = t.events.find(
         (e) => e.kind === 'user' && !e.payload.synthetic && e.agentId === s.id,
       );
+      const branch = records(s.files[0]!).find((r) => typeof r.gitBranch === 'string' && r.gitBranch !== '')
+        ?.gitBranch as string | undefined;
+      const typed =
+        firstPrompt?.kind === 'user' && firstPrompt.source.offset + firstPrompt.source.length <= HEAD_BYTES
+          ? firstPrompt.payload.text
+          : undefined;
       expect(h).toEqual({
         agent: 'claude-code',
         id: s.id,
         path: s.files[0],
         files: s.files,
         cwd: t.session.cwd,
-        // Listing reads the first 128 KB: a first prompt past them is left to loading.
-        firstPrompt:
-          firstPrompt?.kind === 'user' && firstPrompt.source.offset + firstPrompt.source.length <= HEAD_BYTES
-            ? firstPrompt.payload.text
-            : undefined,
+        // Listing reads the first 128 KB: a first prompt past them is left to loading. A slash
+        // command with arguments typed first is the first prompt.
+        firstPrompt: h.id === 'subagent' ? h.firstPrompt : typed,
+        ...(branch === undefined ? {} : { gitBranch: branch }),
         startedAt: Date.parse(firstTimestamp as string),
         // The latest of its files' last record times, not when the files were written or copied.
         lastActivityAt: Math.max(
@@ -121,7 +126,9 @@ describe.skipIf(!corpus)('listing the corpus', () => {
       });
     }
     expect(found.find((h) => h.id === 'short')?.firstPrompt).toBe('mix phx.server doesnt seem to start');
-    expect(found.find((h) => h.id === 'subagent')?.firstPrompt).toBeUndefined();
+    expect(found.find((h) => h.id === 'subagent')?.firstPrompt).toMatch(
+      /^\/handgemacht:create-beads websearch to learn how to fastest setup credo/,
+    );
   });
 
   it('gives the main file and its sorted subagent files as the session files', async () => {

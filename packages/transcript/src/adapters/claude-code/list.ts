@@ -142,6 +142,7 @@ async function headOf(
     if (facts.title !== undefined) entry.title = facts.title;
     if (facts.firstPrompt !== undefined) entry.firstPrompt = facts.firstPrompt;
     if (facts.startedAt !== undefined) entry.startedAt = facts.startedAt;
+    if (facts.gitBranch !== undefined) entry.gitBranch = facts.gitBranch;
     if (lastActivityAt !== undefined) entry.lastActivityAt = lastActivityAt;
     return entry;
   } catch (cause) {

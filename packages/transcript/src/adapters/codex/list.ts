@@ -3,7 +3,7 @@ import { lastLineTime, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, DiscoverEntry, ListEntry, SourceFile } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed } from '../../result.js';
-import { classify, idFromPath } from './classify.js';
+import { classify, type Item, idFromPath } from './classify.js';
 import { messageText } from './content.js';
 import { rolloutPaths } from './files.js';
 import { isObject, str, timeOf } from './records.js';
@@ -53,6 +53,8 @@ export async function* listRollouts(ctx: AdapterContext, home: string): AsyncGen
     if (lastActivityAt !== undefined) head.lastActivityAt = lastActivityAt;
     if (session.cwd !== undefined) head.cwd = session.cwd;
     if (session.title !== undefined) head.title = session.title;
+    const branch = gitBranchOf(items);
+    if (branch !== undefined) head.gitBranch = branch;
     const startedAt =
       session.startedAt ?? items.find((it) => it.kind !== 'skip' && it.rec.ts !== undefined)?.rec.ts;
     if (startedAt !== undefined) head.startedAt = startedAt;
@@ -64,6 +66,14 @@ export async function* listRollouts(ctx: AdapterContext, home: string): AsyncGen
     }
     yield head;
   }
+}
+
+/** The branch the session_meta's `git` block names. */
+function gitBranchOf(items: readonly Item[]): string | undefined {
+  const meta = items.find((it) => it.kind === 'system' && it.type === 'session_meta');
+  const payload = meta && meta.kind === 'system' ? meta.rec.payload : undefined;
+  const git = isObject(payload) ? payload.git : undefined;
+  return isObject(git) ? str(git.branch) || undefined : undefined;
 }
 
 /** How much of a rollout discovery reads first, hoping for its whole first line (the session_meta). */
