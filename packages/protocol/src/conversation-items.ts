@@ -67,6 +67,8 @@ export const NoticeSlashItem = item('NoticeSlashItem', Type.Literal('notice:slas
   command: Type.String(),
   args: Type.Optional(Type.String()),
   stdout: Type.Optional(Type.String()),
+  /** The person typed the command: it is one of their prompts (output and echoes are not). */
+  typed: Type.Optional(Type.Boolean()),
 });
 export type NoticeSlashItem = Static<typeof NoticeSlashItem>;
 

@@ -254,6 +254,8 @@ export interface SessionHead {
   title?: string;
   firstPrompt?: string;
   startedAt?: number;
+  /** The git branch the session started on, when the agent records one. */
+  gitBranch?: string;
   /** The time of the latest last record across its files, whole ms since the epoch; the files'
    * latest modification time only when no record carries a time. */
   lastActivityAt?: number;

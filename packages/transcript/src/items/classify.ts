@@ -253,7 +253,12 @@ class Classifier {
         this.emit(
           e,
           'notice:slash',
-          defined({ command, args: commandArgs(command, str(e.payload.args) ?? c.args), stdout: c.stdout, typed: true }),
+          defined({
+            command,
+            args: commandArgs(command, str(e.payload.args) ?? c.args),
+            stdout: c.stdout,
+            typed: true,
+          }),
         );
         return;
       }

@@ -66,6 +66,8 @@ export const BUILTIN_PRESETS: readonly DumpPreset[] = [
   preset('howto', 'how the work was done: what was thought, said, run, read and written', [
     'thinking',
     'message:user',
+    // A slash command the person typed is one of their prompts.
+    'notice:slash',
     'message:sub',
     '@shell',
     '@file',
