@@ -3,6 +3,7 @@
 // wire event name and a JSON payload; turns, permissions, steering and config options are methods.
 import * as acp from '@agentclientprotocol/sdk';
 import { type AgentCommand, AgentProcess, type ProcessTracker } from './agent-process.js';
+import { TerminalError, type Terminals } from './terminals.js';
 
 export const AUTH_REQUIRED = -32000;
 
@@ -51,6 +52,8 @@ export interface OpenRequest {
   readonly onExit?: (reason: string) => void;
   /** Hears the agent process start and end (the workstation's ledger of running groups). */
   readonly track?: ProcessTracker;
+  /** Runs the commands the agent asks for; with it, the terminal capability is advertised. */
+  readonly terminals?: Terminals;
 }
 
 export interface OpenedSession {
@@ -142,6 +145,7 @@ export class AcpSession {
         const method = (ctx as unknown as { method?: string }).method ?? 'extension';
         request.onEvent('extension_notification', { method, params: ctx.params as unknown });
       });
+    if (request.terminals) serveTerminals(app, request.terminals);
     const { output, input } = child.streams();
     const connection = app.connect(acp.ndJsonStream(output, input));
     const failOpen = async (refusal: Refusal) => {
@@ -164,7 +168,7 @@ export class AcpSession {
           protocolVersion: acp.PROTOCOL_VERSION,
           clientCapabilities: {
             fs: { readTextFile: false, writeTextFile: false },
-            terminal: false,
+            terminal: request.terminals !== undefined,
             ...request.clientCapabilities,
           },
           clientInfo: { name: 'cairn', version: '0.1.0' },
@@ -437,6 +441,36 @@ export class AcpSession {
     void this.process.kill(0);
     this.request.onExit?.(this.closed ? 'closed' : reason);
   }
+}
+
+type ClientApp = ReturnType<typeof acp.client>;
+
+/** The agent's `terminal/*` requests, answered from the session's terminals. */
+function serveTerminals(app: ClientApp, terminals: Terminals): void {
+  const answer = async <T>(work: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof TerminalError) throw acp.RequestError.invalidParams(undefined, error.message);
+      throw error;
+    }
+  };
+  app
+    .onRequest('terminal/create', (ctx) => answer(() => ({ terminalId: terminals.create(ctx.params) })))
+    .onRequest('terminal/output', (ctx) => answer(() => terminals.output(ctx.params.terminalId)))
+    .onRequest('terminal/wait_for_exit', (ctx) => answer(() => terminals.waitForExit(ctx.params.terminalId)))
+    .onRequest('terminal/kill', (ctx) =>
+      answer(async () => {
+        await terminals.kill(ctx.params.terminalId);
+        return {};
+      }),
+    )
+    .onRequest('terminal/release', (ctx) =>
+      answer(async () => {
+        await terminals.release(ctx.params.terminalId);
+        return {};
+      }),
+    );
 }
 
 function tail(stderr: string): string {

@@ -12,6 +12,7 @@ import {
 } from './acp-session.js';
 import type { AgentCommand, ProcessTracker } from './agent-process.js';
 import type { Journal } from './journal.js';
+import { Terminals } from './terminals.js';
 
 /** How a session's agent is started; kept so it can be started again from its native id. */
 export interface SessionLaunch {
@@ -22,6 +23,8 @@ export interface SessionLaunch {
   readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
   readonly limits?: Partial<SessionLimits>;
   readonly track?: ProcessTracker;
+  /** Where the whole output of the commands the agent runs is written. */
+  readonly terminalLogDir?: string;
 }
 
 /** Frames the session produces; the journal has numbered and stored them already. */
@@ -56,6 +59,8 @@ export class DrivenSession {
   private closing = false;
   /** The turn in flight, so stopping waits for its end to be journaled. */
   private current: Promise<TurnOutcome> | undefined;
+  /** The commands the agent ran through the terminal capability: they outlive an agent restart. */
+  readonly terminals: Terminals;
 
   constructor(
     readonly sessionRef: string,
@@ -65,6 +70,13 @@ export class DrivenSession {
     nativeSessionId: string | null,
   ) {
     this.nativeId = nativeSessionId;
+    this.terminals = new Terminals({
+      cwd: launch.cwd,
+      env: launch.env,
+      ...(launch.terminalLogDir ? { logDir: launch.terminalLogDir } : {}),
+      ...(launch.track ? { track: launch.track } : {}),
+      emit: (eventName, payload) => this.record(eventName, payload),
+    });
   }
 
   get alive(): boolean {
@@ -99,8 +111,10 @@ export class DrivenSession {
   }
 
   private async start(): Promise<{ ok: true; info: OpenedSession } | { ok: false; refusal: Refusal }> {
+    const { terminalLogDir: _logs, ...launch } = this.launch;
     const opened = await AcpSessionClass.open({
-      ...this.launch,
+      ...launch,
+      terminals: this.terminals,
       nativeSessionId: this.nativeId,
       onEvent: (eventName, payload) => this.record(eventName, payload),
       onExit: (reason) => this.onAgentExit(reason),
@@ -164,8 +178,16 @@ export class DrivenSession {
     await new Promise((resolve) => setImmediate(resolve));
   }
 
+  /** Ends a command the agent started; false when the session has none by that id. */
+  async killTerminal(id: string): Promise<boolean> {
+    if (!this.terminals.has(id)) return false;
+    await this.terminals.kill(id);
+    return true;
+  }
+
   async close(): Promise<void> {
     await this.stopAgent();
+    await this.terminals.closeAll();
     this.journal.markClosed(this.sessionRef);
   }
 

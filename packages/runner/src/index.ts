@@ -9,5 +9,6 @@ export * from './journal.js';
 export * from './probes.js';
 export * from './process-ledger.js';
 export * from './roster.js';
+export * from './terminals.js';
 export * from './wire-client.js';
 export * from './workstation.js';

@@ -1,6 +1,8 @@
 // The workstation half of the agent wire: it holds the driven sessions and their journal, answers
 // the server's frames, and after every (re)connection says hello, offers what its journal holds and
 // backfills what the server missed. Transport-free: a channel is anything that can send text.
+
+import { join } from 'node:path';
 import {
   AGENT_WIRE_VERSION,
   type AgentFrame,
@@ -8,6 +10,7 @@ import {
   decodeAgentFrame,
   encodeAgentFrame,
   fitAgentFrameToPeer,
+  KILL_DEV_PROCESS_OPTION,
   outboundAgentFrameRejection,
   outboundFailureReply,
 } from '@cairn/protocol';
@@ -316,6 +319,7 @@ export class Workstation {
       {
         ...launch.launch,
         track: this.ledger,
+        terminalLogDir: join(this.options.cairnHome, 'terminals'),
         ...(this.options.limits ? { limits: this.options.limits } : {}),
       },
       journal,
@@ -370,9 +374,11 @@ export class Workstation {
 
   private async onSetConfigOption(frame: AgentFrameOf<'agent_set_config_option'>): Promise<void> {
     const session = this.sessions.get(frame.sessionRef);
-    const result = session
-      ? await session.setConfigOption(frame.configId, frame.value)
-      : { ok: false as const, error: 'no such session on this workstation' };
+    const result = !session
+      ? { ok: false as const, error: 'no such session on this workstation' }
+      : frame.configId === KILL_DEV_PROCESS_OPTION
+        ? await this.killDevProcess(session, frame.value)
+        : await session.setConfigOption(frame.configId, frame.value);
     this.emit(
       result.ok
         ? {
@@ -383,6 +389,12 @@ export class Workstation {
           }
         : { t: 'agent_config_option_set', id: frame.id, ok: false, error: result.error },
     );
+  }
+
+  private async killDevProcess(session: DrivenSession, id: string | boolean) {
+    if (typeof id === 'string' && (await session.killTerminal(id)))
+      return { ok: true as const, configOptions: (session.info?.configOptions ?? []) as unknown[] };
+    return { ok: false as const, error: `no dev process ${String(id)} in this session` };
   }
 
   private readonly output: SessionOutput = {

@@ -292,6 +292,11 @@ describe('a chat', () => {
     expect(one.events.filter((e) => e.type === 'text_delta').map((e) => e.delta)).toContain(
       'permission:reject',
     );
+    // A tab opened afterwards (a reload) still shows the card, as it was settled.
+    const later = await c.tab(id);
+    const ready = await later.ready();
+    expect(ready.pendingPermissions).toEqual([]);
+    expect(ready.settledPermissions).toEqual([{ request: asked, optionId: 'reject', by: 'answer' }]);
   });
 
   it('steers a running turn through the agent and shows the message once', async () => {

@@ -2,6 +2,7 @@
 // The guard building blocks stay under one name so that their short names (`string`, `record`)
 // do not reach the package's top level.
 export * from './codec.js';
+export * from './extensions.js';
 export {
   type AgentFieldPath,
   agentFrameValuesAt,

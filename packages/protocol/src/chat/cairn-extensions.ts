@@ -51,6 +51,18 @@ export const PermissionSettledEvent = frame(
 );
 export type PermissionSettledEvent = Static<typeof PermissionSettledEvent>;
 
+/** cairn's: a permission request and how it was settled, so a tab that opens later shows the card
+ * as it ended. */
+export const SettledPermission = Type.Object(
+  {
+    request: PermissionRequestEvent,
+    optionId: Id,
+    by: literals(['answer', 'timeout', 'cancel']),
+  },
+  { $id: 'SettledPermission' },
+);
+export type SettledPermission = Static<typeof SettledPermission>;
+
 /** The `optionId` of a permission settled without an answer. */
 export const PERMISSION_CANCELLED_OPTION_ID = 'cancelled';
 
@@ -143,6 +155,14 @@ export const SetConfigOptionClientMessage = frame(
 );
 export type SetConfigOptionClientMessage = Static<typeof SetConfigOptionClientMessage>;
 
+/** cairn's: end a dev process the session's agent started (a command it ran in a terminal). */
+export const DevProcessKillClientMessage = frame(
+  'dev_process_kill',
+  { processId: Id },
+  'DevProcessKillClientMessage',
+);
+export type DevProcessKillClientMessage = Static<typeof DevProcessKillClientMessage>;
+
 /** cairn's client messages, in the order they join `ClientMessage`. */
 export const CAIRN_CLIENT_MESSAGE_MEMBERS = [
   StopClientMessage,
@@ -152,4 +172,5 @@ export const CAIRN_CLIENT_MESSAGE_MEMBERS = [
   QueueEditClientMessage,
   QueueClearClientMessage,
   SetConfigOptionClientMessage,
+  DevProcessKillClientMessage,
 ] as const;

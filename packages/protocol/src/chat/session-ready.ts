@@ -4,7 +4,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { WireRunState } from '../session-stream.js';
 import { SessionConfigOptionSchema } from './agent-wire-shapes.js';
-import { PermissionRequestEvent, SignInRequiredEvent } from './cairn-extensions.js';
+import { PermissionRequestEvent, SettledPermission, SignInRequiredEvent } from './cairn-extensions.js';
+import { DevProcessSummary } from './dev-processes.js';
 import { Count, frame, Id, Instant, NullableCount, nullable } from './fields.js';
 import { ChatWireMessage } from './messages.js';
 import { QueueItem } from './queue.js';
@@ -49,7 +50,11 @@ const CAIRN_READY_FIELDS = {
   supportsImageInput: Type.Optional(Type.Boolean()),
   queue: Type.Optional(Type.Array(QueueItem)),
   pendingPermissions: Type.Optional(Type.Array(PermissionRequestEvent)),
+  /** The session's permission requests that were answered or ended, latest last (bounded). */
+  settledPermissions: Type.Optional(Type.Array(SettledPermission)),
   signIn: Type.Optional(nullable(SignInRequiredEvent)),
+  /** The commands the session's agent ran in terminals, running or ended. */
+  devProcesses: Type.Optional(Type.Array(DevProcessSummary)),
 };
 
 /** The whole history at once. */

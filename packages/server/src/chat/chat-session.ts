@@ -3,8 +3,10 @@
 // its pending permissions, its loop and interval scheduler. Agent events become the browser's
 // ServerEvents here, and the messages are persisted as each turn ends.
 import { randomUUID } from 'node:crypto';
+import { DEV_PROCESS_EVENT, DEV_PROCESS_OUTPUT_EVENT, KILL_DEV_PROCESS_OPTION } from '@cairn/protocol';
 import type { AgentWireServer, DriveNotice } from '../drive/agent-wire-server.js';
 import type { ChatSessionRow, ChatStore, ImageRow, MessageRow } from './chat-store.js';
+import { DevProcesses } from './dev-processes.js';
 import { type RunFlags, RunTracker } from './run-state.js';
 
 export type Event = { type: string } & Record<string, unknown>;
@@ -98,6 +100,7 @@ export class ChatSession {
       }
     | undefined;
   private stopping = false;
+  private readonly devProcesses = new DevProcesses();
 
   constructor(
     private row: ChatSessionRow,
@@ -158,6 +161,8 @@ export class ChatSession {
         return this.editQueue(() => {
           this.queue.length = 0;
         });
+      case 'dev_process_kill':
+        return this.killDevProcess(String(message.processId));
       case 'set_config_option': {
         if (!(await this.ensureOpen())) return;
         const reply = await this.deps.wire.setConfigOption(
@@ -206,8 +211,21 @@ export class ChatSession {
       supportsImageInput: this.opened?.supportsImageInput ?? false,
       queue: this.queue.map((q) => ({ ...q })),
       pendingPermissions: [...this.permissions.values()],
+      settledPermissions: this.deps.store.settledPermissions(this.row.id),
       signIn: this.signIn,
+      devProcesses: this.devProcesses.list(),
     };
+  }
+
+  private async killDevProcess(processId: string): Promise<void> {
+    const process = this.devProcesses.get(processId);
+    if (process?.status !== 'running') {
+      this.broadcast({ type: 'error', message: `no running dev process ${processId} in this session` });
+      return;
+    }
+    const reply = await this.deps.wire.setConfigOption(this.row.id, KILL_DEV_PROCESS_OPTION, processId);
+    if (!reply.ok)
+      this.broadcast({ type: 'error', message: `could not end ${process.label}: ${reply.error}` });
   }
 
   /** Opens the agent session once (again after it was lost); false when the agent refused. */
@@ -440,15 +458,29 @@ export class ChatSession {
         this.broadcast(event);
         return;
       }
-      case 'permission_settled':
-        this.permissions.delete(String(p.requestId));
-        this.broadcast({
-          type: 'permission_settled',
-          requestId: String(p.requestId),
-          optionId: String(p.outcome),
-          by: String(p.by === 'close' ? 'cancel' : p.by),
-        });
+      case 'permission_settled': {
+        const requestId = String(p.requestId);
+        const optionId = String(p.outcome);
+        const by = String(p.by === 'close' ? 'cancel' : p.by);
+        const request = this.permissions.get(requestId);
+        this.permissions.delete(requestId);
+        if (request) this.deps.store.settlePermission(this.row.id, { request, optionId, by });
+        this.broadcast({ type: 'permission_settled', requestId, optionId, by });
         return;
+      }
+      case DEV_PROCESS_EVENT: {
+        const process = this.devProcesses.update(p.process);
+        if (process) {
+          const change = p.change === 'started' || p.change === 'killed' ? p.change : 'exited';
+          this.broadcast({ type: 'dev_processes_changed', processId: process.id, process, change });
+        }
+        return;
+      }
+      case DEV_PROCESS_OUTPUT_EVENT: {
+        const output = this.devProcesses.output(String(p.processId), String(p.chunk ?? ''));
+        if (output) this.broadcast({ type: 'dev_process_output', ...output });
+        return;
+      }
       case 'turn_usage':
         if (this.turn) this.turn.usage = p.usage as Record<string, unknown>;
         return;

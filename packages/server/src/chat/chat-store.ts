@@ -62,7 +62,22 @@ CREATE TABLE IF NOT EXISTS messages (
   images TEXT NOT NULL, output_tokens INTEGER, duration_ms INTEGER, tokens_per_second REAL, ttft_ms INTEGER,
   UNIQUE (session_id, sequence)
 );
+CREATE TABLE IF NOT EXISTS settled_permissions (
+  session_id TEXT NOT NULL REFERENCES chat_sessions(id), request_id TEXT NOT NULL,
+  request TEXT NOT NULL, option_id TEXT NOT NULL, by TEXT NOT NULL, settled_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, request_id)
+);
 `;
+
+/** How many settled permission cards a session keeps to show again. */
+export const SETTLED_PERMISSIONS_KEPT = 200;
+
+export interface SettledPermissionRow {
+  /** The `permission_request` event as the tabs got it. */
+  request: Record<string, unknown>;
+  optionId: string;
+  by: string;
+}
 
 export class ChatStore {
   private readonly db: Database.Database;
@@ -91,6 +106,35 @@ export class ChatStore {
       .prepare('INSERT INTO projects (id, name, path, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
       .run(row.id, row.name, row.path, row.createdAt, row.updatedAt);
     return row;
+  }
+
+  /** A permission request is over: keep its card, and only the latest few per session. */
+  settlePermission(sessionId: string, settled: SettledPermissionRow): void {
+    const requestId = String(settled.request.requestId);
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO settled_permissions (session_id, request_id, request, option_id, by, settled_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(sessionId, requestId, JSON.stringify(settled.request), settled.optionId, settled.by, Date.now());
+    this.db
+      .prepare(
+        `DELETE FROM settled_permissions WHERE session_id = ? AND rowid NOT IN
+           (SELECT rowid FROM settled_permissions WHERE session_id = ? ORDER BY rowid DESC LIMIT ?)`,
+      )
+      .run(sessionId, sessionId, SETTLED_PERMISSIONS_KEPT);
+  }
+
+  /** Oldest first. */
+  settledPermissions(sessionId: string): SettledPermissionRow[] {
+    const rows = this.db
+      .prepare('SELECT request, option_id, by FROM settled_permissions WHERE session_id = ? ORDER BY rowid')
+      .all(sessionId) as { request: string; option_id: string; by: string }[];
+    return rows.map((r) => ({
+      request: JSON.parse(r.request) as Record<string, unknown>,
+      optionId: r.option_id,
+      by: r.by,
+    }));
   }
 
   projectById(id: string): ProjectRow | undefined {

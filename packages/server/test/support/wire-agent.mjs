@@ -2,7 +2,10 @@
 // WIRE_AGENT_MODE: normal | permission | crash | hang | garbage | auth; WIRE_AGENT_CHUNKS: how
 // many text chunks a turn streams; WIRE_AGENT_DELAY_MS: a pause before each chunk;
 // WIRE_AGENT_STAMP=1: each chunk's text carries the time it was sent (`t1c0@<ms since the epoch> `),
-// for the benchmark's latency.
+// for the benchmark's latency. A prompt `run: <command line>` (or `run in <folder>: …`) asks the client to run it in a
+// terminal and leaves it running (a dev server); `wait: <command line>` waits for its end and replies
+// with its exit code and output (`exit:<code> output:<text>`). Both need the client's terminal
+// capability; without it the reply is `no terminal`.
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 
@@ -17,6 +20,7 @@ const stamp = process.env.WIRE_AGENT_STAMP === '1';
 const loopDoneAt = Number(process.env.WIRE_AGENT_LOOP_DONE_AT ?? 0);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let sessions = 0;
+let clientTerminal = false;
 let turns = 0;
 const cancelled = new Set();
 
@@ -27,17 +31,20 @@ const text = (sessionId, value) => ({
 
 const app = acp
   .agent({ name: 'wire-agent' })
-  .onRequest('initialize', () => ({
-    protocolVersion: 1,
-    agentCapabilities: {
-      loadSession: true,
-      promptCapabilities: { image: process.env.WIRE_AGENT_NO_IMAGES !== '1' },
-      sessionCapabilities: { list: {} },
-    },
-    agentInfo: { name: 'wire-agent', version: '1.0.0' },
-    authMethods: [{ id: 'wire-login', name: 'Wire login' }],
-    _meta: { steering: { supported: true } },
-  }))
+  .onRequest('initialize', (ctx) => {
+    clientTerminal = ctx.params.clientCapabilities?.terminal === true;
+    return {
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: process.env.WIRE_AGENT_NO_IMAGES !== '1' },
+        sessionCapabilities: { list: {} },
+      },
+      agentInfo: { name: 'wire-agent', version: '1.0.0' },
+      authMethods: [{ id: 'wire-login', name: 'Wire login' }],
+      _meta: { steering: { supported: true } },
+    };
+  })
   .onRequest('session/new', () => ({ sessionId: `wire-${process.pid}-${++sessions}` }))
   // Signing in with `wire-url` sends the person to an address first, as a browser login would.
   .onRequest('authenticate', async (ctx) => {
@@ -84,6 +91,36 @@ const app = acp
     }
     turns += 1;
     cancelled.delete(sessionId);
+    const asked = ctx.params.prompt.find((b) => b.type === 'text')?.text ?? '';
+    const command = /^(run|wait)(?: in (\S+))?: (.*)$/s.exec(asked);
+    if (command) {
+      if (!clientTerminal) {
+        await ctx.client.notify('session/update', text(sessionId, 'no terminal'));
+        return { stopReason: 'end_turn' };
+      }
+      let terminalId;
+      try {
+        ({ terminalId } = await ctx.client.request('terminal/create', {
+          sessionId,
+          command: command[3],
+          ...(command[2] ? { cwd: command[2] } : {}),
+          outputByteLimit: 64,
+        }));
+      } catch (error) {
+        await ctx.client.notify('session/update', text(sessionId, `refused:${error.message}`));
+        return { stopReason: 'end_turn' };
+      }
+      if (command[1] === 'run') {
+        await ctx.client.notify('session/update', text(sessionId, `started:${terminalId}`));
+        return { stopReason: 'end_turn' };
+      }
+      const exit = await ctx.client.request('terminal/wait_for_exit', { sessionId, terminalId });
+      const out = await ctx.client.request('terminal/output', { sessionId, terminalId });
+      await ctx.client.request('terminal/release', { sessionId, terminalId });
+      const reply = `exit:${exit.exitCode} truncated:${out.truncated} output:${out.output}`;
+      await ctx.client.notify('session/update', text(sessionId, reply));
+      return { stopReason: 'end_turn' };
+    }
     if (mode === 'auth') throw acp.RequestError.authRequired();
     if (mode === 'hang') {
       while (!cancelled.has(sessionId)) await sleep(20);
