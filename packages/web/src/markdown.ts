@@ -39,6 +39,7 @@ const FORBID_TAGS = [
   'math',
 ];
 const FORBID_ATTR = ['style', 'class', 'id', 'name', 'srcset'];
+const LANGUAGE_CLASS = /^language-[\w+#.-]{1,40}$/;
 
 let hooked = false;
 function hookLinks(): void {
@@ -50,6 +51,12 @@ function hookLinks(): void {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
     }
+  });
+  // A fenced block keeps the one class that names its language, for the highlighter; every other
+  // class is dropped.
+  DOMPurify.addHook('uponSanitizeAttribute', (node, data) => {
+    if (node.nodeName === 'CODE' && data.attrName === 'class' && LANGUAGE_CLASS.test(data.attrValue))
+      data.forceKeepAttr = true;
   });
 }
 

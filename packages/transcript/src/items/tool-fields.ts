@@ -152,7 +152,7 @@ const RESULT_FIELDS: Readonly<Record<string, ResultReader>> = {
   },
   Write: ok,
   Edit: ok,
-  Grep: (r, text) => defined({ matches: r.isError === true ? undefined : foundCount(text) }),
+  Grep: (r, text) => defined({ matches: r.isError === true ? undefined : grepMatches(text) }),
   Glob: (r, text) => {
     if (r.isError === true || text === undefined) return {};
     const found = foundCount(text);
@@ -190,6 +190,20 @@ export function resultFields(typeName: string, typedCall: boolean, r: ToolResult
     duration_ms: r.durationMs,
   });
   return r.isError === true ? { is_error: true, result } : { result };
+}
+
+// A Grep's content lines: `12:text` or `path:12:text` match; `12-text` lines are context around them.
+const MATCH_LINE = /^(?:.*?:)?\d+:/;
+
+/** How many matches a Grep found: the files it names ("Found 3 files"), else its matching lines. */
+function grepMatches(text: string | undefined): number | undefined {
+  const found = foundCount(text);
+  if (found !== undefined || text === undefined) return found;
+  const t = text.trim();
+  if (t === '' || /^No (?:matches|files) found/.test(t)) return 0;
+  const lines = t.split('\n').filter((l) => l !== '--');
+  const numbered = lines.filter((l) => MATCH_LINE.test(l)).length;
+  return numbered > 0 ? numbered : lines.length;
 }
 
 function foundCount(text: string | undefined): number | undefined {

@@ -80,6 +80,16 @@ describe.skipIf(!corpus)('tool calls as items', () => {
     }
   });
 
+  it('counts the matches of a Grep in every output mode: files named, matching lines, none', () => {
+    const greps = spotter
+      .concat(dovAgent, toolHeavy)
+      .filter((i) => i.type === 'tool:Grep' && i.role === 'result' && i.is_error !== true);
+    expect(greps.length).toBeGreaterThan(5);
+    for (const g of greps) expect(Number.isInteger(g.matches), JSON.stringify(g)).toBe(true);
+    const byText = (m: number) => greps.some((g) => g.matches === m);
+    expect(byText(0)).toBe(true);
+  });
+
   it('keeps every hook that ran around a tool call as a hook item tied to that call', () => {
     const calls = new Set(spotter.filter((i) => i.role === 'use').map((i) => i.tool_use_id));
     const hooks = spotter.filter((i) => String(i.type).startsWith('hook:') && i.tool_use_id !== undefined);

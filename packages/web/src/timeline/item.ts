@@ -39,6 +39,11 @@ export const family = (item: Item): string => item.type.split(':', 1)[0] ?? item
 export const isMachinery = (item: Item): boolean =>
   item.type === 'system:unknown' || item.type.startsWith('system:attachment:');
 
+/** The boundary half of a compaction (the classifier's own words, with the trigger and the size before),
+ * as opposed to the summary the agent continued from. */
+export const isCompactionBoundary = (item: Item): boolean =>
+  item.type === 'system:compact' && /^context compacted(?: \([^)]*\))?$/.test(str(item, 'text') ?? '');
+
 /** A tool result whose call the agent recorded as failed: the contract says so in `ok` where the
  * result's type has one, else in `is_error`. */
 export const isErrorResult = (result: Item): boolean =>

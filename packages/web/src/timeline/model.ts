@@ -3,7 +3,16 @@
 // list draws. Pure: no DOM, no network.
 import { shownItem } from '../display.js';
 import type { ItemRef } from '../route.js';
-import { type Item, isErrorResult, isMachinery, isResult, isUse, spawnedAgent, str } from './item.js';
+import {
+  type Item,
+  isCompactionBoundary,
+  isErrorResult,
+  isMachinery,
+  isResult,
+  isUse,
+  spawnedAgent,
+  str,
+} from './item.js';
 
 /** The session's own lane. */
 export const MAIN_LANE = '';
@@ -37,6 +46,10 @@ class Lane {
   /** `message:sub:out` index → the `tool:Agent` call of the same record, drawn as one row with it. */
   readonly agentToolOf = new Map<number, number>();
   readonly hidden = new Set<number>();
+  /** Call index → the hooks that ran around it, drawn on its row. */
+  readonly hooksOf = new Map<number, number[]>();
+  /** A compaction's boundary → the summary that replaced the context, drawn as one divider. */
+  readonly summaryOf = new Map<number, number>();
   private readonly useByToolId = new Map<string, number>();
   private readonly useByUuidType = new Map<string, number>();
   private readonly subOutByUuid = new Map<string, number[]>();
@@ -54,6 +67,34 @@ class Lane {
     this.nth.push(n);
     if (isUse(item)) this.addUse(item, i);
     else if (isResult(item)) this.addResult(item, i);
+    else if (item.type.startsWith('hook:')) this.addHook(item, i);
+    else if (item.type === 'system:compact') this.addCompaction(item, i);
+  }
+
+  private addHook(item: Item, i: number): void {
+    const toolUseId = str(item, 'tool_use_id');
+    const call = toolUseId === undefined ? undefined : this.useByToolId.get(toolUseId);
+    if (call === undefined) return;
+    const hooks = this.hooksOf.get(call);
+    if (hooks) hooks.push(i);
+    else this.hooksOf.set(call, [i]);
+    this.paired.add(i);
+  }
+
+  // A compaction is read as its boundary ("context compacted (auto, …)") and, right after it, the
+  // summary the agent continued from: one event, one divider.
+  private addCompaction(item: Item, i: number): void {
+    const prev = i - 1;
+    const before = this.items[prev];
+    if (
+      before?.type === 'system:compact' &&
+      isCompactionBoundary(before) &&
+      !isCompactionBoundary(item) &&
+      !this.summaryOf.has(prev)
+    ) {
+      this.summaryOf.set(prev, i);
+      this.paired.add(i);
+    }
   }
 
   private addUse(item: Item, i: number): void {
@@ -124,6 +165,8 @@ export interface ItemRow {
   readonly agentResult: Item | undefined;
   /** The subagent lane this row can open. */
   readonly spawns: string | undefined;
+  /** The hooks that ran around this call, in the order they ran. */
+  readonly hooks: readonly Item[];
   readonly failed: boolean;
   readonly open: boolean;
 }
@@ -246,14 +289,16 @@ export class Timeline {
         const at = rows.length;
         rows.push(row);
         rowOf.set(itemKey(laneId, i), at);
-        for (const j of [lane.resultOf.get(i), lane.answerOf.get(i)]) {
+        for (const j of [lane.resultOf.get(i), lane.answerOf.get(i), lane.summaryOf.get(i)]) {
           if (j !== undefined) rowOf.set(itemKey(laneId, j), at);
         }
+        for (const j of lane.hooksOf.get(i) ?? []) rowOf.set(itemKey(laneId, j), at);
         const call = lane.agentToolOf.get(i);
         if (call !== undefined) {
           rowOf.set(itemKey(laneId, call), at);
           const callResult = lane.resultOf.get(call);
           if (callResult !== undefined) rowOf.set(itemKey(laneId, callResult), at);
+          for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, j), at);
         }
         if (depth === 0 && item.type === 'message:user:in') prompts.push(at);
         if (row.failed) errors.push(at);
@@ -279,7 +324,7 @@ export class Timeline {
 
   private itemRow(lane: Lane, i: number, depth: number): ItemRow {
     const item = lane.items[i]!;
-    const resultIndex = lane.resultOf.get(i) ?? lane.answerOf.get(i);
+    const resultIndex = lane.resultOf.get(i) ?? lane.answerOf.get(i) ?? lane.summaryOf.get(i);
     const result = resultIndex === undefined ? undefined : lane.items[resultIndex];
     const callIndex = lane.agentToolOf.get(i);
     const agentCall = callIndex === undefined ? undefined : lane.items[callIndex];
@@ -292,6 +337,7 @@ export class Timeline {
       (result !== undefined && item.type.startsWith('tool:') && isErrorResult(result)) ||
       (agentResult !== undefined && isErrorResult(agentResult)) ||
       (isResult(item) && item.type.startsWith('tool:') && isErrorResult(item));
+    const hookIndexes = lane.hooksOf.get(i) ?? [];
     const key = itemKey(lane.id, i);
     const cached = this.rowCache.get(key);
     if (
@@ -302,7 +348,8 @@ export class Timeline {
       cached.agentResult === agentResult &&
       cached.depth === depth &&
       cached.open === open &&
-      cached.spawns === spawns
+      cached.spawns === spawns &&
+      cached.hooks.length === hookIndexes.length
     ) {
       return cached;
     }
@@ -317,6 +364,7 @@ export class Timeline {
       agentCall,
       agentResult,
       spawns,
+      hooks: hookIndexes.map((h) => lane.items[h]!),
       failed,
       open,
     };

@@ -2,6 +2,8 @@
 // leave the DOM as they scroll out of view), a capped text block, and Markdown.
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { highlightBlocks } from '../highlight/code.js';
+import { useHighlighter } from '../highlight/load.js';
 import { markdownFragment } from '../markdown.js';
 
 export interface FoldState {
@@ -16,22 +18,35 @@ export function Fold({
   label,
   children,
   className = '',
+  aside,
 }: {
   id: string;
   folds: FoldState;
   label: ComponentChildren;
   children: () => ComponentChildren;
   className?: string;
+  /** Controls of their own beside the toggle (a button cannot hold another). */
+  aside?: ComponentChildren;
 }) {
   const open = folds.isOpen(id);
+  const toggle = (
+    <button type="button" class="fold-toggle" aria-expanded={open} onClick={() => folds.toggle(id)}>
+      <span class="chevron" aria-hidden="true">
+        {open ? '▾' : '▸'}
+      </span>
+      {label}
+    </button>
+  );
   return (
     <div class={`fold ${open ? 'open' : ''} ${className}`}>
-      <button type="button" class="fold-toggle" aria-expanded={open} onClick={() => folds.toggle(id)}>
-        <span class="chevron" aria-hidden="true">
-          {open ? '▾' : '▸'}
-        </span>
-        {label}
-      </button>
+      {aside === undefined ? (
+        toggle
+      ) : (
+        <div class="fold-head">
+          {toggle}
+          {aside}
+        </div>
+      )}
       {open && <div class="fold-body">{children()}</div>}
     </div>
   );
@@ -56,11 +71,17 @@ export function TextBlock({ text, className = '' }: { text: string; className?: 
   );
 }
 
-/** Sanitized Markdown, inserted as DOM nodes. */
-export function Markdown({ text }: { text: string }) {
+const FENCE = /^ {0,3}(```|~~~)/m;
+
+/** Sanitized Markdown, inserted as DOM nodes; its fenced code is highlighted once the highlighter is in. */
+export function Markdown({ text, className = '' }: { text: string; className?: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  const highlight = useHighlighter(FENCE.test(text));
   useLayoutEffect(() => {
     ref.current?.replaceChildren(markdownFragment(text));
   }, [text]);
-  return <div class="markdown" ref={ref} />;
+  useLayoutEffect(() => {
+    if (highlight && ref.current) highlightBlocks(ref.current, highlight);
+  }, [text, highlight]);
+  return <div class={`markdown ${className}`} ref={ref} />;
 }

@@ -1,15 +1,21 @@
-// One timeline row per item: prompts, assistant text, thinking, tool calls with their results, subagent
-// spawns with their lanes, hooks, compactions and everything else the agent recorded.
+// One timeline row per item: prompts, assistant text, thinking, tool calls with their results and the
+// hooks that ran around them, subagent spawns with their lanes, hooks, compactions and everything else
+// the agent recorded.
+import { recordedResult } from '@cairn/transcript/items';
 import type { JSX } from 'preact';
 import { memo } from 'preact/compat';
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { formatClock, formatDateTime, formatDuration } from '../format.js';
+import { Code } from '../highlight/code.js';
+import { languageOfPath } from '../highlight/lang.js';
+import { highlightedFragment, useHighlighter } from '../highlight/load.js';
 import { diffLines, parsePatch, trimContext } from '../timeline/diff.js';
 import {
   editPairs,
   field,
   firstLine,
   type Item,
+  isCompactionBoundary,
   isErrorResult,
   isResult,
   isShellTool,
@@ -23,8 +29,20 @@ import {
   toolName,
 } from '../timeline/item.js';
 import type { ItemRow, LaneEdgeRow } from '../timeline/model.js';
+import {
+  bodyInRecord,
+  editCounts,
+  failureReason,
+  isSelfContainedSearch,
+  itemBody,
+  pathOf,
+  type ResultBody,
+  recordBody,
+  searchQueries,
+} from '../timeline/results.js';
 import { Fold, type FoldState, Markdown, TextBlock } from './fold.js';
 import { callInput, pretty, useRawRecord, type Where } from './raw.js';
+import { Caveat, SlashCommand } from '../sessions/commands.js';
 
 export interface RowContext {
   readonly agent: string;
@@ -122,41 +140,17 @@ function body(row: ItemRow, ctx: RowContext): JSX.Element {
         folds={ctx.folds}
         label={<span class="muted">Thinking · {wordCount(text)} words</span>}
       >
-        {() => <TextBlock text={text} className="thinking-text" />}
+        {() => <Markdown text={text} className="thinking-text" />}
       </Fold>
     );
   }
   if (t === 'message:sub:out') return <Spawn row={row} ctx={ctx} />;
-  if (t === 'system:compact') {
-    return (
-      <div class="compaction">
-        <div class="divider">
-          <span>Context compacted</span>
-        </div>
-        <Fold
-          id={`${row.key}:body`}
-          folds={ctx.folds}
-          label={<span class="muted">summary that replaced the context</span>}
-        >
-          {() => <TextBlock text={str(item, 'text') ?? ''} />}
-        </Fold>
-      </div>
-    );
-  }
+  if (t === 'system:compact') return <Compaction row={row} ctx={ctx} />;
   if (t.startsWith('hook:')) return <Hook row={row} ctx={ctx} />;
   if (t.startsWith('tool:'))
     return isResult(item) ? <OrphanResult row={row} ctx={ctx} /> : <ToolCall row={row} ctx={ctx} />;
-  if (t === 'notice:slash') {
-    const stdout = str(item, 'stdout');
-    const line = `${str(item, 'command') ?? ''} ${str(item, 'args') ?? ''}`.trim();
-    return stdout ? (
-      <Fold id={`${row.key}:body`} folds={ctx.folds} label={<code class="slash">{line}</code>}>
-        {() => <TextBlock text={stdout} />}
-      </Fold>
-    ) : (
-      <code class="slash">{line}</code>
-    );
-  }
+  if (t === 'notice:slash') return <SlashCommand row={row} ctx={ctx} />;
+  if (t === 'system:caveat') return <Caveat />;
   if (t === 'notice:interrupt')
     return <div class="notice">⏹ {str(item, 'text') ?? 'Interrupted by the user'}</div>;
   if (t === 'system:api-error') {
@@ -297,34 +291,88 @@ function Spawn({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   );
 }
 
-function Hook({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
-  const { item } = row;
+/** A compaction: one divider, with the summary the agent continued from folded under it as Markdown. */
+function Compaction({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
+  const { item, result } = row;
+  const boundary = isCompactionBoundary(item) ? item : undefined;
+  const summary = boundary ? result : item;
+  const how = boundary ? /\(([^)]*)\)/.exec(str(boundary, 'text') ?? '')?.[1] : undefined;
+  const text = summary ? (str(summary, 'text') ?? '') : '';
+  return (
+    <div class="compaction">
+      <div class="divider">
+        <span>Context compacted{how ? ` · ${how}` : ''}</span>
+      </div>
+      {summary && text !== '' && (
+        <Fold
+          id={`${row.key}:body`}
+          folds={ctx.folds}
+          label={<span class="muted">summary that replaced the context</span>}
+        >
+          {() => <Markdown text={text} className="compaction-summary" />}
+        </Fold>
+      )}
+    </div>
+  );
+}
+
+/** What a hook run reported: its outcome, exit code and time, or only that it ran. */
+function hookOutcome(item: Item): string {
+  const exit = num(item, 'exit_code');
+  const duration = num(item, 'duration_ms');
+  const outcome = str(item, 'status') === 'started' ? 'ran' : (str(item, 'outcome') ?? '');
+  return `${outcome}${exit !== undefined ? ` · exit ${exit}` : ''}${duration !== undefined ? ` · ${formatDuration(duration)}` : ''}`;
+}
+
+const hookEvent = (item: Item): string => item.type.slice('hook:'.length);
+
+function HookOutput({ item }: { item: Item }) {
   const content = str(item, 'content');
   const stderr = str(item, 'stderr');
-  const exit = num(item, 'exit_code');
-  const outcome = str(item, 'outcome');
+  return (
+    <>
+      {str(item, 'command') && <TextBlock text={`$ ${str(item, 'command')}`} className="cmd" />}
+      {content && <TextBlock text={content} />}
+      {stderr && <TextBlock text={stderr} className="stderr" />}
+    </>
+  );
+}
+
+function Hook({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
+  const { item } = row;
   const label = (
     <>
       <span class="badge hook">hook</span>{' '}
-      <span class="hook-name">{str(item, 'hook_name') ?? item.type.slice(5)}</span>{' '}
-      <span class="muted small">
-        {outcome}
-        {exit !== undefined ? ` · exit ${exit}` : ''}
-        {num(item, 'duration_ms') !== undefined ? ` · ${formatDuration(num(item, 'duration_ms')!)}` : ''}
-      </span>
+      <span class="hook-name">{str(item, 'hook_name') ?? hookEvent(item)}</span>{' '}
+      <span class="muted small">{hookOutcome(item)}</span>
     </>
   );
-  if (!content && !stderr && !str(item, 'command')) return <div class="hook-line">{label}</div>;
+  if (!str(item, 'content') && !str(item, 'stderr') && !str(item, 'command'))
+    return <div class="hook-line">{label}</div>;
   return (
     <Fold id={`${row.key}:body`} folds={ctx.folds} className="hook-line" label={label}>
-      {() => (
-        <>
-          {str(item, 'command') && <TextBlock text={`$ ${str(item, 'command')}`} className="cmd" />}
-          {content && <TextBlock text={content} />}
-          {stderr && <TextBlock text={stderr} className="stderr" />}
-        </>
-      )}
+      {() => <HookOutput item={item} />}
     </Fold>
+  );
+}
+
+/** The hooks that ran around a call, one line each: event, name, command, outcome, and any output. */
+function HookList({ hooks }: { hooks: readonly Item[] }) {
+  return (
+    <ul class="hook-list" aria-label="hooks that ran for this call">
+      {hooks.map((h, i) => (
+        <li key={i} class="hook-run">
+          <div class="hook-run-head">
+            <span class="type-badge">{hookEvent(h)}</span>{' '}
+            <span class="hook-name">{str(h, 'hook_name') ?? hookEvent(h)}</span>{' '}
+            <span class="muted small">{hookOutcome(h)}</span>
+          </div>
+          {str(h, 'command') && <code class="hook-command">{str(h, 'command')}</code>}
+          {str(h, 'content') && <TextBlock text={str(h, 'content')!} />}
+          {str(h, 'stderr') && <TextBlock text={str(h, 'stderr')!} className="stderr" />}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -376,37 +424,45 @@ function callSummary(item: Item): string {
     const files = parsePatch(patch);
     return files.map((f) => `${f.action} ${f.path}`).join(', ');
   }
+  const queries = searchQueries(item);
+  if (queries.length > 0) return queries.join(' · ');
   if (input) {
-    const path = input.file_path ?? input.path ?? input.absolute_path ?? input.filePath;
-    if (typeof path === 'string') return path;
+    const path = pathOf(item);
+    if (path !== undefined) return path;
     return firstLine(JSON.stringify(input), 160);
   }
   return '';
 }
 
-/** What a result says in one line: how much it found, or that it failed. */
+const lines = (n: number): string => `${n} line${n === 1 ? '' : 's'}`;
+
+/** What a result says in one line: how much it found or changed (a failure's reason is shown apart). */
 function resultSummary(item: Item, result: Item | undefined): string {
-  if (!result) return 'no result yet';
-  if (isErrorResult(result)) return 'failed';
   const name = toolName(item);
-  if (name === 'Read' && num(result, 'lines') !== undefined) return `${num(result, 'lines')} lines`;
-  if ((name === 'Grep' || name === 'Glob') && num(result, 'matches') !== undefined)
-    return `${num(result, 'matches')} matches`;
-  if (name === 'Edit' && (num(item, 'old_lines') !== undefined || num(item, 'new_lines') !== undefined)) {
-    return `−${num(item, 'old_lines') ?? 0} +${num(item, 'new_lines') ?? 0} lines`;
+  const edit = name === 'Edit' || name === 'MultiEdit' || name === 'replace' ? editCounts(item) : undefined;
+  if (!result) {
+    if (isSelfContainedSearch(item)) return 'searched';
+    return edit ? `−${edit.removed} +${edit.added} lines · no result yet` : 'no result yet';
+  }
+  if (isErrorResult(result)) return 'failed';
+  if (edit) return `−${edit.removed} +${edit.added} lines`;
+  if (name === 'Read' && num(result, 'lines') !== undefined) return lines(num(result, 'lines')!);
+  if ((name === 'Grep' || name === 'Glob') && num(result, 'matches') !== undefined) {
+    const n = num(result, 'matches')!;
+    return `${n} match${n === 1 ? '' : 'es'}`;
   }
   if (field(result, 'interrupted') === true) return 'interrupted';
   const out = isShellTool(name)
     ? (str(result, 'stdout') ?? textOf(obj(result, 'result')?.output))
     : undefined;
   if (out !== undefined) {
-    const lines = out === '' ? 0 : out.replace(/\n$/, '').split('\n').length;
-    return lines === 0 ? 'no output' : `${lines} line${lines === 1 ? '' : 's'} of output`;
+    const n = out === '' ? 0 : out.replace(/\n$/, '').split('\n').length;
+    return n === 0 ? 'no output' : `${lines(n)} of output`;
   }
   return '';
 }
 
-/** Output text of a result, whatever its shape. */
+/** Output text of a shell result, or of an orphan result of any shape. */
 function resultText(result: Item): { out?: string; err?: string } {
   const stdout = str(result, 'stdout');
   const stderr = str(result, 'stderr');
@@ -418,32 +474,56 @@ function resultText(result: Item): { out?: string; err?: string } {
   }
   const text = str(result, 'text');
   if (text !== undefined) return { out: text };
+  const error = str(result, 'error');
+  if (error !== undefined) return { err: error };
   // What the one-line summary already says (ok, counts, ids) is not repeated as a block.
   const own = ownFields(result);
-  for (const k of ['ok', 'interrupted', 'lines', 'bytes', 'matches', 'status', 'agent_id']) delete own[k];
+  for (const k of ['ok', 'is_error', 'interrupted', 'lines', 'bytes', 'matches', 'status', 'agent_id'])
+    delete own[k];
   return Object.keys(own).length > 0 ? { out: json(own) } : {};
 }
 
 function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const { item, result } = row;
   const name = toolName(item) ?? item.type;
-  const status = result ? (row.failed ? 'err' : 'ok') : 'pending';
+  const status = result ? (row.failed ? 'err' : 'ok') : isSelfContainedSearch(item) ? 'ok' : 'pending';
   const summary = resultSummary(item, result);
+  const reason = row.failed ? failureReason(item, result) : undefined;
   const description = str(item, 'description');
+  const hooksId = `${row.key}:hooks`;
+  const hooksOpen = row.hooks.length > 0 && ctx.folds.isOpen(hooksId);
   const label = (
     <>
       <span class={`badge tool status-${status}`}>{name}</span>{' '}
       <span class={isShellTool(name) ? 'call-line mono' : 'call-line'}>{callSummary(item)}</span>
-      {summary && (
-        <span class={`muted small result-summary ${row.failed ? 'err-text' : ''}`}> · {summary}</span>
-      )}
+      {summary && !reason && <span class="muted small result-summary"> · {summary}</span>}
       {description && isShellTool(name) && <span class="muted small"> · {description}</span>}
+      {reason && (
+        <span class="fail-reason">
+          <span class="fail-word">failed:</span> {reason}
+        </span>
+      )}
     </>
   );
+  const hooksBadge =
+    row.hooks.length > 0 ? (
+      <button
+        type="button"
+        class={`hooks-badge ${hooksOpen ? 'on' : ''}`}
+        aria-expanded={hooksOpen}
+        title="the hooks that ran for this call"
+        onClick={() => ctx.folds.toggle(hooksId)}
+      >
+        {row.hooks.length} hook{row.hooks.length === 1 ? '' : 's'}
+      </button>
+    ) : undefined;
   return (
-    <Fold id={`${row.key}:body`} folds={ctx.folds} className="tool" label={label}>
-      {() => <ToolBody row={row} where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }} />}
-    </Fold>
+    <>
+      <Fold id={`${row.key}:body`} folds={ctx.folds} className="tool" label={label} aside={hooksBadge}>
+        {() => <ToolBody row={row} where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }} />}
+      </Fold>
+      {hooksOpen && <HookList hooks={row.hooks} />}
+    </>
   );
 }
 
@@ -452,6 +532,12 @@ function ToolBody({ row, where }: { row: ItemRow; where: Where }) {
   const name = toolName(item) ?? '';
   const input = obj(item, 'input');
   const parts: JSX.Element[] = [];
+  // A failure leads with its reason, in full.
+  if (result && row.failed) {
+    const { out, err } = resultText(result);
+    const text = err ?? out;
+    if (text) parts.push(<TextBlock key="why" text={text} className="stderr failure" />);
+  }
   if (isShellTool(name)) {
     parts.push(<TextBlock key="cmd" text={`$ ${shellCommand(item) ?? ''}`} className="cmd" />);
   } else if (name === 'Edit' || name === 'MultiEdit' || editPairs(input)) {
@@ -475,21 +561,172 @@ function ToolBody({ row, where }: { row: ItemRow; where: Where }) {
     );
   } else if (name === 'Write') {
     parts.push(<WriteBody key="write" item={item} where={where} />);
-  } else if (input || !['Read', 'Grep', 'Glob'].includes(name)) {
-    parts.push(<TextBlock key="input" text={json(input ?? ownFields(item))} className="json" />);
+  } else if (searchQueries(item).length > 0 && input) {
+    parts.push(
+      <ul key="queries" class="queries">
+        {searchQueries(item).map((q, i) => (
+          <li key={i}>
+            <span class="muted small">searched for</span> {q}
+          </li>
+        ))}
+      </ul>,
+    );
+  } else if (input) {
+    parts.push(<InputFields key="input" input={input} path={pathOf(item)} />);
   }
-  if (result) {
-    const { out, err } = resultText(result);
-    if (out) parts.push(<TextBlock key="out" text={out} className="output" />);
-    if (err) parts.push(<TextBlock key="err" text={err} className="stderr" />);
+  if (result && !row.failed) {
+    if (isShellTool(name)) {
+      const { out, err } = resultText(result);
+      if (out) parts.push(<TextBlock key="out" text={out} className="output" />);
+      if (err) parts.push(<TextBlock key="err" text={err} className="stderr" />);
+    } else if (bodyInRecord(item, result)) {
+      parts.push(<RecordedBody key="out" call={item} result={result} where={where} />);
+    } else if (name !== 'Edit' && name !== 'Write') {
+      const body = itemBody(item, result);
+      if (body) parts.push(<ResultBodyView key="out" body={body} />);
+    }
+  } else if (!result && isSelfContainedSearch(item)) {
+    parts.push(
+      <p key="none" class="muted small">
+        Codex records that it searched, not what it found.
+      </p>,
+    );
   }
   parts.push(<RawRecord key="raw" item={item} where={where} />);
   return <>{parts}</>;
 }
 
-export function DiffView({ lines }: { lines: ReturnType<typeof trimContext> }) {
+/** A call's input as named fields: short values inline, long or multi-line text as a block, code as
+ * code when the call names the file it belongs to. */
+function InputFields({ input, path }: { input: Record<string, unknown>; path: string | undefined }) {
+  const language = languageOfPath(path);
   return (
-    <pre class="diff">
+    <dl class="fields">
+      {Object.entries(input).map(([name, value]) => (
+        <FieldRow key={name} name={name} value={value} language={name === 'content' ? language : undefined} />
+      ))}
+    </dl>
+  );
+}
+
+function FieldRow({
+  name,
+  value,
+  language,
+}: {
+  name: string;
+  value: unknown;
+  language?: string | undefined;
+}) {
+  let shown: JSX.Element;
+  if (typeof value === 'string' && (value.includes('\n') || value.length > 160)) {
+    shown =
+      language !== undefined ? (
+        <Code text={value} language={language} firstLine={1} />
+      ) : (
+        <TextBlock text={value} />
+      );
+  } else if (typeof value === 'string') {
+    shown = <span class="field-text">{value}</span>;
+  } else if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
+    shown = <span class="field-text mono">{String(value)}</span>;
+  } else {
+    shown = <TextBlock text={json(value)} className="json" />;
+  }
+  return (
+    <div class="field">
+      <dt>{name}</dt>
+      <dd>{shown}</dd>
+    </div>
+  );
+}
+
+function ResultBodyView({ body }: { body: ResultBody }) {
+  switch (body.kind) {
+    case 'code':
+      return <Code text={body.text} language={body.language} firstLine={body.firstLine} className="output" />;
+    case 'markdown':
+      return <Markdown text={body.text} className="fetched" />;
+    case 'text':
+      return <TextBlock text={body.text} className="output" />;
+    case 'files':
+      return (
+        <div class="output">
+          {body.paths.length === 0 ? (
+            <p class="muted small">no files</p>
+          ) : (
+            <ul class="file-list">
+              {body.paths.map((p) => (
+                <li key={p}>{p}</li>
+              ))}
+            </ul>
+          )}
+          {body.more && <p class="muted small">{body.more}</p>}
+        </div>
+      );
+    case 'links':
+      return (
+        <div class="output">
+          <ul class="link-list">
+            {body.links.map((l, i) => (
+              <li key={i}>
+                <a href={safeUrl(l.url)} target="_blank" rel="noopener noreferrer">
+                  {l.title}
+                </a>{' '}
+                <span class="muted small">{l.url}</span>
+              </li>
+            ))}
+          </ul>
+          {body.text && <Markdown text={body.text} />}
+        </div>
+      );
+    case 'fields':
+      return (
+        <dl class="fields output">
+          {body.fields.map((f) => (
+            <FieldRow key={f.name} name={f.name} value={f.value} />
+          ))}
+        </dl>
+      );
+  }
+}
+
+/** Only web addresses become links; anything else stays text in the title. */
+const safeUrl = (url: string): string | undefined => (/^https?:\/\//i.test(url) ? url : undefined);
+
+/** A result whose body is only in the agent's file: read from its record when the call is opened. */
+function RecordedBody({ call, result, where }: { call: Item; result: Item; where: Where }) {
+  const raw = useRawRecord(where, result, true);
+  if (raw?.state === 'error') return <p class="muted small">Could not read the result: {raw.message}</p>;
+  if (raw?.state !== 'ready') return <p class="muted small">reading the result…</p>;
+  const recorded = recordedResult(raw.record, str(result, 'tool_use_id'));
+  const body = recorded ? recordBody(call, recorded) : undefined;
+  if (!body) return <p class="muted small">The record holds no output for this call.</p>;
+  return <ResultBodyView body={body} />;
+}
+
+export function DiffView({
+  lines,
+  language,
+}: {
+  lines: ReturnType<typeof trimContext>;
+  /** Colours each line as code of this language, once the highlighter is in. */
+  language?: string | undefined;
+}) {
+  const ref = useRef<HTMLPreElement>(null);
+  const highlight = useHighlighter(language !== undefined);
+  useLayoutEffect(() => {
+    if (!highlight || language === undefined || !ref.current) return;
+    for (const el of ref.current.querySelectorAll<HTMLElement>('.dl:not(.skip) .tx')) {
+      if (el.classList.contains('hljs')) continue;
+      const html = highlight(el.textContent ?? '', language);
+      if (html === undefined) continue;
+      el.replaceChildren(highlightedFragment(html));
+      el.classList.add('hljs');
+    }
+  }, [highlight, language, lines]);
+  return (
+    <pre class="diff" ref={ref}>
       {lines.map((l, i) => (
         <div
           key={i}
@@ -498,7 +735,7 @@ export function DiffView({ lines }: { lines: ReturnType<typeof trimContext> }) {
           <span class="op" aria-hidden="true">
             {l.op === '…' ? ' ' : l.op}
           </span>
-          {l.text}
+          <span class="tx">{l.text}</span>
         </div>
       ))}
     </pre>
@@ -516,10 +753,11 @@ function EditDiff({ item, where }: { item: Item; where: Where }) {
       return <p class="muted small">The record holds no before and after for this edit.</p>;
     return <p class="muted small">reading the edit…</p>;
   }
+  const language = languageOfPath(pathOf(item));
   return (
     <div class="diffs">
       {pairs.map((p, i) => (
-        <DiffView key={i} lines={trimContext(diffLines(p.old, p.new))} />
+        <DiffView key={i} lines={trimContext(diffLines(p.old, p.new))} language={language} />
       ))}
     </div>
   );
@@ -532,7 +770,7 @@ function WriteBody({ item, where }: { item: Item; where: Where }) {
   const content = callInput(raw.record, str(item, 'tool_use_id'))?.content;
   if (typeof content !== 'string')
     return <p class="muted small">The record holds no content for this write.</p>;
-  return <DiffView lines={trimContext(diffLines('', content), 0).slice(0, 400)} />;
+  return <Code text={content} language={languageOfPath(pathOf(item))} firstLine={1} className="written" />;
 }
 
 export function PatchView({ patch }: { patch: string }) {
@@ -543,7 +781,10 @@ export function PatchView({ patch }: { patch: string }) {
           <div class="patch-path">
             <span class="type-badge">{f.action}</span> {f.path}
           </div>
-          <DiffView lines={f.lines.map((l) => ({ ...l }))} />
+          <DiffView
+            lines={f.lines.map((l) => ({ ...l }))}
+            language={languageOfPath(f.path.split(' → ').at(-1))}
+          />
         </div>
       ))}
     </div>
