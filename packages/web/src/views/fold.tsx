@@ -59,9 +59,19 @@ const CAP = 12_000;
 export function TextBlock({ text, className = '' }: { text: string; className?: string }) {
   const [all, setAll] = useState(false);
   const cut = !all && text.length > CAP;
+  const pre = useRef<HTMLPreElement>(null);
+  // A block that scrolls takes the focus, so that it scrolls from the keyboard too; one that fits
+  // stays out of the tab order.
+  useLayoutEffect(() => {
+    const el = pre.current;
+    if (!el) return;
+    const scrolls = el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
+    if (scrolls) el.tabIndex = 0;
+    else el.removeAttribute('tabindex');
+  }, [text, all]);
   return (
     <div class={`text-block ${className}`}>
-      <pre>{cut ? text.slice(0, CAP) : text}</pre>
+      <pre ref={pre}>{cut ? text.slice(0, CAP) : text}</pre>
       {cut && (
         <button type="button" class="link" onClick={() => setAll(true)}>
           show all {Math.round(text.length / 1000)}k characters

@@ -38,7 +38,7 @@ export function SessionView({ route }: { route: SessionRoute }) {
   }, [title]);
 
   return (
-    <section class="session-view">
+    <section class={`session-view tab-${route.tab}`}>
       <header class="session-head">
         <div class="crumbs">
           <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
