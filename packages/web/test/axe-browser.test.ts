@@ -12,8 +12,8 @@ import {
   type Scheme,
   type Served,
   screenshot,
-  serve,
   seriousAxeViolations,
+  serve,
   violations,
 } from './harness.js';
 
