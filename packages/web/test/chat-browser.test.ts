@@ -4,6 +4,7 @@
 // second tab mid-turn show every delta exactly once and the user's message once.
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type RunningServer, startServer } from '@cairn/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,7 @@ import {
 } from './harness.js';
 
 const SLOW = 240_000;
+const WIRE_AGENT = fileURLToPath(new URL('../../server/test/support/wire-agent.mjs', import.meta.url));
 
 let webRoot: string;
 let browser: Browser;
@@ -49,6 +51,21 @@ beforeAll(async () => {
   mkdirSync(project, { recursive: true });
   mkdirSync(cairnHome, { recursive: true });
   symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
+  // Beside the real agents, the scripted one (built with the SDK) for what none of them does: an
+  // agent that takes no images, and one that runs commands through the terminal capability.
+  writeFileSync(
+    join(cairnHome, 'config.json'),
+    JSON.stringify({
+      agents: {
+        wire: {
+          name: 'Scripted agent',
+          command: process.execPath,
+          args: [WIRE_AGENT],
+          env: { WIRE_AGENT_NO_IMAGES: '1', WIRE_AGENT_CHUNKS: '1' },
+        },
+      },
+    }),
+  );
   const claude = await agentTestEnv('claude-code', model.url, join(scratch, 'agent'));
   const codex = await agentTestEnv('codex', model.url, join(scratch, 'agent'));
   const reader = homeEnv(join(scratch, 'reader'));
@@ -234,6 +251,10 @@ describe('chatting with Claude Code in the browser', () => {
       await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
       await page.locator('.chat-tool[data-status="ok"]').first().waitFor({ timeout: 30_000 });
       expect(await lastReply(page)).toContain('Wrote allowed.txt.');
+      // …and its permission card, as it was settled.
+      const kept = page.locator('.permission-card.settled');
+      expect(await kept.count()).toBe(1);
+      expect(await shownText(kept)).toContain(`Answered: ${allowName}`);
       await askingMode(page);
 
       const denyPrompt = 'PROMPT-DENY write another file';
@@ -512,6 +533,62 @@ describe('chatting with Claude Code in the browser', () => {
   );
 });
 
+describe('chatting with the scripted agent in the browser', () => {
+  it(
+    'refuses an image with a message when the agent takes none',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      await startChat(page, undefined, 'wire');
+      await page.evaluate((b64) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], 'pixel.png', { type: 'image/png' }));
+        document
+          .querySelector('.composer')!
+          .dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, PIXEL);
+      await expect
+        .poll(() => shownText(page.locator('.composer-problem')))
+        .toContain('does not take images: the image was not attached');
+      expect(await page.locator('.composer .thumb').count()).toBe(0);
+      // The message goes out without it, and the agent saw no image.
+      await say(page, 'hello');
+      await expect.poll(() => lastReply(page), { timeout: 60_000 }).toContain('t1c0');
+      expect(await lastReply(page)).not.toContain('image:');
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
+    'shows a command the agent runs as a dev process with its output, and ends it from the page',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      await startChat(page, undefined, 'wire');
+      await say(page, 'run: echo serving on port 4173; while true; do echo tick; sleep 0.1; done');
+      const panel = page.getByRole('region', { name: 'Dev processes' });
+      const item = panel.locator('.process-item[data-status=running]');
+      await item.waitFor({ timeout: 60_000 });
+      await expect.poll(() => shownText(item.locator('.process-tail'))).toContain('serving on port 4173');
+      await expect.poll(() => shownText(item.locator('.process-tail'))).toContain('tick');
+      await screenshot(page, 'chat-dev-process-light');
+      // A reload shows it again, still running.
+      await page.reload();
+      await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
+      await panel.locator('.process-item[data-status=running]').waitFor({ timeout: 30_000 });
+      await panel.getByRole('button', { name: /^End process echo serving/ }).click();
+      await panel.locator('.process-item[data-status=killed]').waitFor({ timeout: 30_000 });
+      expect(await panel.getByRole('button', { name: /^End process/ }).count()).toBe(0);
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+});
+
 describe('chatting with Codex in the browser', () => {
   it(
     'streams the reply, and a permission card allowed applies the patch',
@@ -583,6 +660,21 @@ describe('a daemon restarted mid-turn', () => {
       const cairnHome = join(home, 'cairn');
       mkdirSync(cairnHome, { recursive: true });
       symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
+      // Beside the real agents, the scripted one (built with the SDK) for what none of them does: an
+      // agent that takes no images, and one that runs commands through the terminal capability.
+      writeFileSync(
+        join(cairnHome, 'config.json'),
+        JSON.stringify({
+          agents: {
+            wire: {
+              name: 'Scripted agent',
+              command: process.execPath,
+              args: [WIRE_AGENT],
+              env: { WIRE_AGENT_NO_IMAGES: '1', WIRE_AGENT_CHUNKS: '1' },
+            },
+          },
+        }),
+      );
       const agent = await agentTestEnv('claude-code', model.url, join(home, 'agent'));
       const env = { ...homeEnv(join(home, 'reader')), ...agent.env };
       // No port named: the restarted daemon asks for its last one, and keeps its token.

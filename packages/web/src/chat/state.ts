@@ -3,6 +3,7 @@
 // reconnect or a reload shows each delta exactly once: nothing survives from before it, and what
 // follows it is new. The run state is the server's; the page never derives it.
 import type {
+  DevProcess,
   ImageAttachment,
   PermissionRequest,
   QueueItem,
@@ -12,6 +13,8 @@ import type {
   WireMessage,
   WireRunState,
 } from './wire.js';
+
+export type { DevProcess };
 
 export type Part =
   | { readonly kind: 'text'; readonly text: string }
@@ -98,6 +101,8 @@ export interface ChatState {
   readonly steer: { readonly ok: boolean; readonly outcome?: string; readonly error?: string } | null;
   readonly loop: LoopStatus | null;
   readonly interval: IntervalStatus | null;
+  /** The commands the agent ran in terminals, in the order they started. */
+  readonly devProcesses: readonly DevProcess[];
   /** Counts notices so each has an id of its own. */
   readonly notices: number;
 }
@@ -120,6 +125,7 @@ export const initialChatState = (sessionId: string | null = null): ChatState => 
   steer: null,
   loop: null,
   interval: null,
+  devProcesses: [],
   notices: 0,
 });
 
@@ -199,6 +205,24 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
     }
     case 'config_options':
       return { ...state, configOptions: event.configOptions };
+    case 'dev_processes_changed': {
+      const process = event.process;
+      if (!process) return state;
+      const known = state.devProcesses.some((p) => p.id === process.id);
+      return {
+        ...state,
+        devProcesses: known
+          ? state.devProcesses.map((p) => (p.id === process.id ? process : p))
+          : [...state.devProcesses, process],
+      };
+    }
+    case 'dev_process_output':
+      return {
+        ...state,
+        devProcesses: state.devProcesses.map((p) =>
+          p.id === event.processId ? { ...p, lastOutputTail: event.tail } : p,
+        ),
+      };
     case 'steer_result': {
       const steer = { ok: event.ok, outcome: event.outcome, error: event.error };
       const next = { ...state, steer };
@@ -263,8 +287,17 @@ function sessionReady(state: ChatState, e: Extract<Event, { type: 'session_ready
     entries: historyEntries(e.history),
     runState: e.runState ?? null,
     queue: [...(e.queue ?? [])].sort((a, b) => a.position - b.position),
-    permissions: [...(e.pendingPermissions ?? [])],
+    // The settled ones first, as they were answered, then those still open.
+    permissions: [
+      ...(e.settledPermissions ?? []).map((s): PermissionCard => {
+        const { type: _t, ...request } = s.request as PermissionRequest & { type?: string };
+        const settled = s.by === undefined ? { optionId: s.optionId } : { optionId: s.optionId, by: s.by };
+        return { ...request, settled };
+      }),
+      ...(e.pendingPermissions ?? []),
+    ],
     signIn: e.signIn ?? null,
+    devProcesses: [...(e.devProcesses ?? [])],
     configOptions: e.configOptions ?? [],
     supportsSteering: e.supportsSteering === true,
     supportsImageInput: e.supportsImageInput === true,

@@ -104,6 +104,28 @@ export interface SignIn {
   url?: string | null;
 }
 
+/** A command the agent ran in a terminal: a dev server, a build, a test run. */
+export interface DevProcess {
+  id: string;
+  label: string;
+  command: string;
+  cwd: string;
+  /** `running`, `exited`, `killed` (or `recovered`). */
+  status: string;
+  pid?: number;
+  startedAt: number;
+  endedAt?: number;
+  exitCode: number | null;
+  lastOutputTail: string;
+  fullOutputPath: string;
+}
+
+export interface SettledPermission {
+  request: PermissionRequest;
+  optionId: string;
+  by?: string;
+}
+
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
@@ -135,7 +157,9 @@ export type ServerEvent =
       supportsImageInput?: boolean;
       queue?: QueueItem[];
       pendingPermissions?: PermissionRequest[];
+      settledPermissions?: SettledPermission[];
       signIn?: SignIn | null;
+      devProcesses?: DevProcess[];
       intervalActive?: boolean;
       intervalMinutes?: number | null;
       intervalNextTickAt?: number | null;
@@ -183,7 +207,9 @@ export type ServerEvent =
     }
   | ({ type: 'sign_in_required' } & SignIn)
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
-  | { type: 'steer_result'; ok: boolean; outcome?: 'injected' | 'queued'; error?: string };
+  | { type: 'steer_result'; ok: boolean; outcome?: 'injected' | 'queued'; error?: string }
+  | { type: 'dev_processes_changed'; processId?: string; process?: DevProcess; change: string }
+  | { type: 'dev_process_output'; processId: string; chunk: string; tail: string };
 
 export type ClientMessage =
   | {
@@ -201,4 +227,5 @@ export type ClientMessage =
   | { type: 'queue_remove'; id: string }
   | { type: 'queue_edit'; id: string; content: string }
   | { type: 'queue_clear' }
-  | { type: 'set_config_option'; configId: string; value: string | boolean };
+  | { type: 'set_config_option'; configId: string; value: string | boolean }
+  | { type: 'dev_process_kill'; processId: string };

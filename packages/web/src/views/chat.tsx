@@ -19,6 +19,7 @@ import { PermissionView, SignInCard } from './chat-cards.js';
 import { Composer } from './chat-composer.js';
 import { NewChatView } from './chat-new.js';
 import { EntryView } from './chat-parts.js';
+import { DevProcessesView } from './chat-processes.js';
 
 export function ChatRouteView({ id }: { id?: string }) {
   if (id === undefined) return <NewChatView />;
@@ -154,6 +155,7 @@ function ChatView({ id }: { id: string }) {
           <LoopLine state={state} />
         </div>
       </div>
+      <DevProcessesView processes={state.devProcesses} send={send} />
       {state.queue.length > 0 && <QueueView queue={state.queue} send={send} />}
       {state.steer && (
         <p class="muted small steer-line" role="status">
