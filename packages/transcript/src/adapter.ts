@@ -55,6 +55,32 @@ export interface TranslatedSession {
   skipped: SkippedRecord[];
 }
 
+/** What one push of newly read records did to a session's translation. */
+export interface TranslationDelta {
+  /** Index of the first event that is new or moved; every event before it kept its place. */
+  from: number;
+  /** The events the new records made, in transcript order. */
+  added: TranscriptEvent[];
+  /** Earlier events the new records changed in place: a request's usage, a compaction's shadow. */
+  updated: TranscriptEvent[];
+}
+
+/**
+ * A session's translation kept open between reads: each push translates only the records past
+ * where the last one stopped, from the state it saved. Reading a session whole is one push.
+ */
+export interface IncrementalTranslation {
+  /**
+   * Translates what `files` (main file first) hold beyond what earlier pushes read; files only
+   * grow by whole records. Answers 'rewrite' when the new bytes change what was translated before
+   * in a way it does not patch (a file that shrank or moved, a record that reorders earlier ones):
+   * the caller then translates the session again from the start.
+   */
+  push(files: readonly SourceFile[]): Result<TranslationDelta | 'rewrite', UnknownFormatGeneration>;
+  /** The translation so far; its event list is the one later pushes extend. */
+  snapshot(): TranslatedSession;
+}
+
 export interface SessionAdapter {
   /** Catalog id: 'claude-code', 'codex', 'gemini-cli'. */
   readonly id: string;
@@ -84,6 +110,11 @@ export interface SessionAdapter {
   lastRecordAt?(path: string, data: Uint8Array, whole: boolean): number | undefined;
   /** Pure translation of a session's files (main file first) into events. */
   translate(files: readonly SourceFile[]): Result<TranslatedSession, UnknownFormatGeneration>;
+  /**
+   * Optional: a translation that continues as the files grow, giving what translate gives for
+   * the same bytes. Without it a growing session is translated whole on every read.
+   */
+  incremental?(): IncrementalTranslation;
   /**
    * An optional fast pass that computes the summary without building events. It must give the
    * same numbers as foldTranscript(translate(files)). It always returns every prompt in full

@@ -26,12 +26,16 @@ export {
   writeAtomic,
   writeDump,
 } from './dump-io.js';
+export { type TranscriptDelta, Translator } from './incremental.js';
+export { IncrementalItems, type ItemsChange, type LaneClassification } from './incremental-items.js';
+export { SummaryFold } from './incremental-summary.js';
 export * from './items/index.js';
 export { countLines, decodeUtf8, type LineSpan, parseJsonLine, splitLines } from './lines.js';
 export { type ListSessionsOptions, listSessions } from './list.js';
 export { type LoadTranscriptOptions, loadTranscript } from './load.js';
 export type * from './model.js';
 export { CAPABILITIES, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from './model.js';
+export { type OpenedSession, type OpenOptions, openSession } from './open.js';
 export { readOriginal } from './original.js';
 export type * from './platform.js';
 export { type NodePlatformOptions, nodePlatform } from './platform-node.js';

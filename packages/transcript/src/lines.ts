@@ -11,10 +11,13 @@ export interface LineSpan {
   unterminated: boolean;
 }
 
-/** Every line of `data`, including empty ones; a final empty remainder after the last '\n' is not a line. */
-export function* splitLines(data: Uint8Array): Generator<LineSpan> {
-  let start = 0;
-  let line = 1;
+/**
+ * Every line of `data`, including empty ones; a final empty remainder after the last '\n' is not a
+ * line. A read that continues where an earlier one stopped starts at byte `from`, line `line`.
+ */
+export function* splitLines(data: Uint8Array, from = 0, firstLine = 1): Generator<LineSpan> {
+  let start = from;
+  let line = firstLine;
   while (start < data.length) {
     const nl = data.indexOf(10, start);
     const end = nl === -1 ? data.length : nl;

@@ -92,7 +92,8 @@ interface OpenCall {
   agentId?: string;
 }
 
-class Classifier {
+/** Reads one lane's events into items, all at once (run) or as they arrive (push, then result). */
+export class Classifier {
   private readonly items: Item[] = [];
   private readonly sources: TranscriptEvent[][] = [];
   private readonly bookkept: { event: TranscriptEvent; reason: string }[] = [];
@@ -104,6 +105,7 @@ class Classifier {
   private readonly summaries: string[] = [];
   private turn = 0;
   private at = 0;
+  private pushes = 0;
   private lastCommand: string | undefined;
   /** A command the person typed, until something else happens: the system record echoing it is
    * the same prompt, not a second one. */
@@ -119,7 +121,16 @@ class Classifier {
   }
 
   run(): Classification {
-    const events = this.t.events.filter((e) => e.agentId === this.subject.id);
+    this.push(this.t.events.filter((e) => e.agentId === this.subject.id));
+    return this.result();
+  }
+
+  /**
+   * Classifies the lane's next events. Items already made may still change in place (a call's
+   * item learns its result's); the time before the lane's first dated event is taken from the
+   * first events pushed.
+   */
+  push(events: readonly TranscriptEvent[]): void {
     for (const e of events) {
       if (
         e.kind === 'user' &&
@@ -127,13 +138,18 @@ class Classifier {
       )
         this.summaries.push(e.payload.text);
     }
-    this.at = events.find((e) => e.timestamp !== undefined)?.timestamp ?? this.t.session.startedAt ?? 0;
+    if (this.pushes++ === 0)
+      this.at = events.find((e) => e.timestamp !== undefined)?.timestamp ?? this.t.session.startedAt ?? 0;
     for (const e of events) {
       if (e.timestamp !== undefined) this.at = e.timestamp;
       this.event(e);
       // A guard against a gap in the rules above: an event that made nothing is shown, not lost.
       if (!this.placed.has(e)) this.unknown(e);
     }
+  }
+
+  /** The items so far; the lists are the classifier's own and grow with later pushes. */
+  result(): Classification {
     return {
       subject: this.subject,
       isMain: this.isMain,

@@ -3,28 +3,41 @@ import type { TranscriptEvent, TranscriptEventOf } from '../../model.js';
 import { rec, str } from './records.js';
 
 /**
- * One lane's events in file order: every event before a compaction gets shadowedBy = that
- * compaction, except the segment the compaction recorded as preserved (kept until a later one).
- * The compact summary that follows a boundary becomes the compaction's summary.
+ * One lane's events in file order, fed as they are read: every event before a compaction gets
+ * shadowedBy = that compaction, except the segment the compaction recorded as preserved (kept
+ * until a later one). The compact summary that follows a boundary becomes the compaction's summary.
  */
-export function applyCompactions(events: readonly TranscriptEvent[]): void {
-  let pending: TranscriptEvent[] = [];
-  let open: TranscriptEventOf<'compaction'> | undefined;
-  for (const e of events) {
-    if (e.kind === 'compaction') {
-      const keep = preservedLines(e, pending);
-      const kept: TranscriptEvent[] = [];
-      for (const p of pending) {
-        if (keep && p.source.line >= keep.from && p.source.line <= keep.to) kept.push(p);
-        else p.shadowedBy = e.id;
+export class Compactions {
+  /** Events since the last compaction (and the segment it preserved): what the next one shadows. */
+  private pending: TranscriptEvent[] = [];
+  private open: TranscriptEventOf<'compaction'> | undefined;
+
+  /** Takes the lane's next events; answers the earlier ones it changed. */
+  add(events: readonly TranscriptEvent[]): TranscriptEvent[] {
+    const changed: TranscriptEvent[] = [];
+    for (const e of events) {
+      if (e.kind === 'compaction') {
+        const keep = preservedLines(e, this.pending);
+        const kept: TranscriptEvent[] = [];
+        for (const p of this.pending) {
+          if (keep && p.source.line >= keep.from && p.source.line <= keep.to) kept.push(p);
+          else {
+            p.shadowedBy = e.id;
+            changed.push(p);
+          }
+        }
+        this.pending = kept;
+        this.open = e;
+      } else if (this.open && e.kind === 'user' && e.payload.origin === 'compact_summary') {
+        if (this.open.payload.summary === undefined) {
+          this.open.payload.summary = e.payload.text;
+          if (!events.includes(this.open)) changed.push(this.open);
+        }
+        this.open = undefined;
       }
-      pending = kept;
-      open = e;
-    } else if (open && e.kind === 'user' && e.payload.origin === 'compact_summary') {
-      open.payload.summary ??= e.payload.text;
-      open = undefined;
+      this.pending.push(e);
     }
-    pending.push(e);
+    return changed;
   }
 }
 

@@ -43,6 +43,7 @@ export interface Titles {
 
 interface RecordCtx {
   readonly r: Rec;
+  readonly fileIndex: number;
   readonly lane: string;
   readonly mainLane: boolean;
   readonly source: SourcePointer;
@@ -84,7 +85,18 @@ export class SessionTranslator {
   readonly titles: Titles = {};
   cwd: string | undefined;
   version: string | undefined;
+  /** Requests whose usage, stop reason or model a later line changed. */
+  readonly updated: TranscriptEvent[] = [];
+  /**
+   * Set when a record met state that a later file of the session made (a uuid, request or id it
+   * took first): reading the files in order would have given the earlier file its place first.
+   */
+  crossed = false;
   private readonly usedIds = new UniqueIds();
+  /** The last file that took each id and message id, and the file of each request, to see a crossing. */
+  private readonly lastFileOfId = new Map<string, number>();
+  private readonly fileOfRequest = new Map<string, number>();
+  private readonly lastFileOfMessage = new Map<string, number>();
   /** uuid → the event a record's successors follow (its last event, or its own parent when it made none), by lane. */
   private readonly chainOfUuid = new Map<string, { id: string | undefined; lane: string }>();
   private readonly fileOfUuid = new Map<string, number>();
@@ -108,7 +120,7 @@ export class SessionTranslator {
       }
       const r = line.value;
       if (!isRec(r)) {
-        this.emitUnknown(out, source, lane, line.span.line, r);
+        this.emitUnknown(out, source, fileIndex, lane, line.span.line, r);
         continue;
       }
       this.translateRecord(r, source, lane, mainLane, fileIndex, line.span.line, out);
@@ -130,6 +142,7 @@ export class SessionTranslator {
     if (uuid !== undefined) {
       const seenIn = this.fileOfUuid.get(uuid);
       if (seenIn !== undefined && seenIn !== fileIndex) {
+        if (seenIn > fileIndex) this.crossed = true;
         this.skip(source, 'replayed record', type);
         return;
       }
@@ -144,6 +157,7 @@ export class SessionTranslator {
     const invalid: InvalidValue[] = [];
     const ctx: RecordCtx = {
       r,
+      fileIndex,
       lane,
       mainLane,
       source,
@@ -228,6 +242,8 @@ export class SessionTranslator {
     const before = ctx.out.length;
     if (key !== undefined) {
       const messageId = str(message.id) ?? '';
+      if ((this.lastFileOfMessage.get(messageId) ?? -1) > ctx.fileIndex) this.crossed = true;
+      this.lastFileOfMessage.set(messageId, ctx.fileIndex);
       const mainKey = this.mainRequestOfMessage.get(messageId);
       // A side question replays the parent's messages under new request ids; those are no new requests.
       if (r.isSidechain === true && mainKey !== undefined && mainKey !== key) return 'parent replay';
@@ -260,12 +276,17 @@ export class SessionTranslator {
     const stopReason = str(message.stop_reason);
     const existing = this.requests.get(key);
     if (existing) {
+      if ((this.fileOfRequest.get(key) ?? 0) > ctx.fileIndex) this.crossed = true;
       const p = existing.payload;
+      const before = [p.usage, p.stopReason, p.model];
       if (usage && isLargerUsage(usage, p.usage)) p.usage = usage;
       if (stopReason !== undefined) p.stopReason = stopReason;
       if (p.model === undefined && model !== undefined) p.model = model;
+      if (before[0] !== p.usage || before[1] !== p.stopReason || before[2] !== p.model)
+        this.updated.push(existing);
       return existing;
     }
+    this.fileOfRequest.set(key, ctx.fileIndex);
     const messageId = str(message.id) ?? '';
     const apiRequestId = str(ctx.r.requestId);
     const payload: TranscriptEventPayloads['request'] = { messageId };
@@ -274,7 +295,10 @@ export class SessionTranslator {
     if (stopReason !== undefined) payload.stopReason = stopReason;
     if (apiRequestId !== undefined) payload.apiRequestId = apiRequestId;
     const event = {
-      id: this.uniqueId(`request:${messageId}${apiRequestId === undefined ? '' : `:${apiRequestId}`}`),
+      id: this.uniqueId(
+        `request:${messageId}${apiRequestId === undefined ? '' : `:${apiRequestId}`}`,
+        ctx.fileIndex,
+      ),
       seq: 0,
       kind: 'request',
       agentId: ctx.lane,
@@ -416,7 +440,7 @@ export class SessionTranslator {
   ): void {
     const n = ctx.count++;
     const event = {
-      id: this.uniqueId(n === 0 ? ctx.base : `${ctx.base}:${n}`),
+      id: this.uniqueId(n === 0 ? ctx.base : `${ctx.base}:${n}`, ctx.fileIndex),
       seq: 0,
       kind,
       agentId: ctx.lane,
@@ -436,12 +460,14 @@ export class SessionTranslator {
   private emitUnknown(
     out: TranscriptEvent[],
     source: SourcePointer,
+    fileIndex: number,
     lane: string,
     line: number,
     raw: unknown,
   ): void {
     const ctx: RecordCtx = {
       r: {},
+      fileIndex,
       lane,
       mainLane: false,
       source,
@@ -463,7 +489,10 @@ export class SessionTranslator {
   }
 
   /** The id itself, or the first free `id~n`: copied records can repeat a uuid. */
-  private uniqueId(id: string): string {
+  private uniqueId(id: string, fileIndex: number): string {
+    const last = this.lastFileOfId.get(id) ?? -1;
+    if (last > fileIndex) this.crossed = true;
+    else if (last < fileIndex) this.lastFileOfId.set(id, fileIndex);
     return this.usedIds.take(id);
   }
 }

@@ -5,7 +5,7 @@ import { claudeSessionFiles } from './files.js';
 import { claudeHomes } from './homes.js';
 import { CLAUDE_CODE, claudeLastRecordAt, discoverClaudeSessions, listClaudeSessions } from './list.js';
 import { summarizeClaudeCode } from './summarize.js';
-import { translateClaudeCode } from './translate.js';
+import { ClaudeTranslation, translateClaudeCode } from './translate.js';
 
 export const claudeCodeAdapter: SessionAdapter = {
   id: CLAUDE_CODE,
@@ -27,5 +27,6 @@ export const claudeCodeAdapter: SessionAdapter = {
   sessionFiles: claudeSessionFiles,
   lastRecordAt: claudeLastRecordAt,
   translate: translateClaudeCode,
+  incremental: () => new ClaudeTranslation(),
   summarize: summarizeClaudeCode,
 };

@@ -1,6 +1,5 @@
 // Subagent lanes and the tool calls that spawned them.
 import type { Lane, TranscriptEvent, TranscriptEventOf } from '../../model.js';
-import type { SpawnLink } from './events.js';
 import { rec, str } from './records.js';
 
 const TITLE_CHARS = 80;
@@ -8,7 +7,16 @@ const TITLE_CHARS = 80;
 /** A subagent file's lane before it is linked. */
 export interface SubagentLane {
   id: string;
-  events: readonly TranscriptEvent[];
+  /** The lane's own title when no spawning call names it: see promptTitle. */
+  title: string | undefined;
+}
+
+/** What links subagents to the calls that spawned them, gathered as events are merged. */
+export interface SpawnIndex {
+  /** Each call id's first tool_call in transcript order. */
+  readonly calls: ReadonlyMap<string, TranscriptEventOf<'tool_call'>>;
+  /** The call whose result (else whose agent_progress) first names an agent id. */
+  callOfAgent(agentId: string): string | undefined;
 }
 
 /**
@@ -16,36 +24,18 @@ export interface SubagentLane {
  * Task/Agent call whose result names its agentId (or whose agent_progress does); its parent is
  * the lane of that call.
  */
-export function buildLanes(
-  mainId: string,
-  subagents: readonly SubagentLane[],
-  events: readonly TranscriptEvent[],
-  links: readonly SpawnLink[],
-): Lane[] {
+export function buildLanes(mainId: string, subagents: readonly SubagentLane[], spawns: SpawnIndex): Lane[] {
   const laneIds = new Set([mainId, ...subagents.map((s) => s.id)]);
-  const calls = new Map<string, TranscriptEventOf<'tool_call'>>();
-  const callOfAgent = new Map<string, string>();
-  for (const e of events) {
-    if (e.kind === 'tool_call' && !calls.has(e.payload.callId)) calls.set(e.payload.callId, e);
-    else if (
-      e.kind === 'tool_result' &&
-      e.payload.agentId !== undefined &&
-      !callOfAgent.has(e.payload.agentId)
-    )
-      callOfAgent.set(e.payload.agentId, e.payload.callId);
-  }
-  for (const link of links) if (!callOfAgent.has(link.agentId)) callOfAgent.set(link.agentId, link.callId);
-
   const lanes: Lane[] = [{ id: mainId }];
   for (const sub of subagents) {
-    const callId = callOfAgent.get(sub.id);
-    const call = callId === undefined ? undefined : calls.get(callId);
+    const callId = spawns.callOfAgent(sub.id);
+    const call = callId === undefined ? undefined : spawns.calls.get(callId);
     const lane: Lane = { id: sub.id, parentId: mainId };
     if (call && call.agentId !== sub.id && laneIds.has(call.agentId)) {
       lane.parentId = call.agentId;
       lane.spawnEventId = call.id;
     }
-    const title = (call && titleOfCall(call)) ?? fallbackTitle(sub);
+    const title = (call && titleOfCall(call)) ?? sub.title;
     if (title !== undefined) lane.title = title;
     lanes.push(lane);
   }
@@ -57,13 +47,16 @@ function titleOfCall(call: TranscriptEventOf<'tool_call'>): string | undefined {
   return str(input?.description) ?? str(input?.subagent_type);
 }
 
-/** Without a recorded spawn: the compaction agent by its name, others by their first prompt line. */
-function fallbackTitle(sub: SubagentLane): string | undefined {
-  if (sub.id.startsWith('acompact')) return 'compaction';
-  for (const e of sub.events) {
+/**
+ * Without a recorded spawn a lane is titled by its first prompt's first line (the compaction agent
+ * by its name). Answers that title from a lane's next events, or null when none of them is a prompt.
+ */
+export function promptTitle(id: string, events: readonly TranscriptEvent[]): string | undefined | null {
+  if (id.startsWith('acompact')) return 'compaction';
+  for (const e of events) {
     if (e.kind !== 'user' || e.payload.origin !== 'subagent_prompt') continue;
     const line = e.payload.text.trim().split('\n', 1)[0] ?? '';
     return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line || undefined;
   }
-  return undefined;
+  return null;
 }

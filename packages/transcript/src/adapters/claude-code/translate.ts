@@ -1,21 +1,34 @@
-// A Claude Code session (main file, then subagent files) into one transcript.
-import type { SourceFile, TranslatedSession } from '../../adapter.js';
+// A Claude Code session (main file, then subagent files) into one transcript, read as the files
+// grow: each push translates the lines past the last one read.
+import type {
+  IncrementalTranslation,
+  SourceFile,
+  TranslatedSession,
+  TranslationDelta,
+} from '../../adapter.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
-import { CAPABILITIES, type Capability, type TranscriptEvent, type TranscriptSession } from '../../model.js';
+import {
+  CAPABILITIES,
+  type Capability,
+  type SkippedRecord,
+  type TranscriptEvent,
+  type TranscriptEventOf,
+  type TranscriptSession,
+} from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { UniqueIds } from '../../unique-ids.js';
 import { isWireId } from '../../values.js';
-import { applyCompactions } from './compaction.js';
+import { Compactions } from './compaction.js';
 import { type ParsedLine, SessionTranslator } from './events.js';
 import { subagentFolderSession } from './files.js';
-import { buildLanes, type SubagentLane } from './lanes.js';
-import { mergeByTime } from './merge.js';
+import { buildLanes, promptTitle, type SpawnIndex } from './lanes.js';
+import { TimeMerge } from './merge.js';
 import { agentIdFromPath, fileStem, isRec, str, unknownGeneration } from './records.js';
 
-/** Every line of a file, parsed or with the reason it could not be. */
-export function parseLines(file: SourceFile): ParsedLine[] {
+/** The lines of a file from byte `from` (line `line`), parsed or with the reason they could not be. */
+export function parseLines(file: SourceFile, from = 0, line = 1): ParsedLine[] {
   const lines: ParsedLine[] = [];
-  for (const span of splitLines(file.data)) {
+  for (const span of splitLines(file.data, from, line)) {
     const parsed = parseJsonLine(file.data, span);
     lines.push(parsed.ok ? { span, value: parsed.value } : { span, reason: parsed.reason });
   }
@@ -25,55 +38,220 @@ export function parseLines(file: SourceFile): ParsedLine[] {
 export function translateClaudeCode(
   files: readonly SourceFile[],
 ): Result<TranslatedSession, UnknownFormatGeneration> {
-  // Files that start in a session's subagents folder are a session whose main file is gone.
-  const orphanOf = files[0] ? subagentFolderSession(files[0].path) : undefined;
-  const sessionId = orphanOf?.sid ?? (files[0] ? fileStem(files[0].path) : '');
-  const translator = new SessionTranslator();
-  const perFile: TranscriptEvent[][] = [];
-  const subagents: SubagentLane[] = [];
-  const laneIds = new UniqueIds();
-  laneIds.take(sessionId);
-  for (const [i, file] of files.entries()) {
-    const lines = parseLines(file);
-    const first = lines.find((l) => l.reason === undefined);
-    const unknown = first && unknownGeneration(first.value);
-    if (first && unknown !== undefined)
-      return err(unknownFormatGeneration(file.path, first.span.line, unknown));
-    const isMain = i === 0 && orphanOf === undefined;
-    const lane = isMain ? sessionId : laneIds.take(recordedAgentId(lines) ?? agentIdFromPath(file.path));
-    const events = translator.translateFile(i, file, lane, isMain, lines);
-    applyCompactions(events);
-    perFile.push(events);
-    if (!isMain) subagents.push({ id: lane, events });
+  const translation = new ClaudeTranslation();
+  const pushed = translation.push(files);
+  if (!pushed.ok) return pushed;
+  return ok(translation.snapshot());
+}
+
+/** What is kept of one file between pushes. */
+interface FileState {
+  path: string;
+  /** Bytes read so far, and the number of the next line. */
+  offset: number;
+  nextLine: number;
+  /** The last line read had no newline after it: if it grows, what was read of it was not all. */
+  endsOpen: boolean;
+  lane: string;
+  /** The lane id came from the file's name, for want of a recorded agentId. */
+  laneFromName: boolean;
+  isMain: boolean;
+  /** Whether the file's first record was checked for its format generation. */
+  checked: boolean;
+  compactions: Compactions;
+  /** The lane's title from its first prompt; undefined until a prompt decides it. */
+  title: { value: string | undefined } | undefined;
+  /** Agent id → the call of its first agent_progress record in this file. */
+  links: Map<string, string>;
+  /** Where this file's skipped records end in the session's list, which is in file order. */
+  skippedEnd: number;
+}
+
+export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
+  private readonly translator = new SessionTranslator();
+  private readonly files: FileState[] = [];
+  private readonly merge = new TimeMerge<TranscriptEvent>((e) => e.timestamp);
+  private readonly laneIds = new UniqueIds();
+  private readonly skipped: SkippedRecord[] = [];
+  private readonly shown = new Set<Capability>();
+  readonly calls = new Map<string, TranscriptEventOf<'tool_call'>>();
+  private readonly agentCalls = new Map<string, TranscriptEventOf<'tool_result'>>();
+  private orphanOf: { sid: string } | undefined;
+  private sessionId = '';
+  private started: number | undefined;
+  private ended: number | undefined;
+
+  push(files: readonly SourceFile[]): Result<TranslationDelta | 'rewrite', UnknownFormatGeneration> {
+    if (files.length < this.files.length) return ok('rewrite');
+    for (const [i, f] of this.files.entries()) {
+      const now = files[i]!;
+      if (now.path !== f.path || now.data.length < f.offset || (f.endsOpen && now.data.length > f.offset))
+        return ok('rewrite');
+    }
+    if (this.files.length === 0 && files[0]) {
+      this.orphanOf = subagentFolderSession(files[0].path);
+      this.sessionId = this.orphanOf?.sid ?? fileStem(files[0].path);
+      this.laneIds.take(this.sessionId);
+    }
+
+    const updated: TranscriptEvent[] = [];
+    const added: TranscriptEvent[] = [];
+    let from = this.merge.items.length;
+    for (const [i, file] of files.entries()) {
+      const lines = parseLines(file, this.files[i]?.offset ?? 0, this.files[i]?.nextLine ?? 1);
+      const state = this.files[i] ?? this.open(i, file, lines);
+      const recorded = state.laneFromName && !state.isMain ? recordedAgentId(lines) : undefined;
+      // The lane was named after the file before its records said whose they are.
+      if (recorded !== undefined && this.files[i] !== undefined) return ok('rewrite');
+      if (lines.length === 0) {
+        this.files[i] = state;
+        continue;
+      }
+      if (!state.checked) {
+        const first = lines.find((l) => l.reason === undefined);
+        const unknown = first && unknownGeneration(first.value);
+        if (first && unknown !== undefined)
+          return err(unknownFormatGeneration(file.path, first.span.line, unknown));
+        if (first) state.checked = true;
+      }
+      this.files[i] = state;
+      const last = lines[lines.length - 1]!.span;
+      state.offset = Math.min(file.data.length, last.offset + last.length + 1);
+      state.nextLine = last.line + 1;
+      state.endsOpen = last.unterminated;
+
+      const events = this.translator.translateFile(i, file, state.lane, state.isMain, lines);
+      this.takeSkipped(i);
+      updated.push(...state.compactions.add(events));
+      if (!state.isMain && state.title === undefined) {
+        const title = promptTitle(state.lane, events);
+        if (title !== null) state.title = { value: title };
+      }
+      for (const link of this.translator.spawnLinks)
+        if (!state.links.has(link.agentId)) state.links.set(link.agentId, link.callId);
+      this.translator.spawnLinks.length = 0;
+      from = Math.min(from, this.merge.add(i, events));
+      added.push(...events);
+    }
+    if (this.translator.crossed) return ok('rewrite');
+    updated.push(...this.translator.updated);
+    this.translator.updated.length = 0;
+
+    const merged = this.merge.items;
+    for (let at = from; at < merged.length; at++) merged[at]!.seq = at;
+    for (const e of added) this.note(e);
+    for (const e of updated) if (e.kind === 'request' && e.payload.usage) this.shown.add('usage');
+    added.sort((a, b) => a.seq - b.seq);
+    return ok({ from, added, updated });
   }
 
-  const events = mergeByTime(perFile, (e) => e.timestamp);
-  const agents = buildLanes(sessionId, subagents, events, translator.spawnLinks);
-  const session: TranscriptSession = { id: sessionId };
-  if (orphanOf) session.mainFileMissing = true;
-  if (translator.cwd !== undefined) session.cwd = translator.cwd;
-  let started: number | undefined;
-  let ended: number | undefined;
-  for (const e of events) {
-    if (e.timestamp === undefined) continue;
-    if (started === undefined || e.timestamp < started) started = e.timestamp;
-    if (ended === undefined || e.timestamp > ended) ended = e.timestamp;
+  snapshot(): TranslatedSession {
+    const subagents = this.files
+      .filter((f) => !f.isMain)
+      .map((f) => ({
+        id: f.lane,
+        title: f.title?.value ?? (f.lane.startsWith('acompact') ? 'compaction' : undefined),
+      }));
+    const agents = buildLanes(this.sessionId, subagents, this);
+    const session: TranscriptSession = { id: this.sessionId };
+    if (this.orphanOf) session.mainFileMissing = true;
+    const t = this.translator;
+    if (t.cwd !== undefined) session.cwd = t.cwd;
+    if (this.started !== undefined) session.startedAt = this.started;
+    if (this.ended !== undefined) session.endedAt = this.ended;
+    const title = t.titles.custom ?? t.titles.agentName ?? t.titles.ai ?? t.titles.summary;
+    if (title !== undefined) session.title = title;
+    if (agents.length > 1) this.shown.add('subagents');
+    const translated: TranslatedSession = {
+      agents,
+      capabilities: CAPABILITIES.filter((c) => this.shown.has(c)),
+      events: this.merge.items,
+      session,
+      skipped: this.skipped,
+    };
+    if (t.version !== undefined) translated.agentVersion = t.version;
+    return translated;
   }
-  if (started !== undefined) session.startedAt = started;
-  if (ended !== undefined) session.endedAt = ended;
-  const t = translator.titles;
-  const title = t.custom ?? t.agentName ?? t.ai ?? t.summary;
-  if (title !== undefined) session.title = title;
 
-  const translated: TranslatedSession = {
-    agents,
-    capabilities: capabilitiesOf(events, agents.length),
-    events,
-    session,
-    skipped: translator.skipped,
-  };
-  if (translator.version !== undefined) translated.agentVersion = translator.version;
-  return ok(translated);
+  callOfAgent(agentId: string): string | undefined {
+    const result = this.agentCalls.get(agentId);
+    if (result) return result.payload.callId;
+    for (const f of this.files) {
+      const call = f.links.get(agentId);
+      if (call !== undefined) return call;
+    }
+    return undefined;
+  }
+
+  /** A file seen for the first time: its lane, named by its records when they say. */
+  private open(index: number, file: SourceFile, lines: readonly ParsedLine[]): FileState {
+    const isMain = index === 0 && this.orphanOf === undefined;
+    const recorded = isMain ? undefined : recordedAgentId(lines);
+    const lane = isMain ? this.sessionId : this.laneIds.take(recorded ?? agentIdFromPath(file.path));
+    return {
+      path: file.path,
+      offset: 0,
+      nextLine: 1,
+      endsOpen: false,
+      lane,
+      laneFromName: recorded === undefined,
+      isMain,
+      checked: false,
+      compactions: new Compactions(),
+      title: undefined,
+      links: new Map(),
+      skippedEnd: this.files[index - 1]?.skippedEnd ?? 0,
+    };
+  }
+
+  /** Moves what the translator skipped for file `index` into its place in the file-ordered list. */
+  private takeSkipped(index: number): void {
+    const fresh = this.translator.skipped;
+    if (fresh.length === 0) return;
+    const at = this.files[index]!.skippedEnd;
+    if (at === this.skipped.length) this.skipped.push(...fresh);
+    else this.skipped.splice(at, 0, ...fresh);
+    for (let j = index; j < this.files.length; j++) this.files[j]!.skippedEnd += fresh.length;
+    fresh.length = 0;
+  }
+
+  /** What a new event shows of the session: its times, capabilities and spawn links. */
+  private note(e: TranscriptEvent): void {
+    if (e.timestamp !== undefined) {
+      this.shown.add('durations');
+      if (this.started === undefined || e.timestamp < this.started) this.started = e.timestamp;
+      if (this.ended === undefined || e.timestamp > this.ended) this.ended = e.timestamp;
+    }
+    switch (e.kind) {
+      case 'request':
+        this.shown.add('requests');
+        if (e.payload.usage) this.shown.add('usage');
+        break;
+      case 'reasoning':
+        this.shown.add('reasoning');
+        break;
+      case 'hook':
+        this.shown.add('hooks');
+        break;
+      case 'compaction':
+        this.shown.add('compaction');
+        if (e.payload.preTokens !== undefined) this.shown.add('compactionTokens');
+        break;
+      case 'tool_call': {
+        // The first call of an id in transcript order names it; a merge can put a later-read one first.
+        const known = this.calls.get(e.payload.callId);
+        if (!known || e.seq < known.seq) this.calls.set(e.payload.callId, e);
+        break;
+      }
+      case 'tool_result': {
+        const agentId = e.payload.agentId;
+        if (agentId === undefined) break;
+        const known = this.agentCalls.get(agentId);
+        if (!known || e.seq < known.seq) this.agentCalls.set(agentId, e);
+        break;
+      }
+    }
+  }
 }
 
 /** The agentId a subagent file's records carry. */
@@ -84,23 +262,4 @@ function recordedAgentId(lines: readonly ParsedLine[]): string | undefined {
     if (id && isWireId(id)) return id;
   }
   return undefined;
-}
-
-/** The capabilities these files show. */
-export function capabilitiesOf(events: readonly TranscriptEvent[], lanes: number): Capability[] {
-  const shown = new Set<Capability>();
-  if (lanes > 1) shown.add('subagents');
-  for (const e of events) {
-    if (e.timestamp !== undefined) shown.add('durations');
-    if (e.kind === 'request') {
-      shown.add('requests');
-      if (e.payload.usage) shown.add('usage');
-    } else if (e.kind === 'reasoning') shown.add('reasoning');
-    else if (e.kind === 'hook') shown.add('hooks');
-    else if (e.kind === 'compaction') {
-      shown.add('compaction');
-      if (e.payload.preTokens !== undefined) shown.add('compactionTokens');
-    }
-  }
-  return CAPABILITIES.filter((c) => shown.has(c));
 }

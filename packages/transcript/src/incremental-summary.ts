@@ -1,0 +1,124 @@
+// A growing transcript's summary, kept by taking each push's new and changed events instead of
+// folding every event again. Gives what foldTranscript gives for the same transcript.
+import type { TranscriptDelta } from './incremental.js';
+import type {
+  SessionSummaryWithPrompts,
+  Transcript,
+  TranscriptEvent,
+  TranscriptEventOf,
+  Usage,
+} from './model.js';
+import { foldTranscript, isPrompt } from './summary.js';
+import { SummaryTally } from './tally.js';
+
+export class SummaryFold {
+  private main: string | undefined;
+  private first: number | undefined;
+  private last: number | undefined;
+  private turns = 0;
+  private failedTools = 0;
+  private compactions = 0;
+  private readonly prompts: string[] = [];
+  /** Every request, with the usage it was counted with; main-lane ones in order for the context shape. */
+  private readonly counted = new Map<TranscriptEventOf<'request'>, Usage | undefined>();
+  private readonly mainRequests: TranscriptEventOf<'request'>[] = [];
+  private readonly totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  /** The fold had to be taken whole: a change it does not follow event by event. */
+  private whole = true;
+
+  /** Takes what a push did to `t`. */
+  update(t: Transcript, delta: TranscriptDelta): void {
+    const main = t.agents.find((a) => a.parentId === undefined)?.id;
+    // A prompt or a tool result read differently after the fact, or another main lane: fold again.
+    const refold =
+      delta.rewritten ||
+      main !== this.main ||
+      delta.updated.some((e) => e.kind === 'user' || e.kind === 'tool_result') ||
+      delta.added.some((e) => e.kind === 'user' && e.agentId === main && e.seq < (this.lastPromptSeq ?? -1));
+    if (refold) {
+      this.reset(main);
+      this.add(t.events);
+      return;
+    }
+    this.add(delta.added);
+    for (const e of delta.updated) if (e.kind === 'request') this.recount(e);
+  }
+
+  summary(t: Transcript): SessionSummaryWithPrompts {
+    if (this.whole) return foldTranscript(t, { prompts: true });
+    const tally = new SummaryTally();
+    tally.time(this.first);
+    tally.time(this.last);
+    tally.turns = this.turns;
+    tally.failedTools = this.failedTools;
+    tally.compactions = this.compactions;
+    // The main lane's requests one by one (their order is the context shape), the rest as one sum.
+    const rest = { ...this.totals };
+    for (const r of this.mainRequests) {
+      const u = r.payload.usage;
+      if (!u) continue;
+      tally.request(u, true);
+      rest.inputTokens -= u.inputTokens;
+      rest.outputTokens -= u.outputTokens;
+      rest.cacheReadTokens -= u.cacheReadTokens ?? 0;
+      rest.cacheWriteTokens -= u.cacheWriteTokens ?? 0;
+    }
+    tally.request(rest, false);
+    tally.requests = this.counted.size;
+    const summary: SessionSummaryWithPrompts = tally.summary(t.capabilities, t.agents.length - 1);
+    summary.prompts = [...this.prompts];
+    return summary;
+  }
+
+  private lastPromptSeq: number | undefined;
+
+  private reset(main: string | undefined): void {
+    this.main = main;
+    this.first = this.last = undefined;
+    this.turns = this.failedTools = this.compactions = 0;
+    this.prompts.length = 0;
+    this.counted.clear();
+    this.mainRequests.length = 0;
+    this.totals.inputTokens = this.totals.outputTokens = 0;
+    this.totals.cacheReadTokens = this.totals.cacheWriteTokens = 0;
+    this.lastPromptSeq = undefined;
+    this.whole = false;
+  }
+
+  private add(events: readonly TranscriptEvent[]): void {
+    for (const e of events) {
+      if (e.timestamp !== undefined) {
+        if (this.first === undefined || e.timestamp < this.first) this.first = e.timestamp;
+        if (this.last === undefined || e.timestamp > this.last) this.last = e.timestamp;
+      }
+      if (isPrompt(e, this.main)) {
+        this.turns++;
+        this.prompts.push(e.payload.text);
+        this.lastPromptSeq = e.seq;
+      } else if (e.kind === 'tool_result' && e.payload.isError) this.failedTools++;
+      else if (e.kind === 'compaction') this.compactions++;
+      else if (e.kind === 'request') {
+        this.counted.set(e, undefined);
+        this.recount(e);
+        if (e.agentId === this.main) this.mainRequests.push(e);
+      }
+    }
+  }
+
+  /** Counts a request's usage as it is now, in place of what it was counted with. */
+  private recount(e: TranscriptEventOf<'request'>): void {
+    if (!this.counted.has(e)) return;
+    const before = this.counted.get(e);
+    const now = e.payload.usage;
+    if (before) this.addUsage(before, -1);
+    if (now) this.addUsage(now, 1);
+    this.counted.set(e, now && { ...now });
+  }
+
+  private addUsage(u: Usage, sign: number): void {
+    this.totals.inputTokens += sign * u.inputTokens;
+    this.totals.outputTokens += sign * u.outputTokens;
+    this.totals.cacheReadTokens += sign * (u.cacheReadTokens ?? 0);
+    this.totals.cacheWriteTokens += sign * (u.cacheWriteTokens ?? 0);
+  }
+}

@@ -1,0 +1,126 @@
+// A session's transcript kept up to date as its files grow: each push translates only the records
+// past where the last one stopped, and says what it added and changed. Reading a session whole is
+// one push of every file.
+import type { SessionAdapter, SourceFile, TranslatedSession } from './adapter.js';
+import { finishTranscript } from './load.js';
+import type { Transcript, TranscriptEvent, TranscriptEventOf } from './model.js';
+import { ok, type Result, type UnknownFormatGeneration } from './result.js';
+
+/** What one push did to the transcript. */
+export interface TranscriptDelta {
+  /**
+   * The session was translated again from the start (its files changed other than by appends,
+   * or the adapter cannot continue): what was known of it before may not hold.
+   */
+  rewritten: boolean;
+  /** Index of the first event that is new or moved; events before it kept their place and seq. */
+  from: number;
+  /** New events, in transcript order. */
+  added: TranscriptEvent[];
+  /** Earlier events changed in place (a request's usage, a compaction's shadow, an orphan found its call). */
+  updated: TranscriptEvent[];
+}
+
+export class Translator {
+  private inner: ReturnType<NonNullable<SessionAdapter['incremental']>> | undefined;
+  private translated: TranslatedSession | undefined;
+  private readonly callIds = new Set<string>();
+  /** Results whose call has not been seen, by call id. */
+  private readonly orphans = new Map<string, TranscriptEventOf<'tool_result'>[]>();
+
+  constructor(private readonly adapter: SessionAdapter) {}
+
+  /** Brings the transcript up to what `files` (the session's files, main first) hold now. */
+  push(files: readonly SourceFile[]): Result<TranscriptDelta, UnknownFormatGeneration> {
+    if (this.inner) {
+      const pushed = this.inner.push(files);
+      if (!pushed.ok) return this.failed(pushed);
+      if (pushed.value !== 'rewrite') {
+        this.translated = this.inner.snapshot();
+        const { from, added } = pushed.value;
+        const events = this.translated.events;
+        for (let i = from; i < events.length; i++) events[i]!.seq = i;
+        const updated = new Set(pushed.value.updated);
+        this.markOrphans(added, updated);
+        for (const e of added) updated.delete(e);
+        return ok({ rewritten: false, from, added, updated: [...updated] });
+      }
+    }
+    return this.whole(files);
+  }
+
+  /** The transcript as of the last push; its event list is the one later pushes extend. */
+  snapshot(): Transcript {
+    const t = this.translated ?? {
+      agents: [],
+      capabilities: [],
+      events: [],
+      session: { id: '' },
+      skipped: [],
+    };
+    const transcript: Transcript = {
+      agent: this.adapter.id,
+      agents: t.agents,
+      capabilities: t.capabilities,
+      events: t.events,
+      session: t.session,
+      skipped: t.skipped,
+    };
+    if (t.agentVersion !== undefined) transcript.agentVersion = t.agentVersion;
+    return transcript;
+  }
+
+  /** Every file read from the start, by the adapter's incremental translation when it has one. */
+  private whole(files: readonly SourceFile[]): Result<TranscriptDelta, UnknownFormatGeneration> {
+    this.callIds.clear();
+    this.orphans.clear();
+    this.inner = this.adapter.incremental?.();
+    if (this.inner) {
+      const pushed = this.inner.push(files);
+      if (!pushed.ok) return this.failed(pushed);
+      // A first push has nothing before it to rewrite; an adapter that says so anyway is read whole.
+      if (pushed.value !== 'rewrite') {
+        this.translated = this.inner.snapshot();
+        this.translated.events.forEach((e, i) => {
+          e.seq = i;
+        });
+        this.markOrphans(this.translated.events, new Set());
+        return ok({ rewritten: true, from: 0, added: [...this.translated.events], updated: [] });
+      }
+      this.inner = undefined;
+    }
+    const translated = this.adapter.translate(files);
+    if (!translated.ok) return this.failed(translated);
+    this.translated = finishTranscript(this.adapter.id, translated.value);
+    return ok({ rewritten: true, from: 0, added: [...this.translated.events], updated: [] });
+  }
+
+  private failed<E>(result: { ok: false; error: E }): { ok: false; error: E } {
+    this.inner = undefined;
+    this.translated = undefined;
+    return result;
+  }
+
+  /** Marks results whose call is nowhere in the transcript, as finishTranscript does, and unmarks
+   * those whose call has now arrived. */
+  private markOrphans(added: readonly TranscriptEvent[], updated: Set<TranscriptEvent>): void {
+    for (const e of added) {
+      if (e.kind !== 'tool_call') continue;
+      this.callIds.add(e.payload.callId);
+      const waiting = this.orphans.get(e.payload.callId);
+      if (!waiting) continue;
+      this.orphans.delete(e.payload.callId);
+      for (const r of waiting) {
+        delete r.payload.orphan;
+        updated.add(r);
+      }
+    }
+    for (const e of added) {
+      if (e.kind !== 'tool_result' || this.callIds.has(e.payload.callId)) continue;
+      e.payload.orphan = true;
+      const waiting = this.orphans.get(e.payload.callId);
+      if (waiting) waiting.push(e);
+      else this.orphans.set(e.payload.callId, [e]);
+    }
+  }
+}
