@@ -1,6 +1,7 @@
 // Hash routes: every view and every item has a URL, and the server needs no route table.
 //   #/                                    sessions
 //   #/?q=words&tools=1&agent=codex        sessions, searching
+//   #/?sort=cost&project=<cwd>&since=2026-02-01&active=1&failed=1   sessions, sorted and filtered
 //   #/s/<agent>/<sid>                     a session's timeline
 //   #/s/<agent>/<sid>?item=<uuid>&type=<type>&lane=<agent_id>&n=<k>   …landing on one item
 //   #/s/<agent>/<sid>/summary             its numbers
@@ -18,10 +19,28 @@ export interface ItemRef {
   /** The subagent whose lane holds the item; absent on the session's own lane. */
   lane?: string;
   nth?: number;
+  /** The search that led here, so the item can show what matched. */
+  query?: string;
+}
+
+/** How the session list is ordered. */
+export type SessionSort = 'recent' | 'tokens' | 'cost' | 'duration';
+const SORTS: readonly SessionSort[] = ['recent', 'tokens', 'cost', 'duration'];
+
+/** What the session list shows: each field narrows it, absent shows all. */
+export interface ListFilters {
+  sort?: SessionSort;
+  /** One project's working directory. */
+  project?: string;
+  /** Active on or after this day (`YYYY-MM-DD`, local time). */
+  since?: string;
+  active?: boolean;
+  /** Only sessions with a failed tool call. */
+  failed?: boolean;
 }
 
 export type Route =
-  | { view: 'sessions'; query: string; agent?: string; tools: boolean }
+  | ({ view: 'sessions'; query: string; agent?: string; tools: boolean } & ListFilters)
   | { view: 'session'; agent: string; sid: string; tab: SessionTab; item?: ItemRef }
   | { view: 'chat'; id?: string };
 
@@ -52,6 +71,8 @@ export function parseRoute(hash: string): Route {
       if (type) item.type = type;
       if (lane) item.lane = lane;
       if (Number.isInteger(nth) && nth > 0) item.nth = nth;
+      const query = params.get('q');
+      if (query) item.query = query;
       route.item = item;
     }
     return route;
@@ -59,6 +80,14 @@ export function parseRoute(hash: string): Route {
   const route: Route = { view: 'sessions', query: params.get('q') ?? '', tools: params.get('tools') === '1' };
   const agent = params.get('agent');
   if (agent) route.agent = agent;
+  const sort = SORTS.find((x) => x === params.get('sort'));
+  if (sort && sort !== 'recent') route.sort = sort;
+  const project = params.get('project');
+  if (project) route.project = project;
+  const since = params.get('since');
+  if (since && /^\d{4}-\d{2}-\d{2}$/.test(since)) route.since = since;
+  if (params.get('active') === '1') route.active = true;
+  if (params.get('failed') === '1') route.failed = true;
   return route;
 }
 
@@ -68,6 +97,11 @@ export function formatRoute(route: Route): string {
     if (route.query !== '') params.set('q', route.query);
     if (route.tools) params.set('tools', '1');
     if (route.agent) params.set('agent', route.agent);
+    if (route.sort && route.sort !== 'recent') params.set('sort', route.sort);
+    if (route.project) params.set('project', route.project);
+    if (route.since) params.set('since', route.since);
+    if (route.active) params.set('active', '1');
+    if (route.failed) params.set('failed', '1');
     const s = params.toString();
     return s === '' ? '#/' : `#/?${s}`;
   }
@@ -84,6 +118,7 @@ function itemParams(ref: ItemRef): string {
   if (ref.type) params.set('type', ref.type);
   if (ref.lane) params.set('lane', ref.lane);
   if (ref.nth) params.set('n', String(ref.nth));
+  if (ref.query) params.set('q', ref.query);
   return params.toString();
 }
 

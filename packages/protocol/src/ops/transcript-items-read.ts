@@ -48,6 +48,9 @@ export const TranscriptItemsReadResult = Type.Object(
     /** Items in the whole selected range, over all pages, and how many of each type. */
     total: Type.Integer({ minimum: 0 }),
     entries: ItemTypeCounts,
+    /** Of `entries`, the calls (the `use` side) by type: a call and its result are two items but one
+     * call, so a reader counts calls from here. */
+    calls: Type.Optional(ItemTypeCounts),
     /** Absent when this page reached the end of the range. */
     next_cursor: Type.Optional(Cursor),
     /** Present when `with_ids` was asked. */

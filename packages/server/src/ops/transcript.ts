@@ -140,7 +140,16 @@ export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (re
   const { file, entries } = built.value;
   const size = Math.min(limit ?? ITEMS_LIMIT, ITEMS_MAX);
   const items = file.items.slice(offset, offset + size);
-  const result: Record<string, unknown> = { items, types: file.types, total: file.items.length, entries };
+  const calls: Record<string, number> = {};
+  for (const item of file.items)
+    if ((item as { role?: unknown }).role === 'use') calls[item.type] = (calls[item.type] ?? 0) + 1;
+  const result: Record<string, unknown> = {
+    items,
+    types: file.types,
+    total: file.items.length,
+    entries,
+    calls,
+  };
   if (offset + items.length < file.items.length) result.next_cursor = `i:${offset + items.length}`;
   if (with_ids) {
     result.ids =

@@ -300,7 +300,9 @@ export class Timeline {
           if (callResult !== undefined) rowOf.set(itemKey(laneId, callResult), at);
           for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, j), at);
         }
-        if (depth === 0 && item.type === 'message:user:in') prompts.push(at);
+        // A slash command the person typed is one of their prompts too.
+        const typedCommand = item.type === 'notice:slash' && (item as { typed?: unknown }).typed === true;
+        if (depth === 0 && (item.type === 'message:user:in' || typedCommand)) prompts.push(at);
         if (row.failed) errors.push(at);
         if (row.spawns !== undefined && row.open && !seen.has(row.spawns))
           openLane(row.spawns, depth + 1, seen);

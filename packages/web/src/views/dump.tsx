@@ -1,17 +1,23 @@
 // The dump builder: pick a preset and item types, a time range or a subagent, watch the counts follow
-// each choice, write the dump, then copy or download it as JSON or Markdown.
+// each choice, write the dump, then copy or download it as JSON or Markdown. Types are shown in words
+// with their selector beside them, tools counted in calls, and the selection line names only what this
+// session holds.
 import type { DumpIdEntry, DumpPreset, OpArgs, SessionDumpWriteResult } from '@cairn/protocol';
 // The selection rules are the transcript library's own, so the counts shown are the counts written.
 import { DEFAULT_SELECTION, type Selection, selection } from '@cairn/transcript/items';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { useServices } from '../context.js';
+import { useChanges, useServices } from '../context.js';
 import { formatBytes, formatCount, formatDateTime, formatDuration } from '../format.js';
 import { authorizedDownload, authorizedFetch } from '../rpc.js';
 import { ALL_TYPES } from '../session/feed.js';
+import { subagentsOf } from '../sessions/subagents.js';
+import { typeLabel } from '../sessions/type-labels.js';
 import { MAIN_LANE, type Timeline } from '../timeline/model.js';
 
 interface Base {
   readonly entries: Record<string, number>;
+  /** Calls among the entries, by type (a call and its result are two items). */
+  readonly calls: Record<string, number>;
   readonly total: number;
   readonly ids: readonly DumpIdEntry[];
 }
@@ -50,7 +56,9 @@ const FAMILY_LABEL: Record<string, string> = {
 };
 
 export function DumpView({ agent, sid, timeline }: { agent: string; sid: string; timeline: Timeline }) {
-  const { conn } = useServices();
+  const { conn, directory } = useServices();
+  useChanges(directory);
+  useChanges(timeline);
   const [presets, setPresets] = useState<readonly DumpPreset[]>([]);
   const [preset, setPreset] = useState('');
   const [overrides, setOverrides] = useState<ReadonlyMap<string, boolean>>(new Map());
@@ -86,7 +94,12 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
       }
       setError(undefined);
       const ids = reply.value.ids ?? [];
-      setBase({ entries: reply.value.entries, total: reply.value.total, ids });
+      setBase({
+        entries: reply.value.entries,
+        calls: reply.value.calls ?? {},
+        total: reply.value.total,
+        ids,
+      });
       if (!subject && range.since_at === undefined && range.until_at === undefined) {
         setAgents(ids.filter((e) => e.kind === 'agent'));
       }
@@ -99,6 +112,10 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
 
   // The session's first and last item, to offer its whole span as a range.
   const items = timeline.items(MAIN_LANE);
+  const subagents = useMemo(
+    () => subagentsOf(directory.get(agent, sid), items, agents),
+    [directory.get(agent, sid), items.length, agents],
+  );
   const span = items.length > 0 ? { from: items[0]!.at, to: items[items.length - 1]!.at } : undefined;
 
   const lookup = useMemo(() => new Map(presets.map((p) => [p.name, p])), [presets]);
@@ -163,7 +180,7 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
               Subject{' '}
               <select value={subject} onChange={(e) => setSubject(e.currentTarget.value)} name="subject">
                 <option value="">the whole session</option>
-                {agents.map((a) => (
+                {subagents.map((a) => (
                   <option key={a.id} value={a.id}>
                     subagent {a.id}
                     {a.label ? ` — ${a.label}` : ''}
@@ -271,7 +288,10 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
                             checked={kept(t)}
                             onChange={(e) => toggle([t], e.currentTarget.checked)}
                           />{' '}
-                          <code>{t}</code> <span class="count">{formatCount(base?.entries[t] ?? 0)}</span>
+                          <span class="type-label">
+                            {typeLabel(t)} <code>{t}</code>
+                          </span>{' '}
+                          <TypeCount type={t} base={base} />
                         </label>
                       </li>
                     ))}
@@ -281,7 +301,7 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
             })}
           </fieldset>
           <p class="muted small selection-line">
-            {sel ? selectionText(sel) : 'the selection names an unknown preset'}
+            {sel ? selectionText(sel, types) : 'the selection names an unknown preset'}
           </p>
           <div class="dump-actions">
             <p class="selected" data-count={keptTotal}>
@@ -306,8 +326,39 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
   );
 }
 
-function selectionText(sel: Selection): string {
-  return `selection: ${sel.elements.join(' ')}`;
+/**
+ * The selection as applied, without the tools of other agents a preset names (the `file` preset lists
+ * every agent's file tools side by side): only selectors that reach a type this session holds, and
+ * the families and wildcards.
+ */
+function selectionText(sel: Selection, present: readonly string[]): string {
+  const reaches = (selector: string) => {
+    const name = selector.startsWith('-') ? selector.slice(1) : selector;
+    if (!name.startsWith('tool:')) return true;
+    return present.some((t) => t === name || t.startsWith(`${name}:`));
+  };
+  const shown = sel.elements.filter(reaches);
+  const left = sel.elements.length - shown.length;
+  return `selection: ${shown.join(' ')}${left > 0 ? ` (and ${left} tool${left === 1 ? '' : 's'} no item here uses)` : ''}`;
+}
+
+/** How many items of a type the range holds; for a tool, its calls, with the items (calls and
+ * results) in the title. `data-items` keeps the item count the selection adds up. */
+function TypeCount({ type, base }: { type: string; base: Base | undefined }) {
+  const items = base?.entries[type] ?? 0;
+  const calls = base?.calls[type];
+  if (type.startsWith('tool:') && calls !== undefined) {
+    return (
+      <span class="count" data-items={items} title={`${formatCount(items)} items: calls and their results`}>
+        {formatCount(calls)} call{calls === 1 ? '' : 's'}
+      </span>
+    );
+  }
+  return (
+    <span class="count" data-items={items}>
+      {formatCount(items)}
+    </span>
+  );
 }
 
 const dumpName = (path: string): string => path.split(/[\\/]/).pop() ?? path;
@@ -377,7 +428,9 @@ function DumpResult({ result }: { result: SessionDumpWriteResult }) {
             .map(([type, n]) => (
               <tr key={type}>
                 <td>
-                  <code>{type}</code>
+                  <span class="type-label">
+                    {typeLabel(type)} <code>{type}</code>
+                  </span>
                 </td>
                 <td>{formatCount(n)}</td>
               </tr>

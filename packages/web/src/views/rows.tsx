@@ -9,6 +9,7 @@ import { formatClock, formatDateTime, formatDuration } from '../format.js';
 import { Code } from '../highlight/code.js';
 import { languageOfPath } from '../highlight/lang.js';
 import { highlightedFragment, useHighlighter } from '../highlight/load.js';
+import { Caveat, SlashCommand } from '../sessions/commands.js';
 import { diffLines, parsePatch, trimContext } from '../timeline/diff.js';
 import {
   editPairs,
@@ -42,7 +43,6 @@ import {
 } from '../timeline/results.js';
 import { Fold, type FoldState, Markdown, TextBlock } from './fold.js';
 import { callInput, pretty, useRawRecord, type Where } from './raw.js';
-import { Caveat, SlashCommand } from '../sessions/commands.js';
 
 export interface RowContext {
   readonly agent: string;

@@ -1,10 +1,13 @@
-// Full-text results: best first, each with its snippet's matches marked and a link to the exact item.
+// Full-text results, grouped by session (the session with the best hit first), each group under the
+// session's title, each hit with its time, its snippet's matches marked and a link to the exact item
+// that carries the query, so the item shows what matched.
 import { type OpArgs, type SessionSearchHit, snippetParts } from '@cairn/protocol';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useServices } from '../context.js';
 import { shownText } from '../display.js';
-import { formatAgo, formatDateTime, shortPath } from '../format.js';
+import { formatDateTime, shortPath } from '../format.js';
 import { sessionHref } from '../route.js';
+import { itemLabel } from '../sessions/type-labels.js';
 
 const PAGE = 50;
 const TEXT_TARGETS = ['prompt', 'assistant', 'thinking', 'tool_input'] as const;
@@ -15,6 +18,23 @@ interface SearchState {
   readonly partial: boolean;
   readonly loading: boolean;
   readonly error: string | undefined;
+}
+
+interface HitGroup {
+  readonly key: string;
+  readonly hits: SessionSearchHit[];
+}
+
+/** Hits by session, in the order of each session's best hit; within one, best first. */
+function groupBySession(hits: readonly SessionSearchHit[]): HitGroup[] {
+  const groups = new Map<string, SessionSearchHit[]>();
+  for (const h of hits) {
+    const key = `${h.agent}/${h.sid}`;
+    const list = groups.get(key);
+    if (list) list.push(h);
+    else groups.set(key, [h]);
+  }
+  return [...groups].map(([key, list]) => ({ key, hits: list }));
 }
 
 const EMPTY: SearchState = { hits: [], next: undefined, partial: false, loading: true, error: undefined };
@@ -61,6 +81,8 @@ export function SearchResults({
     };
   }, [query, tools, agent]);
 
+  const groups = useMemo(() => groupBySession(state.hits), [state.hits]);
+  const sessions = groups.length;
   return (
     <section class="search-results" aria-live="polite">
       <p class="muted summary-line">
@@ -68,12 +90,12 @@ export function SearchResults({
           ? `Searching for “${query}”…`
           : state.error
             ? `Search failed: ${state.error}`
-            : `${state.hits.length}${state.next ? '+' : ''} result${state.hits.length === 1 ? '' : 's'} for “${query}”${tools ? '' : ' (tool output not searched)'}`}
+            : `${state.hits.length}${state.next ? '+' : ''} result${state.hits.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'} for “${query}”${tools ? '' : ' (tool output not searched)'}`}
         {state.partial && ' — the index is still being built, so some sessions were not searched yet.'}
       </p>
-      <ol class="hits">
-        {state.hits.map((hit) => (
-          <Hit key={`${hit.agent}/${hit.sid}/${hit.item_uuid}/${hit.item_type}/${hit.target}`} hit={hit} />
+      <ol class="hit-groups">
+        {groups.map((g) => (
+          <SessionHits key={g.key} hits={g.hits} query={query} />
         ))}
       </ol>
       {state.next && (
@@ -93,21 +115,58 @@ export function SearchResults({
   );
 }
 
-function Hit({ hit }: { hit: SessionSearchHit }) {
-  const ref = { uuid: hit.item_uuid, type: hit.item_type, ...(hit.agent_id ? { lane: hit.agent_id } : {}) };
+function SessionHits({ hits, query }: { hits: readonly SessionSearchHit[]; query: string }) {
+  const first = hits[0]!;
+  const title = shownText(first.title ?? first.sid);
+  return (
+    <li class="hit-group" data-sid={first.sid}>
+      <h2>
+        <span class="session-title" title={title}>
+          {title.length > 160 ? `${title.slice(0, 159)}…` : title}
+        </span>
+        <span class={`agent-badge agent-${first.agent}`}>{first.agent}</span>
+        <span class="muted small">
+          {hits.length} hit{hits.length === 1 ? '' : 's'}
+          {first.cwd ? ` · ${shortPath(shownText(first.cwd), 3)}` : ''}
+        </span>
+      </h2>
+      <ol class="hits">
+        {hits.map((hit) => (
+          <Hit
+            key={`${hit.item_uuid}/${hit.item_type}/${hit.target}/${hit.agent_id ?? ''}`}
+            hit={hit}
+            query={query}
+          />
+        ))}
+      </ol>
+    </li>
+  );
+}
+
+function Hit({ hit, query }: { hit: SessionSearchHit; query: string }) {
+  const ref = {
+    uuid: hit.item_uuid,
+    type: hit.item_type,
+    query,
+    ...(hit.agent_id ? { lane: hit.agent_id } : {}),
+  };
   const href = sessionHref(hit.agent, hit.sid, 'timeline', ref);
+  const label =
+    hit.target === 'tool_output' && hit.item_type.startsWith('tool:')
+      ? `${hit.item_type.slice('tool:'.length)} output`
+      : itemLabel(hit.item_type);
   return (
     <li class="hit">
       <a href={href} class="hit-link">
         <div class="hit-head">
-          <span class="session-title">{shownText(hit.title ?? hit.sid)}</span>
-          <span class={`agent-badge agent-${hit.agent}`}>{hit.agent}</span>
+          <span class="type-badge" title={hit.item_type}>
+            {label}
+          </span>
           {hit.agent_id && <span class="lane-badge">subagent {hit.agent_id}</span>}
-          <span class="type-badge">{hit.item_type}</span>
           {hit.at !== undefined && (
-            <span class="muted small" title={formatDateTime(hit.at)}>
-              {formatAgo(hit.at)}
-            </span>
+            <time class="muted small hit-when" dateTime={new Date(hit.at).toISOString()}>
+              {formatDateTime(hit.at)}
+            </time>
           )}
         </div>
         <p class="snippet">
@@ -115,7 +174,6 @@ function Hit({ hit }: { hit: SessionSearchHit }) {
             part.match ? <mark key={i}>{shownText(part.text)}</mark> : shownText(part.text),
           )}
         </p>
-        {hit.cwd && <div class="muted small">{shortPath(shownText(hit.cwd), 3)}</div>}
       </a>
     </li>
   );

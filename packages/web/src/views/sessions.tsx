@@ -1,11 +1,21 @@
-// Every agent's sessions, grouped by project with the newest activity first, filtered by agent;
-// and the full-text search over all of them.
+// Every agent's sessions: grouped by project with the newest activity first, or in one list by
+// tokens, cost or duration; narrowed by agent, project, date, activity and failures; each row with
+// its model, prompts, tokens, cost, duration and branch. And the full-text search over all of them.
 import type { SessionHead } from '@cairn/protocol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
 import { shownText } from '../display.js';
-import { formatAgo, formatBytes, formatDateTime, shortPath } from '../format.js';
-import { chatHref, formatRoute, type Route, sessionHref } from '../route.js';
+import { formatAgo, formatBytes, formatCount, formatDateTime, formatDuration, shortPath } from '../format.js';
+import { chatHref, formatRoute, type Route, type SessionSort, sessionHref } from '../route.js';
+import {
+  filterHeads,
+  formatCost,
+  lastActive,
+  SORT_LABELS,
+  shortModel,
+  sortHeads,
+  totalTokens,
+} from '../sessions/list.js';
 import { ContinueButton } from './chat-new.js';
 import { SearchResults } from './search.js';
 
@@ -55,10 +65,14 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => setDraft(route.query), [route.query]);
 
+  // The route as it is now: a choice made while the typing pause runs (the tool-output box, a
+  // filter) must survive the query that follows it.
+  const latest = useRef(route);
+  latest.current = route;
   // Typing searches after a pause; the query lives in the URL so Back and links work.
   useEffect(() => {
-    if (draft === route.query) return;
-    const t = setTimeout(() => go({ ...route, query: draft.trim() }, true), 350);
+    if (draft.trim() === route.query) return;
+    const t = setTimeout(() => go({ ...latest.current, query: draft.trim() }, true), 350);
     return () => clearTimeout(t);
   }, [draft]);
 
@@ -79,9 +93,21 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
     for (const h of heads) names.add(h.agent);
     return [...names].sort();
   }, [heads, conn.hello]);
-  const shown = route.agent ? heads.filter((h) => h.agent === route.agent) : heads;
+  const ofAgent = useMemo(
+    () => (route.agent ? heads.filter((h) => h.agent === route.agent) : heads),
+    [heads, route.agent],
+  );
+  const projectNames = useMemo(() => groupByProject(ofAgent).map((p) => p.cwd), [ofAgent]);
+  const sort: SessionSort = route.sort ?? 'recent';
+  const shown = useMemo(
+    () => filterHeads(ofAgent, route),
+    [ofAgent, route.project, route.since, route.active, route.failed],
+  );
   const projects = useMemo(() => groupByProject(shown), [shown]);
+  const sorted = useMemo(() => (sort === 'recent' ? [] : sortHeads(shown, sort)), [shown, sort]);
   const activeCount = shown.filter((h) => h.active).length;
+  const prices = heads.find((h) => h.prices !== undefined)?.prices;
+  const narrowed = route.project !== undefined || route.since !== undefined || route.active || route.failed;
 
   return (
     <section class="sessions-view">
@@ -118,7 +144,9 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
           <input
             type="checkbox"
             checked={route.tools}
-            onChange={(e) => go({ ...route, tools: e.currentTarget.checked }, true)}
+            onChange={(e) =>
+              go({ ...latest.current, query: draft.trim(), tools: e.currentTarget.checked }, true)
+            }
           />
           include tool output
         </label>
@@ -137,6 +165,9 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
           </a>
         ))}
       </nav>
+      {route.query === '' && (
+        <ListControls route={route} projects={projectNames} narrowed={narrowed === true} />
+      )}
       {route.query !== '' ? (
         <SearchResults query={route.query} tools={route.tools} agent={route.agent} />
       ) : (
@@ -154,11 +185,25 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
               folders.
             </p>
           )}
-          <div class="projects">
-            {projects.map((p) => (
-              <ProjectGroup key={p.cwd} project={p} />
-            ))}
-          </div>
+          {sort === 'recent' ? (
+            <div class="projects">
+              {projects.map((p) => (
+                <ProjectGroup key={p.cwd} project={p} />
+              ))}
+            </div>
+          ) : (
+            <ul class="session-list sorted" aria-label={`Sessions, ${SORT_LABELS[sort]} first`}>
+              {sorted.map((h) => (
+                <SessionItem key={`${h.agent}/${h.sid}`} head={h} showProject />
+              ))}
+            </ul>
+          )}
+          {prices && (
+            <p class="muted small prices-note">
+              Costs are estimates from the offline price catalog {prices}; a session whose model it does not
+              price shows no cost.
+            </p>
+          )}
         </>
       )}
     </section>
@@ -191,11 +236,12 @@ function ProjectGroup({ project }: { project: Project }) {
   );
 }
 
-function SessionItem({ head }: { head: SessionHead }) {
+function SessionItem({ head, showProject = false }: { head: SessionHead; showProject?: boolean }) {
   const title = shownText(head.title ?? head.first_prompt ?? head.sid);
-  const at = head.last_activity_at ?? head.started_at;
+  const at = lastActive(head) || undefined;
+  const tokens = totalTokens(head);
   return (
-    <li class={`session-item ${head.active ? 'active' : ''}`} data-sid={head.sid}>
+    <li class={`session-item ${head.active ? 'active' : ''}`} data-sid={head.sid} data-agent={head.agent}>
       <a href={sessionHref(head.agent, head.sid)}>
         <span
           class={`live-dot ${head.active ? 'on' : ''}`}
@@ -216,9 +262,145 @@ function SessionItem({ head }: { head: SessionHead }) {
           {formatAgo(at)}
         </span>
         <span class="muted small size">{formatBytes(head.size)}</span>
+        <span class="session-facts small">
+          {showProject && head.cwd && (
+            <span class="fact project-fact" title={shownText(head.cwd)}>
+              {shortPath(shownText(head.cwd), 2)}
+            </span>
+          )}
+          {head.model && (
+            <span class="fact model" data-value={head.model} title={`model: ${shownText(head.model)}`}>
+              {shortModel(shownText(head.model))}
+            </span>
+          )}
+          {head.prompts !== undefined && (
+            <span
+              class="fact prompts"
+              data-value={head.prompts}
+              title="prompts the person typed, slash commands included"
+            >
+              {head.prompts} prompt{head.prompts === 1 ? '' : 's'}
+            </span>
+          )}
+          {tokens !== undefined && (
+            <span
+              class="fact tokens"
+              data-value={tokens}
+              title={`${formatCount(head.input_tokens ?? 0)} in (cache included) · ${formatCount(head.output_tokens ?? 0)} out`}
+            >
+              {formatCount(tokens)} tokens
+            </span>
+          )}
+          {head.cost_usd !== undefined && (
+            <span
+              class="fact cost"
+              data-value={head.cost_usd}
+              title={`estimated; prices: ${head.prices ?? 'unknown catalog'}`}
+            >
+              {formatCost(head.cost_usd)}
+            </span>
+          )}
+          {head.duration_ms !== undefined && (
+            <span class="fact duration" data-value={head.duration_ms} title="first to last record">
+              {formatDuration(head.duration_ms)}
+            </span>
+          )}
+          {head.git_branch && (
+            <span class="fact branch" title={`git branch ${shownText(head.git_branch)}`}>
+              ⎇ {shownText(head.git_branch)}
+            </span>
+          )}
+          {head.failed_tools !== undefined && head.failed_tools > 0 && (
+            <span class="fact failures" data-value={head.failed_tools}>
+              {head.failed_tools} failed call{head.failed_tools === 1 ? '' : 's'}
+            </span>
+          )}
+        </span>
       </a>
       {/* The agent cannot take up a session whose main file is gone. */}
       {!head.main_file_missing && <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />}
     </li>
+  );
+}
+
+/** Sort order and the filters beyond the agent; each choice is in the URL. */
+function ListControls({
+  route,
+  projects,
+  narrowed,
+}: {
+  route: SessionsRoute;
+  projects: readonly string[];
+  narrowed: boolean;
+}) {
+  const set = (change: Partial<SessionsRoute>) => go({ ...route, ...change }, true);
+  return (
+    <form class="list-controls" aria-label="Sort and filter sessions" onSubmit={(e) => e.preventDefault()}>
+      <label>
+        Sort by{' '}
+        <select
+          name="sort"
+          value={route.sort ?? 'recent'}
+          onChange={(e) => set({ sort: e.currentTarget.value as SessionSort })}
+        >
+          {(Object.keys(SORT_LABELS) as SessionSort[]).map((s) => (
+            <option key={s} value={s}>
+              {SORT_LABELS[s]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Project{' '}
+        <select
+          name="project"
+          value={route.project ?? ''}
+          onChange={(e) => set({ project: e.currentTarget.value || undefined })}
+        >
+          <option value="">all projects</option>
+          {projects.map((p) => (
+            <option key={p} value={p === NO_PROJECT ? '' : p} disabled={p === NO_PROJECT}>
+              {shortPath(shownText(p), 3)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Active since{' '}
+        <input
+          type="date"
+          name="since"
+          value={route.since ?? ''}
+          onChange={(e) => set({ since: e.currentTarget.value || undefined })}
+        />
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          name="active"
+          checked={route.active === true}
+          onChange={(e) => set({ active: e.currentTarget.checked || undefined })}
+        />{' '}
+        active now
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          name="failed"
+          checked={route.failed === true}
+          onChange={(e) => set({ failed: e.currentTarget.checked || undefined })}
+        />{' '}
+        has failed calls
+      </label>
+      {narrowed && (
+        <button
+          type="button"
+          class="link"
+          onClick={() => set({ project: undefined, since: undefined, active: undefined, failed: undefined })}
+        >
+          clear filters
+        </button>
+      )}
+    </form>
   );
 }

@@ -7,6 +7,7 @@ import { useFind } from '../find/use-find.js';
 import { formatCount, formatDay, localDay } from '../format.js';
 import { type ItemRef, sessionHref } from '../route.js';
 import type { SessionFeed } from '../session/feed.js';
+import { useSearchHighlight } from '../sessions/search-landing.js';
 import { type ItemRow, itemKey, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
 import { useVirtualizer } from '../virtual.js';
 import type { FoldState } from './fold.js';
@@ -245,12 +246,16 @@ export function TimelineView({
     const row = rows[at]!;
     setTarget(row.key);
     folds.open(`${row.key}:body`);
-    virtualizer.scrollToIndex(at, { align: 'center' });
+    // The item's start, not its middle: a tall item centred would land mid-content.
+    virtualizer.scrollToIndex(at, { align: 'start' });
     // Sizes settle as rows around it are measured; aim again once they have.
     requestAnimationFrame(() =>
-      requestAnimationFrame(() => virtualizer.scrollToIndex(at, { align: 'center' })),
+      requestAnimationFrame(() => virtualizer.scrollToIndex(at, { align: 'start' })),
     );
   }, [item, version, machinery, feed.state.loaded]);
+
+  // The words a search link came with, marked in the item it landed on.
+  useSearchHighlight(scroller, item?.query, `${target}|${version}|${foldVersion}`);
 
   // --- find in session ---
   const find = useFind({
