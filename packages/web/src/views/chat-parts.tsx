@@ -9,6 +9,7 @@ import { isObject } from '../timeline/item.js';
 import { PermissionView } from './chat-cards.js';
 import { ArgsView, argsSummary, ResultView } from './chat-tool.js';
 import { Markdown, TextBlock } from './fold.js';
+import { StreamingMarkdown } from './streaming-markdown.js';
 
 type ToolPart = Extract<Part, { kind: 'tool' }>;
 
@@ -87,7 +88,8 @@ function AssistantView({
 }
 
 function PartView({ part, streaming }: { part: Part; streaming: boolean }) {
-  if (part.kind === 'text') return <Markdown text={part.text} />;
+  if (part.kind === 'text')
+    return streaming ? <StreamingMarkdown text={part.text} /> : <Markdown text={part.text} />;
   if (part.kind === 'thinking') {
     const words = part.text.split(/\s+/).filter((w) => w !== '').length;
     return (
