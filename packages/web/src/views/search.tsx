@@ -122,7 +122,7 @@ function SessionHits({ hits, query }: { hits: readonly SessionSearchHit[]; query
     <li class="hit-group" data-sid={first.sid}>
       <h2>
         <span class="session-title" title={title}>
-          {title.length > 160 ? `${title.slice(0, 159)}…` : title}
+          {title.length > 200 ? `${title.slice(0, 199)}…` : title}
         </span>
         <span class={`agent-badge agent-${first.agent}`}>{first.agent}</span>
         <span class="muted small">
