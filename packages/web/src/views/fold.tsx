@@ -81,7 +81,8 @@ export function TextBlock({ text, className = '' }: { text: string; className?: 
   );
 }
 
-const FENCE = /^ {0,3}(```|~~~)/m;
+// Text that may hold a fenced code block, so the highlighter is worth asking for.
+const FENCE = /```|~~~/;
 
 /** Sanitized Markdown, inserted as DOM nodes; its fenced code is highlighted once the highlighter is in. */
 export function Markdown({ text, className = '' }: { text: string; className?: string }) {
