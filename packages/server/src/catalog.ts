@@ -19,6 +19,7 @@ import {
   type Transcript,
 } from '@cairn/transcript';
 import type { FileState, IndexDb, SearchQuery, SearchRow } from './index-db.js';
+import { type LiveDelta, LiveTranscript } from './live-transcript.js';
 import { sessionCost, usageByModel } from './pricing.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
@@ -78,6 +79,8 @@ export interface TranscriptChange extends Loaded {
   key: string;
   /** A file shrank, was replaced or left the session: what was known of it before no longer holds. */
   replaced: boolean;
+  /** For a followed session read on from where the last read stopped: what this read added. */
+  delta?: LiveDelta;
 }
 
 export interface IndexProgress {
@@ -110,6 +113,8 @@ export class Catalog {
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly followed = new Map<string, number>();
   private readonly latest = new Map<string, Loaded>();
+  /** Followed sessions' translations, continued on each read instead of started over. */
+  private readonly live = new Map<string, LiveTranscript>();
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
   private readonly roots: { root: string; agent: string }[] = [];
   private readonly urgent: Task[] = [];
@@ -301,6 +306,7 @@ export class Catalog {
     }
     this.followed.delete(key);
     this.latest.delete(key);
+    this.live.delete(key);
   }
 
   /** The transcript of a session as the files are now, through the cache when it holds them. */
@@ -604,7 +610,16 @@ export class Catalog {
         if (st) stamps.set(f, st);
       }
     }
-    const loaded = await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
+    // A followed session is read on from where its last read stopped; a file written anew starts it over.
+    if (opts.replaced) this.live.delete(key);
+    let live = this.live.get(key);
+    if (!live && this.followed.has(key)) {
+      live = new LiveTranscript(e.agent);
+      this.live.set(key, live);
+    }
+    const loaded = live
+      ? await live.read(this.platform(), e.head.path)
+      : await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
     const offsets = new Map<string, number>();
     // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
     for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
@@ -625,8 +640,8 @@ export class Catalog {
     }
     delete e.error;
     const t = loaded.value;
-    const lanes = laneItems(t);
-    const summary = foldTranscript(t, { prompts: true });
+    const lanes = live ? live.lanes : laneItems(t);
+    const summary = live ? live.summary(t) : foldTranscript(t, { prompts: true });
     e.inFlight = turnInFlight(t);
     e.head = withTranscriptFacts(e.head, t, stamps, {
       lastActivityAt: await this.lastActivity(e.agent, stamps),
@@ -639,8 +654,9 @@ export class Catalog {
     const db = this.options.db;
     db.transaction(() => {
       if (opts.replaced) db.clearDocs(key);
-      const known = opts.replaced ? new Set<string>() : db.docKeys(key);
-      db.addDocs(key, searchDocs(lanes, known));
+      // Read on, a session's new items are its new documents; read whole, the index says which it has.
+      if (live?.delta) db.addDocs(key, live.delta.docs);
+      else db.addDocs(key, searchDocs(lanes, opts.replaced ? new Set<string>() : db.docKeys(key)));
       db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
       db.putSummary(key, summary, t.capabilities, SESSION_SUMMARY_VERSION);
       for (const [f, st] of stamps)
@@ -650,8 +666,9 @@ export class Catalog {
     e.indexed = true;
     const loadedNow: Loaded = { transcript: t, lanes };
     if (this.followed.has(key)) this.latest.set(key, loadedNow);
-    for (const listener of this.transcriptListeners)
-      listener({ key, ...loadedNow, replaced: opts.replaced ?? false });
+    const change: TranscriptChange = { key, ...loadedNow, replaced: opts.replaced ?? false };
+    if (live?.delta) change.delta = live.delta;
+    for (const listener of this.transcriptListeners) listener(change);
     this.emitHeads([e], []);
   }
 
@@ -698,6 +715,7 @@ export class Catalog {
     this.forgetFiles(e);
     this.sessions.delete(e.key);
     this.latest.delete(e.key);
+    this.live.delete(e.key);
     this.grewAt.delete(e.key);
     this.options.db.removeSession(e.key);
     this.emitHeads([], [e]);
@@ -732,6 +750,8 @@ function withTranscriptFacts(
       delete next[field];
     if (read.firstPrompt !== undefined) next.firstPrompt = read.firstPrompt;
   }
+  // A first prompt past the bytes a listing reads (a long injected preamble before it) is known now.
+  if (next.firstPrompt === undefined && read.firstPrompt !== undefined) next.firstPrompt = read.firstPrompt;
   if (next.title === undefined && t.session.title !== undefined) next.title = t.session.title;
   if (next.cwd === undefined && t.session.cwd !== undefined) next.cwd = t.session.cwd;
   if (next.startedAt === undefined && t.session.startedAt !== undefined) next.startedAt = t.session.startedAt;

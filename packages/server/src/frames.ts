@@ -25,17 +25,21 @@ export interface StreamFrame {
 /** The items each event completes, from whichever lane's side classified it. */
 export function itemsByEvent(lanes: readonly LaneItems[]): Map<string, TranscriptItem[]> {
   const out = new Map<string, TranscriptItem[]>();
-  for (const lane of lanes) {
-    const { items, sources } = lane.classification;
-    items.forEach((item, i) => {
-      const last = sources[i]?.[sources[i]!.length - 1];
-      if (!last) return;
-      const list = out.get(last.id);
-      if (list) list.push(item);
-      else out.set(last.id, [item]);
-    });
-  }
+  for (const lane of lanes) addItemsByEvent(out, lane, 0);
   return out;
+}
+
+/** Adds a lane's items from index `from` on to a map of the items each event completes. */
+export function addItemsByEvent(out: Map<string, TranscriptItem[]>, lane: LaneItems, from: number): void {
+  const { items, sources } = lane.classification;
+  for (let i = from; i < items.length; i++) {
+    const source = sources[i];
+    const last = source?.[source.length - 1];
+    if (!last) continue;
+    const list = out.get(last.id);
+    if (list) list.push(items[i]!);
+    else out.set(last.id, [items[i]!]);
+  }
 }
 
 interface OpenMessage {
@@ -77,8 +81,14 @@ export class FrameBuilder {
     private readonly items: Map<string, TranscriptItem[]>,
   ) {
     this.mainLane = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
+    this.extend(t, t.events);
+  }
+
+  /** Takes events the transcript `t` gained since the builder was made (and its lanes as they are now). */
+  extend(t: Transcript, added: readonly TranscriptEvent[]): void {
+    this.lanes.clear();
     for (const lane of t.agents) this.lanes.set(lane.id, lane);
-    for (const e of t.events) {
+    for (const e of added) {
       this.events.set(e.id, e);
       if (e.kind === 'request') this.requests.set(e.id, e);
       if (e.requestId !== undefined) this.lastOfRequest.set(e.requestId, e.id);

@@ -72,41 +72,64 @@ export function laneItems(t: Transcript, onlyLanes?: ReadonlySet<string>): LaneI
     if (onlyLanes && !onlyLanes.has(laneId)) continue;
     const classified = classifyTranscript(t, isMain ? {} : { agentId: laneId });
     if (!classified.ok) continue;
-    out.push({
-      agentId: isMain ? undefined : laneId,
-      classification: classified.value,
-      keys: itemKeys(laneId, classified.value.items),
-    });
+    out.push(laneItemsOf(isMain ? undefined : laneId, classified.value));
   }
   return out;
 }
 
-function itemKeys(laneId: string, items: readonly TranscriptItem[]): string[] {
-  const seen = new Map<string, number>();
-  return items.map((item) => {
-    const base = `${laneId}|${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    return n === 0 ? base : `${base}#${n}`;
-  });
+/** One lane's items with their keys; `keys.extend` numbers the items a classification adds later. */
+export function laneItemsOf(agentId: string | undefined, classification: Classification): LaneItems {
+  const lane: LaneItems = { agentId, classification, keys: [] };
+  new ItemKeys(agentId ?? '').extend(lane);
+  return lane;
+}
+
+/** The keys of one lane's items, handed out in order so that a lane that grows keeps its keys. */
+export class ItemKeys {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly laneId: string) {}
+
+  /** Keys the lane's items past those it has keys for. */
+  extend(lane: LaneItems): void {
+    const items = lane.classification.items;
+    for (let i = lane.keys.length; i < items.length; i++) {
+      const item = items[i]!;
+      const base = `${this.laneId}|${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+      const n = this.seen.get(base) ?? 0;
+      this.seen.set(base, n + 1);
+      lane.keys.push(n === 0 ? base : `${base}#${n}`);
+    }
+  }
 }
 
 /** The searchable documents of a session, leaving out the items whose keys are in `known`. */
 export function searchDocs(lanes: readonly LaneItems[], known: ReadonlySet<string> = new Set()): IndexDoc[] {
   const docs: IndexDoc[] = [];
-  for (const lane of lanes) {
-    lane.classification.items.forEach((item, i) => {
-      const key = lane.keys[i]!;
-      if (known.has(key)) return;
-      const target = targetOf(item);
-      if (target === undefined) return;
-      const text = itemText(item);
-      if (text.trim() === '') return;
-      const doc: IndexDoc = { itemKey: key, itemUuid: item.uuid, itemType: item.type, target, text };
-      if (lane.agentId !== undefined) doc.agentId = lane.agentId;
-      if (item.at !== undefined) doc.at = item.at;
-      docs.push(doc);
-    });
+  for (const lane of lanes) laneDocs(lane, 0, docs, known);
+  return docs;
+}
+
+/** The documents of a lane's items from index `from` on, added to `docs`. */
+export function laneDocs(
+  lane: LaneItems,
+  from: number,
+  docs: IndexDoc[],
+  known: ReadonlySet<string> = new Set(),
+): IndexDoc[] {
+  const items = lane.classification.items;
+  for (let i = from; i < items.length; i++) {
+    const item = items[i]!;
+    const key = lane.keys[i]!;
+    if (known.has(key)) continue;
+    const target = targetOf(item);
+    if (target === undefined) continue;
+    const text = itemText(item);
+    if (text.trim() === '') continue;
+    const doc: IndexDoc = { itemKey: key, itemUuid: item.uuid, itemType: item.type, target, text };
+    if (lane.agentId !== undefined) doc.agentId = lane.agentId;
+    if (item.at !== undefined) doc.at = item.at;
+    docs.push(doc);
   }
   return docs;
 }

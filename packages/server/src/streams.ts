@@ -5,7 +5,8 @@ import { gzipSync } from 'node:zlib';
 import type { TranscriptItem, WireRunState } from '@cairn/protocol';
 import { type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
-import { FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
+import { addItemsByEvent, FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
+import type { LiveDelta } from './live-transcript.js';
 import { runStateOf } from './run-state.js';
 
 export interface Subscriber {
@@ -36,6 +37,9 @@ class SessionStream {
   readonly subs = new Set<Subscriber>();
   busy = false;
   lingerTimer: NodeJS.Timeout | undefined;
+  /** The builder of the live frames and how many events of the log it has framed; it carries on
+   * from append to append, so that framing an append costs what the append holds. */
+  private live: { builder: FrameBuilder; framed: number } | undefined;
 
   constructor(
     readonly key: string,
@@ -61,6 +65,7 @@ class SessionStream {
 
   /** Numbers `loaded` afresh, past every seq this stream has sent (see `nextBase`). */
   reset(loaded: Loaded): void {
+    this.live = undefined;
     this.base = nextBase(this.lastSeq);
     this.log = [];
     this.seqOf = new Map();
@@ -85,6 +90,7 @@ class SessionStream {
   /** Takes a newer transcript; answers the seq before the first new event. */
   take(loaded: Loaded): number {
     const before = this.lastSeq;
+    this.live = undefined;
     this.loaded = loaded;
     this.items = itemsByEvent(loaded.lanes);
     this.events = new Map(loaded.transcript.events.map((e) => [e.id, e]));
@@ -94,6 +100,37 @@ class SessionStream {
       this.log.push(e.id);
     }
     return before;
+  }
+
+  /** Takes what a read on from the last one added (see LiveDelta); answers the seq before the first new event. */
+  append(loaded: Loaded, delta: LiveDelta): number {
+    const before = this.lastSeq;
+    this.loaded = loaded;
+    for (const [lane, from] of delta.newItems) addItemsByEvent(this.items, lane, from);
+    for (const e of delta.added) {
+      this.events.set(e.id, e);
+      if (this.seqOf.has(e.id)) continue;
+      this.seqOf.set(e.id, this.log.length);
+      this.log.push(e.id);
+    }
+    this.live?.builder.extend(this.transcript, delta.added);
+    return before;
+  }
+
+  /** The frames of the events after `afterSeq` as the live builder makes them, carrying on from the
+   * events it framed before (made first by framing the log from the start). */
+  liveFramesAfter(afterSeq: number): StreamFrame[] {
+    this.live ??= { builder: new FrameBuilder(this.transcript, this.sid, this.items), framed: 0 };
+    const out: StreamFrame[] = [];
+    for (; this.live.framed < this.log.length; this.live.framed++) {
+      const index = this.live.framed;
+      const e = this.events.get(this.log[index]!);
+      if (!e) continue;
+      const seq = this.base + index;
+      const frames = this.live.builder.frames(e, seq);
+      if (seq > afterSeq) out.push(...frames);
+    }
+    return out;
   }
 
   get transcript(): Transcript {
@@ -223,15 +260,16 @@ export class Streams {
     const entry = this.catalog.get(change.key);
     const busy = entry ? this.catalog.busy(entry) : false;
     // What was streamed no longer holds: every subscriber starts again from the history.
-    if (change.replaced || !stream.extends(change)) {
+    // A read on from the last one only adds (a change to what was streamed makes the read start over).
+    if (change.replaced || (!change.delta && !stream.extends(change))) {
       stream.reset(change);
       stream.busy = busy;
       for (const sub of stream.subs) this.sendReady(stream, sub);
       return;
     }
-    const before = stream.take(change);
+    const before = change.delta ? stream.append(change, change.delta) : stream.take(change);
     if (stream.lastSeq > before && stream.subs.size > 0) {
-      const frames = stream.framesAfter(before);
+      const frames = change.delta ? stream.liveFramesAfter(before) : stream.framesAfter(before);
       for (const sub of stream.subs) for (const f of frames) sub.send(f);
     }
     if (busy !== stream.busy) {

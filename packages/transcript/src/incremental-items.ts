@@ -13,7 +13,8 @@ export interface LaneClassification {
 
 /** What one update did to the items. */
 export interface ItemsChange {
-  /** Lanes classified again from their first event: their earlier items may have changed. */
+  /** Lanes classified again from their first event: their earlier items may have changed (after a
+   * rewrite, every lane). */
   readonly reread: ReadonlySet<string>;
   /** Per lane, the index of its first new item (its item count before the update). */
   readonly firstNew: ReadonlyMap<string, number>;
@@ -66,8 +67,9 @@ export class IncrementalItems {
       const s = this.lanes.get(lane.id);
       const events = added.get(lane.id) ?? [];
       if (!s) {
+        // A lane seen for the first time: every item of it is new.
         this.start(t, lane, events);
-        reread.add(lane.id);
+        firstNew.set(lane.id, 0);
         continue;
       }
       if (events.length === 0) continue;
