@@ -4,10 +4,10 @@
 //   (b) cairn summary --all --json
 //   (c) loading every transcript through the library
 //   (d) ccusage claude + codex session --json --offline on the same files, when it can be installed
-// Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs)
-// and the chat bench (scripts/bench/chat.mjs).
+// Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
+// the chat bench (scripts/bench/chat.mjs) and the reader bench (scripts/bench/reader-bench.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat (that bench alone, no corpus).
+// --only drive|chat|reader (that bench alone, no corpus).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,12 +33,17 @@ const chat = () =>
   execFileSync(process.execPath, [join(root, 'scripts/bench/chat.mjs'), '--runs', values.runs], {
     stdio: 'inherit',
   });
+// The reader in Chromium on a 30 MB session of its own: first screen with and without the highlighter,
+// frame times while scrolling.
+const reader = () =>
+  execFileSync(process.execPath, [join(root, 'scripts/bench/reader-bench.mjs')], { stdio: 'inherit' });
 if (values.only !== undefined) {
-  if (values.only !== 'drive' && values.only !== 'chat') {
-    console.error(`bench: --only knows drive and chat, not ${values.only}`);
+  if (values.only !== 'drive' && values.only !== 'chat' && values.only !== 'reader') {
+    console.error(`bench: --only knows drive, chat and reader, not ${values.only}`);
     process.exit(1);
   }
   if (values.only === 'drive') drive();
+  else if (values.only === 'reader') reader();
   else chat();
   process.exit(0);
 }
@@ -165,3 +170,4 @@ try {
 }
 drive();
 chat();
+reader();

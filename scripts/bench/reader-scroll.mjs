@@ -1,0 +1,66 @@
+// Scrolling a long session in Debian's Chromium: the page's frames, timed by requestAnimationFrame,
+// while the mouse wheel scrolls the timeline down screen after screen, as a reader would.
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
+
+// A wheel notch, and the pause between notches: a brisk but human scroll.
+const NOTCH_PX = 120;
+const NOTCH_MS = 16;
+
+/**
+ * Opens the session once its history is in, then scrolls `screens` screens down it by wheel.
+ * @returns {Promise<{ frames: number[], scrolledPx: number, screenPx: number, items: string }>}
+ *   frames: the time between consecutive frames (ms) while scrolling
+ */
+export async function scrollFrames({ port, token, agent, sid, screens = 20, timeoutMs = 300_000 }) {
+  const base = `http://127.0.0.1:${port}/`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(`${base}?token=${token}#/s/${agent}/${sid}`);
+    await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: timeoutMs });
+    const scroller = page.locator('.timeline-scroll');
+    const box = await scroller.boundingBox();
+    if (!box) throw new Error('no timeline on the page');
+    const screenPx = box.height;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    // Settle: the first rows measured, the highlighter in.
+    await page.waitForTimeout(500);
+    await page.evaluate(() => {
+      const w = window;
+      w.__frames = [];
+      w.__framing = true;
+      let last = performance.now();
+      const tick = (now) => {
+        w.__frames.push(now - last);
+        last = now;
+        if (w.__framing) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame((now) => {
+        last = now;
+        requestAnimationFrame(tick);
+      });
+    });
+    const notches = Math.ceil((screens * screenPx) / NOTCH_PX);
+    for (let i = 0; i < notches; i++) {
+      await page.mouse.wheel(0, NOTCH_PX);
+      await page.waitForTimeout(NOTCH_MS);
+    }
+    // The last notch's frames drawn.
+    await page.waitForTimeout(200);
+    const result = await page.evaluate(() => {
+      const w = window;
+      w.__framing = false;
+      return {
+        frames: w.__frames,
+        scrolledPx: document.querySelector('.timeline-scroll').scrollTop,
+        items: document.querySelector('.status-line')?.textContent ?? '',
+      };
+    });
+    await context.close();
+    return { ...result, screenPx };
+  } finally {
+    await browser.close();
+  }
+}
