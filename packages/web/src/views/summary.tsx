@@ -2,8 +2,9 @@
 // context shape. A number the agent does not record says so rather than showing 0.
 import type { OpArgs, SessionSummaryReadResult } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
-import { useServices } from '../context.js';
+import { useChanges, useServices } from '../context.js';
 import { formatCount, formatDuration, formatExact } from '../format.js';
+import { formatCost, shortModel } from '../sessions/list.js';
 import { ContextPlot } from './context-plot.js';
 
 type State =
@@ -12,7 +13,9 @@ type State =
   | { loading: false; value: SessionSummaryReadResult };
 
 export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
-  const { conn } = useServices();
+  const { conn, directory } = useServices();
+  useChanges(directory);
+  const head = directory.get(agent, sid);
   const [state, setState] = useState<State>({ loading: true });
   useEffect(() => {
     let current = true;
@@ -33,6 +36,12 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
   const { summary: s } = state.value;
   const tokens = (n: number | undefined) => (n === undefined ? undefined : formatCount(n));
   const cards: [string, string | undefined, string?][] = [
+    ['Model', head?.model === undefined ? undefined : shortModel(head.model), 'answered the most requests'],
+    [
+      'Prompts',
+      head?.prompts === undefined ? undefined : formatExact(head.prompts),
+      'typed messages and slash commands',
+    ],
     ['Turns', s.turns === undefined ? undefined : formatExact(s.turns), 'prompts the person typed'],
     ['Requests', s.requests === undefined ? undefined : formatExact(s.requests), 'model calls'],
     [
@@ -43,6 +52,11 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
         : undefined,
     ],
     ['Output tokens', tokens(s.outputTokens), 'reasoning included'],
+    [
+      'Cost',
+      head?.cost_usd === undefined ? undefined : formatCost(head.cost_usd),
+      `estimated from ${head?.prices ?? 'the price catalog'}`,
+    ],
     [
       'Duration',
       s.durationMs === undefined ? undefined : formatDuration(s.durationMs),
