@@ -353,3 +353,56 @@ describe('the chat state', () => {
     expect(s.loop).toBeNull();
   });
 });
+
+describe('settled permissions and dev processes', () => {
+  const request = {
+    requestId: 'perm-1',
+    toolCall: { id: 'call-1', title: 'Write notes.txt' },
+    options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
+  };
+  const process = {
+    id: 'term-1',
+    label: 'npm run dev',
+    command: 'npm run dev',
+    cwd: '/p',
+    status: 'running',
+    startedAt: 1,
+    exitCode: null,
+    lastOutputTail: '',
+    fullOutputPath: '/h/term-1.log',
+  };
+
+  it('shows a settled request from session_ready as settled, before the ones still open', () => {
+    const state = run([
+      ready({
+        settledPermissions: [
+          { request: { ...request, type: 'permission_request' } as never, optionId: 'allow', by: 'answer' },
+        ],
+        pendingPermissions: [{ ...request, requestId: 'perm-2' }],
+      }),
+    ]);
+    expect(state.permissions.map((p) => [p.requestId, p.settled?.optionId])).toEqual([
+      ['perm-1', 'allow'],
+      ['perm-2', undefined],
+    ]);
+    expect(state.permissions[0]).not.toHaveProperty('type');
+  });
+
+  it('keeps each dev process by id: started, its output tail, then its end', () => {
+    const state = run([
+      ready({ devProcesses: [] }),
+      { type: 'dev_processes_changed', processId: 'term-1', process, change: 'started' },
+      { type: 'dev_process_output', processId: 'term-1', chunk: 'ready\n', tail: 'ready\n' },
+      { type: 'dev_process_output', processId: 'term-9', chunk: 'x', tail: 'x' },
+      {
+        type: 'dev_processes_changed',
+        processId: 'term-1',
+        process: { ...process, status: 'killed', lastOutputTail: 'ready\n' },
+        change: 'killed',
+      },
+    ]);
+    expect(state.devProcesses).toEqual([{ ...process, status: 'killed', lastOutputTail: 'ready\n' }]);
+    // A reload rebuilds the list from session_ready alone.
+    expect(run([ready({ devProcesses: [process] })], state).devProcesses).toEqual([process]);
+  });
+});
