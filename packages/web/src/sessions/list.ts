@@ -50,8 +50,11 @@ export function sortHeads(heads: readonly SessionHead[], sort: SessionSort): Ses
   return [...heads].sort((a, b) => {
     const va = value(a);
     const vb = value(b);
-    if (va === undefined || vb === undefined) return va === undefined ? (vb === undefined ? 0 : 1) : -1;
-    return vb - va || lastActive(b) - lastActive(a);
+    if (va !== undefined && vb !== undefined && va !== vb) return vb - va;
+    if (va === undefined && vb !== undefined) return 1;
+    if (vb === undefined && va !== undefined) return -1;
+    // Equal or both unknown: the most recent first.
+    return lastActive(b) - lastActive(a);
   });
 }
 
