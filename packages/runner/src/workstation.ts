@@ -131,10 +131,16 @@ export class Workstation {
     return [...this.sessions.values()].flatMap((s) => (s.pid === undefined ? [] : [s.pid]));
   }
 
-  /** Ends every session's agent (the journal keeps them for a later start). */
+  /** Ends every session's agent and the commands it ran (the journal keeps the sessions for a
+   * later start; their commands would run on unheard). */
   async stop(): Promise<void> {
     this.detach();
-    await Promise.all([...this.sessions.values()].map((s) => s.stopAgent()));
+    await Promise.all(
+      [...this.sessions.values()].map(async (s) => {
+        await s.stopAgent();
+        await s.terminals.closeAll();
+      }),
+    );
     this.sessions.clear();
   }
 

@@ -47,7 +47,7 @@ async function chat() {
   const s = await api('/api/sessions', { projectId: p.project.id, agent: 'wire' });
   const id = s.session.id as string;
   const tab = () => openTab(`ws://127.0.0.1:${server.port}/chat?session=${id}&token=${server.token}`);
-  return { project, cairnHome, tab };
+  return { project, cairnHome, tab, server };
 }
 
 async function openTab(url: string) {
@@ -150,6 +150,17 @@ describe('dev processes', () => {
     one.send({ type: 'dev_process_kill', processId: started.processId });
     await one.until(() => one.of('error').length > 0, 'the refusal');
     expect(one.of('error')[0]!.message).toMatch(/no running dev process/);
+  });
+
+  it('ends what is still running when the server stops', async () => {
+    const c = await chat();
+    const tab = await c.tab();
+    tab.send({ type: 'user_message', content: 'run: while true; do sleep 0.05; done' });
+    await tab.until(() => tab.of('dev_processes_changed').length > 0, 'the start');
+    const { pid } = tab.of('dev_processes_changed')[0]!.process;
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    await c.server.close();
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 
   it('refuses an empty command, a relative folder and a missing one with errors the agent sees, and goes on', async () => {
