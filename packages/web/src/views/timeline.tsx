@@ -196,13 +196,24 @@ export function TimelineView({
     if (at === -1) return;
     resumed.current = true;
     if (resume.follow) return;
+    // The rows drawn around it are measured as they come, which moves it: aim each frame until it
+    // holds still (for a third of a second at most).
+    let frames = 0;
+    let still = 0;
     const aim = () => {
       const start = virtualizer.getOffsetForIndex(at, 'start')?.[0];
-      if (start !== undefined) virtualizer.scrollToOffset(start + resume.within);
+      const el = scroller.current;
+      if (start === undefined || !el) return;
+      const want = start + resume.within;
+      if (Math.abs(el.scrollTop - want) <= 1) still++;
+      else {
+        still = 0;
+        virtualizer.scrollToOffset(want);
+      }
+      if (still < 2 && ++frames < 20) requestAnimationFrame(aim);
     };
     virtualizer.scrollToIndex(at, { align: 'start' });
-    // The rows drawn around it are measured first, which moves it: aim again once they are.
-    requestAnimationFrame(() => requestAnimationFrame(aim));
+    requestAnimationFrame(aim);
   }, [rows]);
   // The saved place changes with the hidden-records and follow choices too, not only with scrolling.
   useEffect(() => savePosition.current(), [machinery, follow]);
@@ -350,7 +361,7 @@ export function TimelineView({
         </span>
         {mainStatus === 'loading' && <span class="spinner" aria-hidden="true" />}
         <span class="spacer" />
-        <span class="muted small">
+        <span class="muted small toolbar-counts">
           {view.prompts.length} prompts · {view.errors.length} failed calls
         </span>
         <label class="check">
