@@ -104,6 +104,62 @@ describe.skipIf(!corpus)('the timeline over corpus sessions', () => {
     for (const s of sessions) expect(failedRows(s), s.head.path).toBe(s.failedTools);
   });
 
+  it('draws the hooks that ran around a call on its row, in the order they ran, and no row of their own', async () => {
+    const sessions = await corpusItems();
+    const spotter = sessions.find((s) => s.head.id === 'fa812bfe-b295-4cca-9c2f-fdf01028cb46')!;
+    const t = new Timeline();
+    t.append(MAIN_LANE, spotter.items);
+    const { rows } = t.rows({ machinery: true });
+    const calls = new Set(
+      spotter.items
+        .filter((i) => (i as { role?: string }).role === 'use')
+        .map((i) => (i as { tool_use_id?: string }).tool_use_id),
+    );
+    const aroundCalls = spotter.items.filter(
+      (i) =>
+        i.type.startsWith('hook:') &&
+        (i as { tool_use_id?: string }).tool_use_id !== undefined &&
+        calls.has((i as { tool_use_id?: string }).tool_use_id),
+    );
+    expect(aroundCalls.length).toBe(428 + 685 + 14);
+    let onRows = 0;
+    for (const row of rows) {
+      if (row.kind !== 'item') continue;
+      // No hook that ran around a call is drawn as a row of its own.
+      expect(aroundCalls).not.toContain(row.item);
+      const call = row.agentCall ?? row.item;
+      for (const h of row.hooks)
+        expect((h as { tool_use_id?: string }).tool_use_id).toBe(
+          (call as { tool_use_id?: string }).tool_use_id,
+        );
+      const order = row.hooks.map((h) => spotter.items.indexOf(h));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      onRows += row.hooks.length;
+    }
+    // Every one is on its call's row (a spawn's row carries its agent call's).
+    expect(onRows).toBe(aroundCalls.length);
+  });
+
+  it('draws a compaction as one row: its boundary with the summary the agent continued from', async () => {
+    const sessions = await corpusItems();
+    for (const id of ['4d5611e5-241a-462a-8d15-5122611a9569', 'fa812bfe-b295-4cca-9c2f-fdf01028cb46']) {
+      const s = sessions.find((x) => x.head.id === id)!;
+      const t = new Timeline();
+      t.append(MAIN_LANE, s.items);
+      const compactRows = t
+        .rows({ machinery: true })
+        .rows.filter((r) => r.kind === 'item' && r.item.type === 'system:compact');
+      expect(compactRows).toHaveLength(1);
+      const row = compactRows[0]!;
+      expect(row.kind === 'item' && (row.item as { text?: string }).text).toMatch(
+        /^context compacted \(auto, \d+ tokens before\)$/,
+      );
+      expect(row.kind === 'item' && (row.result as { text?: string } | undefined)?.text).toMatch(
+        /^This session is being continued from a previous conversation/,
+      );
+    }
+  });
+
   it('draws a spawn as one row that opens its subagent lane in place', async () => {
     const sessions = await corpusItems();
     const withLanes = sessions.filter((s) => s.items.some((i) => i.type === 'message:sub:out'));

@@ -339,7 +339,9 @@ export class Timeline {
       (result !== undefined && item.type.startsWith('tool:') && isErrorResult(result)) ||
       (agentResult !== undefined && isErrorResult(agentResult)) ||
       (isResult(item) && item.type.startsWith('tool:') && isErrorResult(item));
-    const hookIndexes = lane.hooksOf.get(i) ?? [];
+    // A spawn's row stands for its agent call too, so it carries that call's hooks.
+    const hookIndexes =
+      lane.hooksOf.get(i) ?? (callIndex === undefined ? undefined : lane.hooksOf.get(callIndex)) ?? [];
     const key = itemKey(lane.id, i);
     const cached = this.rowCache.get(key);
     if (

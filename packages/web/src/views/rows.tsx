@@ -266,6 +266,7 @@ function Spawn({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
         <span class="spawn-desc">{description ?? firstLine(str(item, 'prompt') ?? '', 100)}</span>
         {status && <span class={`muted small status-${status}`}>{status}</span>}
         {duration !== undefined && <span class="muted small">{formatDuration(duration)}</span>}
+        {row.hooks.length > 0 && <HooksBadge row={row} ctx={ctx} />}
         {row.spawns !== undefined ? (
           <button
             type="button"
@@ -279,6 +280,7 @@ function Spawn({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
           <span class="muted small">{result ? 'no lane recorded' : 'running…'}</span>
         )}
       </div>
+      {row.hooks.length > 0 && ctx.folds.isOpen(hooksKey(row)) && <HookList hooks={row.hooks} />}
       <Fold id={`${row.key}:prompt`} folds={ctx.folds} label={<span class="muted">brief</span>}>
         {() => <TextBlock text={str(item, 'prompt') ?? ''} />}
       </Fold>
@@ -483,6 +485,24 @@ function resultText(result: Item): { out?: string; err?: string } {
   return Object.keys(own).length > 0 ? { out: json(own) } : {};
 }
 
+const hooksKey = (row: ItemRow): string => `${row.key}:hooks`;
+
+/** How many hooks ran for a call; opens the list of them. */
+function HooksBadge({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
+  const open = ctx.folds.isOpen(hooksKey(row));
+  return (
+    <button
+      type="button"
+      class={`hooks-badge ${open ? 'on' : ''}`}
+      aria-expanded={open}
+      title="the hooks that ran for this call"
+      onClick={() => ctx.folds.toggle(hooksKey(row))}
+    >
+      {row.hooks.length} hook{row.hooks.length === 1 ? '' : 's'}
+    </button>
+  );
+}
+
 function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const { item, result } = row;
   const name = toolName(item) ?? item.type;
@@ -490,8 +510,7 @@ function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const summary = resultSummary(item, result);
   const reason = row.failed ? failureReason(item, result) : undefined;
   const description = str(item, 'description');
-  const hooksId = `${row.key}:hooks`;
-  const hooksOpen = row.hooks.length > 0 && ctx.folds.isOpen(hooksId);
+  const hooksOpen = row.hooks.length > 0 && ctx.folds.isOpen(hooksKey(row));
   const label = (
     <>
       <span class={`badge tool status-${status}`}>{name}</span>{' '}
@@ -505,18 +524,7 @@ function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
       )}
     </>
   );
-  const hooksBadge =
-    row.hooks.length > 0 ? (
-      <button
-        type="button"
-        class={`hooks-badge ${hooksOpen ? 'on' : ''}`}
-        aria-expanded={hooksOpen}
-        title="the hooks that ran for this call"
-        onClick={() => ctx.folds.toggle(hooksId)}
-      >
-        {row.hooks.length} hook{row.hooks.length === 1 ? '' : 's'}
-      </button>
-    ) : undefined;
+  const hooksBadge = row.hooks.length > 0 ? <HooksBadge row={row} ctx={ctx} /> : undefined;
   return (
     <>
       <Fold id={`${row.key}:body`} folds={ctx.folds} className="tool" label={label} aside={hooksBadge}>
