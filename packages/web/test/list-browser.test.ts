@@ -99,6 +99,40 @@ describe.skipIf(!corpus)('the session list on the corpus', () => {
   );
 
   it(
+    'keeps the facts readable in the dark and on a phone',
+    async () => {
+      for (const [name, scheme, options] of [
+        ['list-facts-dark', 'dark', {}],
+        [
+          'list-facts-phone',
+          'light',
+          { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+        ],
+      ] as const) {
+        const { page, context, errors } = await openPage(browser, served, scheme, options);
+        const row = page.locator(`.session-item[data-sid="${SPOTTER}"]`);
+        await row.locator('.session-facts .cost').waitFor();
+        for (const fact of ['.session-title', '.model', '.tokens', '.cost'])
+          expect(await row.locator(fact).isVisible(), `${name} ${fact}`).toBe(true);
+        // The facts stay inside the row, under the title.
+        const [rowBox, factsBox, titleBox] = await Promise.all([
+          row.boundingBox(),
+          row.locator('.session-facts').boundingBox(),
+          row.locator('.session-title').boundingBox(),
+        ]);
+        expect(factsBox!.x + factsBox!.width).toBeLessThanOrEqual(rowBox!.x + rowBox!.width + 1);
+        expect(factsBox!.y).toBeGreaterThanOrEqual(titleBox!.y + titleBox!.height - 1);
+        await screenshot(page, name);
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(errors).toEqual([]);
+        expect(await violations(page)).toEqual([]);
+        await context.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
     'sorts by tokens, cost and duration, the largest first and the unknown last',
     async () => {
       const { page, context, errors } = await openPage(browser, served);

@@ -24,11 +24,12 @@ const FIXED: Readonly<Record<string, string>> = {
   'system:unknown': 'Records of unknown kind',
 };
 
-/** A type as a reader names it, plural (a list of kinds): `tool:Bash` → "Bash calls". */
+/** A type as a reader names it in a list of kinds: `message:user:out` → "Assistant replies"; a
+ * tool by its own name, since its count says "calls". */
 export function typeLabel(type: string): string {
   const fixed = FIXED[type];
   if (fixed) return fixed;
-  if (type.startsWith('tool:')) return `${type.slice('tool:'.length)} calls`;
+  if (type.startsWith('tool:')) return type.slice('tool:'.length);
   if (type.startsWith('hook:')) return `${type.slice('hook:'.length)} hooks`;
   if (type.startsWith('system:attachment:')) return `Attachments: ${type.slice('system:attachment:'.length)}`;
   return type;

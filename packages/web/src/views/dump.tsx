@@ -136,6 +136,8 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
       const f = familyOf(t);
       byFamily.set(f, [...(byFamily.get(f) ?? []), t]);
     }
+    // Within a family, in the order of the words shown.
+    for (const list of byFamily.values()) list.sort((a, b) => typeLabel(a).localeCompare(typeLabel(b)));
     const rank = (f: string) => {
       const i = FAMILY_ORDER.indexOf(f);
       return i === -1 ? FAMILY_ORDER.length : i;
