@@ -192,6 +192,17 @@ describe.skipIf(!corpus)("the reader's items over the corpus", () => {
       expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
       await screenshot(page, 'items-websearch-claude');
 
+      // A fetched page is Markdown, and drawn as such.
+      const sub = session('subagent');
+      const fetch = (await items(sub)).find((i) => i.type === 'tool:WebFetch' && i.role === 'use')!;
+      const fetchBody = await open(await rowOf(page, sub, fetch));
+      const page1 = fetchBody.locator('.markdown.fetched');
+      await page1.waitFor();
+      expect(await page1.locator('h1').first().textContent()).toBe(
+        'Claude Marketplace for Elixir - Supported Tools',
+      );
+      expect(await shownText(page1)).not.toContain('## ');
+
       const codex = heads.find((h) => h.agent === 'codex' && h.path.includes('12-54-34'))!;
       const codexSearch = (await items(codex)).find((i) => i.type === 'tool:web_search')!;
       const codexRow = await rowOf(page, codex, codexSearch);
