@@ -2,7 +2,7 @@
 // file, Grep matches, a Glob's list, web searches, a Gemini write), a failure's reason on the call's
 // collapsed row, highlighted code (a Read, a reply's fenced block, an edit's diff), one divider per
 // compaction with its summary as Markdown, Edit counts equal to the diff's, and hook badges that open.
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TranscriptItem } from '@cairn/protocol';
 import { classifyTranscript, listSessions, loadTranscript, type SessionHead } from '@cairn/transcript';
@@ -10,10 +10,12 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
+import { claudeSession } from './claude-session.js';
 import {
   buildUi,
   corpusEnv,
   go,
+  homeEnv,
   launch,
   openPage,
   type Scheme,
@@ -22,6 +24,7 @@ import {
   seriousAxeViolations,
   serve,
   shownText,
+  tempDir,
   violations,
 } from './harness.js';
 
@@ -401,6 +404,76 @@ describe.skipIf(!corpus)("the reader's items over the corpus", () => {
         await clean(page, errors);
         await context.close();
       }
+    },
+    SLOW,
+  );
+});
+
+describe('highlighted code from a hostile transcript', () => {
+  let served: Served;
+  const SID = '44444444-4444-4444-8444-444444444444';
+  const FILE = '/home/dev/hostile/page.html';
+  const hostileFile =
+    '<img src=x onerror="alert(1)">\n<script>alert(2)</script>\n<style>body{display:none}</style>';
+  const reply =
+    'Look:\n\n```html\n<img src=x onerror="alert(3)"><script>alert(4)</script>\n```\n\n```js\n</code></pre><img src=x onerror=alert(5)>\n```';
+
+  beforeAll(async () => {
+    const env = homeEnv(tempDir('cairn-home-'));
+    const w = claudeSession(env.CLAUDE_CONFIG_DIR!, '/home/dev/hostile', SID);
+    w.append(w.prompt('read the page') + w.say(reply));
+    // A Read of the file, written as Claude Code writes one: the call, then its numbered result.
+    const at = '2026-03-01T10:05:00.000Z';
+    const common = {
+      isSidechain: false,
+      userType: 'external',
+      cwd: '/home/dev/hostile',
+      sessionId: SID,
+      version: '2.1.39',
+    };
+    const numbered = hostileFile
+      .split('\n')
+      .map((l, i) => `${String(i + 1).padStart(6)}→${l}`)
+      .join('\n');
+    appendFileSync(
+      w.path,
+      `${JSON.stringify({ ...common, uuid: `${SID.slice(0, 8)}-0000-4000-8000-900000000001`, parentUuid: null, timestamp: at, type: 'assistant', requestId: 'req_read', message: { id: 'msg_read', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: FILE } }], usage: { input_tokens: 1, output_tokens: 1 } } })}\n` +
+        `${JSON.stringify({ ...common, uuid: `${SID.slice(0, 8)}-0000-4000-8000-900000000002`, parentUuid: null, timestamp: at, type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_read', content: numbered }] }, toolUseResult: { type: 'text', file: { filePath: FILE, content: hostileFile, numLines: 3, startLine: 1, totalLines: 3 } } })}\n`,
+    );
+    served = await serve(env, webRoot);
+  }, SLOW);
+
+  afterAll(async () => {
+    await served?.server.close();
+  });
+
+  it(
+    'shows the markup in a Read and in fenced blocks as highlighted text, and runs nothing',
+    async () => {
+      const { page, context, errors, dialogs } = await openPage(browser, served);
+      await go(page, `#/s/claude-code/${SID}`);
+      await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
+      const html = page.locator('.markdown pre code.language-html');
+      await html.locator('span[class^="hljs-"]').first().waitFor();
+      expect(await html.textContent()).toBe('<img src=x onerror="alert(3)"><script>alert(4)</script>\n');
+      expect(await page.locator('.markdown pre code.language-js').textContent()).toBe(
+        '</code></pre><img src=x onerror=alert(5)>\n',
+      );
+      await page.locator('.row[data-type="tool:Read"] .fold-toggle').click();
+      const code = page.locator('.row[data-type="tool:Read"] .code-block code');
+      await code.locator('span.hljs-tag').first().waitFor();
+      expect(await code.textContent()).toBe(hostileFile);
+      // Nothing of it became markup: no image, no script or style of the transcript's in the page.
+      expect(await page.locator('.timeline img, .timeline script, .timeline style, #app img').count()).toBe(
+        0,
+      );
+      expect(await page.locator('.hljs *:not(span)').count()).toBe(0);
+      expect(await page.locator('.hljs span[onerror], .hljs span[style]').count()).toBe(0);
+      expect(dialogs).toEqual([]);
+      await screenshot(page, 'items-hostile-code');
+      expect(errors).toEqual([]);
+      expect(await violations(page)).toEqual([]);
+      await context.close();
     },
     SLOW,
   );
