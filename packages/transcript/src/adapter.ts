@@ -19,6 +19,8 @@ export interface SourceFile {
   path: string;
   data: Uint8Array;
   codec?: 'zstd';
+  /** Set when the platform checked that every byte of `data` is well-formed UTF-8. */
+  wellFormedUtf8?: true;
 }
 
 export interface AdapterContext {

@@ -1,4 +1,5 @@
 // The SessionPlatform of a Node process: real files, the process environment.
+import { isUtf8 } from 'node:buffer';
 import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ export function nodePlatform(options: NodePlatformOptions = {}): SessionPlatform
     env: options.env ?? process.env,
     homeDir: options.homeDir ?? options.env?.HOME ?? homedir(),
     join,
+    isWellFormedUtf8: isUtf8,
     fs: {
       readFile: (path, signal) => readFile(path, signal ? { signal } : {}),
       async readRange(path, offset, length) {

@@ -34,4 +34,6 @@ export interface SessionPlatform {
   readonly fs: PlatformFs;
   /** Joins path segments with the platform's separator. */
   join(...parts: string[]): string;
+  /** Optional: whether bytes are well-formed UTF-8, checked natively (lets readers skip decoding). */
+  isWellFormedUtf8?(data: Uint8Array): boolean;
 }

@@ -15,8 +15,11 @@ export async function readSourceFile(
   signal?: AbortSignal,
 ): Promise<SourceFile> {
   const raw = await platform.fs.readFile(path, signal);
-  if (!isZstd(path)) return { path, data: raw };
-  return { path, data: decompress(raw), codec: 'zstd' };
+  const file: SourceFile = isZstd(path)
+    ? { path, data: decompress(raw), codec: 'zstd' }
+    : { path, data: raw };
+  if (platform.isWellFormedUtf8?.(file.data)) file.wellFormedUtf8 = true;
+  return file;
 }
 
 /** The first HEAD_BYTES of a file's (decompressed) stream. */

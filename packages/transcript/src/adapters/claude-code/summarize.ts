@@ -8,6 +8,7 @@
 import type { SourceFile } from '../../adapter.js';
 import { parseJson } from '../../depth.js';
 import { lastMember, type MemberRange, objectMembers, stringText } from '../../json-check.js';
+import { skimElements, skimMembers } from '../../json-skim.js';
 import { decodeUtf8, type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type { Capability, SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
@@ -15,6 +16,7 @@ import { SummaryTally } from '../../tally.js';
 import { bytesOf, indexOfBytes } from './bytes.js';
 import { subagentFolderSession } from './files.js';
 import { bytesAt } from './members.js';
+import { hasOneByteView, recordFromBytes, UNSETTLED } from './one-byte.js';
 import { userOrigin, userTextOf } from './origin.js';
 import {
   BOOKKEEPING_TYPES,
@@ -52,12 +54,16 @@ class Summarizer {
   private readonly mainRequestOfMessage = new Map<string, string>();
   private readonly fileOfUuid = new Map<string, number>();
 
+  /** Whether the file being read is well-formed UTF-8 that lines can be parsed from as bytes. */
+  private oneByte = false;
+
   /** Whether the first file is the main lane's; not when the main file is gone. */
   constructor(private readonly hasMain: boolean) {}
 
   /** One file; an error when its first record is of a format generation this adapter does not know. */
   file(index: number, file: SourceFile): UnknownFormatGeneration | undefined {
     const data = file.data;
+    this.oneByte = file.wellFormedUtf8 === true && hasOneByteView(data);
     let first = true;
     for (const span of splitLines(data)) {
       const line = this.read(data, span);
@@ -75,6 +81,10 @@ class Summarizer {
   /** The line's record: its head when the head says all the numbers need, else the whole line. */
   private read(data: Uint8Array, span: LineSpan): LineRecord {
     const line = data.subarray(span.offset, span.offset + span.length);
+    if (this.oneByte) {
+      const record = recordFromBytes(line);
+      if (record !== UNSETTLED) return record === undefined ? undefined : { value: record };
+    }
     const fast = this.readFast(line);
     if (fast !== undefined) return fast === SKIP ? undefined : fast;
     const parsed = parseJsonLine(data, span);
@@ -101,20 +111,18 @@ class Summarizer {
     const type = lastMember(members, 'type');
     if (type === undefined || text.charCodeAt(type.valueOffset) !== QUOTE) return undefined;
     const typeName = stringText(text, type.valueOffset, type.valueEnd);
-    if (typeName === 'user') return withoutMembers(text, members, 'toolUseResult');
+    if (typeName === 'user') return { value: parseJson(userRecordText(text, members)) };
     if (typeName !== 'progress') return undefined;
+    // A progress record counts only by its type, uuid, time and kind of data: a hook's makes an
+    // event (its time counts), the others make none.
+    const record = pickMembers(text, members, PROGRESS_MEMBERS);
     const data = lastMember(members, 'data');
     if (data && text.charCodeAt(data.valueOffset) === OPEN_BRACE) {
-      const inner = objectMembers(text, data.valueOffset, data.valueEnd);
-      const kind = inner && lastMember(inner, 'type');
+      const kind = lastMember(skimMembers(text, data.valueOffset), 'type');
       if (kind === undefined || text.charCodeAt(kind.valueOffset) !== QUOTE) return undefined;
-      if (stringText(text, kind.valueOffset, kind.valueEnd) === 'hook_progress') return undefined;
+      (record.value as Rec).data = { type: stringText(text, kind.valueOffset, kind.valueEnd) };
     }
-    // A progress record that makes no event; its uuid still marks the record as seen.
-    const uuid = lastMember(members, 'uuid');
-    return uuid && text.charCodeAt(uuid.valueOffset) === QUOTE
-      ? { value: { type: 'progress', uuid: stringText(text, uuid.valueOffset, uuid.valueEnd) } }
-      : { value: { type: 'progress' } };
+    return record;
   }
 
   private record(fileIndex: number, r: Rec): void {
@@ -212,10 +220,49 @@ class Summarizer {
 const SKIP = Symbol('skip');
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 
-/** The record a checked line holds, parsed without the members named `key` (never decoded). */
-function withoutMembers(text: string, members: readonly MemberRange[], key: string): LineRecord {
-  const kept = members.filter((m) => m.key !== key).map((m) => text.slice(m.keyOffset, m.valueEnd));
+/**
+ * The text of a checked user line without what the numbers never read: its toolUseResult, and
+ * the output inside each tool_result block of its message (the same output again).
+ */
+function userRecordText(text: string, members: readonly MemberRange[]): string {
+  const kept: string[] = [];
+  for (const m of members) {
+    if (m.key === 'toolUseResult') continue;
+    if (m.key === 'message' && text.charCodeAt(m.valueOffset) === OPEN_BRACE)
+      kept.push(`${text.slice(m.keyOffset, m.valueOffset)}${messageText(text, m.valueOffset)}`);
+    else kept.push(text.slice(m.keyOffset, m.valueEnd));
+  }
+  return `{${kept.join(',')}}`;
+}
+
+function messageText(text: string, open: number): string {
+  const kept = skimMembers(text, open).map((m) =>
+    m.key === 'content' && text.charCodeAt(m.valueOffset) === OPEN_BRACKET
+      ? `${text.slice(m.keyOffset, m.valueOffset)}[${skimElements(text, m.valueOffset)
+          .map((e) => blockText(text, e.offset, e.end))
+          .join(',')}]`
+      : text.slice(m.keyOffset, m.valueEnd),
+  );
+  return `{${kept.join(',')}}`;
+}
+
+function blockText(text: string, offset: number, end: number): string {
+  if (text.charCodeAt(offset) !== OPEN_BRACE) return text.slice(offset, end);
+  const members = skimMembers(text, offset);
+  const type = lastMember(members, 'type');
+  if (type === undefined || text.charCodeAt(type.valueOffset) !== QUOTE) return text.slice(offset, end);
+  if (stringText(text, type.valueOffset, type.valueEnd) !== 'tool_result') return text.slice(offset, end);
+  const kept = members.filter((m) => m.key !== 'content').map((m) => text.slice(m.keyOffset, m.valueEnd));
+  return `{${kept.join(',')}}`;
+}
+
+const PROGRESS_MEMBERS: ReadonlySet<string> = new Set(['type', 'uuid', 'timestamp']);
+
+/** The record a checked line holds, parsed with only the members named in `keys`. */
+function pickMembers(text: string, members: readonly MemberRange[], keys: ReadonlySet<string>) {
+  const kept = members.filter((m) => keys.has(m.key)).map((m) => text.slice(m.keyOffset, m.valueEnd));
   return { value: parseJson(`{${kept.join(',')}}`) };
 }
 
