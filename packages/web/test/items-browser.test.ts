@@ -125,6 +125,38 @@ describe.skipIf(!corpus)("the reader's items over the corpus", () => {
   );
 
   it(
+    'draws a first screen with no code without asking for the highlighter, and asks once code is shown',
+    async () => {
+      const requested = (page: Page) =>
+        page.evaluate(() =>
+          performance
+            .getEntriesByType('resource')
+            .map((e) => e.name)
+            .filter((n) => /\/assets\/chunk-/.test(n)),
+        );
+      const highlighter = readdirSync(join(webRoot, 'assets')).find(
+        (f) =>
+          /^chunk-.*\.js$/.test(f) &&
+          readFileSync(join(webRoot, 'assets', f), 'utf8').includes('registerLanguage'),
+      )!;
+      const { page, context, errors } = await openPage(browser, served);
+      const short = session('short');
+      await go(page, `#/s/claude-code/${short.id}`);
+      await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
+      await page.waitForTimeout(1000);
+      expect((await requested(page)).some((n) => n.endsWith(highlighter))).toBe(false);
+      const head = session('36d9e1bc-63bf-4e97-8a3e-2b20ba8583f2');
+      const read = (await items(head)).find((i) => i.type === 'tool:Read' && i.role === 'use')!;
+      const body = await open(await rowOf(page, head, read));
+      await body.locator('code.hljs').waitFor();
+      expect((await requested(page)).some((n) => n.endsWith(highlighter))).toBe(true);
+      await clean(page, errors);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
     "shows a Read's file as highlighted code numbered from its first line",
     async () => {
       const head = session('36d9e1bc-63bf-4e97-8a3e-2b20ba8583f2');
