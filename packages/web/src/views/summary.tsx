@@ -54,8 +54,12 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
     ['Output tokens', tokens(s.outputTokens), 'reasoning included'],
     [
       'Cost',
-      head?.cost_usd === undefined ? undefined : formatCost(head.cost_usd),
-      `estimated from ${head?.prices ?? 'the price catalog'}`,
+      head?.cost_usd !== undefined
+        ? formatCost(head.cost_usd)
+        : head?.model !== undefined
+          ? 'no price known for its model'
+          : undefined,
+      head?.cost_usd !== undefined ? `estimated from ${head.prices ?? 'the price catalog'}` : undefined,
     ],
     [
       'Duration',
