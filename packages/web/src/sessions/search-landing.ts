@@ -53,7 +53,10 @@ export function useSearchHighlight(
   version: unknown,
 ): void {
   useEffect(() => {
-    if (!query) return;
+    if (!query) {
+      clearWords();
+      return;
+    }
     const words = queryWords(query);
     // The row is drawn by the virtualizer in the frames after it is scrolled to: look for a while.
     let frames = 0;
