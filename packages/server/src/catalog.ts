@@ -404,10 +404,6 @@ export class Catalog {
   // --- following the files ---
 
   private onPaths(paths: Set<string>): void {
-    if (process.env.CAIRN_DEBUG_REWRITE)
-      console.error(
-        `DEBUG onPaths ${Date.now() % 100000} ${paths.size} urgent=${this.urgent.length} bg=${this.background.length}`,
-      );
     const keys = new Set<string>();
     let unknown = false;
     for (const path of paths) {
@@ -549,7 +545,6 @@ export class Catalog {
   /** Reads what changed in a known session's files and indexes it; forgets a session whose main
    * file is gone. */
   private async refreshSession(key: string): Promise<void> {
-    if (process.env.CAIRN_DEBUG_REWRITE) console.error(`DEBUG refresh ${Date.now() % 100000}`);
     const e = this.sessions.get(key);
     if (!e) return;
     const adapter = findAdapter(e.agent);
@@ -605,11 +600,7 @@ export class Catalog {
   private async index(key: string, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
     const e = this.sessions.get(key);
     if (!e) return;
-    const __t0 = performance.now();
-    const __m: string[] = [];
-    const __mark = (s: string) => __m.push(`${s}=${(performance.now() - __t0).toFixed(1)}`);
     const stamps = new Map<string, FileStamp>();
-    __mark('L603');
     for (const f of e.head.files) {
       if (opts.cache || this.files.has(f)) {
         const r = await this.files.refresh(f);
@@ -621,9 +612,7 @@ export class Catalog {
     }
     // A followed session is read on from where its last read stopped; a file written anew starts it over.
     if (opts.replaced) this.live.delete(key);
-    __mark('L614');
     let live = this.live.get(key);
-    __mark('L615');
     if (!live && this.followed.has(key)) {
       live = new LiveTranscript(e.agent);
       this.live.set(key, live);
@@ -632,17 +621,12 @@ export class Catalog {
       ? await live.read(this.platform(), e.head.path)
       : await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
     const offsets = new Map<string, number>();
-    __mark('L623');
     // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
     for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
-    __mark('L625');
     const prints = new Map<string, string>();
-    __mark('L626');
     for (const [f] of stamps) prints.set(f, await this.printAt(f, offsets.get(f)!));
-    __mark('L627');
     // The server stopped while this read ran: its database is gone, and nothing is to be written.
     if (this.closed) return;
-    __mark('L629');
     if (!loaded.ok) {
       e.error = loaded.error.message;
       this.log(`index: ${e.agent} ${e.sid}: ${loaded.error.message}`);
@@ -655,29 +639,19 @@ export class Catalog {
       return;
     }
     delete e.error;
-    __mark('L641');
     const t = loaded.value;
-    __mark('L642');
     const lanes = live ? live.lanes : laneItems(t);
-    __mark('L643');
     const summary = live ? live.summary(t) : foldTranscript(t, { prompts: true });
-    __mark('L644');
     e.inFlight = turnInFlight(t);
-    __mark('L645');
     e.head = withTranscriptFacts(e.head, t, stamps, {
       lastActivityAt: await this.lastActivity(e.agent, stamps),
       replaced: opts.replaced ?? false,
       firstPrompt: summary.prompts?.[0],
     });
-    __mark('L650');
     e.head.listing = listingFacts(e.agent, t, lanes);
-    __mark('L651');
     e.summary = summary;
-    __mark('L652');
     e.capabilities = [...t.capabilities];
-    __mark('L653');
     const db = this.options.db;
-    __mark('L654');
     db.transaction(() => {
       if (opts.replaced) db.clearDocs(key);
       // Read on, a session's new items are its new documents; read whole, the index says which it has.
@@ -689,23 +663,13 @@ export class Catalog {
         this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
       db.setIndexed(key, true);
     });
-    __mark('L665');
     e.indexed = true;
-    __mark('L666');
     const loadedNow: Loaded = { transcript: t, lanes };
-    __mark('L667');
     if (this.followed.has(key)) this.latest.set(key, loadedNow);
-    __mark('L668');
     const change: TranscriptChange = { key, ...loadedNow, replaced: opts.replaced ?? false };
-    __mark('L669');
     if (live?.delta) change.delta = live.delta;
-    __mark('L670');
     for (const listener of this.transcriptListeners) listener(change);
-    __mark('L671');
     this.emitHeads([e], []);
-    __mark('L672');
-    if (process.env.CAIRN_DEBUG_REWRITE)
-      console.error(`DEBUG timing ${Date.now() % 100000} ${__m.join(' ')}`);
   }
 
   /** A session's last activity from its records: each file's last record time (read again only

@@ -117,6 +117,11 @@ class SessionStream {
     return before;
   }
 
+  /** Makes the live builder now, so that the first append after a history costs no more than the rest. */
+  prime(): void {
+    this.liveFramesAfter(this.lastSeq);
+  }
+
   /** The frames of the events after `afterSeq` as the live builder makes them, carrying on from the
    * events it framed before (made first by framing the log from the start). */
   liveFramesAfter(afterSeq: number): StreamFrame[] {
@@ -246,6 +251,7 @@ export class Streams {
         const retired = this.retiredSeq.get(key);
         const base = retired === undefined ? 0 : nextBase(retired);
         const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry), base);
+        stream.prime();
         this.streams.set(key, stream);
         return stream;
       })().finally(() => this.opening.delete(key));
@@ -265,11 +271,12 @@ export class Streams {
       stream.reset(change);
       stream.busy = busy;
       for (const sub of stream.subs) this.sendReady(stream, sub);
+      stream.prime();
       return;
     }
     const before = change.delta ? stream.append(change, change.delta) : stream.take(change);
     if (stream.lastSeq > before && stream.subs.size > 0) {
-      const frames = change.delta ? stream.liveFramesAfter(before) : stream.framesAfter(before);
+      const frames = stream.liveFramesAfter(before);
       for (const sub of stream.subs) for (const f of frames) sub.send(f);
     }
     if (busy !== stream.busy) {
