@@ -610,12 +610,22 @@ function InputFields({ input, path }: { input: Record<string, unknown>; path: st
   const language = languageOfPath(path);
   return (
     <dl class="fields">
-      {Object.entries(input).map(([name, value]) => (
-        <FieldRow key={name} name={name} value={value} language={name === 'content' ? language : undefined} />
-      ))}
+      {/* Short values first, so a path or a flag is not buried under a file's content. */}
+      {Object.entries(input)
+        .sort(([, a], [, b]) => Number(isLong(a)) - Number(isLong(b)))
+        .map(([name, value]) => (
+          <FieldRow
+            key={name}
+            name={name}
+            value={value}
+            language={name === 'content' ? language : undefined}
+          />
+        ))}
     </dl>
   );
 }
+
+const isLong = (v: unknown): boolean => typeof v === 'string' && (v.includes('\n') || v.length > 160);
 
 function FieldRow({
   name,
@@ -627,7 +637,7 @@ function FieldRow({
   language?: string | undefined;
 }) {
   let shown: JSX.Element;
-  if (typeof value === 'string' && (value.includes('\n') || value.length > 160)) {
+  if (typeof value === 'string' && isLong(value)) {
     shown =
       language !== undefined ? (
         <Code text={value} language={language} firstLine={1} />
@@ -642,7 +652,7 @@ function FieldRow({
     shown = <TextBlock text={json(value)} className="json" />;
   }
   return (
-    <div class="field">
+    <div class="named-field">
       <dt>{name}</dt>
       <dd>{shown}</dd>
     </div>
