@@ -1,7 +1,9 @@
-// Spreading per-session work over worker threads. Each worker reads its own files, so only
-// the small results cross threads. Without a built worker file (running from source) or with
-// one session, the work runs in-process.
+// Spreading per-session work over worker threads, the largest sessions first so that the bytes,
+// not the count, come out even. Each worker reads its own files, so only the small results cross
+// threads. Without a built worker file (running from source) or with one session, the work runs
+// in-process.
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -25,6 +27,23 @@ const workerFile = (): string | undefined => {
   const path = fileURLToPath(new URL('./worker.js', import.meta.url));
   return existsSync(path) ? path : undefined;
 };
+
+/**
+ * The targets' indexes, largest main file first. Work grows with bytes, and a few sessions can
+ * hold most of them: handing those out first keeps the last worker from running alone at the end.
+ * A file that cannot be read sorts as empty (its task reports the failure).
+ */
+async function largestFirst(targets: readonly SessionTarget[]): Promise<number[]> {
+  const sizes = await Promise.all(
+    targets.map((t) =>
+      stat(t.path).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  return targets.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
+}
 
 /** Runs `task` on every target and returns the outcomes in the targets' order. */
 export async function runInPool<T extends TaskName>(
@@ -50,13 +69,14 @@ export async function runInPool<T extends TaskName>(
 
   const workerData = homeDir ? { env: { ...env }, homeDir } : { env: { ...env } };
   const workers = Array.from({ length: concurrency }, () => new Worker(file, { workerData }));
+  const order = await largestFirst(targets);
   let next = 0;
   let done = 0;
   try {
     await new Promise<void>((resolve, reject) => {
       const feed = (w: Worker) => {
-        if (next >= targets.length) return;
-        const index = next++;
+        if (next >= order.length) return;
+        const index = order[next++]!;
         w.postMessage({ index, task, target: targets[index], options: taskOptions });
       };
       const abort = () => reject(signal?.reason);
