@@ -7,13 +7,16 @@
 // Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
 // the chat bench (scripts/bench/chat.mjs) and the reader bench (scripts/bench/reader-bench.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat|reader (that bench alone, no corpus).
+// --only drive|chat|reader (that bench alone, no corpus), --big MB (one large Codex rollout:
+// summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
+// a 5 GB corpus, when the disk has room), --large-size MB (default 5120).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchBigRollout } from './bench/big-rollout.mjs';
 import { agentEnv, buildCorpus } from './bench/corpus.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +26,9 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     keep: { type: 'boolean' },
     only: { type: 'string' },
+    big: { type: 'string', default: '1024' },
+    large: { type: 'boolean' },
+    'large-size': { type: 'string', default: '5120' },
   },
 });
 const drive = () =>
@@ -167,6 +173,23 @@ try {
 } finally {
   if (values.keep) console.log(`\nbench: corpus kept in ${work}`);
   else rmSync(work, { recursive: true, force: true });
+}
+if (Number(values.big) > 0) await benchBigRollout({ source, sizeMb: Number(values.big) });
+if (values.large) {
+  const sizeMb = Number(values['large-size']);
+  // The corpus, its index and room to spare.
+  const fs = statfsSync(tmpdir());
+  const freeMb = (fs.bavail * fs.bsize) / 1024 / 1024;
+  if (freeMb < sizeMb * 2.5)
+    console.log(
+      `\nbench: --large needs about ${(sizeMb * 2.5).toFixed(0)} MB free, ${freeMb.toFixed(0)} are: skipped`,
+    );
+  else
+    execFileSync(
+      process.execPath,
+      [join(root, 'scripts/bench/index.mjs'), '--size', String(sizeMb), '--cold-only', '--no-browser'],
+      { stdio: 'inherit' },
+    );
 }
 drive();
 chat();

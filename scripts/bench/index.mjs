@@ -4,8 +4,10 @@
 //   2. warm restart on the same $CAIRN_HOME: time to ready, and what it read again
 //   3. append-to-client latency over 200 appends of a real Claude Code session (p50, p95)
 //   4. time to first screen of the largest corpus session in Chromium
+// After the last warm restart, full-text search latency for common and rare words (2c).
 // Options: --size MB (alone only, default 60), --cold-runs N, --warm-runs N (default 5),
-// --screen-runs N (default 5), --appends N (default 200), --interval MS (default 30), --no-browser.
+// --screen-runs N (default 5), --appends N (default 200), --interval MS (default 30), --no-browser,
+// --search-runs N (default 20 per word), --cold-only (the cold index alone).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,6 +19,7 @@ import { Daemon, killAll } from './daemon.mjs';
 import { browserAvailable, firstScreens } from './first-screen.mjs';
 import { countReads, straceWrap } from './read-count.mjs';
 import { untilReady, untilSessions } from './ready.mjs';
+import { measureSearch } from './search.mjs';
 import { bytesText, mb, median, percentile } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,6 +34,8 @@ const { values, positionals } = parseArgs({
     appends: { type: 'string', default: '200' },
     interval: { type: 'string', default: '30' },
     'no-browser': { type: 'boolean' },
+    'search-runs': { type: 'string', default: '20' },
+    'cold-only': { type: 'boolean' },
   },
 });
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
@@ -106,19 +111,23 @@ async function run() {
     .reduce((n, f) => n + statSync(f).size, 0);
   row(
     `1. cold index (${coldRuns} run${coldRuns > 1 ? 's' : ''})`,
-    `${s(coldMs)}  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak`,
+    `${s(coldMs)}  ${(mb(corpusBytes) / (coldMs / 1000)).toFixed(1)} MB/s  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak`,
     `${coldLast.sessions} sessions; server read ${coldLast.serverReadMb ?? '?'} MB (its count, 10^6); index ${bytesText(dbBytes)}`,
   );
+  if (values['cold-only']) return;
 
   // 2. Warm restarts; the last one stays up for the browser.
   const warm = [];
   let screens;
+  let search;
   const browser = !values['no-browser'] && browserAvailable();
   for (let i = 0; i < warmRuns; i++) {
     const d = new Daemon({ cli, env });
     try {
       const ready = await untilReady(d, INDEX_TIMEOUT_MS);
       warm.push({ ...ready, ...d.usage() });
+      if (i === warmRuns - 1)
+        search = await measureSearch(await d.url, { runs: Number(values['search-runs']) });
       if (i === warmRuns - 1 && browser) {
         const { port, token } = await d.url;
         screens = await firstScreens({ port, token, agent: 'claude-code', sids: largestSids(work) });
@@ -139,6 +148,16 @@ async function run() {
         : 'the server prints its read count only when it indexes something: none printed'
     }`,
   );
+
+  for (const [kind, r] of Object.entries(search)) {
+    row(
+      `2a. full-text search, ${kind} words`,
+      `p50 ${msText(r.p50)}  p95 ${msText(r.p95)}`,
+      `${r.asked} searches; hits (limit 50): ${Object.entries(r.hits)
+        .map(([w, n]) => `${w} ${n}`)
+        .join(', ')}`,
+    );
+  }
 
   // 2b. What a warm restart reads, counted by the kernel.
   let warmReads;

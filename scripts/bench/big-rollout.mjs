@@ -1,0 +1,103 @@
+// One very large Codex rollout: the corpus's largest rollout, its records repeated until the file
+// reaches a size, then `cairn summary` of it and a cold index of a home that holds only it, each with
+// its wall time and peak memory. A run that fails (out of memory, say) is reported as such.
+// Alone: `node scripts/bench/big-rollout.mjs [--size MB]` (default 1024).
+import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { agentEnv } from './corpus.mjs';
+import { Daemon } from './daemon.mjs';
+import { untilReady } from './ready.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = join(root, 'bin/cairn.js');
+const SOURCE =
+  'codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
+
+/** Writes the rollout: the source's first line (session_meta) once, then its other lines over and over. */
+export function writeBigRollout({ source, work, bytes }) {
+  const lines = readFileSync(join(source, SOURCE), 'utf8').split('\n').filter(Boolean);
+  const [meta, ...body] = lines;
+  const path = join(work, 'codex', SOURCE.slice('codex/'.length));
+  mkdirSync(dirname(path), { recursive: true });
+  const block = `${body.join('\n')}\n`;
+  const fd = openSync(path, 'w');
+  try {
+    let written = writeSync(fd, `${meta}\n`);
+    // Each repetition with call ids of its own, as a long session has.
+    for (let n = 1; written < bytes; n++) written += writeSync(fd, block.replaceAll('"call_', `"call_${n}_`));
+    return { path, bytes: written };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Wall time (s) and peak RSS (MB) of a command, from GNU time; `error` when it failed. */
+function timed(args, env) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  const wall = Number(process.hrtime.bigint() - start) / 1e9;
+  const lines = r.stderr.trim().split('\n');
+  const rss = Number(lines.pop()) / 1024;
+  const error =
+    r.status === 0 ? undefined : (lines.find((l) => /heap|memory|Error/.test(l)) ?? `exit ${r.status}`);
+  return { wall, rss, error };
+}
+
+export async function benchBigRollout({ source, sizeMb }) {
+  const work = mkdtempSync(join(tmpdir(), 'cairn-bench-big-'));
+  const row = (label, value) => console.log(`  ${label.padEnd(40)} ${value}`);
+  try {
+    const { path, bytes } = writeBigRollout({ source, work, bytes: sizeMb * 1024 * 1024 });
+    const env = agentEnv(work);
+    console.log(`\none Codex rollout of ${(bytes / 1024 / 1024).toFixed(0)} MB:`);
+    const summary = timed([cli, 'summary', path, '--json'], env);
+    row(
+      '5. summary of it',
+      summary.error
+        ? `FAILED after ${summary.wall.toFixed(1)} s, ${summary.rss.toFixed(0)} MB peak: ${summary.error}`
+        : `${summary.wall.toFixed(2)} s  ${summary.rss.toFixed(0)} MB peak`,
+    );
+    const d = new Daemon({ cli, env });
+    try {
+      const ready = await untilReady(d, 30 * 60 * 1000);
+      const usage = d.usage();
+      row(
+        '6. cold index of a home holding only it',
+        `${(ready.readyMs / 1000).toFixed(2)} s  ${(bytes / 1024 / 1024 / (ready.readyMs / 1000)).toFixed(1)} MB/s  ${usage.peakRssMb.toFixed(0)} MB peak`,
+      );
+    } catch (e) {
+      row('6. cold index of a home holding only it', `FAILED: ${String(e.message ?? e).split('\n')[0]}`);
+    } finally {
+      await d.stop();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { size: { type: 'string', default: '1024' } } });
+  const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
+  if (!existsSync(source)) {
+    console.error(`bench: no corpus at ${source} (set CAIRN_CORPUS)`);
+    process.exit(1);
+  }
+  await benchBigRollout({ source, sizeMb: Number(values.size) });
+}
