@@ -100,7 +100,8 @@ async function run() {
             suffix: place.suffix,
             block: side.block,
             watch: block,
-            settleMs: 1000,
+            // Long enough for the landing's result to be read and its code to ask for the highlighter.
+            settleMs: 2000,
           });
           side.into.push(r);
         }
@@ -129,11 +130,12 @@ async function run() {
     const p95s = passes.map((p) => percentile(p.frames, 95));
     const p95 = median(p95s);
     const frames = passes.flatMap((p) => p.frames);
+    const idleP95 = median(passes.map((p) => percentile(p.idle, 95)));
     const last = passes[passes.length - 1];
     row(
       `2. scroll ${screens} screens by wheel (${passes.length} passes)`,
       `p95 ${p95.toFixed(1)} ms  (${p95s.map((x) => x.toFixed(1)).join(', ')})`,
-      `frame times by requestAnimationFrame; all passes: p50 ${percentile(frames, 50).toFixed(1)} ms, max ${msText(Math.max(...frames))}, ${frames.length} frames; ${(last.scrolledPx / last.screenPx).toFixed(1)} screens of ${last.screenPx.toFixed(0)} px; ${last.items.trim()}`,
+      `frame times by requestAnimationFrame; the page still: p95 ${idleP95.toFixed(1)} ms; all passes: p50 ${percentile(frames, 50).toFixed(1)} ms, max ${msText(Math.max(...frames))}, ${frames.length} frames; ${(last.scrolledPx / last.screenPx).toFixed(1)} screens of ${last.screenPx.toFixed(0)} px; ${last.items.trim()}`,
     );
 
     console.log('\ntargets and ratios:');
@@ -146,7 +148,7 @@ async function run() {
         `  highlighter allowed / refused      ${`${(r.withIt / r.without).toFixed(2)}x`.padEnd(8)} ${r.place.name} (≈ 1 when it adds nothing to the first screen)`,
       );
     console.log(
-      `  scroll p95 frame                   ${`${p95.toFixed(1)} ms`.padEnd(8)} ${p95 < 20 ? 'meets' : 'MISSES'} the target < 20 ms`,
+      `  scroll p95 frame                   ${`${p95.toFixed(1)} ms`.padEnd(8)} ${p95 < 20 ? 'meets' : 'MISSES'} the target < 20 ms (the page still, on this machine now: ${idleP95.toFixed(1)} ms)`,
     );
   } finally {
     for (const f of stop) await f();

@@ -3,14 +3,40 @@
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
 
-// A wheel notch, and the pause between notches: a brisk but human scroll.
+// A wheel notch, and the pause between notches: 25 notches a second, about five screens a second, a
+// brisk reader's flick held for twenty screens.
 const NOTCH_PX = 120;
-const NOTCH_MS = 16;
+const NOTCH_MS = 40;
+
+/** Starts recording the time between consecutive frames in the page. */
+const startFrames = (page) =>
+  page.evaluate(() => {
+    const w = window;
+    w.__frames = [];
+    w.__framing = true;
+    let last = 0;
+    const tick = (now) => {
+      w.__frames.push(now - last);
+      last = now;
+      if (w.__framing) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame((now) => {
+      last = now;
+      requestAnimationFrame(tick);
+    });
+  });
+
+const stopFrames = (page) =>
+  page.evaluate(() => {
+    window.__framing = false;
+    return window.__frames;
+  });
 
 /**
  * Opens the session once its history is in, then scrolls `screens` screens down it by wheel.
- * @returns {Promise<{ frames: number[], scrolledPx: number, screenPx: number, items: string }>}
- *   frames: the time between consecutive frames (ms) while scrolling
+ * @returns {Promise<{ frames: number[], idle: number[], scrolledPx: number, screenPx: number,
+ *   items: string }>} frames: the time between consecutive frames (ms) while scrolling; idle: the same
+ *   on the same page, still, just before (what the machine allows a page that does nothing)
  */
 export async function scrollFrames({ port, token, agent, sid, screens = 20, timeoutMs = 300_000 }) {
   const base = `http://127.0.0.1:${port}/`;
@@ -27,21 +53,10 @@ export async function scrollFrames({ port, token, agent, sid, screens = 20, time
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     // Settle: the first rows measured, the highlighter in.
     await page.waitForTimeout(500);
-    await page.evaluate(() => {
-      const w = window;
-      w.__frames = [];
-      w.__framing = true;
-      let last = performance.now();
-      const tick = (now) => {
-        w.__frames.push(now - last);
-        last = now;
-        if (w.__framing) requestAnimationFrame(tick);
-      };
-      requestAnimationFrame((now) => {
-        last = now;
-        requestAnimationFrame(tick);
-      });
-    });
+    await startFrames(page);
+    await page.waitForTimeout(1500);
+    const idle = await stopFrames(page);
+    await startFrames(page);
     const notches = Math.ceil((screens * screenPx) / NOTCH_PX);
     for (let i = 0; i < notches; i++) {
       await page.mouse.wheel(0, NOTCH_PX);
@@ -49,17 +64,13 @@ export async function scrollFrames({ port, token, agent, sid, screens = 20, time
     }
     // The last notch's frames drawn.
     await page.waitForTimeout(200);
-    const result = await page.evaluate(() => {
-      const w = window;
-      w.__framing = false;
-      return {
-        frames: w.__frames,
-        scrolledPx: document.querySelector('.timeline-scroll').scrollTop,
-        items: document.querySelector('.status-line')?.textContent ?? '',
-      };
-    });
+    const frames = await stopFrames(page);
+    const result = await page.evaluate(() => ({
+      scrolledPx: document.querySelector('.timeline-scroll').scrollTop,
+      items: document.querySelector('.status-line')?.textContent ?? '',
+    }));
     await context.close();
-    return { ...result, screenPx };
+    return { ...result, frames, idle, screenPx };
   } finally {
     await browser.close();
   }

@@ -40,6 +40,9 @@ export function useFind(target: FindTarget): Find {
 
   const matches = useMemo(() => (open ? matchingRows(rows, query) : []), [open, rows, query]);
 
+  // Set once a match is scrolled to: the next paint brings its first highlight into sight.
+  const reveal = useRef(false);
+  const repaint = useRef(() => {});
   const go = (n: number) => {
     if (matches.length === 0) return;
     const k = ((n % matches.length) + matches.length) % matches.length;
@@ -57,8 +60,6 @@ export function useFind(target: FindTarget): Find {
       }),
     );
   };
-  const reveal = useRef(false);
-  const repaint = useRef(() => {});
   // A new query shows its first match at once; new rows (a live tail) keep the match shown.
   const shownFor = useRef<string | undefined>(undefined);
   useEffect(() => {

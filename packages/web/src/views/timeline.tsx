@@ -414,7 +414,10 @@ export function TimelineView({
       )}
       {notice && <p class="notice-bar">{notice}</p>}
       <div class="timeline-scroll" ref={scroller} onScroll={onScroll} tabIndex={-1}>
-        <div class="timeline-inner" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+        <div
+          class={`timeline-inner${virtualizer.isScrolling ? ' scrolling' : ''}`}
+          style={{ height: `${virtualizer.getTotalSize()}px` }}
+        >
           {items.map((v) => {
             const row = rows[v.index]!;
             return (
