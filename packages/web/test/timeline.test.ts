@@ -214,6 +214,45 @@ describe.skipIf(!corpus)('the timeline over corpus sessions', () => {
   });
 });
 
+describe('hooks on their calls', () => {
+  const at = 1;
+  const call = { uuid: 'u1', type: 'tool:Edit', at, role: 'use', tool_use_id: 'toolu_1', file_path: '/x' };
+  const hook = (uuid: string, fields: Record<string, unknown>) =>
+    ({
+      uuid,
+      type: 'hook:PostToolUse',
+      at,
+      hook_name: 'PostToolUse:Edit',
+      tool_use_id: 'toolu_1',
+      ...fields,
+    }) as unknown as TranscriptItem;
+
+  it('keeps one entry per hook run: an outcome recorded after the start replaces it', () => {
+    const t = new Timeline();
+    t.append(MAIN_LANE, [
+      call as unknown as TranscriptItem,
+      hook('h1', { outcome: 'output', status: 'started', command: 'fmt' }),
+      hook('h2', { outcome: 'output', status: 'started', command: 'lint', hook_name: 'PostToolUse:Edit#2' }),
+      hook('h3', { outcome: 'output', content: 'formatted', exit_code: 0 }),
+    ]);
+    const { rows, rowOf } = t.rows({ machinery: true });
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row.kind === 'item' && row.hooks.map((h) => h.uuid)).toEqual(['h3', 'h2']);
+    // Every hook item still leads to the call's row.
+    for (let i = 0; i < 4; i++) expect(rowOf.get(`${MAIN_LANE}#${i}`)).toBe(0);
+  });
+
+  it('draws a hook of no call of its lane as a row of its own', () => {
+    const t = new Timeline();
+    t.append(MAIN_LANE, [
+      call as unknown as TranscriptItem,
+      hook('h9', { tool_use_id: 'toolu_other', outcome: 'output' }),
+    ]);
+    expect(t.rows({ machinery: true }).rows).toHaveLength(2);
+  });
+});
+
 describe('line diffs and patches', () => {
   it('keeps unchanged lines and marks what was removed and added', () => {
     const d = diffLines('a\nb\nc\nd', 'a\nB\nc\nd\ne');

@@ -151,6 +151,29 @@ class Lane {
   }
 }
 
+/** One entry per hook run: a hook recorded as started and later with its outcome is shown once, with
+ * the outcome, where the start was. */
+function hookRuns(hooks: readonly Item[]): Item[] {
+  const out: Item[] = [];
+  // Per hook name, the places of starts still waiting for their outcome, earliest first.
+  const waiting = new Map<string, number[]>();
+  for (const h of hooks) {
+    const name = str(h, 'hook_name') ?? h.type;
+    const queue = waiting.get(name) ?? [];
+    if (str(h, 'status') === 'started') {
+      queue.push(out.length);
+      waiting.set(name, queue);
+      out.push(h);
+      continue;
+    }
+    const command = str(h, 'command');
+    const k = queue.findIndex((at) => command === undefined || str(out[at]!, 'command') === command);
+    if (k === -1) out.push(h);
+    else out[queue.splice(k, 1)[0]!] = h;
+  }
+  return out;
+}
+
 export interface ItemRow {
   readonly kind: 'item';
   readonly key: string;
@@ -368,7 +391,7 @@ export class Timeline {
       agentCall,
       agentResult,
       spawns,
-      hooks: hookIndexes.map((h) => lane.items[h]!),
+      hooks: hookRuns(hookIndexes.map((h) => lane.items[h]!)),
       failed,
       open,
     };
