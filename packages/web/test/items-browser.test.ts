@@ -309,6 +309,29 @@ describe.skipIf(!corpus)("the reader's items over the corpus", () => {
       expect(blocks[0]).toContain('The following paths are ignored');
       expect(blocks[1]).toContain('$ ');
       await screenshot(page, 'items-failed-bash');
+
+      // A failed Read in a subagent's lane says why, not the raw flag.
+      const loaded = await loadTranscript(corpusPlatform(), { path: dov.path, agent: dov.agent });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const lane = classifyTranscript(loaded.value, { agentId: 'a2898e3' });
+      if (!lane.ok) throw new Error(lane.error.message);
+      const laneItems = lane.value.items as Fields[];
+      const failedRead = laneItems.find((i) => i.type === 'tool:Read' && i.is_error === true)!;
+      const readCall = laneItems.find((i) => i.role === 'use' && i.tool_use_id === failedRead.tool_use_id)!;
+      await go(
+        page,
+        `#/s/claude-code/${dov.id}?item=${encodeURIComponent(String(readCall.uuid))}&type=tool%3ARead&lane=a2898e3`,
+      );
+      const readRow = page.locator(
+        `.row.target[data-uuid="${String(readCall.uuid)}"][data-type="tool:Read"]`,
+      );
+      await readRow.waitFor({ timeout: 60_000 });
+      expect(await shownText(readRow.locator('.fold-toggle .fail-reason'))).toBe(
+        'failed: File does not exist.',
+      );
+      const readBody = await open(readRow);
+      expect(await shownText(readBody)).not.toContain('is_error');
+      await screenshot(page, 'items-failed-read');
       await clean(page, errors);
       await context.close();
     },
