@@ -19,6 +19,7 @@ export function Fold({
   children,
   className = '',
   aside,
+  under,
 }: {
   id: string;
   folds: FoldState;
@@ -27,6 +28,8 @@ export function Fold({
   className?: string;
   /** Controls of their own beside the toggle (a button cannot hold another). */
   aside?: ComponentChildren;
+  /** Shown under the toggle, above the body, whether or not the fold is open. */
+  under?: ComponentChildren;
 }) {
   const open = folds.isOpen(id);
   const toggle = (
@@ -47,6 +50,7 @@ export function Fold({
           {aside}
         </div>
       )}
+      {under}
       {open && <div class="fold-body">{children()}</div>}
     </div>
   );
@@ -55,20 +59,32 @@ export function Fold({
 // Beyond this a text is cut, with a button for the rest: a single tool output can be megabytes.
 const CAP = 12_000;
 
+// A block that scrolls takes the focus, so that it scrolls from the keyboard too; one that fits stays
+// out of the tab order. Sizes are read when the browser reports them, after layout, so that drawing a
+// row never forces a layout of its own.
+let watcher: ResizeObserver | undefined;
+const overflowWatch = (): ResizeObserver => {
+  watcher ??= new ResizeObserver((entries) => {
+    for (const { target: el } of entries) {
+      const scrolls = el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
+      if (scrolls) (el as HTMLElement).tabIndex = 0;
+      else el.removeAttribute('tabindex');
+    }
+  });
+  return watcher;
+};
+
 /** Text shown as text (never parsed as markup), cut when very long. */
 export function TextBlock({ text, className = '' }: { text: string; className?: string }) {
   const [all, setAll] = useState(false);
   const cut = !all && text.length > CAP;
   const pre = useRef<HTMLPreElement>(null);
-  // A block that scrolls takes the focus, so that it scrolls from the keyboard too; one that fits
-  // stays out of the tab order.
   useLayoutEffect(() => {
     const el = pre.current;
     if (!el) return;
-    const scrolls = el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1;
-    if (scrolls) el.tabIndex = 0;
-    else el.removeAttribute('tabindex');
-  }, [text, all]);
+    overflowWatch().observe(el);
+    return () => overflowWatch().unobserve(el);
+  }, []);
   return (
     <div class={`text-block ${className}`}>
       <pre ref={pre}>{cut ? text.slice(0, CAP) : text}</pre>

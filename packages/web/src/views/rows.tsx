@@ -526,12 +526,16 @@ function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   );
   const hooksBadge = row.hooks.length > 0 ? <HooksBadge row={row} ctx={ctx} /> : undefined;
   return (
-    <>
-      <Fold id={`${row.key}:body`} folds={ctx.folds} className="tool" label={label} aside={hooksBadge}>
-        {() => <ToolBody row={row} where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }} />}
-      </Fold>
-      {hooksOpen && <HookList hooks={row.hooks} />}
-    </>
+    <Fold
+      id={`${row.key}:body`}
+      folds={ctx.folds}
+      className="tool"
+      label={label}
+      aside={hooksBadge}
+      under={hooksOpen ? <HookList hooks={row.hooks} /> : undefined}
+    >
+      {() => <ToolBody row={row} where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }} />}
+    </Fold>
   );
 }
 
