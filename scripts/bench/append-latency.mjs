@@ -3,12 +3,32 @@
 // appended one by one. Each line's latency runs from its write to the arrival of the first frame
 // carrying an item of its record (items keep their record's uuid). Lines that make no item (progress
 // notes, snapshots) are counted apart.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// Alone, `node scripts/bench/append-latency.mjs [--lines 1000,10000,100000] [--appends N]
+// [--interval MS]` measures sessions of those lengths side by side on one daemon: each is the real
+// session's lines replicated with fresh ids up to its length, then followed while `appends` more
+// lines are written. The cost of an append must not grow with the history before it.
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Client } from './client.mjs';
-import { files, rewrite } from './corpus.mjs';
-import { sleep } from './stats.mjs';
+import { agentEnv, files, rewrite } from './corpus.mjs';
+import { Daemon, killAll } from './daemon.mjs';
+import { untilReady, untilSessions } from './ready.mjs';
+import { percentile, sleep } from './stats.mjs';
 
 /** The lines of a JSONL text, each with its newline. */
 const splitLines = (text) => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
@@ -35,6 +55,32 @@ export function prepareSession({ source, claudeHome, project, prefixLines, appen
     }
   }
   return { sid, path, appended, cut };
+}
+
+/**
+ * Writes a session of `lines` lines under `claudeHome`: the source session's lines replicated one
+ * copy after another, each copy with its own ids (replicas from `replica` on), and `appends` more
+ * lines of a further copy to append while it is followed. Answers what measureAppends needs.
+ */
+export function prepareLongSession({ source, claudeHome, project, lines, appends, replica }) {
+  const text = readFileSync(source.path, 'utf8');
+  const sid = rewrite(source.sid, replica);
+  const history = [];
+  for (let copy = 0; history.length < lines; copy++) {
+    for (const line of splitLines(rewrite(text, replica + copy))) {
+      if (history.length === lines) break;
+      history.push(line);
+    }
+  }
+  const fresh = splitLines(rewrite(text, replica + 9_999));
+  // From the middle of a copy: replies, tool calls and results rather than the session's opening.
+  const from = Math.max(0, Math.min(fresh.length - appends, Math.floor(fresh.length / 3)));
+  const appended = fresh.slice(from, from + appends);
+  const dir = join(claudeHome, 'projects', project);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${sid}.jsonl`);
+  writeFileSync(path, history.join(''));
+  return { sid, path, appended, cut: history.length };
 }
 
 /** The record uuids a frame carries items of: the items' own, or a prompt's message id. */
@@ -75,7 +121,13 @@ async function historyUuids(server, topic) {
  * Runs one scenario on a daemon that already lists `session`.
  * @returns latencies (ms) of the lines that caused a frame, and counts of the others
  */
-export async function measureAppends({ daemon, session, intervalMs = 30, settleMs = 10_000 }) {
+export async function measureAppends({
+  daemon,
+  session,
+  intervalMs = 30,
+  settleMs = 10_000,
+  historyTimeoutMs = 30_000,
+}) {
   const { port, token } = await daemon.url;
   const n = session.appended.length;
   const lineOf = new Map();
@@ -120,8 +172,8 @@ export async function measureAppends({ daemon, session, intervalMs = 30, settleM
     const topic = `session:claude-code:${session.sid}`;
     const sub = await client.request('topic_subscribe', { topic });
     if (!sub.ok) throw new Error(`topic_subscribe refused: ${JSON.stringify(sub.error)}`);
-    await Promise.race([gotHistory, sleep(30_000)]);
-    if (!historySeen) throw new Error('no session history within 30 s');
+    await Promise.race([gotHistory, sleep(historyTimeoutMs)]);
+    if (!historySeen) throw new Error(`no session history within ${historyTimeoutMs / 1000} s`);
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
       const due = t0 + i * intervalMs;
@@ -151,9 +203,83 @@ export async function measureAppends({ daemon, session, intervalMs = 30, settleM
       else if (history.has(uuids[i])) lost++;
       else noItem[kinds[i]] = (noItem[kinds[i]] ?? 0) + 1;
     }
-    return { appends: n, latencies, noItem, lost, historyResends, early };
+    const byLine = writtenAt.map((w, i) => ({
+      kind: kinds[i],
+      ms: arrivedAt[i] === undefined ? undefined : arrivedAt[i] - w,
+    }));
+    return { appends: n, latencies, noItem, lost, historyResends, early, byLine };
   } finally {
     closeSync(fd);
     client.close();
   }
 }
+
+/** Measures sessions of several lengths side by side on one daemon, and prints p50/p95 per length. */
+async function main() {
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+  const { values } = parseArgs({
+    options: {
+      lines: { type: 'string', default: '1000,10000,100000' },
+      appends: { type: 'string', default: '200' },
+      interval: { type: 'string', default: '30' },
+      cli: { type: 'string', default: join(root, 'bin/cairn.js') },
+    },
+  });
+  const corpus = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
+  const sid = '4d5611e5-241a-462a-8d15-5122611a9569';
+  const source = { sid, path: join(corpus, 'claude/projects/-work-spotter', `${sid}.jsonl`) };
+  const sizes = values.lines.split(',').map(Number);
+  const appends = Number(values.appends);
+  const work = mkdtempSync(join(tmpdir(), 'cairn-bench-append-'));
+  const cleanup = () => {
+    killAll();
+    rmSync(work, { recursive: true, force: true });
+  };
+  process.on('exit', cleanup);
+  const env = agentEnv(work);
+  mkdirSync(join(env.CLAUDE_CONFIG_DIR, 'projects'), { recursive: true });
+  const daemon = new Daemon({ cli: values.cli, env });
+  const rows = [];
+  try {
+    await untilReady(daemon, 120_000);
+    const sessions = sizes.map((lines, i) =>
+      prepareLongSession({
+        source,
+        claudeHome: env.CLAUDE_CONFIG_DIR,
+        project: '-bench-long',
+        lines,
+        appends,
+        replica: (i + 1) * 100_000,
+      }),
+    );
+    await untilSessions(daemon, sessions.length, 30 * 60_000);
+    for (const [i, session] of sessions.entries()) {
+      // A long history takes a while to read and send whole before the appends begin.
+      const r = await measureAppends({
+        daemon,
+        session,
+        intervalMs: Number(values.interval),
+        historyTimeoutMs: 10 * 60_000,
+      });
+      rows.push({ lines: sizes[i], ...r });
+    }
+  } finally {
+    await daemon.stop();
+  }
+  console.log('append → frame latency, by the length of the session appended to:');
+  console.log(
+    `  ${'lines'.padStart(8)}  ${'p50'.padStart(9)}  ${'p95'.padStart(9)}  ${'max'.padStart(9)}  reached`,
+  );
+  const ms = (x) => `${Number.isFinite(x) ? x.toFixed(1) : '?'} ms`;
+  for (const r of rows) {
+    const p95 = percentile(r.latencies, 95);
+    console.log(
+      `  ${String(r.lines).padStart(8)}  ${ms(percentile(r.latencies, 50)).padStart(9)}  ${ms(p95).padStart(9)}  ${ms(Math.max(...r.latencies)).padStart(9)}  ${r.latencies.length}/${r.appends}${p95 < 50 ? '' : '  MISSES p95 < 50 ms'}${r.lost ? `  ${r.lost} LOST` : ''}${r.historyResends ? `  history sent again ${r.historyResends}x` : ''}`,
+    );
+  }
+  const p95s = rows.map((r) => percentile(r.latencies, 95));
+  if (p95s.length > 1)
+    console.log(`  p95 longest / shortest: ${(p95s[p95s.length - 1] / p95s[0]).toFixed(2)}x (flat is ≈ 1)`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

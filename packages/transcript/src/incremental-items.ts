@@ -63,6 +63,11 @@ export class IncrementalItems {
     }
     const added = eventsByLane(delta.added);
     const byLane = new Map<string, TranscriptEvent[]>();
+    // A message or a result read differently after the fact (a Codex message found to be a prompt)
+    // changes its item and those after it: its lane is read again.
+    const changed = new Set(
+      delta.updated.filter((e) => e.kind === 'user' || e.kind === 'tool_result').map((e) => e.agentId),
+    );
     for (const lane of lanesOf(t)) {
       const s = this.lanes.get(lane.id);
       const events = added.get(lane.id) ?? [];
@@ -72,12 +77,12 @@ export class IncrementalItems {
         firstNew.set(lane.id, 0);
         continue;
       }
-      if (events.length === 0) continue;
+      if (events.length === 0 && !changed.has(lane.id)) continue;
       // Before a lane's first time, its items take the session's start, which later lanes can move;
       // a summary arriving after a compaction was read can make that compaction's item another.
       const untimed = !s.timed;
       const lateSummary = s.sawCompaction && events.some(isCompactSummary);
-      if (untimed || lateSummary) {
+      if (untimed || lateSummary || changed.has(lane.id)) {
         if (byLane.size === 0) for (const [id, list] of eventsByLane(t.events)) byLane.set(id, list);
         this.start(t, lane, byLane.get(lane.id) ?? []);
         reread.add(lane.id);

@@ -30,17 +30,25 @@ export class SummaryFold {
   update(t: Transcript, delta: TranscriptDelta): void {
     const main = t.agents.find((a) => a.parentId === undefined)?.id;
     // A prompt or a tool result read differently after the fact, or another main lane: fold again.
+    // A message found to be a prompt after the last one counted is one more; any other change to a
+    // message or a result is folded again.
+    const latePrompts = delta.updated.filter(
+      (e) => isPrompt(e, main) && !this.counted.has(e as never) && e.seq > (this.lastPromptSeq ?? -1),
+    );
     const refold =
       delta.rewritten ||
       main !== this.main ||
-      delta.updated.some((e) => e.kind === 'user' || e.kind === 'tool_result') ||
+      delta.updated.some(
+        (e) => (e.kind === 'user' || e.kind === 'tool_result') && !latePrompts.includes(e),
+      ) ||
+      latePrompts.some((p) => delta.added.some((e) => isPrompt(e, main) && e.seq < p.seq)) ||
       delta.added.some((e) => e.kind === 'user' && e.agentId === main && e.seq < (this.lastPromptSeq ?? -1));
     if (refold) {
       this.reset(main);
       this.add(t.events);
       return;
     }
-    this.add(delta.added);
+    this.add([...latePrompts, ...delta.added].sort((a, b) => a.seq - b.seq));
     for (const e of delta.updated) if (e.kind === 'request') this.recount(e);
   }
 

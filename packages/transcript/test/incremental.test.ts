@@ -156,8 +156,12 @@ describe.skipIf(!corpus)('incremental translation', () => {
         expect(itemsJson(items.all(t)), where).toBe(wholeItems(w));
         expect(fold.summary(t), where).toEqual(foldTranscript(w, { prompts: true }));
       }
-      // A JSONL session is read from where the last push stopped, not again from the start.
-      if (adapter.incremental && files.length === 1) expect(rewrites).toBe(1);
+      // A JSONL session is read from where the last push stopped, not again from the start: a
+      // Claude Code file never again, a rollout again only where a record changes earlier ones
+      // beyond a patch (the first prompt after injected messages, a prompt paired with the record after it).
+      if (adapter.id === 'claude-code' && files.length === 1) expect(rewrites).toBe(1);
+      if (adapter.id === 'codex')
+        expect(rewrites, `${rewrites} rewrites`).toBeLessThanOrEqual(4 + records.length / 20);
     },
     60_000,
   );

@@ -150,11 +150,7 @@ export function idFromPath(path: string): string {
 export function classify(files: readonly SourceFile[]): Result<Classified, UnknownFormatGeneration> {
   const items: Item[] = [];
   const session: ClassifiedSession = { id: files[0] ? idFromPath(files[0].path) : '' };
-  let haveMeta = false;
-  let sawUsage = false;
-  const snapshots = new SnapshotReader();
-  let model: string | undefined;
-
+  const state = new ClassifyState();
   for (const [fileIndex, file] of files.entries()) {
     const recs = readRecords(file, fileIndex);
     const firstIndex = recs.findIndex((r) => r.reason === undefined);
@@ -164,95 +160,115 @@ export function classify(files: readonly SourceFile[]): Result<Classified, Unkno
       if (why) return err(unknownFormatGeneration(file.path, first.span.line, why));
     }
     const copyEnd = first ? replayEnd(recs, firstIndex) : 0;
-    const scan = prescan(recs, firstIndex, copyEnd);
+    const scan = new Prescan();
+    scan.add(recs, firstIndex, copyEnd, 0);
+    for (let i = 0; i < recs.length; i++) items.push(state.item(session, recs, i, firstIndex, copyEnd, scan));
+  }
+  const facts = new SessionFacts();
+  facts.add(items);
+  facts.finish(session);
+  return ok({ items, session, capabilities: facts.capabilities(state.sawUsage) });
+}
 
-    for (const [i, r] of recs.entries()) {
-      if (r.reason !== undefined) {
-        items.push({ kind: 'skip', rec: r, reason: r.reason });
-        continue;
-      }
-      const p = r.payload ?? {};
-      if (i > firstIndex && i < copyEnd) {
-        // The parent's records: nothing of them is counted, but the running totals move on.
-        if (r.type === 'event_msg' && r.sub === 'token_count') snapshots.next(p.info);
-        else if (r.type === 'turn_context') model = str(p.model) ?? model;
-        items.push({ kind: 'skip', rec: r, reason: 'parent replay' });
-        continue;
-      }
-      switch (r.type) {
-        case 'session_meta':
-          if (!haveMeta && i === firstIndex) {
-            haveMeta = true;
-            readMeta(session, r, p);
-          }
-          items.push({ kind: 'system', rec: r, type: 'session_meta' });
-          break;
-        case 'turn_context':
-          model = str(p.model) ?? model;
-          session.cwd ??= str(p.cwd);
-          items.push({ kind: 'system', rec: r, type: 'turn_context' });
-          break;
-        case 'state':
-          items.push({ kind: 'skip', rec: r, reason: 'state marker' });
-          break;
-        case 'compacted':
-          items.push(
-            scan.compactionMirrors.has(i)
-              ? { kind: 'skip', rec: r, reason: 'mirrors compaction' }
-              : { kind: 'compaction', rec: r },
-          );
-          break;
-        case 'response_item':
-          items.push(responseItem(r, p, i, scan));
-          break;
-        case 'event_msg': {
-          if (r.sub === 'token_count') {
-            if (isObject(p.info)) sawUsage = true;
-            const snap = snapshots.next(p.info, r.invalid);
-            items.push(
-              snap.ok
-                ? model === undefined
-                  ? { kind: 'request', rec: r, usage: snap.usage }
-                  : { kind: 'request', rec: r, usage: snap.usage, model }
-                : { kind: 'skip', rec: r, reason: snap.reason },
-            );
-            break;
-          }
-          if (r.sub === 'thread_name_updated')
-            session.title = str(p.thread_name) ?? str(p.name) ?? session.title;
-          items.push(eventMsg(r, p, i, scan));
-          break;
+/** The running state of a classification: what earlier records of the session set. */
+export class ClassifyState {
+  haveMeta = false;
+  sawUsage = false;
+  private readonly snapshots = new SnapshotReader();
+  private model: string | undefined;
+
+  /** Classifies record `i` of one file's records. */
+  item(
+    session: ClassifiedSession,
+    recs: readonly CodexRecord[],
+    i: number,
+    firstIndex: number,
+    copyEnd: number,
+    scan: Prescan,
+  ): Item {
+    const r = recs[i]!;
+    if (r.reason !== undefined) return { kind: 'skip', rec: r, reason: r.reason };
+    const p = r.payload ?? {};
+    if (i > firstIndex && i < copyEnd) {
+      // The parent's records: nothing of them is counted, but the running totals move on.
+      if (r.type === 'event_msg' && r.sub === 'token_count') this.snapshots.next(p.info);
+      else if (r.type === 'turn_context') this.model = str(p.model) ?? this.model;
+      return { kind: 'skip', rec: r, reason: 'parent replay' };
+    }
+    switch (r.type) {
+      case 'session_meta':
+        if (!this.haveMeta && i === firstIndex) {
+          this.haveMeta = true;
+          readMeta(session, r, p);
         }
-        case '':
-          items.push({ kind: 'unknown', rec: r, recordType: '' });
-          break;
-        default:
-          items.push(ENVELOPE_TYPES.has(r.type) ? { kind: 'system', rec: r, type: r.type } : unknown(r));
+        return { kind: 'system', rec: r, type: 'session_meta' };
+      case 'turn_context':
+        this.model = str(p.model) ?? this.model;
+        session.cwd ??= str(p.cwd);
+        return { kind: 'system', rec: r, type: 'turn_context' };
+      case 'state':
+        return { kind: 'skip', rec: r, reason: 'state marker' };
+      case 'compacted':
+        return scan.compactionMirrors.has(i)
+          ? { kind: 'skip', rec: r, reason: 'mirrors compaction' }
+          : { kind: 'compaction', rec: r };
+      case 'response_item':
+        return responseItem(r, p, i, scan);
+      case 'event_msg': {
+        if (r.sub === 'token_count') {
+          if (isObject(p.info)) this.sawUsage = true;
+          const snap = this.snapshots.next(p.info, r.invalid);
+          return snap.ok
+            ? this.model === undefined
+              ? { kind: 'request', rec: r, usage: snap.usage }
+              : { kind: 'request', rec: r, usage: snap.usage, model: this.model }
+            : { kind: 'skip', rec: r, reason: snap.reason };
+        }
+        if (r.sub === 'thread_name_updated')
+          session.title = str(p.thread_name) ?? str(p.name) ?? session.title;
+        return eventMsg(r, p, i, scan);
       }
+      case '':
+        return { kind: 'unknown', rec: r, recordType: '' };
+      default:
+        return ENVELOPE_TYPES.has(r.type) ? { kind: 'system', rec: r, type: r.type } : unknown(r);
+    }
+  }
+}
+
+/** The session's end and capabilities, from its items as they come. */
+export class SessionFacts {
+  private endedAt: number | undefined;
+  private timed = false;
+  private readonly shown = new Set<Capability>();
+
+  add(items: readonly Item[]): void {
+    for (const it of items) {
+      if (it.kind === 'skip') continue;
+      if (it.rec.ts !== undefined) {
+        this.timed = true;
+        if (this.endedAt === undefined || it.rec.ts > this.endedAt) this.endedAt = it.rec.ts;
+      }
+      if (it.kind === 'reasoning') this.shown.add('reasoning');
+      else if (it.kind === 'compaction') this.shown.add('compaction');
+      else if (it.kind === 'spawn') this.shown.add('subagents');
     }
   }
 
-  let endedAt: number | undefined;
-  let timed = false;
-  const capabilities = new Set<Capability>();
-  for (const it of items) {
-    if (it.kind === 'skip') continue;
-    if (it.rec.ts !== undefined) {
-      timed = true;
-      if (endedAt === undefined || it.rec.ts > endedAt) endedAt = it.rec.ts;
+  finish(session: ClassifiedSession): void {
+    if (this.endedAt !== undefined) session.endedAt = this.endedAt;
+  }
+
+  capabilities(sawUsage: boolean): Capability[] {
+    const capabilities = new Set(this.shown);
+    if (sawUsage) {
+      capabilities.add('requests');
+      capabilities.add('usage');
     }
-    if (it.kind === 'reasoning') capabilities.add('reasoning');
-    else if (it.kind === 'compaction') capabilities.add('compaction');
-    else if (it.kind === 'spawn') capabilities.add('subagents');
+    if (this.timed) capabilities.add('durations');
+    const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'];
+    return order.filter((c) => capabilities.has(c));
   }
-  if (sawUsage) {
-    capabilities.add('requests');
-    capabilities.add('usage');
-  }
-  if (timed) capabilities.add('durations');
-  if (endedAt !== undefined) session.endedAt = endedAt;
-  const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'];
-  return ok({ items, session, capabilities: order.filter((c) => capabilities.has(c)) });
 }
 
 function readMeta(session: ClassifiedSession, r: CodexRecord, p: Json): void {
@@ -273,91 +289,132 @@ function readMeta(session: ClassifiedSession, r: CodexRecord, p: Json): void {
   if (title !== undefined) session.laneTitle = title;
 }
 
-interface Prescan {
-  /** response_item user messages that an event_msg user_message mirrors: prompts. */
-  prompts: Set<number>;
-  /** event_msg user_message records that mirror a response_item. */
-  userMirrors: Set<number>;
-  hasUserMessages: boolean;
-  hasAssistantItems: boolean;
-  hasReasoningItems: boolean;
-  /** Call ids whose result a response_item records. */
-  outputCalls: Set<string>;
-  /** Call ids that an ending event_msg reports as failed. */
-  failedCalls: Set<string>;
-  /** compacted / context_compacted records that the other record of their pair carries. */
-  compactionMirrors: Set<number>;
-  /** Injected-context origin of response_item user messages, by index. */
-  injected: Map<number, string | undefined>;
-}
-
 const isUserItem = (r: CodexRecord): boolean =>
   r.type === 'response_item' && r.sub === 'message' && r.payload?.role === 'user';
 
-function prescan(recs: readonly CodexRecord[], firstIndex: number, copyEnd: number): Prescan {
-  const s: Prescan = {
-    prompts: new Set(),
-    userMirrors: new Set(),
-    hasUserMessages: false,
-    hasAssistantItems: false,
-    hasReasoningItems: false,
-    outputCalls: new Set(),
-    failedCalls: new Set(),
-    compactionMirrors: new Set(),
-    injected: new Map(),
-  };
-  // The file's own parsed records, by index.
-  const own: number[] = [];
-  for (const [i, r] of recs.entries())
-    if (r.reason === undefined && !(i > firstIndex && i < copyEnd)) own.push(i);
+/** What a later record of the file says about earlier ones: found before they are classified. */
+export class Prescan {
+  /** response_item user messages that an event_msg user_message mirrors: prompts. */
+  readonly prompts = new Set<number>();
+  /** event_msg user_message records that mirror a response_item. */
+  readonly userMirrors = new Set<number>();
+  hasUserMessages = false;
+  hasAssistantItems = false;
+  hasReasoningItems = false;
+  /** Call ids whose result a response_item records. */
+  readonly outputCalls = new Set<string>();
+  /** Call ids that an ending event_msg reports as failed. */
+  readonly failedCalls = new Set<string>();
+  /** compacted / context_compacted records that the other record of their pair carries. */
+  readonly compactionMirrors = new Set<number>();
+  /** Injected-context origin of response_item user messages, by index. */
+  readonly injected = new Map<number, string | undefined>();
+  /** The file's own parsed records (not its copied parent history), by index. */
+  private readonly own: number[] = [];
+  private pendingCompacted: number | undefined;
+  private pendingContextCompacted: number | undefined;
+  /** The position in `own` of a user_message last among the records read, whose pair may follow. */
+  private waitingUser: number | undefined;
+  // Earlier records whose reading a later one can change: what the next record would undo.
+  private readonly defaultPrompts: number[] = [];
+  private readonly agentMessages: number[] = [];
+  private readonly agentReasonings: number[] = [];
+  private readonly endResults = new Map<string, number>();
+  private readonly unfailedOutputs = new Map<string, number>();
 
-  const injectedAt = (i: number): string | undefined => {
-    if (!s.injected.has(i)) s.injected.set(i, injectedOrigin(messageText(recs[i]!.payload?.content).text));
-    return s.injected.get(i);
-  };
-  const pairable = (i: number | undefined): i is number =>
-    i !== undefined && isUserItem(recs[i]!) && !s.prompts.has(i) && injectedAt(i) === undefined;
+  /**
+   * Reads records from index `from` on (those before were read by earlier calls and are already
+   * classified). Answers whether they change how an earlier record reads beyond what a patch
+   * mends ('rewrite'), else the earlier user messages that became prompts.
+   */
+  add(recs: readonly CodexRecord[], firstIndex: number, copyEnd: number, from: number): number[] | 'rewrite' {
+    const start = this.own.length;
+    const hadUserMessages = this.hasUserMessages;
+    for (let i = from; i < recs.length; i++)
+      if (recs[i]!.reason === undefined && !(i > firstIndex && i < copyEnd)) this.own.push(i);
+    const earlier = (i: number | undefined) => i !== undefined && i < from;
+    const prompted: number[] = [];
+    let rewrite = false;
 
-  let pendingCompacted: number | undefined;
-  let pendingContextCompacted: number | undefined;
-  for (const [k, i] of own.entries()) {
-    const r = recs[i]!;
-    const p = r.payload ?? {};
-    if (r.type === 'response_item') {
-      if (r.sub === 'message' && p.role === 'assistant') s.hasAssistantItems = true;
-      else if (r.sub === 'reasoning') s.hasReasoningItems = true;
-      else if (TOOL_OUTPUTS.has(r.sub)) {
-        const id = str(p.call_id);
-        if (id !== undefined) s.outputCalls.add(id);
-      }
-    } else if (r.type === 'event_msg') {
-      if (r.sub === 'user_message') {
-        s.hasUserMessages = true;
-        const before = own[k - 1];
-        const after = own[k + 1];
-        const item = pairable(before) ? before : pairable(after) ? after : undefined;
-        if (item !== undefined) {
-          s.prompts.add(item);
-          s.userMirrors.add(i);
-        }
-      } else if (TOOL_END_TYPES.has(r.sub)) {
-        const id = str(p.call_id);
-        if (id !== undefined && endFailed(r.sub, p)) s.failedCalls.add(id);
-      } else if (r.sub === 'context_compacted') {
-        if (pendingCompacted !== undefined) {
-          s.compactionMirrors.add(i);
-          pendingCompacted = undefined;
-        } else pendingContextCompacted = i;
-      }
-    } else if (r.type === 'compacted') {
-      // The compacted record carries the summary, so it is the one that stays.
-      if (pendingContextCompacted !== undefined) {
-        s.compactionMirrors.add(pendingContextCompacted);
-        pendingContextCompacted = undefined;
-      } else pendingCompacted = i;
+    const injectedAt = (i: number): string | undefined => {
+      if (!this.injected.has(i))
+        this.injected.set(i, injectedOrigin(messageText(recs[i]!.payload?.content).text));
+      return this.injected.get(i);
+    };
+    const pairable = (i: number | undefined): i is number =>
+      i !== undefined && isUserItem(recs[i]!) && !this.prompts.has(i) && injectedAt(i) === undefined;
+
+    // A user_message read last before: the record after it may be its pair, which would make it
+    // a mirror rather than the event it was read as.
+    if (this.waitingUser !== undefined && this.own.length > this.waitingUser + 1) {
+      if (pairable(this.own[this.waitingUser + 1])) rewrite = true;
+      this.waitingUser = undefined;
     }
+    for (let k = start; k < this.own.length; k++) {
+      const i = this.own[k]!;
+      const r = recs[i]!;
+      const p = r.payload ?? {};
+      if (r.type === 'response_item') {
+        if (r.sub === 'message' && p.role === 'assistant') {
+          if (!this.hasAssistantItems && this.agentMessages.some(earlier)) rewrite = true;
+          this.hasAssistantItems = true;
+        } else if (r.sub === 'reasoning') {
+          if (!this.hasReasoningItems && this.agentReasonings.some(earlier)) rewrite = true;
+          this.hasReasoningItems = true;
+        } else if (TOOL_OUTPUTS.has(r.sub)) {
+          const id = str(p.call_id);
+          if (id !== undefined) {
+            if (earlier(this.endResults.get(id))) rewrite = true;
+            this.outputCalls.add(id);
+            if (!this.failedCalls.has(id) && !this.unfailedOutputs.has(id)) this.unfailedOutputs.set(id, i);
+          }
+        } else if (isUserItem(r) && !this.hasUserMessages && injectedAt(i) === undefined)
+          this.defaultPrompts.push(i);
+      } else if (r.type === 'event_msg') {
+        if (r.sub === 'user_message') {
+          this.hasUserMessages = true;
+          const before = this.own[k - 1];
+          const after = this.own[k + 1];
+          const item = pairable(before) ? before : pairable(after) ? after : undefined;
+          if (item !== undefined) {
+            this.prompts.add(item);
+            this.userMirrors.add(i);
+            if (earlier(item)) prompted.push(item);
+          } else if (after === undefined) this.waitingUser = k;
+        } else if (r.sub === 'agent_message') {
+          if (!this.hasAssistantItems) this.agentMessages.push(i);
+        } else if (r.sub === 'agent_reasoning' || r.sub === 'agent_reasoning_raw_content') {
+          if (!this.hasReasoningItems) this.agentReasonings.push(i);
+        } else if (TOOL_END_TYPES.has(r.sub)) {
+          const id = str(p.call_id);
+          if (id !== undefined && endFailed(r.sub, p)) {
+            if (earlier(this.unfailedOutputs.get(id))) rewrite = true;
+            this.failedCalls.add(id);
+          }
+          if (id !== undefined && !this.outputCalls.has(id) && !this.endResults.has(id))
+            this.endResults.set(id, i);
+        } else if (r.sub === 'context_compacted') {
+          if (this.pendingCompacted !== undefined) {
+            this.compactionMirrors.add(i);
+            this.pendingCompacted = undefined;
+          } else this.pendingContextCompacted = i;
+        }
+      } else if (r.type === 'compacted') {
+        // The compacted record carries the summary, so it is the one that stays.
+        if (this.pendingContextCompacted !== undefined) {
+          if (earlier(this.pendingContextCompacted)) rewrite = true;
+          this.compactionMirrors.add(this.pendingContextCompacted);
+          this.pendingContextCompacted = undefined;
+        } else this.pendingCompacted = i;
+      }
+    }
+    // Earlier user messages read as prompts for want of any user_message now read as injected.
+    if (!hadUserMessages && this.hasUserMessages) {
+      if (this.defaultPrompts.some((i) => earlier(i) && !this.prompts.has(i))) rewrite = true;
+      this.defaultPrompts.length = 0;
+    }
+    return rewrite ? 'rewrite' : prompted;
   }
-  return s;
 }
 
 const unknown = (r: CodexRecord): Item => ({

@@ -5,7 +5,7 @@ import { rolloutFiles } from './files.js';
 import { codexHomes } from './homes.js';
 import { codexLastRecordAt, discoverRollouts, listRollouts } from './list.js';
 import { summarizeRollouts } from './summarize.js';
-import { translateRollouts } from './translate.js';
+import { CodexTranslation, translateRollouts } from './translate.js';
 
 export const codexAdapter: SessionAdapter = {
   id: 'codex',
@@ -18,5 +18,6 @@ export const codexAdapter: SessionAdapter = {
   sessionFiles: rolloutFiles,
   lastRecordAt: codexLastRecordAt,
   translate: translateRollouts,
+  incremental: () => new CodexTranslation(),
   summarize: summarizeRollouts,
 };

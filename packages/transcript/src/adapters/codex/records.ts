@@ -80,11 +80,20 @@ const SECONDS_BELOW = 1e12;
 export const timeOf = (v: unknown, invalid?: InvalidValue[], field = 'timestamp'): number | undefined =>
   timestampValue(v, field, invalid, SECONDS_BELOW);
 
-/** Every line of a file as a record; `first` tells the bare generation's header apart. */
-export function readRecords(file: SourceFile, fileIndex: number): CodexRecord[] {
+/**
+ * Every line of a file as a record; the first parsed one may be the bare generation's header. A
+ * read that continues an earlier one starts at byte `from`, line `line`, past the first record.
+ */
+export function readRecords(
+  file: SourceFile,
+  fileIndex: number,
+  from = 0,
+  line = 1,
+  seenFirst = false,
+): CodexRecord[] {
   const records: CodexRecord[] = [];
-  let first = true;
-  for (const span of splitLines(file.data)) {
+  let first = !seenFirst;
+  for (const span of splitLines(file.data, from, line)) {
     const parsed = parseJsonLine(file.data, span);
     if (!parsed.ok) {
       records.push(

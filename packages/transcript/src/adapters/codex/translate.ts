@@ -1,6 +1,13 @@
 // Pure translation of a rollout into transcript events.
-import { linePointer, type TranslatedSession } from '../../adapter.js';
+import {
+  type IncrementalTranslation,
+  linePointer,
+  type SourceFile,
+  type TranslatedSession,
+  type TranslationDelta,
+} from '../../adapter.js';
 import type {
+  Capability,
   Lane,
   SkippedRecord,
   SystemPayload,
@@ -9,11 +16,28 @@ import type {
   TranscriptEventPayloads,
   TranscriptSession,
 } from '../../model.js';
-import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
+import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { countValue, integerValue } from '../../values.js';
-import { classify, type Item } from './classify.js';
+import {
+  type ClassifiedSession,
+  ClassifyState,
+  classify,
+  type Item,
+  idFromPath,
+  Prescan,
+  SessionFacts,
+} from './classify.js';
 import { messageText, reasoningText } from './content.js';
-import { type CodexRecord, isObject, type Json, num, str } from './records.js';
+import {
+  type CodexRecord,
+  isObject,
+  type Json,
+  num,
+  readRecords,
+  str,
+  unknownGeneration,
+} from './records.js';
+import { replayEnd } from './replay.js';
 import { callInput } from './tools.js';
 
 /** Event kinds that stand for something in the model's context, which a compaction replaces. */
@@ -44,171 +68,293 @@ export function translateRollouts(
   const classified = classify(files);
   if (!classified.ok) return classified;
   const { items, session: s, capabilities } = classified.value;
-  const main = s.id;
-  const mainLane: Lane = { id: main };
-  if (s.laneTitle !== undefined) mainLane.title = s.laneTitle;
-  const agents: Lane[] = [mainLane];
-  const events: TranscriptEvent[] = [];
-  const skipped: SkippedRecord[] = [];
-  const callEvents = new Map<string, string>();
+  const events = new RolloutEvents(s.id, s.laneTitle);
+  events.add(items);
+  return ok(events.translated(s, capabilities));
+}
 
+/** A rollout's classified records into events, taken in order as they are read. */
+export class RolloutEvents {
+  readonly agents: Lane[];
+  readonly events: TranscriptEvent[] = [];
+  readonly skipped: SkippedRecord[] = [];
+  private readonly callEvents = new Map<string, string>();
+  /** The user event of each record, so a message found later to be a prompt is read as one. */
+  private readonly userEvents = new Map<CodexRecord, TranscriptEvent>();
   // Which request produced an output: Codex writes a request's snapshot after its outputs in
   // recent generations and before them in older ones. Outputs wait for the next snapshot; a
   // snapshot that finds none waiting takes the outputs that follow it, until the next input.
-  let waiting: TranscriptEvent[] = [];
-  let openRequest: string | undefined;
-  let shadowFrom = 0;
-  const turnStarts = new Map<string, number>();
+  private waiting: TranscriptEvent[] = [];
+  private openRequest: string | undefined;
+  private shadowFrom = 0;
+  private readonly turnStarts = new Map<string, number>();
 
-  const push = <K extends TranscriptEventKind>(it: Item, kind: K, payload: TranscriptEventPayloads[K]) => {
-    const e = {
-      id: eventId(it.rec),
-      seq: 0,
-      kind,
-      agentId: main,
-      source: linePointer(it.rec.file, it.rec.span),
-      payload,
-    } as TranscriptEvent;
-    if (it.rec.ts !== undefined) e.timestamp = it.rec.ts;
-    if (it.rec.invalid.length > 0) e.invalid = [...it.rec.invalid];
-    events.push(e);
-    return e;
-  };
-  const output = (e: TranscriptEvent) => {
-    if (openRequest !== undefined) e.requestId = openRequest;
-    else waiting.push(e);
-  };
-
-  for (const it of items) {
-    const r = it.rec;
-    const p: Json = r.payload ?? {};
-    switch (it.kind) {
-      case 'skip': {
-        const skip: SkippedRecord = { source: linePointer(r.file, r.span), reason: it.reason };
-        if (r.type) skip.recordType = r.sub ? `${r.type}:${r.sub}` : r.type;
-        skipped.push(skip);
-        break;
-      }
-      case 'user': {
-        const { text, images } = r.type === 'event_msg' ? umText(p) : messageText(p.content);
-        const payload: TranscriptEventPayloads['user'] = { text };
-        if (it.origin !== undefined) {
-          payload.synthetic = true;
-          payload.origin = it.origin;
-        }
-        if (images > 0) payload.images = images;
-        push(it, 'user', payload);
-        openRequest = undefined;
-        break;
-      }
-      case 'assistant': {
-        const payload: TranscriptEventPayloads['assistant'] =
-          r.type === 'event_msg' ? { text: str(p.message) ?? '' } : { text: messageText(p.content).text };
-        const phase = str(p.phase);
-        if (phase !== undefined) payload.phase = phase;
-        output(push(it, 'assistant', payload));
-        break;
-      }
-      case 'reasoning': {
-        const text = r.type === 'event_msg' ? (str(p.text) ?? '') : reasoningText(p);
-        const payload: TranscriptEventPayloads['reasoning'] = { text };
-        if (text === '' && p.encrypted_content) payload.redacted = true;
-        output(push(it, 'reasoning', payload));
-        break;
-      }
-      case 'tool_call': {
-        const input =
-          'arguments' in p
-            ? callInput(p.arguments)
-            : 'input' in p
-              ? p.input
-              : 'action' in p
-                ? p.action
-                : undefined;
-        const e = push(it, 'tool_call', { callId: it.callId, name: it.name, input });
-        if (!callEvents.has(it.callId)) callEvents.set(it.callId, e.id);
-        output(e);
-        break;
-      }
-      case 'tool_result': {
-        const payload: TranscriptEventPayloads['tool_result'] = {
-          callId: it.callId,
-          output: it.result.output,
-        };
-        if (it.result.failed) payload.isError = true;
-        if (it.result.exitCode !== undefined) payload.exitCode = it.result.exitCode;
-        push(it, 'tool_result', payload);
-        openRequest = undefined;
-        break;
-      }
-      case 'request': {
-        const payload: TranscriptEventPayloads['request'] = { usage: it.usage };
-        if (it.model !== undefined) payload.model = it.model;
-        const window = isObject(p.info) ? num(p.info.model_context_window) : undefined;
-        if (window !== undefined) payload.contextWindow = window;
-        const e = push(it, 'request', payload);
-        if (waiting.length > 0) {
-          for (const w of waiting) w.requestId = e.id;
-          waiting = [];
-          openRequest = undefined;
-        } else openRequest = e.id;
-        break;
-      }
-      case 'compaction': {
-        const payload: TranscriptEventPayloads['compaction'] = {};
-        const summary = str(p.message);
-        if (summary) payload.summary = summary;
-        if (Array.isArray(p.replacement_history)) payload.replacedItems = p.replacement_history.length;
-        const e = push(it, 'compaction', payload);
-        for (let j = shadowFrom; j < events.length - 1; j++) {
-          const prior = events[j]!;
-          if (prior.agentId === main && prior.shadowedBy === undefined && CONTEXT_KINDS.has(prior.kind))
-            prior.shadowedBy = e.id;
-        }
-        shadowFrom = events.length;
-        openRequest = undefined;
-        break;
-      }
-      case 'system': {
-        const payload = systemPayload(it.type, r, p);
-        if (it.type === 'task_started' && payload.turnId !== undefined && r.ts !== undefined)
-          turnStarts.set(payload.turnId as string, r.ts);
-        else if (it.type === 'task_complete' && payload.durationMs === undefined && r.ts !== undefined) {
-          // Generations that do not record the duration still date the turn's start and end.
-          const started = turnStarts.get(payload.turnId as string);
-          if (started !== undefined) payload.durationMs = r.ts - started;
-        }
-        push(it, 'system', payload);
-        if (TURN_BOUNDARIES.has(it.type)) {
-          openRequest = undefined;
-          if (it.type !== 'turn_context' && it.type !== 'task_complete') waiting = [];
-        }
-        break;
-      }
-      case 'spawn': {
-        const e = push(it, 'system', systemPayload('collab_agent_spawn_end', r, p));
-        if (agents.some((a) => a.id === it.laneId)) break;
-        const lane: Lane = { id: it.laneId, parentId: main, spawnEventId: e.id };
-        const call = it.callId === undefined ? undefined : callEvents.get(it.callId);
-        if (call !== undefined) lane.spawnEventId = call;
-        if (it.title !== undefined) lane.title = it.title;
-        agents.push(lane);
-        break;
-      }
-      case 'unknown':
-        push(it, 'unknown', { recordType: it.recordType, raw: r.value });
-        break;
-    }
+  constructor(
+    private readonly main: string,
+    laneTitle: string | undefined,
+  ) {
+    const mainLane: Lane = { id: main };
+    if (laneTitle !== undefined) mainLane.title = laneTitle;
+    this.agents = [mainLane];
   }
 
-  const session: TranscriptSession = { id: s.id };
-  if (s.cwd !== undefined) session.cwd = s.cwd;
-  if (s.startedAt !== undefined) session.startedAt = s.startedAt;
-  if (s.endedAt !== undefined) session.endedAt = s.endedAt;
-  if (s.title !== undefined) session.title = s.title;
-  const translated: TranslatedSession = { agents, capabilities, events, session, skipped };
-  if (s.agentVersion !== undefined) translated.agentVersion = s.agentVersion;
-  return ok(translated);
+  /** The session as translated so far. */
+  translated(s: ClassifiedSession, capabilities: Capability[]): TranslatedSession {
+    const session: TranscriptSession = { id: s.id };
+    if (s.cwd !== undefined) session.cwd = s.cwd;
+    if (s.startedAt !== undefined) session.startedAt = s.startedAt;
+    if (s.endedAt !== undefined) session.endedAt = s.endedAt;
+    if (s.title !== undefined) session.title = s.title;
+    const translated: TranslatedSession = {
+      agents: this.agents,
+      capabilities,
+      events: this.events,
+      session,
+      skipped: this.skipped,
+    };
+    if (s.agentVersion !== undefined) translated.agentVersion = s.agentVersion;
+    return translated;
+  }
+
+  /** A user message read as injected context that a later record shows to be a prompt. */
+  prompt(rec: CodexRecord): TranscriptEvent | undefined {
+    const e = this.userEvents.get(rec);
+    if (e?.kind !== 'user' || e.payload.origin !== 'injected') return undefined;
+    delete e.payload.synthetic;
+    delete e.payload.origin;
+    return e;
+  }
+
+  /** Translates the next items; answers the earlier events they changed. */
+  add(items: readonly Item[]): TranscriptEvent[] {
+    const main = this.main;
+    const events = this.events;
+    const updated: TranscriptEvent[] = [];
+    const from = events.length;
+    const push = <K extends TranscriptEventKind>(it: Item, kind: K, payload: TranscriptEventPayloads[K]) => {
+      const e = {
+        id: eventId(it.rec),
+        seq: 0,
+        kind,
+        agentId: main,
+        source: linePointer(it.rec.file, it.rec.span),
+        payload,
+      } as TranscriptEvent;
+      if (it.rec.ts !== undefined) e.timestamp = it.rec.ts;
+      if (it.rec.invalid.length > 0) e.invalid = [...it.rec.invalid];
+      events.push(e);
+      return e;
+    };
+    const output = (e: TranscriptEvent) => {
+      if (this.openRequest !== undefined) e.requestId = this.openRequest;
+      else this.waiting.push(e);
+    };
+
+    for (const it of items) {
+      const r = it.rec;
+      const p: Json = r.payload ?? {};
+      switch (it.kind) {
+        case 'skip': {
+          const skip: SkippedRecord = { source: linePointer(r.file, r.span), reason: it.reason };
+          if (r.type) skip.recordType = r.sub ? `${r.type}:${r.sub}` : r.type;
+          this.skipped.push(skip);
+          break;
+        }
+        case 'user': {
+          const { text, images } = r.type === 'event_msg' ? umText(p) : messageText(p.content);
+          const payload: TranscriptEventPayloads['user'] = { text };
+          if (it.origin !== undefined) {
+            payload.synthetic = true;
+            payload.origin = it.origin;
+          }
+          if (images > 0) payload.images = images;
+          const e = push(it, 'user', payload);
+          if (it.origin === 'injected') this.userEvents.set(r, e);
+          this.openRequest = undefined;
+          break;
+        }
+        case 'assistant': {
+          const payload: TranscriptEventPayloads['assistant'] =
+            r.type === 'event_msg' ? { text: str(p.message) ?? '' } : { text: messageText(p.content).text };
+          const phase = str(p.phase);
+          if (phase !== undefined) payload.phase = phase;
+          output(push(it, 'assistant', payload));
+          break;
+        }
+        case 'reasoning': {
+          const text = r.type === 'event_msg' ? (str(p.text) ?? '') : reasoningText(p);
+          const payload: TranscriptEventPayloads['reasoning'] = { text };
+          if (text === '' && p.encrypted_content) payload.redacted = true;
+          output(push(it, 'reasoning', payload));
+          break;
+        }
+        case 'tool_call': {
+          const input =
+            'arguments' in p
+              ? callInput(p.arguments)
+              : 'input' in p
+                ? p.input
+                : 'action' in p
+                  ? p.action
+                  : undefined;
+          const e = push(it, 'tool_call', { callId: it.callId, name: it.name, input });
+          if (!this.callEvents.has(it.callId)) this.callEvents.set(it.callId, e.id);
+          output(e);
+          break;
+        }
+        case 'tool_result': {
+          const payload: TranscriptEventPayloads['tool_result'] = {
+            callId: it.callId,
+            output: it.result.output,
+          };
+          if (it.result.failed) payload.isError = true;
+          if (it.result.exitCode !== undefined) payload.exitCode = it.result.exitCode;
+          push(it, 'tool_result', payload);
+          this.openRequest = undefined;
+          break;
+        }
+        case 'request': {
+          const payload: TranscriptEventPayloads['request'] = { usage: it.usage };
+          if (it.model !== undefined) payload.model = it.model;
+          const window = isObject(p.info) ? num(p.info.model_context_window) : undefined;
+          if (window !== undefined) payload.contextWindow = window;
+          const e = push(it, 'request', payload);
+          if (this.waiting.length > 0) {
+            for (const w of this.waiting) {
+              w.requestId = e.id;
+              updated.push(w);
+            }
+            this.waiting = [];
+            this.openRequest = undefined;
+          } else this.openRequest = e.id;
+          break;
+        }
+        case 'compaction': {
+          const payload: TranscriptEventPayloads['compaction'] = {};
+          const summary = str(p.message);
+          if (summary) payload.summary = summary;
+          if (Array.isArray(p.replacement_history)) payload.replacedItems = p.replacement_history.length;
+          const e = push(it, 'compaction', payload);
+          for (let j = this.shadowFrom; j < events.length - 1; j++) {
+            const prior = events[j]!;
+            if (prior.agentId === main && prior.shadowedBy === undefined && CONTEXT_KINDS.has(prior.kind)) {
+              prior.shadowedBy = e.id;
+              updated.push(prior);
+            }
+          }
+          this.shadowFrom = events.length;
+          this.openRequest = undefined;
+          break;
+        }
+        case 'system': {
+          const payload = systemPayload(it.type, r, p);
+          if (it.type === 'task_started' && payload.turnId !== undefined && r.ts !== undefined)
+            this.turnStarts.set(payload.turnId as string, r.ts);
+          else if (it.type === 'task_complete' && payload.durationMs === undefined && r.ts !== undefined) {
+            // Generations that do not record the duration still date the turn's start and end.
+            const started = this.turnStarts.get(payload.turnId as string);
+            if (started !== undefined) payload.durationMs = r.ts - started;
+          }
+          push(it, 'system', payload);
+          if (TURN_BOUNDARIES.has(it.type)) {
+            this.openRequest = undefined;
+            if (it.type !== 'turn_context' && it.type !== 'task_complete') this.waiting = [];
+          }
+          break;
+        }
+        case 'spawn': {
+          const e = push(it, 'system', systemPayload('collab_agent_spawn_end', r, p));
+          if (this.agents.some((a) => a.id === it.laneId)) break;
+          const lane: Lane = { id: it.laneId, parentId: main, spawnEventId: e.id };
+          const call = it.callId === undefined ? undefined : this.callEvents.get(it.callId);
+          if (call !== undefined) lane.spawnEventId = call;
+          if (it.title !== undefined) lane.title = it.title;
+          this.agents.push(lane);
+          break;
+        }
+        case 'unknown':
+          push(it, 'unknown', { recordType: it.recordType, raw: r.value });
+          break;
+      }
+    }
+    const fresh = new Set(events.slice(from));
+    return updated.filter((e) => !fresh.has(e));
+  }
+}
+
+/**
+ * A rollout read as it grows. Records a later one reads differently (a message it shows to be a
+ * prompt) are patched in place; one that would change earlier records beyond that (the first
+ * assistant item after event-only messages, a tool's output after its end was taken for it, a
+ * user message paired with the record after it) makes the push answer 'rewrite'.
+ */
+export class CodexTranslation implements IncrementalTranslation {
+  private readonly recs: CodexRecord[] = [];
+  private path: string | undefined;
+  private offset = 0;
+  private nextLine = 1;
+  private endsOpen = false;
+  private firstIndex = -1;
+  private copyEnd = 0;
+  private readonly scan = new Prescan();
+  private readonly state = new ClassifyState();
+  private readonly facts = new SessionFacts();
+  private session: ClassifiedSession | undefined;
+  private events: RolloutEvents | undefined;
+
+  push(files: readonly SourceFile[]): Result<TranslationDelta | 'rewrite', UnknownFormatGeneration> {
+    const file = files[0];
+    if (files.length !== 1 || !file) return ok('rewrite');
+    if (this.path !== undefined) {
+      const grownPastOpenLine = this.endsOpen && file.data.length > this.offset;
+      if (file.path !== this.path || file.data.length < this.offset || grownPastOpenLine)
+        return ok('rewrite');
+    }
+    this.path = file.path;
+    this.session ??= { id: idFromPath(file.path) };
+    const from = this.recs.length;
+    const fresh = readRecords(file, 0, this.offset, this.nextLine, this.firstIndex !== -1);
+    this.recs.push(...fresh);
+    const last = fresh[fresh.length - 1]?.span;
+    if (last) {
+      this.offset = Math.min(file.data.length, last.offset + last.length + 1);
+      this.nextLine = last.line + 1;
+      this.endsOpen = last.unterminated;
+    }
+    if (this.firstIndex === -1) {
+      this.firstIndex = this.recs.findIndex((r) => r.reason === undefined);
+      const first = this.recs[this.firstIndex];
+      const why = first && unknownGeneration(first);
+      if (first && why) return err(unknownFormatGeneration(file.path, first.span.line, why));
+    }
+    const copyEnd = this.firstIndex === -1 ? 0 : replayEnd(this.recs, this.firstIndex);
+    // A copied parent history that now ends elsewhere among records already read.
+    if (Math.min(copyEnd, from) !== Math.min(this.copyEnd, from)) return ok('rewrite');
+    this.copyEnd = copyEnd;
+    const prompted = this.scan.add(this.recs, this.firstIndex, copyEnd, from);
+    if (prompted === 'rewrite') return ok('rewrite');
+
+    const items: Item[] = [];
+    for (let i = from; i < this.recs.length; i++)
+      items.push(this.state.item(this.session, this.recs, i, this.firstIndex, copyEnd, this.scan));
+    this.facts.add(items);
+    this.facts.finish(this.session);
+    if (this.events && this.session.id !== this.events.agents[0]!.id) return ok('rewrite');
+    this.events ??= new RolloutEvents(this.session.id, this.session.laneTitle);
+    const before = this.events.events.length;
+    const updated = this.events.add(items);
+    for (const i of prompted) {
+      const e = this.events.prompt(this.recs[i]!);
+      if (e) updated.push(e);
+    }
+    return ok({ from: before, added: this.events.events.slice(before), updated });
+  }
+
+  snapshot(): TranslatedSession {
+    const session = this.session ?? { id: '' };
+    const events = this.events ?? new RolloutEvents(session.id, session.laneTitle);
+    return events.translated(session, this.facts.capabilities(this.state.sawUsage));
+  }
 }
 
 function umText(p: Json): { text: string; images: number } {
