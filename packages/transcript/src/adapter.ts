@@ -123,6 +123,21 @@ export interface SessionAdapter {
    * (`prompts`); the library cuts them to what the caller asked for.
    */
   summarize?(files: readonly SourceFile[]): Result<SessionSummaryWithPrompts, UnknownFormatGeneration>;
+  /**
+   * Optional, pure: `summarize` fed one line at a time (files main first, as `sessionFiles` gives
+   * them), so that a file of any size can be read in chunks. The same numbers as `summarize`.
+   */
+  summaryPass?(paths: readonly string[]): SummaryPass;
+}
+
+/** A summary pass in progress: each file started in order, then its lines, then the numbers. */
+export interface SummaryPass {
+  /** `wellFormedUtf8` when the whole file is known to be well-formed UTF-8. */
+  startFile(index: number, wellFormedUtf8: boolean): void;
+  /** A line of the current file (`span` within `data`); an error ends the pass. The line's own
+   * `wellFormedUtf8` replaces the file's when given. */
+  line(data: Uint8Array, span: LineSpan, wellFormedUtf8?: boolean): UnknownFormatGeneration | undefined;
+  finish(): Result<SessionSummaryWithPrompts, UnknownFormatGeneration>;
 }
 
 /** The pointer of one line of a source file. */

@@ -29,6 +29,36 @@ export async function openSession(
   target: SessionTarget,
   options: OpenOptions = {},
 ): Promise<Result<OpenedSession, LoadTranscriptError>> {
+  const found = await findSession(platform, target, options);
+  if (!found.ok) return found;
+  const { adapter, paths } = found.value;
+  const { signal } = options;
+  const files: SourceFile[] = [];
+  let bytes = 0;
+  for (const path of paths) {
+    try {
+      const file = await readSourceFile(platform, path, signal);
+      files.push(file);
+      bytes += file.data.length;
+      options.onProgress?.(bytes);
+    } catch (cause) {
+      rethrowIfAborted(signal);
+      return err(openFailure(path, cause));
+    }
+  }
+  return ok({ adapter, files });
+}
+
+/** What fails a read of one of a session's files. */
+export const openFailure = (path: string, cause: unknown): LoadTranscriptError =>
+  errnoCode(cause) === 'ENOENT' ? sessionNotFound(path) : readFailed(path, cause);
+
+/** A session's adapter and its files' paths (main file first), without reading the files. */
+export async function findSession(
+  platform: SessionPlatform,
+  target: SessionTarget,
+  options: OpenOptions = {},
+): Promise<Result<{ adapter: SessionAdapter; paths: string[] }, LoadTranscriptError>> {
   const { signal, providers } = options;
   rethrowIfAborted(signal);
   const ctx = adapterContext(platform, signal);
@@ -80,19 +110,5 @@ export async function openSession(
   paths ??= await adapter.sessionFiles(ctx, target.path);
   rethrowIfAborted(signal);
   if (!paths.ok) return paths;
-
-  const files: SourceFile[] = [];
-  let bytes = 0;
-  for (const path of paths.value) {
-    try {
-      const file = await readSourceFile(platform, path, signal);
-      files.push(file);
-      bytes += file.data.length;
-      options.onProgress?.(bytes);
-    } catch (cause) {
-      rethrowIfAborted(signal);
-      return err(errnoCode(cause) === 'ENOENT' ? sessionNotFound(path) : readFailed(path, cause));
-    }
-  }
-  return ok({ adapter, files });
+  return ok({ adapter, paths: paths.value });
 }

@@ -2,6 +2,7 @@
 // `.zst` files are decompressed here so that adapters and pointers see the plain stream.
 import { Decompress, decompress } from 'fzstd';
 import type { AdapterContext, SourceFile } from './adapter.js';
+import type { LineSpan } from './lines.js';
 import type { SessionPlatform } from './platform.js';
 
 /** Listing reads at most this much of each file, whatever its size. */
@@ -55,3 +56,53 @@ export const adapterContext = (platform: SessionPlatform, signal?: AbortSignal):
   signal
     ? { platform, signal, readHead: (path) => readHead(platform, path) }
     : { platform, readHead: (path) => readHead(platform, path) };
+
+/** How much of a file a line-by-line read holds at once (more only for a longer line). */
+export const LINE_CHUNK_BYTES = 4 * 1024 * 1024;
+
+export interface ChunkLine {
+  /** The chunk that holds the line; `span` is within it (its `line` counts from the file's start). */
+  data: Uint8Array;
+  span: LineSpan;
+}
+
+/**
+ * The lines of a plain (uncompressed) file, read a chunk at a time, so that a file of any size is
+ * read with memory for one chunk and its longest line. The lines are splitLines's.
+ */
+export async function* readLines(
+  platform: SessionPlatform,
+  path: string,
+  chunkBytes = LINE_CHUNK_BYTES,
+  signal?: AbortSignal,
+): AsyncGenerator<ChunkLine> {
+  let offset = 0;
+  let line = 1;
+  let size = chunkBytes;
+  for (;;) {
+    signal?.throwIfAborted();
+    const data = await platform.fs.readRange(path, offset, size);
+    if (data.length === 0) return;
+    const atEnd = data.length < size;
+    let start = 0;
+    for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
+      const length = nl > start && data[nl - 1] === 13 ? nl - start - 1 : nl - start;
+      yield { data, span: { line: line++, offset: start, length, unterminated: false } };
+      start = nl + 1;
+    }
+    if (atEnd) {
+      if (start < data.length) {
+        const length = data[data.length - 1] === 13 ? data.length - start - 1 : data.length - start;
+        yield { data, span: { line, offset: start, length, unterminated: true } };
+      }
+      return;
+    }
+    // A line longer than the chunk is read again with room for it; otherwise the next chunk
+    // starts where the unfinished line does.
+    if (start === 0) size *= 2;
+    else {
+      offset += start;
+      size = chunkBytes;
+    }
+  }
+}

@@ -1,5 +1,7 @@
 // Session numbers: the fold of a loaded transcript, or an adapter's fast pass giving the same.
 
+import type { SourceFile, SummaryPass } from './adapter.js';
+import { type LineSpan, splitLines } from './lines.js';
 import { finishTranscript } from './load.js';
 import type {
   SessionSummaryWithPrompts,
@@ -8,9 +10,10 @@ import type {
   TranscriptEvent,
   TranscriptEventOf,
 } from './model.js';
-import { type OpenOptions, openSession } from './open.js';
+import { findSession, type OpenOptions, openFailure } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { type LoadTranscriptError, ok, type Result } from './result.js';
+import { isZstd, readLines, readSourceFile } from './read.js';
+import { err, type LoadTranscriptError, ok, type Result } from './result.js';
 import { SummaryTally } from './tally.js';
 
 export interface SessionPromptsOptions {
@@ -76,24 +79,116 @@ export async function summarizeSession(
   target: SessionTarget,
   options: SummarizeSessionOptions = {},
 ): Promise<Result<SessionSummaryWithPrompts, LoadTranscriptError>> {
-  const opened = await openSession(platform, target, options);
-  if (!opened.ok) return opened;
-  const { adapter, files } = opened.value;
+  const found = await findSession(platform, target, options);
+  if (!found.ok) return found;
+  const { adapter, paths } = found.value;
   const wantPrompts = options.prompts ? (options.prompts === true ? {} : options.prompts) : undefined;
-  if (adapter.summarize) {
-    const fast = adapter.summarize(files);
-    if (!fast.ok) return fast;
-    const summary = fast.value;
-    if (!wantPrompts) delete summary.prompts;
-    else if (summary.prompts) {
-      const cut = summary.prompts.map((p) => cutPrompt(p, wantPrompts.maxChars));
-      summary.prompts = wantPrompts.max !== undefined ? cut.slice(0, wantPrompts.max) : cut;
+  let summary: SessionSummaryWithPrompts;
+  if (adapter.summaryPass && (await holdsLargeFile(platform, paths))) {
+    const streamed = await streamSummary(platform, adapter.summaryPass(paths), paths, options);
+    if (!streamed.ok) return streamed;
+    summary = streamed.value;
+  } else {
+    const files = await readFiles(platform, paths, options);
+    if (!files.ok) return files;
+    if (!adapter.summarize) {
+      const translated = adapter.translate(files.value);
+      if (!translated.ok) return translated;
+      return ok(
+        foldTranscript(finishTranscript(adapter.id, translated.value), { prompts: wantPrompts ?? false }),
+      );
     }
-    return ok(summary);
+    const fast = adapter.summarize(files.value);
+    if (!fast.ok) return fast;
+    summary = fast.value;
   }
-  const translated = adapter.translate(files);
-  if (!translated.ok) return translated;
-  return ok(
-    foldTranscript(finishTranscript(adapter.id, translated.value), { prompts: wantPrompts ?? false }),
-  );
+  if (!wantPrompts) delete summary.prompts;
+  else if (summary.prompts) {
+    const cut = summary.prompts.map((p) => cutPrompt(p, wantPrompts.maxChars));
+    summary.prompts = wantPrompts.max !== undefined ? cut.slice(0, wantPrompts.max) : cut;
+  }
+  return ok(summary);
 }
+
+/** Files at least this large are summarized a chunk at a time when the adapter can, not held whole. */
+export const STREAM_FROM_BYTES = 32 * 1024 * 1024;
+
+async function holdsLargeFile(platform: SessionPlatform, paths: readonly string[]): Promise<boolean> {
+  for (const path of paths) {
+    if (isZstd(path)) continue;
+    try {
+      if ((await platform.fs.stat(path)).size >= STREAM_FROM_BYTES) return true;
+    } catch {
+      // Reading it reports the failure.
+    }
+  }
+  return false;
+}
+
+async function readFiles(
+  platform: SessionPlatform,
+  paths: readonly string[],
+  options: OpenOptions,
+): Promise<Result<SourceFile[], LoadTranscriptError>> {
+  const files: SourceFile[] = [];
+  let bytes = 0;
+  for (const path of paths) {
+    try {
+      const file = await readSourceFile(platform, path, options.signal);
+      files.push(file);
+      bytes += file.data.length;
+      options.onProgress?.(bytes);
+    } catch (cause) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      return err(openFailure(path, cause));
+    }
+  }
+  return ok(files);
+}
+
+/** The pass over every file line by line; compressed files are read whole (their codec streams poorly). */
+async function streamSummary(
+  platform: SessionPlatform,
+  pass: SummaryPass,
+  paths: readonly string[],
+  options: OpenOptions,
+): Promise<Result<SessionSummaryWithPrompts, LoadTranscriptError>> {
+  let bytes = 0;
+  for (const [index, path] of paths.entries()) {
+    try {
+      if (isZstd(path)) {
+        const file = await readSourceFile(platform, path, options.signal);
+        pass.startFile(index, file.wellFormedUtf8 === true);
+        for (const span of splitLines(file.data)) {
+          const failure = pass.line(file.data, span);
+          if (failure) return err(failure);
+        }
+        bytes += file.data.length;
+        options.onProgress?.(bytes);
+        continue;
+      }
+      pass.startFile(index, false);
+      let chunk: Uint8Array | undefined;
+      let wellFormed = false;
+      for await (const { data, span } of readLines(platform, path, undefined, options.signal)) {
+        // Each chunk is checked once, natively when the platform can; its lines inherit the answer.
+        if (data !== chunk) {
+          if (chunk) bytes += chunk.length;
+          chunk = data;
+          wellFormed = platform.isWellFormedUtf8?.(data) ?? false;
+        }
+        const failure = pass.line(data, span, wellFormed || isWellFormedLine(platform, data, span));
+        if (failure) return err(failure);
+      }
+      options.onProgress?.(bytes);
+    } catch (cause) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      return err(openFailure(path, cause));
+    }
+  }
+  return pass.finish();
+}
+
+/** A chunk that is not well-formed as a whole may end inside a character, or hold one bad line. */
+const isWellFormedLine = (platform: SessionPlatform, data: Uint8Array, span: LineSpan): boolean =>
+  platform.isWellFormedUtf8?.(data.subarray(span.offset, span.offset + span.length)) ?? false;

@@ -4,7 +4,7 @@ import { detectClaudeCode } from './detect.js';
 import { claudeSessionFiles } from './files.js';
 import { claudeHomes } from './homes.js';
 import { CLAUDE_CODE, claudeLastRecordAt, discoverClaudeSessions, listClaudeSessions } from './list.js';
-import { summarizeClaudeCode } from './summarize.js';
+import { claudeSummaryPass, summarizeClaudeCode } from './summarize.js';
 import { ClaudeTranslation, translateClaudeCode } from './translate.js';
 
 export const claudeCodeAdapter: SessionAdapter = {
@@ -29,4 +29,5 @@ export const claudeCodeAdapter: SessionAdapter = {
   translate: translateClaudeCode,
   incremental: () => new ClaudeTranslation(),
   summarize: summarizeClaudeCode,
+  summaryPass: claudeSummaryPass,
 };

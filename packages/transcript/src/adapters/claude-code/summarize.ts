@@ -5,7 +5,7 @@
 //
 // Every line it does not parse in full is still decoded and checked in full to be exactly what
 // JSON.parse would accept, so a damaged line is dropped by both passes or by neither.
-import type { SourceFile } from '../../adapter.js';
+import type { SourceFile, SummaryPass } from '../../adapter.js';
 import { parseJson } from '../../depth.js';
 import { lastMember, type MemberRange, objectMembers, stringText } from '../../json-check.js';
 import { skimElements, skimMembers } from '../../json-skim.js';
@@ -54,27 +54,51 @@ class Summarizer {
   private readonly mainRequestOfMessage = new Map<string, string>();
   private readonly fileOfUuid = new Map<string, number>();
 
-  /** Whether the file being read is well-formed UTF-8 that lines can be parsed from as bytes. */
+  /** Whether the file being read is known to be well-formed UTF-8. */
+  private wellFormed = false;
+  /** Whether the line being read can be parsed from its bytes. */
   private oneByte = false;
 
   /** Whether the first file is the main lane's; not when the main file is gone. */
   constructor(private readonly hasMain: boolean) {}
 
+  private fileIndex = 0;
+  private path = '';
+  private first = true;
+
   /** One file; an error when its first record is of a format generation this adapter does not know. */
   file(index: number, file: SourceFile): UnknownFormatGeneration | undefined {
-    const data = file.data;
-    this.oneByte = file.wellFormedUtf8 === true && hasOneByteView(data);
-    let first = true;
-    for (const span of splitLines(data)) {
-      const line = this.read(data, span);
-      if (line === undefined) continue;
-      if (first) {
-        first = false;
-        const detail = unknownGeneration(line.value);
-        if (detail !== undefined) return unknownFormatGeneration(file.path, span.line, detail);
-      }
-      if (isRec(line.value)) this.record(index, line.value);
+    this.startFile(index, file.path, file.wellFormedUtf8 === true);
+    for (const span of splitLines(file.data)) {
+      const failure = this.line(file.data, span);
+      if (failure) return failure;
     }
+    return undefined;
+  }
+
+  /** Starts file `index`; `wellFormedUtf8` when its bytes are known to be well-formed UTF-8. */
+  startFile(index: number, path: string, wellFormedUtf8: boolean): void {
+    this.fileIndex = index;
+    this.path = path;
+    this.first = true;
+    this.wellFormed = wellFormedUtf8;
+  }
+
+  /** One line of the current file; an error when it is the file's first record and of an unknown generation. */
+  line(
+    data: Uint8Array,
+    span: LineSpan,
+    wellFormedUtf8 = this.wellFormed,
+  ): UnknownFormatGeneration | undefined {
+    this.oneByte = wellFormedUtf8 && hasOneByteView(data);
+    const line = this.read(data, span);
+    if (line === undefined) return undefined;
+    if (this.first) {
+      this.first = false;
+      const detail = unknownGeneration(line.value);
+      if (detail !== undefined) return unknownFormatGeneration(this.path, span.line, detail);
+    }
+    if (isRec(line.value)) this.record(this.fileIndex, line.value);
     return undefined;
   }
 
@@ -269,13 +293,31 @@ function pickMembers(text: string, members: readonly MemberRange[], keys: Readon
 export function summarizeClaudeCode(
   files: readonly SourceFile[],
 ): Result<SessionSummaryWithPrompts, UnknownFormatGeneration> {
-  const orphan = files[0] !== undefined && subagentFolderSession(files[0].path) !== undefined;
-  const s = new Summarizer(!orphan);
-  const subagents = orphan ? files.length : files.length - 1;
+  const { s, subagents } = summarizerFor(files.map((f) => f.path));
   for (const [i, file] of files.entries()) {
     const failure = s.file(i, file);
     if (failure) return err(failure);
   }
+  return ok(finishSummary(s, subagents));
+}
+
+/** The summary pass fed one line at a time, for files read in chunks: summarizeClaudeCode's numbers. */
+export function claudeSummaryPass(paths: readonly string[]): SummaryPass {
+  const { s, subagents } = summarizerFor(paths);
+  return {
+    startFile: (index, wellFormedUtf8) => s.startFile(index, paths[index] ?? '', wellFormedUtf8),
+    line: (data, span, wellFormedUtf8) => s.line(data, span, wellFormedUtf8),
+    finish: () => ok(finishSummary(s, subagents)),
+  };
+}
+
+/** A session's files are its main file and its subagents' (or only subagents' when the main file is gone). */
+function summarizerFor(paths: readonly string[]): { s: Summarizer; subagents: number } {
+  const orphan = paths[0] !== undefined && subagentFolderSession(paths[0]) !== undefined;
+  return { s: new Summarizer(!orphan), subagents: orphan ? paths.length : paths.length - 1 };
+}
+
+function finishSummary(s: Summarizer, subagents: number): SessionSummaryWithPrompts {
   // Requests are counted once their largest usage is known; the main lane's in order, for the shape.
   const main = new Set(s.mainRequests);
   for (const r of s.mainRequests) s.tally.request(r.usage, true);
@@ -288,5 +330,5 @@ export function summarizeClaudeCode(
   if (subagents > 0) capabilities.push('subagents');
   const summary: SessionSummaryWithPrompts = s.tally.summary(capabilities, subagents);
   summary.prompts = s.prompts;
-  return ok(summary);
+  return summary;
 }
