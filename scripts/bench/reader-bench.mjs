@@ -68,7 +68,8 @@ async function run() {
     stop.push(() => d.stop());
     await untilReady(d, 300_000);
     const { port, token } = await d.url;
-    const at = { port, token, agent: session.agent };
+    // A loaded machine can take long over the list the browser warms on: wait rather than fail.
+    const at = { port, token, agent: session.agent, timeoutMs: 120_000 };
 
     // 1. First screen, the highlighter allowed and refused in turn, so that neither side always goes
     // first after the server warmed the session's file: at the top of the session, and landing on a
