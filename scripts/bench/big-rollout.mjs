@@ -1,6 +1,7 @@
 // One very large Codex rollout: the corpus's largest rollout, its records repeated until the file
 // reaches a size, then `cairn summary` of it and a cold index of a home that holds only it, each with
-// its wall time and peak memory. A run that fails (out of memory, say) is reported as such.
+// its wall time and peak memory; and `cairn summary` of a Claude Code session of the same size. A
+// run that fails (out of memory, say) is reported as such.
 // Alone: `node scripts/bench/big-rollout.mjs [--size MB]` (default 1024).
 import { spawnSync } from 'node:child_process';
 import {
@@ -44,6 +45,30 @@ export function writeBigRollout({ source, work, bytes }) {
   }
 }
 
+const CLAUDE_SOURCE = 'claude/projects/-work-spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl';
+
+/** A Claude Code session of the corpus's largest main file repeated, each copy's ids its own. */
+export function writeBigClaudeSession({ source, work, bytes }) {
+  const one = readFileSync(join(source, CLAUDE_SOURCE), 'utf8');
+  const path = join(work, 'claude/projects/-big', CLAUDE_SOURCE.split('/').pop());
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'w');
+  try {
+    let written = 0;
+    for (let n = 1; written < bytes; n++)
+      written += writeSync(
+        fd,
+        one
+          .replaceAll('"msg_', `"msg_${n}_`)
+          .replaceAll('"req_', `"req_${n}_`)
+          .replaceAll('"uuid":"', `"uuid":"${n}-`),
+      );
+    return { path, bytes: written };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Wall time (s) and peak RSS (MB) of a command, from GNU time; `error` when it failed. */
 function timed(args, env) {
   const start = process.hrtime.bigint();
@@ -74,6 +99,15 @@ export async function benchBigRollout({ source, sizeMb }) {
         ? `FAILED after ${summary.wall.toFixed(1)} s, ${summary.rss.toFixed(0)} MB peak: ${summary.error}`
         : `${summary.wall.toFixed(2)} s  ${summary.rss.toFixed(0)} MB peak`,
     );
+    const claude = writeBigClaudeSession({ source, work, bytes: sizeMb * 1024 * 1024 });
+    const claudeSummary = timed([cli, 'summary', claude.path, '--json'], env);
+    row(
+      `5b. summary of a ${(claude.bytes / 1024 / 1024).toFixed(0)} MB Claude session`,
+      claudeSummary.error
+        ? `FAILED after ${claudeSummary.wall.toFixed(1)} s: ${claudeSummary.error}`
+        : `${claudeSummary.wall.toFixed(2)} s  ${claudeSummary.rss.toFixed(0)} MB peak (read in chunks)`,
+    );
+    rmSync(join(work, 'claude'), { recursive: true, force: true });
     const d = new Daemon({ cli, env });
     try {
       const ready = await untilReady(d, 30 * 60 * 1000);
