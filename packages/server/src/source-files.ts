@@ -198,7 +198,9 @@ export class SourceFiles {
     this.grow(c, c.offset + complete.length);
     complete.copy(c.data, c.offset);
     c.offset += complete.length;
-    this.evict();
+    // The file that grew is the one being followed: others leave first, or it would be read whole
+    // again on its next append.
+    this.evict(path);
     return { kind: 'appended', stamp: now, offset: c.offset, bytes: complete.length };
   }
 
@@ -211,10 +213,17 @@ export class SourceFiles {
       return { kind: 'gone' };
     }
     this.stats.note(path, data.length);
-    const now = at ?? { size: data.length, mtimeMs: Date.now(), ino: 0 };
+    const size = data.length;
+    const now = at ?? { size, mtimeMs: Date.now(), ino: 0 };
     const offset = completeLength(path, data, now);
+    // A JSONL file grows: room to take appends in place, so the first ones copy nothing of a long file.
+    if (isLineFile(path)) {
+      const roomy = Buffer.allocUnsafe(size + Math.max(64 * 1024, size >> 2));
+      data.copy(roomy);
+      data = roomy;
+    }
     this.drop(path);
-    const c: Cached = { data, offset, stamp: { ...now, size: data.length } };
+    const c: Cached = { data, offset, stamp: { ...now, size } };
     this.cache.set(path, c);
     this.held += data.length;
     this.evict(path);
