@@ -5,7 +5,7 @@
 //   deltas-ws <deltas> <pace ms>    per-delta latency from the agent (each chunk carries the time it
 //                                   was sent) to `ws` clients on /chat: a turn with one tab open,
 //                                   then one with ten, twice (a turn first, not counted)
-//   deltas-page <deltas> <pace ms>  the same to Chromium tabs of the web UI: when the page's socket
+//   deltas-page <deltas> <pace ms> [paragraph]  the same to Chromium tabs of the web UI: when the page's socket
 //                                   receives the text_delta, and the first frame after its text is
 //                                   in the page's DOM
 //   ttft <turns> <agent>            time from Send to the first token: the web UI in Chromium (Enter
@@ -84,7 +84,7 @@ process.on('exit', () => {
 });
 
 /** The agents the daemon is told of, each the scripted agent with an environment of its own. */
-function wireAgents(deltas: number, paceMs: number) {
+function wireAgents(deltas: number, paceMs: number, paragraph = 0) {
   const agent = (env: Record<string, string>) => ({
     name: 'Bench wire',
     command: process.execPath,
@@ -96,6 +96,7 @@ function wireAgents(deltas: number, paceMs: number) {
       WIRE_AGENT_CHUNKS: String(deltas),
       WIRE_AGENT_DELAY_MS: String(paceMs),
       WIRE_AGENT_STAMP: '1',
+      WIRE_AGENT_PARAGRAPH: String(paragraph),
     }),
     quick: agent({ WIRE_AGENT_CHUNKS: '3', WIRE_AGENT_DELAY_MS: '0', WIRE_AGENT_STAMP: '0' }),
   };
@@ -512,8 +513,8 @@ async function withBrowser<T>(fn: (browser: Browser) => Promise<T>): Promise<T> 
   }
 }
 
-async function deltasPage(dir: string, deltas: number, paceMs: number) {
-  const d = await startDaemon(dir, wireAgents(deltas, paceMs));
+async function deltasPage(dir: string, deltas: number, paceMs: number, paragraph: number) {
+  const d = await startDaemon(dir, wireAgents(deltas, paceMs, paragraph));
   try {
     return await withBrowser(async (browser) => {
       const session = await newChat(d, 'stream');
@@ -703,14 +704,14 @@ async function ttft(dir: string, turns: number, which: string) {
   }
 }
 
-const [what, a, b] = process.argv.slice(2);
+const [what, a, b, c] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-chat-'));
 try {
   const result =
     what === 'deltas-ws'
       ? await deltasWs(dir, Number(a), Number(b))
       : what === 'deltas-page'
-        ? await deltasPage(dir, Number(a), Number(b))
+        ? await deltasPage(dir, Number(a), Number(b), Number(c ?? 0))
         : what === 'ttft'
           ? await ttft(dir, Number(a), b ?? 'wire')
           : undefined;

@@ -13,7 +13,8 @@
 // The measurements (scripts/bench/chat-measure.ts) are bundled here and run in a fresh process each.
 // Options: --runs N (runs of each delta measurement, default 3), --deltas N (default 2000),
 // --pace-ms N (the agent's pause before each chunk, default 2), --page-deltas N (default 500),
-// --page-pace-ms N (default 5), --turns N (scripted agent, default 30), --claude-turns N (default
+// --page-pace-ms N (default 5), --page-paragraph N (a blank line after every Nth delta, as replies
+// are written in paragraphs, default 20; 0 for one paragraph), --turns N (scripted agent, default 30), --claude-turns N (default
 // 10), --no-browser (the `ws` figures alone), --no-agents (skip Claude Code).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     'pace-ms': { type: 'string', default: '2' },
     'page-deltas': { type: 'string', default: '500' },
     'page-pace-ms': { type: 'string', default: '5' },
+    'page-paragraph': { type: 'string', default: '20' },
     turns: { type: 'string', default: '30' },
     'claude-turns': { type: 'string', default: '10' },
     'no-browser': { type: 'boolean' },
@@ -119,12 +121,14 @@ let page;
 if (browser) {
   const pageDeltas = Number(values['page-deltas']);
   const pagePace = Number(values['page-pace-ms']);
+  const paragraph = Number(values['page-paragraph']);
   console.log(`\nchat: ${load()}`);
   console.log(
-    `chat: per-delta latency to Chromium tabs, a turn of ${pageDeltas.toLocaleString('en-US')} deltas paced ${pagePace} ms, ${runs} runs, medians`,
+    `chat: per-delta latency to Chromium tabs, a turn of ${pageDeltas.toLocaleString('en-US')} deltas paced ${pagePace} ms` +
+      `${paragraph > 0 ? ` in paragraphs of ${paragraph}` : ', one paragraph'}, ${runs} runs, medians`,
   );
   const samples = [];
-  for (let i = 0; i < runs; i++) samples.push(measure('deltas-page', pageDeltas, pagePace));
+  for (let i = 0; i < runs; i++) samples.push(measure('deltas-page', pageDeltas, pagePace, paragraph));
   const pick = (tabs, what) => ({
     p50: med(samples, (s) => s[tabs][what].p50Ms),
     p95: med(samples, (s) => s[tabs][what].p95Ms),

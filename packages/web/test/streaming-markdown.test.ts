@@ -2,7 +2,10 @@
 // whole text (less the blank lines between blocks), and a finished block must not change as text is
 // appended after it, which is what lets it keep its DOM.
 import { describe, expect, it } from 'vitest';
-import { markdownBlocks } from '../src/views/streaming-markdown.js';
+import { type Blocks, blocksOf, nextBlocks } from '../src/views/streaming-markdown.js';
+
+const fresh: Blocks = { text: '', finished: [], tailStart: 0 };
+const markdownBlocks = (text: string): string[] => blocksOf(nextBlocks(fresh, text));
 
 const message = [
   '# Plan',
@@ -39,12 +42,23 @@ describe('markdown blocks while streaming', () => {
     expect(blocks.join('\n').replace(/\n+/g, '\n').trim()).toBe(message.replace(/\n+/g, '\n').trim());
   });
 
-  it('keeps every finished block the same as the text grows one character at a time', () => {
+  it('grown one character at a time, keeps every finished block and ends with the blocks of the whole', () => {
     const whole = markdownBlocks(message);
+    let blocks = fresh;
     for (let n = 1; n <= message.length; n++) {
-      const blocks = markdownBlocks(message.slice(0, n));
-      // Every block before the last (the one still growing) is already as it will end.
-      expect(blocks.slice(0, -1), `after ${n} characters`).toEqual(whole.slice(0, blocks.length - 1));
+      blocks = nextBlocks(blocks, message.slice(0, n));
+      const drawn = blocksOf(blocks);
+      // Every block before the one still growing is already as it will end.
+      expect(drawn.slice(0, -1), `after ${n} characters`).toEqual(whole.slice(0, drawn.length - 1));
+      expect(drawn.join('').length).toBeLessThanOrEqual(n);
     }
+    expect(blocksOf(blocks)).toEqual(whole);
+  });
+
+  it('starts over when the text is replaced rather than grown, and keeps text with CRLF in one block', () => {
+    const grown = nextBlocks(nextBlocks(fresh, 'one\n\ntwo'), 'one\n\ntwo\n\nthree');
+    expect(blocksOf(grown)).toEqual(['one', 'two', 'three']);
+    expect(blocksOf(nextBlocks(grown, 'other\n\ntext'))).toEqual(['other', 'text']);
+    expect(blocksOf(nextBlocks(fresh, 'a\r\n\r\nb'))).toEqual(['a\r\n\r\nb']);
   });
 });

@@ -15,6 +15,8 @@ if (process.env.WIRE_AGENT_STUBBORN === '1') setInterval(() => {}, 1000);
 const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
 const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
 const stamp = process.env.WIRE_AGENT_STAMP === '1';
+// WIRE_AGENT_PARAGRAPH=N: every Nth chunk ends a paragraph (a blank line), as replies are written.
+const paragraph = Number(process.env.WIRE_AGENT_PARAGRAPH ?? 0);
 // WIRE_AGENT_NO_IMAGES=1: the agent declares no image input.
 // WIRE_AGENT_LOOP_DONE_AT=N: from its Nth turn on, the reply ends with the loop's done marker.
 const loopDoneAt = Number(process.env.WIRE_AGENT_LOOP_DONE_AT ?? 0);
@@ -131,7 +133,8 @@ const app = acp
       if (cancelled.has(sessionId)) return { stopReason: 'cancelled' };
       if (mode === 'garbage' && i % 2 === 0) process.stdout.write('this is not json\n');
       const at = stamp ? `@${(performance.timeOrigin + performance.now()).toFixed(3)}` : '';
-      await ctx.client.notify('session/update', text(sessionId, `t${turns}c${i}${at} `));
+      const end = paragraph > 0 && (i + 1) % paragraph === 0 ? '\n\n' : '';
+      await ctx.client.notify('session/update', text(sessionId, `t${turns}c${i}${at} ${end}`));
       if (mode === 'crash' && i === Math.floor(chunks / 2)) process.exit(3);
     }
     if (mode === 'permission') {

@@ -28,7 +28,6 @@ export class ChatSocket {
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  private flushFrame: number | undefined;
   private stopped = false;
   private readonly listeners = new Set<() => void>();
   private queue: Promise<void> = Promise.resolve();
@@ -51,7 +50,7 @@ export class ChatSocket {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.cancelFlush();
+    clearTimeout(this.flushTimer);
     this.ws?.close();
     this.ws = undefined;
   }
@@ -184,36 +183,18 @@ export class ChatSocket {
     this.retry();
   }
 
-  // Deltas arrive far faster than a screen redraws: listeners hear of them once a frame, just
-  // before it is painted. A hidden tab paints no frames, so there a timer stands in.
+  // Deltas arrive far faster than a screen redraws: listeners hear of them once per frame or so.
   private changed(now = false): void {
     if (now) {
-      this.cancelFlush();
-      this.notify();
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      for (const l of this.listeners) l();
       return;
     }
-    if (this.flushTimer !== undefined || this.flushFrame !== undefined) return;
-    if (typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible') {
-      this.flushFrame = requestAnimationFrame(() => {
-        this.flushFrame = undefined;
-        this.notify();
-      });
-    } else {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = undefined;
-        this.notify();
-      }, 16);
-    }
-  }
-
-  private cancelFlush(): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (this.flushFrame !== undefined) cancelAnimationFrame(this.flushFrame);
-    this.flushFrame = undefined;
-  }
-
-  private notify(): void {
-    for (const l of this.listeners) l();
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      for (const l of this.listeners) l();
+    }, 16);
   }
 }
