@@ -88,12 +88,16 @@ export function useFind(target: FindTarget): Find {
   useEffect(() => {
     const root = scroller.current;
     if (!root || needle.trim() === '') {
+      repaint.current = () => {};
       clearHighlights();
       return;
     }
     let frame = 0;
+    // A step scheduled just before the bar closed (or the query changed) must not paint again.
+    let live = true;
     const paint = () => {
       frame = 0;
+      if (!live) return;
       const index = currentKey === undefined ? -1 : rows.findIndex((r) => r.key === currentKey);
       const first = highlightMatches(root, needle, root.querySelector(`.vrow[data-index="${index}"]`));
       if (reveal.current && first) {
@@ -109,6 +113,8 @@ export function useFind(target: FindTarget): Find {
     const watch = new MutationObserver(later);
     watch.observe(root, { childList: true, subtree: true, characterData: true });
     return () => {
+      live = false;
+      repaint.current = () => {};
       watch.disconnect();
       cancelAnimationFrame(frame);
       clearHighlights();
