@@ -2,81 +2,28 @@
 // They run in the session's project, reach every tab as dev processes with a bounded output tail,
 // give the agent its output within its byte limit, and can be ended from a tab. The scripted agent
 // (built with the SDK) asks for them: none of the real adapters here uses the capability.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { homeEnv, serve, tempDir } from './helpers.js';
+import { chatServer, closeAll } from './support/chat.js';
 
-const AGENT = fileURLToPath(new URL('./support/wire-agent.mjs', import.meta.url));
+afterEach(closeAll);
 
-// biome-ignore lint/suspicious/noExplicitAny: events are asserted on field by field
-type Ev = { type: string } & Record<string, any>;
-const stops: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
-
+/** A chat with the scripted agent, and tabs on it that also read the reply's text. */
 async function chat() {
-  const root = tempDir();
-  const cairnHome = join(root, 'cairn');
-  const project = join(root, 'project');
-  mkdirSync(cairnHome, { recursive: true });
-  mkdirSync(project, { recursive: true });
-  writeFileSync(
-    join(cairnHome, 'config.json'),
-    JSON.stringify({ agents: { wire: { name: 'Wire', command: process.execPath, args: [AGENT] } } }),
-  );
-  const server = await serve({ ...homeEnv(root), PATH: process.env.PATH ?? '' }, { cairnHome });
-  stops.push(() => server.close());
-  await server.drive.wire.waitForWorkstation('local');
-  for (let i = 0; i < 100 && !server.drive.wire.roster('local').some((b) => b.key === 'wire'); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const api = async (path: string, body: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: answers are asserted on field by field
-    return (await res.json()) as any;
+  const c = await chatServer();
+  const id = await c.newChat();
+  const tab = async () => {
+    const t = await c.tab(id);
+    await t.ready();
+    const of = (type: string) => t.events.filter((e) => e.type === type);
+    const text = () =>
+      of('text_delta')
+        .map((e) => e.delta)
+        .join('');
+    return { ...t, of, text };
   };
-  const p = await api('/api/projects', { path: project });
-  const s = await api('/api/sessions', { projectId: p.project.id, agent: 'wire' });
-  const id = s.session.id as string;
-  const tab = () => openTab(`ws://127.0.0.1:${server.port}/chat?session=${id}&token=${server.token}`);
-  return { project, cairnHome, tab, server };
-}
-
-async function openTab(url: string) {
-  const ws = new WebSocket(url);
-  const events: Ev[] = [];
-  ws.on('message', (data) => events.push(JSON.parse(data.toString()) as Ev));
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  stops.push(() => {
-    ws.close();
-    expect(events.filter((e) => e.type === 'error' && /broke the contract/.test(e.message))).toEqual([]);
-  });
-  const until = async (test: () => boolean, what: string, ms = 20_000) => {
-    const deadline = Date.now() + ms;
-    while (!test()) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${what}; got ${events.map((e) => e.type).join(',')}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  const of = (type: string) => events.filter((e) => e.type === type);
-  const text = () =>
-    of('text_delta')
-      .map((e) => e.delta)
-      .join('');
-  await until(() => of('session_ready').length > 0, 'session_ready');
-  return { events, until, of, text, send: (m: unknown) => ws.send(JSON.stringify(m)) };
+  return { ...c, tab };
 }
 
 describe('dev processes', () => {
