@@ -218,14 +218,13 @@ export class ChatSession {
   }
 
   private async killDevProcess(processId: string): Promise<void> {
-    const process = this.devProcesses.get(processId);
-    if (process?.status !== 'running') {
+    const dev = this.devProcesses.get(processId);
+    if (dev?.status !== 'running') {
       this.broadcast({ type: 'error', message: `no running dev process ${processId} in this session` });
       return;
     }
     const reply = await this.deps.wire.setConfigOption(this.row.id, KILL_DEV_PROCESS_OPTION, processId);
-    if (!reply.ok)
-      this.broadcast({ type: 'error', message: `could not end ${process.label}: ${reply.error}` });
+    if (!reply.ok) this.broadcast({ type: 'error', message: `could not end ${dev.label}: ${reply.error}` });
   }
 
   /** Opens the agent session once (again after it was lost); false when the agent refused. */
@@ -469,10 +468,10 @@ export class ChatSession {
         return;
       }
       case DEV_PROCESS_EVENT: {
-        const process = this.devProcesses.update(p.process);
-        if (process) {
+        const dev = this.devProcesses.update(p.process);
+        if (dev) {
           const change = p.change === 'started' || p.change === 'killed' ? p.change : 'exited';
-          this.broadcast({ type: 'dev_processes_changed', processId: process.id, process, change });
+          this.broadcast({ type: 'dev_processes_changed', processId: dev.id, process: dev, change });
         }
         return;
       }
