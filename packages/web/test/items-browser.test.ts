@@ -395,6 +395,8 @@ describe.skipIf(!corpus)("the reader's items over the corpus", () => {
       await markdown.waitFor();
       expect(await markdown.locator('h1, h2, h3, ol, ul').count()).toBeGreaterThan(0);
       expect(await shownText(markdown)).not.toMatch(/^#+ /m);
+      // The divider's words are readable: on the page, and on the row a link landed on.
+      expect(await seriousAxeViolations(page)).toEqual([]);
       await screenshot(page, 'items-compaction');
       await clean(page, errors);
       await context.close();
