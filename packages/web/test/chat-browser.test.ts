@@ -660,21 +660,6 @@ describe('a daemon restarted mid-turn', () => {
       const cairnHome = join(home, 'cairn');
       mkdirSync(cairnHome, { recursive: true });
       symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
-      // Beside the real agents, the scripted one (built with the SDK) for what none of them does: an
-      // agent that takes no images, and one that runs commands through the terminal capability.
-      writeFileSync(
-        join(cairnHome, 'config.json'),
-        JSON.stringify({
-          agents: {
-            wire: {
-              name: 'Scripted agent',
-              command: process.execPath,
-              args: [WIRE_AGENT],
-              env: { WIRE_AGENT_NO_IMAGES: '1', WIRE_AGENT_CHUNKS: '1' },
-            },
-          },
-        }),
-      );
       const agent = await agentTestEnv('claude-code', model.url, join(home, 'agent'));
       const env = { ...homeEnv(join(home, 'reader')), ...agent.env };
       // No port named: the restarted daemon asks for its last one, and keeps its token.
