@@ -256,7 +256,8 @@ describe('find in session', () => {
 
         await input.press('Escape');
         expect(await page.locator('.find-bar').count()).toBe(0);
-        expect(await page.evaluate(() => CSS.highlights.has('find-current'))).toBe(false);
+        // The highlights go with the effect that drew them, which runs after the bar's last frame.
+        await expect.poll(() => page.evaluate(() => CSS.highlights.has('find-current'))).toBe(false);
 
         // "/" opens it again, outside a text field.
         await page.locator('.timeline-scroll').click({ position: { x: 5, y: 5 } });
