@@ -15,7 +15,7 @@ const common = {
   // Native addons and CommonJS packages with dynamic requires stay outside the bundle;
   // everything else (workspace packages included) goes in. These are the package's runtime
   // dependencies.
-  external: ['better-sqlite3', 'playwright-core', 'ws'],
+  external: ['better-sqlite3', 'playwright-core', 'tinypool', 'ws'],
 };
 
 // The library (`cairn/transcript`, `cairn/protocol`) leaves TypeBox to the package's dependency:
@@ -48,7 +48,11 @@ const [, cli, cliWorker] = await Promise.all([
   }),
   build({
     ...common,
-    entryPoints: [{ in: 'packages/transcript/src/worker.ts', out: 'worker' }],
+    entryPoints: [
+      { in: 'packages/transcript/src/worker.ts', out: 'worker' },
+      // The daemon's cold index reads sessions on this one, found beside the catalog's chunk.
+      { in: 'packages/server/src/index-worker.ts', out: 'index-worker' },
+    ],
     outdir: cliDir,
     metafile: true,
   }),

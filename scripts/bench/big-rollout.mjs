@@ -114,7 +114,7 @@ export async function benchBigRollout({ source, sizeMb }) {
       const usage = d.usage();
       row(
         '6. cold index of a home holding only it',
-        `${(ready.readyMs / 1000).toFixed(2)} s  ${(bytes / 1024 / 1024 / (ready.readyMs / 1000)).toFixed(1)} MB/s  ${usage.peakRssMb.toFixed(0)} MB peak`,
+        `${(ready.readyMs / 1000).toFixed(2)} s  ${(bytes / 1024 / 1024 / (ready.readyMs / 1000)).toFixed(1)} MB/s  ${usage.peakRssMb.toFixed(0)} MB peak  longest unanswered ping ${ready.slowestPingMs.toFixed(0)} ms`,
       );
     } catch (e) {
       row('6. cold index of a home holding only it', `FAILED: ${String(e.message ?? e).split('\n')[0]}`);

@@ -111,7 +111,7 @@ async function run() {
     .reduce((n, f) => n + statSync(f).size, 0);
   row(
     `1. cold index (${coldRuns} run${coldRuns > 1 ? 's' : ''})`,
-    `${s(coldMs)}  ${(mb(corpusBytes) / (coldMs / 1000)).toFixed(1)} MB/s  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak`,
+    `${s(coldMs)}  ${(mb(corpusBytes) / (coldMs / 1000)).toFixed(1)} MB/s  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak  longest ping ${Math.max(...cold.map((c) => c.slowestPingMs)).toFixed(0)} ms`,
     `${coldLast.sessions} sessions; server read ${coldLast.serverReadMb ?? '?'} MB (its count, 10^6); index ${bytesText(dbBytes)}`,
   );
   if (values['cold-only']) return;

@@ -8,17 +8,21 @@ const PROGRESS = /^index: (\d+)\/(\d+) sessions indexed \(([\d.]+) MB read\)/;
 
 /**
  * @returns {Promise<{ readyMs: number, sessions: number, indexed: number, serverReadMb: number | undefined,
- *   readyEpochMs: number }>} readyMs counts from the spawn
+ *   readyEpochMs: number, slowestPingMs: number }>} readyMs counts from the spawn; slowestPingMs is the
+ *   longest a ping waited for its answer meanwhile: how long the daemon stopped answering while it indexed
  */
 export async function untilReady(daemon, timeoutMs) {
   const { port, token } = await daemon.url;
   const client = await Client.connect({ port, token });
   try {
     const deadline = performance.now() + timeoutMs;
+    let slowestPingMs = 0;
     for (;;) {
+      const asked = performance.now();
       const reply = await client.request('ping');
       if (!reply.ok) throw new Error(`ping refused: ${JSON.stringify(reply.error)}`);
       const now = performance.now();
+      slowestPingMs = Math.max(slowestPingMs, now - asked);
       if (reply.index.state === 'ready') {
         const last = lastProgress(daemon);
         // The progress line marks the end exactly; the ping only confirms it within its poll interval.
@@ -29,6 +33,7 @@ export async function untilReady(daemon, timeoutMs) {
           sessions: reply.index.sessions,
           indexed: last?.total ?? 0,
           serverReadMb: last?.mb,
+          slowestPingMs,
         };
       }
       if (now > deadline) throw new Error(`index not ready after ${timeoutMs} ms\n${daemon.tail()}`);

@@ -7,7 +7,6 @@ import {
   adapterTable,
   fileLastRecordAt,
   findAdapter,
-  foldTranscript,
   HEAD_BYTES,
   type SessionHead as LibHead,
   listSessions,
@@ -18,9 +17,19 @@ import {
   type SessionSummaryWithPrompts,
   type Transcript,
 } from '@cairn/transcript';
-import type { FileState, IndexDb, SearchQuery, SearchRow } from './index-db.js';
+import type { FileState, IndexDb, IndexDoc, SearchQuery, SearchRow } from './index-db.js';
+import {
+  headFactsOf,
+  type IndexJob,
+  type ListingFacts,
+  listingFacts,
+  type PreparedFacts,
+  type PreparedIndex,
+  prepareIndex,
+  type TranscriptHeadFacts,
+} from './index-job.js';
+import type { IndexWorkers } from './index-workers.js';
 import { type LiveDelta, LiveTranscript } from './live-transcript.js';
-import { sessionCost, usageByModel } from './pricing.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
 import {
@@ -42,16 +51,6 @@ const SESSION_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   codex: ['sessions', 'archived_sessions'],
   'gemini-cli': ['tmp'],
 };
-
-/** What a list row shows beyond the head, read from the whole transcript. */
-export interface ListingFacts {
-  /** The model that answered the most requests. */
-  model?: string;
-  /** The person's prompts on the main lane: typed messages and slash commands. */
-  prompts?: number;
-  /** Dollars, from the price catalog; absent when a model used has no price. */
-  costUsd?: number;
-}
 
 /** A library head with the listing facts the server read from the transcript. */
 export type CatalogHead = LibHead & { listing?: ListingFacts };
@@ -96,10 +95,15 @@ export interface CatalogOptions {
   readonly rescanMs?: number;
   /** Watch the homes for changes; off for one-shot uses. */
   readonly watch?: boolean;
+  /** Worker threads for reading sessions whole; without them every read runs on this thread. */
+  readonly workers?: IndexWorkers;
 }
 
 /** A session is known by its main file: one id can stand under two folders, and both are listed. */
 export const sessionKey = (agent: string, mainPath: string): string => `${agent}:${mainPath}`;
+
+/** Search documents written in one transaction: a few milliseconds of the daemon's thread. */
+const DOCS_PER_WRITE = 2_000;
 
 /** Transcripts read for requests kept in memory, the most recent ones. */
 const RECENT_LOADS = 4;
@@ -120,6 +124,8 @@ export class Catalog {
   private readonly urgent: Task[] = [];
   private readonly background: string[] = [];
   private readonly queued = new Set<string>();
+  /** Background sessions being prepared on the workers ahead of their turn. */
+  private readonly preparing = new Map<string, Promise<PreparedIndex>>();
   private running = false;
   private idle: (() => void)[] = [];
   private watcher: Watcher | undefined;
@@ -136,6 +142,10 @@ export class Catalog {
   private readonly lastRecords = new Map<string, { stamp: FileStamp; at: number | undefined }>();
   private readonly transcriptListeners = new Set<(change: TranscriptChange) => void>();
   private readonly headListeners = new Set<(changed: SessionEntry[], removed: SessionEntry[]) => void>();
+
+  private get workers(): IndexWorkers | undefined {
+    return this.options.workers;
+  }
 
   constructor(private readonly options: CatalogOptions) {
     this.files = new SourceFiles(this.stats);
@@ -367,6 +377,7 @@ export class Catalog {
         const key = this.background.shift();
         if (key === undefined) break;
         this.queued.delete(key);
+        this.prefetch();
         const e = this.sessions.get(key);
         if (e && !e.indexed) {
           await this.index(key, { cache: this.followed.has(key) }).catch((cause) =>
@@ -596,13 +607,82 @@ export class Catalog {
     return this.files.printOf(path, offset) ?? (await headPrint(path, offset)) ?? '';
   }
 
-  /** Reads a session whole (through the cache), and records its documents, summary and files. */
+  /**
+   * Reads a session and records its documents, summary and files: a followed one read on from where
+   * its last read stopped, any other whole (on a worker thread when it has no bytes in the cache).
+   */
   private async index(key: string, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
     const e = this.sessions.get(key);
     if (!e) return;
+    // A file written anew starts a followed session's translation over.
+    if (opts.replaced) this.live.delete(key);
+    let live = this.live.get(key);
+    if (!live && this.followed.has(key)) {
+      live = new LiveTranscript(e.agent);
+      this.live.set(key, live);
+    }
+    if (live) await this.indexLive(e, live, opts);
+    else await this.indexWhole(e, opts);
+  }
+
+  private async indexLive(
+    e: SessionEntry,
+    live: LiveTranscript,
+    opts: { cache: boolean; replaced?: boolean },
+  ): Promise<void> {
+    const stamps = await this.stampFiles(e, true);
+    const loaded = await live.read(this.platform(), e.head.path);
+    if (!loaded.ok) {
+      await this.recordFailure(e, stamps, loaded.error.message);
+      return;
+    }
+    const t = loaded.value;
+    const lanes = live.lanes;
+    const summary = live.summary(t);
+    const facts: PreparedFacts = {
+      summary,
+      capabilities: [...t.capabilities],
+      inFlight: turnInFlight(t),
+      listing: listingFacts(e.agent, t, lanes),
+      session: headFactsOf(t),
+    };
+    const docs = live.delta ? live.delta.docs : searchDocs(lanes);
+    if (!(await this.record(e, stamps, facts, docs, { ...opts, known: live.delta !== undefined }))) return;
+    const loadedNow: Loaded = { transcript: t, lanes };
+    this.latest.set(e.key, loadedNow);
+    const change: TranscriptChange = { key: e.key, ...loadedNow, replaced: opts.replaced ?? false };
+    if (live.delta) change.delta = live.delta;
+    for (const listener of this.transcriptListeners) listener(change);
+    this.emitHeads([e], []);
+  }
+
+  private async indexWhole(e: SessionEntry, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
+    const job: IndexJob = { agent: e.agent, path: e.head.path, files: e.head.files };
+    const offload = this.workers !== undefined && !opts.cache && !job.files.some((f) => this.files.has(f));
+    let prepared: PreparedIndex;
+    if (offload) {
+      prepared = await this.prepared(e.key, job);
+      // Prepared ahead of its turn: a file that changed since is read again, now.
+      if (!(await this.sameStamps(prepared.stamps))) prepared = await this.prepareOnWorker(job);
+    } else {
+      await this.stampFiles(e, opts.cache);
+      prepared = await prepareIndex(this.platform(), job);
+    }
+    const stamps = new Map(prepared.stamps);
+    if (!prepared.ok) {
+      await this.recordFailure(e, stamps, prepared.error);
+      return;
+    }
+    const { docs, ...facts } = prepared;
+    if (!(await this.record(e, stamps, facts, docs, { ...opts, known: false }))) return;
+    this.emitHeads([e], []);
+  }
+
+  /** The session's files' stamps, refreshing the cached bytes of those it holds (or is to hold). */
+  private async stampFiles(e: SessionEntry, cache: boolean): Promise<Map<string, FileStamp>> {
     const stamps = new Map<string, FileStamp>();
     for (const f of e.head.files) {
-      if (opts.cache || this.files.has(f)) {
+      if (cache || this.files.has(f)) {
         const r = await this.files.refresh(f);
         if (r.kind !== 'gone') stamps.set(f, r.stamp);
       } else {
@@ -610,66 +690,121 @@ export class Catalog {
         if (st) stamps.set(f, st);
       }
     }
-    // A followed session is read on from where its last read stopped; a file written anew starts it over.
-    if (opts.replaced) this.live.delete(key);
-    let live = this.live.get(key);
-    if (!live && this.followed.has(key)) {
-      live = new LiveTranscript(e.agent);
-      this.live.set(key, live);
+    return stamps;
+  }
+
+  private async sameStamps(stamps: readonly [string, FileStamp][]): Promise<boolean> {
+    for (const [f, st] of stamps) {
+      const now = await stamp(f);
+      if (!now || !sameStamp(now, st)) return false;
     }
-    const loaded = live
-      ? await live.read(this.platform(), e.head.path)
-      : await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
-    const offsets = new Map<string, number>();
-    // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
-    for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
-    const prints = new Map<string, string>();
-    for (const [f] of stamps) prints.set(f, await this.printAt(f, offsets.get(f)!));
-    // The server stopped while this read ran: its database is gone, and nothing is to be written.
-    if (this.closed) return;
-    if (!loaded.ok) {
-      e.error = loaded.error.message;
-      this.log(`index: ${e.agent} ${e.sid}: ${loaded.error.message}`);
-      this.options.db.transaction(() => {
-        for (const [f, st] of stamps)
-          this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
-        this.options.db.setIndexed(key, true);
-      });
-      e.indexed = true;
-      return;
+    return true;
+  }
+
+  // --- preparing sessions on worker threads, a few ahead of the queue ---
+
+  /** Starts preparing the next background sessions: two per worker, so that each has its next one
+   * queued when it finishes, while this thread writes what came back. */
+  private prefetch(): void {
+    if (!this.workers) return;
+    for (const key of this.background.slice(0, 2 * this.workers.threads)) {
+      const e = this.sessions.get(key);
+      if (!e || e.indexed || this.preparing.has(key) || this.followed.has(key)) continue;
+      if (e.head.files.some((f) => this.files.has(f))) continue;
+      this.preparing.set(
+        key,
+        this.prepareOnWorker({ agent: e.agent, path: e.head.path, files: e.head.files }),
+      );
     }
+  }
+
+  private prepared(key: string, job: IndexJob): Promise<PreparedIndex> {
+    const ahead = this.preparing.get(key);
+    this.preparing.delete(key);
+    return ahead ?? this.prepareOnWorker(job);
+  }
+
+  /** Never rejects: a worker that died on a session (out of memory, say) is that session's error. */
+  private async prepareOnWorker(job: IndexJob): Promise<PreparedIndex> {
+    try {
+      const { prepared, read } = await this.workers!.run(job);
+      this.stats.add(read);
+      return prepared;
+    } catch (cause) {
+      const why = cause instanceof Error ? cause.message : String(cause);
+      return { ok: false, error: `the worker reading it stopped: ${why}`, stamps: [] };
+    }
+  }
+
+  /** Writes what a read found; false when the server closed meanwhile (its database is gone). */
+  private async record(
+    e: SessionEntry,
+    stamps: Map<string, FileStamp>,
+    facts: PreparedFacts,
+    docs: readonly IndexDoc[],
+    opts: { replaced?: boolean; known: boolean },
+  ): Promise<boolean> {
+    const { offsets, prints } = await this.readPoints(stamps);
+    const lastActivityAt = await this.lastActivity(e.agent, stamps);
+    if (this.closed) return false;
     delete e.error;
-    const t = loaded.value;
-    const lanes = live ? live.lanes : laneItems(t);
-    const summary = live ? live.summary(t) : foldTranscript(t, { prompts: true });
-    e.inFlight = turnInFlight(t);
-    e.head = withTranscriptFacts(e.head, t, stamps, {
-      lastActivityAt: await this.lastActivity(e.agent, stamps),
+    e.inFlight = facts.inFlight;
+    e.head = withTranscriptFacts(e.head, facts.session, stamps, {
+      lastActivityAt,
       replaced: opts.replaced ?? false,
-      firstPrompt: summary.prompts?.[0],
+      firstPrompt: facts.summary.prompts?.[0],
     });
-    e.head.listing = listingFacts(e.agent, t, lanes);
-    e.summary = summary;
-    e.capabilities = [...t.capabilities];
+    e.head.listing = facts.listing;
+    e.summary = facts.summary;
+    e.capabilities = facts.capabilities;
+    const key = e.key;
     const db = this.options.db;
+    if (opts.replaced) db.clearDocs(key);
+    // Read on, the documents are the new items'; read whole, the index says which it has.
+    const have = opts.known || opts.replaced ? new Set<string>() : db.docKeys(key);
+    const fresh = have.size === 0 ? docs : docs.filter((d) => !have.has(d.itemKey));
+    // A long session's documents go in a few thousand at a time, with requests answered in between.
+    // Should the daemon stop meanwhile, the session is not marked read and its next read adds the rest.
+    let at = 0;
+    for (; fresh.length - at > DOCS_PER_WRITE; at += DOCS_PER_WRITE) {
+      db.addDocs(key, fresh.slice(at, at + DOCS_PER_WRITE));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return false;
+    }
     db.transaction(() => {
-      if (opts.replaced) db.clearDocs(key);
-      // Read on, a session's new items are its new documents; read whole, the index says which it has.
-      if (live?.delta) db.addDocs(key, live.delta.docs);
-      else db.addDocs(key, searchDocs(lanes, opts.replaced ? new Set<string>() : db.docKeys(key)));
+      db.addDocs(key, at === 0 ? fresh : fresh.slice(at));
       db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
-      db.putSummary(key, summary, t.capabilities, SESSION_SUMMARY_VERSION);
+      db.putSummary(key, facts.summary, facts.capabilities, SESSION_SUMMARY_VERSION);
       for (const [f, st] of stamps)
         this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
       db.setIndexed(key, true);
     });
     e.indexed = true;
-    const loadedNow: Loaded = { transcript: t, lanes };
-    if (this.followed.has(key)) this.latest.set(key, loadedNow);
-    const change: TranscriptChange = { key, ...loadedNow, replaced: opts.replaced ?? false };
-    if (live?.delta) change.delta = live.delta;
-    for (const listener of this.transcriptListeners) listener(change);
-    this.emitHeads([e], []);
+    return true;
+  }
+
+  /** A session whose read failed is indexed with its error, so that it is not read again until it changes. */
+  private async recordFailure(e: SessionEntry, stamps: Map<string, FileStamp>, error: string): Promise<void> {
+    const { offsets, prints } = await this.readPoints(stamps);
+    if (this.closed) return;
+    e.error = error;
+    this.log(`index: ${e.agent} ${e.sid}: ${error}`);
+    this.options.db.transaction(() => {
+      for (const [f, st] of stamps)
+        this.putFile({ path: f, sessionKey: e.key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
+      this.options.db.setIndexed(e.key, true);
+    });
+    e.indexed = true;
+  }
+
+  /** Where each file's read stopped, and the print of its bytes up to there. */
+  private async readPoints(stamps: Map<string, FileStamp>) {
+    const offsets = new Map<string, number>();
+    // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
+    for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
+    const prints = new Map<string, string>();
+    for (const [f] of stamps) prints.set(f, await this.printAt(f, offsets.get(f)!));
+    return { offsets, prints };
   }
 
   /** A session's last activity from its records: each file's last record time (read again only
@@ -734,7 +869,7 @@ export class Catalog {
  */
 function withTranscriptFacts(
   head: CatalogHead,
-  t: Transcript,
+  session: TranscriptHeadFacts,
   stamps: Map<string, FileStamp>,
   read: { lastActivityAt: number | undefined; replaced: boolean; firstPrompt: string | undefined },
 ): CatalogHead {
@@ -752,32 +887,8 @@ function withTranscriptFacts(
   }
   // A first prompt past the bytes a listing reads (a long injected preamble before it) is known now.
   if (next.firstPrompt === undefined && read.firstPrompt !== undefined) next.firstPrompt = read.firstPrompt;
-  if (next.title === undefined && t.session.title !== undefined) next.title = t.session.title;
-  if (next.cwd === undefined && t.session.cwd !== undefined) next.cwd = t.session.cwd;
-  if (next.startedAt === undefined && t.session.startedAt !== undefined) next.startedAt = t.session.startedAt;
+  if (next.title === undefined && session.title !== undefined) next.title = session.title;
+  if (next.cwd === undefined && session.cwd !== undefined) next.cwd = session.cwd;
+  if (next.startedAt === undefined && session.startedAt !== undefined) next.startedAt = session.startedAt;
   return next;
 }
-
-/** The model, prompts and cost of a session, from its transcript and main-lane items. */
-function listingFacts(agent: string, t: Transcript, lanes: readonly LaneItems[]): ListingFacts {
-  const facts: ListingFacts = {};
-  const usage = usageByModel(t);
-  if (usage[0]) facts.model = usage[0].model;
-  const cost = sessionCost(agent, usage);
-  if (cost !== undefined) facts.costUsd = cost;
-  // A session whose main file is gone has no prompts to count, which is not zero prompts.
-  const main = t.session.mainFileMissing ? undefined : lanes.find((l) => l.agentId === undefined);
-  if (main) {
-    let prompts = 0;
-    for (const item of main.classification.items) {
-      const typedCommand = item.type === 'notice:slash' && (item as { typed?: boolean }).typed === true;
-      if (typedCommand || (item.type === 'message:user:in' && isTyped(item as { text?: unknown }))) prompts++;
-    }
-    facts.prompts = prompts;
-  }
-  return facts;
-}
-
-/** A `message:user:in` that holds something the person wrote (not an empty record). */
-const isTyped = (item: { text?: unknown }): boolean =>
-  typeof item.text === 'string' && item.text.trim() !== '';

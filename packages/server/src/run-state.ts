@@ -23,8 +23,14 @@ const FINAL_STOPS = new Set(['end_turn', 'stop_sequence', 'max_tokens', 'stop', 
  * waiting for what comes next. */
 export function turnInFlight(t: Transcript): boolean {
   const main = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
-  const requests = new Map<string, TranscriptEventOf<'request'>>();
-  for (const e of t.events) if (e.kind === 'request') requests.set(e.id, e);
+  // Looked for from the end, where a reply's request is: this runs on every append of a live session.
+  const requestOf = (id: string): TranscriptEventOf<'request'> | undefined => {
+    for (let j = t.events.length - 1; j >= 0; j--) {
+      const e = t.events[j]!;
+      if (e.kind === 'request' && e.id === id) return e;
+    }
+    return undefined;
+  };
   for (let i = t.events.length - 1; i >= 0; i--) {
     const e = t.events[i]!;
     if (e.agentId !== main) continue;
@@ -40,7 +46,7 @@ export function turnInFlight(t: Transcript): boolean {
         return stop === undefined || !FINAL_STOPS.has(stop);
       }
       case 'assistant': {
-        const request = e.requestId === undefined ? undefined : requests.get(e.requestId);
+        const request = e.requestId === undefined ? undefined : requestOf(e.requestId);
         const stop = request?.payload.stopReason;
         if (stop !== undefined) return !FINAL_STOPS.has(stop);
         // Without a stop reason, a reply's text is taken as its end: agents write it last.

@@ -22,6 +22,7 @@ import { type DemoHome, makeDemoHome } from './demo.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
+import { IndexWorkers, indexWorkerFile } from './index-workers.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
 import { SessionsTopic } from './sessions-topic.js';
 import { Streams } from './streams.js';
@@ -56,6 +57,9 @@ export interface ServerOptions {
   readonly clock?: Clock;
   /** Run a workstation inside the server, so local agents can be driven with no setup (default true). */
   readonly localWorkstation?: boolean;
+  /** The built worker file sessions are read whole on; the one beside this code when absent, none
+   * with false (everything on this thread, as when running from source). */
+  readonly indexWorker?: string | false;
   /** Sockets held at once and the time one may stay without the token; from the open-file limit
    * when absent. */
   readonly connections?: ConnectionLimits;
@@ -101,10 +105,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const instance = await instanceId(home);
   if (!instance.ok) throw new Error(instance.error.message);
 
+  const workerFile = options.indexWorker === undefined ? indexWorkerFile() : options.indexWorker || undefined;
+  const workers = workerFile ? new IndexWorkers(workerFile, platform) : undefined;
   const catalog = new Catalog({
     platform,
     db,
     log,
+    ...(workers ? { workers } : {}),
     ...(options.rescanMs === undefined ? {} : { rescanMs: options.rescanMs }),
   });
   const startedAt = Date.now();
@@ -148,6 +155,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       streams.close();
       sessions.close();
       catalog.close();
+      await workers?.close();
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await stopped;

@@ -4,6 +4,13 @@ import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
 import type { DirEntry, SessionPlatform } from '@cairn/transcript';
 
+/** A read count as it crosses threads. */
+export interface ReadCount {
+  files: string[];
+  bytes: number;
+  reads: number;
+}
+
 /** What was read from the agents' files, for the log, the tests and the bench. */
 export class ReadStats {
   /** Files whose content was read, whole or in part. */
@@ -15,6 +22,13 @@ export class ReadStats {
     this.files.add(path);
     this.bytes += bytes;
     this.reads++;
+  }
+
+  /** Counts what a read elsewhere (a worker thread) took. */
+  add(count: ReadCount): void {
+    for (const f of count.files) this.files.add(f);
+    this.bytes += count.bytes;
+    this.reads += count.reads;
   }
 
   reset(): void {

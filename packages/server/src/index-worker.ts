@@ -1,0 +1,23 @@
+// A worker thread of the cold index: prepares one session's index from its files per task.
+import { readFileSync } from 'node:fs';
+import { nodePlatform, type SessionPlatform } from '@cairn/transcript';
+import { prepareIndex } from './index-job.js';
+import type { IndexTask, IndexTaskResult } from './index-workers.js';
+import { ReadStats, servingPlatform } from './source-files.js';
+
+let platform: SessionPlatform | undefined;
+let platformOf = '';
+
+export default async function prepare(task: IndexTask): Promise<IndexTaskResult> {
+  const key = JSON.stringify([task.env, task.homeDir]);
+  if (!platform || key !== platformOf) {
+    const base = nodePlatform({ env: task.env, homeDir: task.homeDir });
+    // One task at a time and nothing else to do while its files arrive: one blocking read each is
+    // cheaper than the many thread-pool round trips of an async one.
+    platform = { ...base, fs: { ...base.fs, readFile: async (path) => readFileSync(path) } };
+    platformOf = key;
+  }
+  const stats = new ReadStats();
+  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job);
+  return { prepared, read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads } };
+}

@@ -1,0 +1,87 @@
+// The cold index reads sessions on worker threads: the index it writes is the one an in-process read
+// writes, and a worker that dies costs only its session.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nodePlatform } from '@cairn/transcript';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { corpus } from '../../transcript/test/corpus.js';
+import { Catalog } from '../src/catalog.js';
+import { IndexDb } from '../src/index-db.js';
+import { IndexWorkers } from '../src/index-workers.js';
+import { corpusEnv, serve, tempDir } from './helpers.js';
+
+// Worker threads start built code: the worker the daemon's bundle carries.
+const BUILT_WORKER = fileURLToPath(new URL('../../cli/dist/index-worker.js', import.meta.url));
+const DYING_WORKER = fileURLToPath(new URL('./support/dying-index-worker.mjs', import.meta.url));
+
+/** Every row the index holds of the sessions, their files and their documents, in a fixed order. */
+function indexRows(state: string) {
+  const db = new Database(join(state, 'index.sqlite'), { readonly: true });
+  try {
+    return {
+      sessions: db
+        .prepare(
+          'SELECT key, agent, sid, head, last_activity_at, summary, capabilities, indexed FROM sessions ORDER BY key',
+        )
+        .all(),
+      files: db.prepare('SELECT path, session_key, size, offset, head FROM files ORDER BY path').all(),
+      docs: db
+        .prepare(
+          `SELECT d.session_key, d.item_key, d.agent_id, d.item_uuid, d.item_type, d.target, d.at, f.text, f.tool_output
+           FROM docs d JOIN docs_fts f ON f.rowid = d.id ORDER BY d.session_key, d.item_key`,
+        )
+        .all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('the cold index on worker threads', () => {
+  it('writes the same index as a read on the daemon thread, every corpus session', async () => {
+    const env = corpusEnv();
+    const states = { inline: tempDir('cairn-state-'), workers: tempDir('cairn-state-') };
+    const inline = await serve(env, { cairnHome: states.inline, indexWorker: false });
+    await inline.close();
+    const pooled = await serve(env, { cairnHome: states.workers, indexWorker: BUILT_WORKER });
+    // The workers' reads count as the daemon's.
+    expect(pooled.catalog.stats.files.size).toBeGreaterThan(5);
+    expect(pooled.catalog.stats.bytes).toBeGreaterThan(0);
+    await pooled.close();
+
+    const a = indexRows(states.inline);
+    const b = indexRows(states.workers);
+    expect(a.sessions.length).toBeGreaterThan(5);
+    expect(a.docs.length).toBeGreaterThan(100);
+    expect(b.sessions).toEqual(a.sessions);
+    expect(b.files).toEqual(a.files);
+    expect(b.docs).toEqual(a.docs);
+  });
+
+  it('records a session whose worker died as failed, and indexes the others', async () => {
+    const env = corpusEnv();
+    const platform = nodePlatform({ env, homeDir: env.HOME! });
+    const db = IndexDb.open(join(tempDir('cairn-state-'), 'index.sqlite'));
+    const workers = new IndexWorkers(DYING_WORKER, platform, 2);
+    const lines: string[] = [];
+    const catalog = new Catalog({ platform, db, workers, watch: false, log: (l) => lines.push(l) });
+    try {
+      await catalog.start();
+      await catalog.settled();
+      const all = catalog.all();
+      const failed = all.filter((e) => e.error !== undefined);
+      expect(failed.map((e) => e.error)).toEqual([expect.stringContaining('the worker reading it stopped')]);
+      expect(failed[0]!.head.path).toContain('codex');
+      const indexed = all.filter((e) => e.error === undefined);
+      expect(indexed.length).toBe(all.length - 1);
+      expect(indexed.every((e) => e.indexed && e.summary !== undefined)).toBe(true);
+      expect(lines.some((l) => l.includes('the worker reading it stopped'))).toBe(true);
+    } finally {
+      catalog.close();
+      await workers.close();
+      db.close();
+    }
+  });
+});
