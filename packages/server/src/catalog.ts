@@ -17,18 +17,20 @@ import {
   type SessionSummaryWithPrompts,
   type Transcript,
 } from '@cairn/transcript';
-import type { FileState, IndexDb, IndexDoc, SearchQuery, SearchRow } from './index-db.js';
+import type { FileState, IndexDb, SearchQuery, SearchRow } from './index-db.js';
 import {
+  type DocBatch,
+  docBatches,
+  docsOf,
   headFactsOf,
   type IndexJob,
-  type ListingFacts,
-  listingFacts,
   type PreparedFacts,
   type PreparedIndex,
   prepareIndex,
   type TranscriptHeadFacts,
 } from './index-job.js';
 import type { IndexWorkers } from './index-workers.js';
+import type { ListingFacts } from './listing.js';
 import { type LiveDelta, LiveTranscript } from './live-transcript.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
@@ -101,9 +103,6 @@ export interface CatalogOptions {
 
 /** A session is known by its main file: one id can stand under two folders, and both are listed. */
 export const sessionKey = (agent: string, mainPath: string): string => `${agent}:${mainPath}`;
-
-/** Search documents written in one transaction: a few milliseconds of the daemon's thread. */
-const DOCS_PER_WRITE = 2_000;
 
 /** Transcripts read for requests kept in memory, the most recent ones. */
 const RECENT_LOADS = 4;
@@ -643,10 +642,10 @@ export class Catalog {
       summary,
       capabilities: [...t.capabilities],
       inFlight: turnInFlight(t),
-      listing: listingFacts(e.agent, t, lanes),
+      listing: live.listing(t),
       session: headFactsOf(t),
     };
-    const docs = live.delta ? live.delta.docs : searchDocs(lanes);
+    const docs = docBatches(live.delta ? live.delta.docs : searchDocs(lanes));
     if (!(await this.record(e, stamps, facts, docs, { ...opts, known: live.delta !== undefined }))) return;
     const loadedNow: Loaded = { transcript: t, lanes };
     this.latest.set(e.key, loadedNow);
@@ -741,7 +740,7 @@ export class Catalog {
     e: SessionEntry,
     stamps: Map<string, FileStamp>,
     facts: PreparedFacts,
-    docs: readonly IndexDoc[],
+    docs: readonly DocBatch[],
     opts: { replaced?: boolean; known: boolean },
   ): Promise<boolean> {
     const { offsets, prints } = await this.readPoints(stamps);
@@ -759,20 +758,25 @@ export class Catalog {
     e.capabilities = facts.capabilities;
     const key = e.key;
     const db = this.options.db;
-    if (opts.replaced) db.clearDocs(key);
+    if (opts.replaced) db.transaction(() => db.clearDocs(key));
     // Read on, the documents are the new items'; read whole, the index says which it has.
     const have = opts.known || opts.replaced ? new Set<string>() : db.docKeys(key);
-    const fresh = have.size === 0 ? docs : docs.filter((d) => !have.has(d.itemKey));
-    // A long session's documents go in a few thousand at a time, with requests answered in between.
-    // Should the daemon stop meanwhile, the session is not marked read and its next read adds the rest.
-    let at = 0;
-    for (; fresh.length - at > DOCS_PER_WRITE; at += DOCS_PER_WRITE) {
-      db.addDocs(key, fresh.slice(at, at + DOCS_PER_WRITE));
+    const fresh = (batch: DocBatch) => {
+      const all = docsOf(batch);
+      return have.size === 0 ? all : all.filter((d) => !have.has(d.itemKey));
+    };
+    // A long session's documents go in batch by batch, with requests answered in between. Should the
+    // daemon stop meanwhile, the session is not marked read, and its next read adds the rest.
+    const last = docs.length - 1;
+    for (let i = 0; i < last; i++) {
+      const batch = fresh(docs[i]!);
+      db.transaction(() => db.addDocs(key, batch));
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return false;
     }
+    const lastBatch = last >= 0 ? fresh(docs[last]!) : [];
     db.transaction(() => {
-      db.addDocs(key, at === 0 ? fresh : fresh.slice(at));
+      db.addDocs(key, lastBatch);
       db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
       db.putSummary(key, facts.summary, facts.capabilities, SESSION_SUMMARY_VERSION);
       for (const [f, st] of stamps)

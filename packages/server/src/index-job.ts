@@ -9,20 +9,10 @@ import {
   type Transcript,
 } from '@cairn/transcript';
 import type { IndexDoc } from './index-db.js';
-import { sessionCost, usageByModel } from './pricing.js';
+import { type ListingFacts, listingFacts } from './listing.js';
 import { turnInFlight } from './run-state.js';
-import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
+import { laneItems, searchDocs } from './search-docs.js';
 import { type FileStamp, stamp } from './source-files.js';
-
-/** What a list row shows beyond the head, read from the whole transcript. */
-export interface ListingFacts {
-  /** The model that answered the most requests. */
-  model?: string;
-  /** The person's prompts on the main lane: typed messages and slash commands. */
-  prompts?: number;
-  /** Dollars, from the price catalog; absent when a model used has no price. */
-  costUsd?: number;
-}
 
 export interface IndexJob {
   agent: string;
@@ -51,8 +41,8 @@ export interface PreparedFacts {
 export type PreparedIndex = (
   | (PreparedFacts & {
       ok: true;
-      /** Every searchable document; the catalog leaves out those the index already holds. */
-      docs: IndexDoc[];
+      /** Every searchable document, in batches; the catalog leaves out those the index already holds. */
+      docs: DocBatch[];
     })
   | { ok: false; error: string }
 ) & {
@@ -60,7 +50,30 @@ export type PreparedIndex = (
   stamps: [string, FileStamp][];
 };
 
-export async function prepareIndex(platform: SessionPlatform, job: IndexJob): Promise<PreparedIndex> {
+/** Search documents written in one transaction: a few milliseconds of the daemon's thread. */
+export const DOCS_PER_WRITE = 2_000;
+
+/** A batch of documents; from a worker it comes as JSON, so that the daemon's thread takes each in
+ * when it writes it rather than the whole session's at once when the result arrives. */
+export type DocBatch = readonly IndexDoc[] | string;
+
+export function docBatches(docs: readonly IndexDoc[], asJson = false): DocBatch[] {
+  const out: DocBatch[] = [];
+  for (let at = 0; at < docs.length; at += DOCS_PER_WRITE) {
+    const batch = docs.slice(at, at + DOCS_PER_WRITE);
+    out.push(asJson ? JSON.stringify(batch) : batch);
+  }
+  return out;
+}
+
+export const docsOf = (batch: DocBatch): readonly IndexDoc[] =>
+  typeof batch === 'string' ? (JSON.parse(batch) as IndexDoc[]) : batch;
+
+export async function prepareIndex(
+  platform: SessionPlatform,
+  job: IndexJob,
+  opts: { json?: boolean } = {},
+): Promise<PreparedIndex> {
   const stamps: [string, FileStamp][] = [];
   for (const f of job.files) {
     const st = await stamp(f);
@@ -77,7 +90,7 @@ export async function prepareIndex(platform: SessionPlatform, job: IndexJob): Pr
     inFlight: turnInFlight(t),
     listing: listingFacts(job.agent, t, lanes),
     session: headFactsOf(t),
-    docs: searchDocs(lanes),
+    docs: docBatches(searchDocs(lanes), opts.json),
     stamps,
   };
 }
@@ -89,27 +102,3 @@ export function headFactsOf(t: Transcript): TranscriptHeadFacts {
   if (t.session.startedAt !== undefined) facts.startedAt = t.session.startedAt;
   return facts;
 }
-
-/** The model, prompts and cost of a session, from its transcript and main-lane items. */
-export function listingFacts(agent: string, t: Transcript, lanes: readonly LaneItems[]): ListingFacts {
-  const facts: ListingFacts = {};
-  const usage = usageByModel(t);
-  if (usage[0]) facts.model = usage[0].model;
-  const cost = sessionCost(agent, usage);
-  if (cost !== undefined) facts.costUsd = cost;
-  // A session whose main file is gone has no prompts to count, which is not zero prompts.
-  const main = t.session.mainFileMissing ? undefined : lanes.find((l) => l.agentId === undefined);
-  if (main) {
-    let prompts = 0;
-    for (const item of main.classification.items) {
-      const typedCommand = item.type === 'notice:slash' && (item as { typed?: boolean }).typed === true;
-      if (typedCommand || (item.type === 'message:user:in' && isTyped(item as { text?: unknown }))) prompts++;
-    }
-    facts.prompts = prompts;
-  }
-  return facts;
-}
-
-/** A `message:user:in` that holds something the person wrote (not an empty record). */
-const isTyped = (item: { text?: unknown }): boolean =>
-  typeof item.text === 'string' && item.text.trim() !== '';

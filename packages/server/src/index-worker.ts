@@ -18,6 +18,6 @@ export default async function prepare(task: IndexTask): Promise<IndexTaskResult>
     platformOf = key;
   }
   const stats = new ReadStats();
-  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job);
+  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job, { json: true });
   return { prepared, read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads } };
 }

@@ -15,6 +15,7 @@ import {
   Translator,
 } from '@cairn/transcript';
 import type { IndexDoc } from './index-db.js';
+import { type ListingFacts, ListingTally } from './listing.js';
 import { ItemKeys, type LaneItems, laneDocs } from './search-docs.js';
 
 /** What the last read added to what was known before it. */
@@ -35,9 +36,12 @@ export class LiveTranscript {
   private translator: Translator | undefined;
   private items = new IncrementalItems();
   private fold = new SummaryFold();
+  private readonly tally: ListingTally;
   private readonly keys = new Map<LaneItems, ItemKeys>();
 
-  constructor(private readonly agent: string) {}
+  constructor(private readonly agent: string) {
+    this.tally = new ListingTally(agent);
+  }
 
   /** Reads what the session's files gained since the last read (all of them the first time). */
   async read(platform: SessionPlatform, path: string): Promise<Result<Transcript, LoadTranscriptError>> {
@@ -76,12 +80,17 @@ export class LiveTranscript {
     }
     for (const old of this.lanes) if (!lanes.includes(old)) this.keys.delete(old);
     this.lanes = lanes;
+    this.tally.update(t, fresh ? undefined : [...pushed.value.added, ...pushed.value.updated], lanes);
     this.delta = fresh ? undefined : { added: pushed.value.added, newItems, docs };
     return { ok: true, value: t };
   }
 
   summary(t: Transcript): SessionSummaryWithPrompts {
     return this.fold.summary(t);
+  }
+
+  listing(t: Transcript): ListingFacts {
+    return this.tally.facts(t);
   }
 
   private forget(): void {

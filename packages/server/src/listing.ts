@@ -1,0 +1,118 @@
+// What a list row shows beyond the head (the model, the prompts, the cost), from the whole transcript
+// or kept up to date as a followed session grows: each read adds what it brought, so that an append
+// costs the same whatever the session's length.
+import type { Transcript, TranscriptEvent } from '@cairn/transcript';
+import { type ModelUsage, sessionCost } from './pricing.js';
+import type { LaneItems } from './search-docs.js';
+
+export interface ListingFacts {
+  /** The model that answered the most requests. */
+  model?: string;
+  /** The person's prompts on the main lane: typed messages and slash commands. */
+  prompts?: number;
+  /** Dollars, from the price catalog; absent when a model used has no price. */
+  costUsd?: number;
+}
+
+/** The listing facts of a transcript read whole. */
+export function listingFacts(agent: string, t: Transcript, lanes: readonly LaneItems[]): ListingFacts {
+  const tally = new ListingTally(agent);
+  tally.update(t, undefined, lanes);
+  return tally.facts(t);
+}
+
+type Counted = Omit<ModelUsage, 'requests'>;
+
+export class ListingTally {
+  private readonly byModel = new Map<string, ModelUsage>();
+  /** What each request added, to take back when a later record changes its usage. */
+  private readonly counted = new Map<TranscriptEvent, Counted>();
+  private main: LaneItems | undefined;
+  private promptItems = 0;
+  private prompts = 0;
+
+  constructor(private readonly agent: string) {}
+
+  /**
+   * Takes in a read: `changed` holds the events it added and those it changed in place; without it
+   * the transcript was read from the start. `lanes` are the items after the read, main lane first.
+   */
+  update(t: Transcript, changed: readonly TranscriptEvent[] | undefined, lanes: readonly LaneItems[]): void {
+    if (!changed) {
+      this.byModel.clear();
+      this.counted.clear();
+    }
+    for (const e of changed ?? t.events) if (e.kind === 'request') this.count(e);
+    // A session whose main file is gone has no prompts to count, which is not zero prompts.
+    const main = t.session.mainFileMissing ? undefined : lanes.find((l) => l.agentId === undefined);
+    if (main !== this.main || !changed) {
+      this.main = main;
+      this.promptItems = 0;
+      this.prompts = 0;
+    }
+    if (!main) return;
+    const items = main.classification.items;
+    for (; this.promptItems < items.length; this.promptItems++) {
+      const item = items[this.promptItems]!;
+      const typedCommand = item.type === 'notice:slash' && (item as { typed?: boolean }).typed === true;
+      if (typedCommand || (item.type === 'message:user:in' && isTyped(item as { text?: unknown })))
+        this.prompts++;
+    }
+  }
+
+  facts(t: Transcript): ListingFacts {
+    const facts: ListingFacts = {};
+    const usage = [...this.byModel.values()]
+      .filter((m) => m.inputTokens + m.outputTokens > 0)
+      .sort((a, b) => b.requests - a.requests || a.model.localeCompare(b.model));
+    if (usage[0]) facts.model = usage[0].model;
+    const cost = sessionCost(this.agent, usage);
+    if (cost !== undefined) facts.costUsd = cost;
+    if (this.main && !t.session.mainFileMissing) facts.prompts = this.prompts;
+    return facts;
+  }
+
+  private count(e: TranscriptEvent & { kind: 'request' }): void {
+    const before = this.counted.get(e);
+    if (before) this.add(before, -1);
+    const { model, usage } = e.payload;
+    if (model === undefined || usage === undefined) {
+      this.counted.delete(e);
+      return;
+    }
+    const now: Counted = {
+      model,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      cacheReadTokens: usage.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+    };
+    this.counted.set(e, now);
+    this.add(now, 1);
+  }
+
+  private add(c: Counted, sign: 1 | -1): void {
+    let m = this.byModel.get(c.model);
+    if (!m) {
+      m = {
+        model: c.model,
+        requests: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      };
+      this.byModel.set(c.model, m);
+    }
+    m.requests += sign;
+    m.inputTokens += sign * c.inputTokens;
+    m.outputTokens += sign * c.outputTokens;
+    m.cacheReadTokens += sign * c.cacheReadTokens;
+    m.cacheWriteTokens += sign * c.cacheWriteTokens;
+    if (m.requests === 0) this.byModel.delete(c.model);
+  }
+}
+
+/** A `message:user:in` that holds something the person wrote (not an empty record). */
+const isTyped = (item: { text?: unknown }): boolean =>
+  typeof item.text === 'string' && item.text.trim() !== '';
