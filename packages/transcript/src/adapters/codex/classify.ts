@@ -130,7 +130,7 @@ const TOOL_CALLS: Readonly<Record<string, string | undefined>> = {
   image_generation_call: 'image_generation',
 };
 
-const TOOL_OUTPUTS: ReadonlySet<string> = new Set([
+export const TOOL_OUTPUTS: ReadonlySet<string> = new Set([
   'function_call_output',
   'custom_tool_call_output',
   'tool_search_output',

@@ -4,7 +4,7 @@ import { detectRollout } from './detect.js';
 import { rolloutFiles } from './files.js';
 import { codexHomes } from './homes.js';
 import { codexLastRecordAt, discoverRollouts, listRollouts } from './list.js';
-import { summarizeRollouts } from './summarize.js';
+import { codexSummaryPass, summarizeRollouts } from './summarize.js';
 import { CodexTranslation, translateRollouts } from './translate.js';
 
 export const codexAdapter: SessionAdapter = {
@@ -20,4 +20,5 @@ export const codexAdapter: SessionAdapter = {
   translate: translateRollouts,
   incremental: () => new CodexTranslation(),
   summarize: summarizeRollouts,
+  summaryPass: codexSummaryPass,
 };

@@ -130,24 +130,38 @@ function normalizeObject(
   first: boolean,
   make: (type: string, sub: string, payload: Json | undefined, ts: number | undefined) => CodexRecord,
 ): CodexRecord {
+  const { type, sub, payload } = recordShape(value, first);
+  return make(type, sub, payload, ts);
+}
+
+export interface RecordShape {
+  type: string;
+  sub: string;
+  payload: Json | undefined;
+}
+
+/** A parsed line's envelope type, payload type and payload; `first` for a file's first parsed line. */
+export function recordShape(value: Json, first: boolean): RecordShape {
   const type = str(value.type);
   if (type !== undefined && ('payload' in value || ENVELOPE_TYPES.has(type))) {
     const payload = isObject(value.payload) ? value.payload : 'payload' in value ? undefined : value;
     const sub = type === 'response_item' || type === 'event_msg' ? (str(payload?.type) ?? '') : '';
-    return make(type, sub, payload, ts);
+    return { type, sub, payload };
   }
-  if ('record_type' in value) return make('state', '', value, ts);
-  if (type !== undefined) return make('response_item', type, value, ts);
-  if (first && str(value.id) !== undefined) return make('session_meta', '', value, ts);
-  return make('', '', undefined, ts);
+  if ('record_type' in value) return { type: 'state', sub: '', payload: value };
+  if (type !== undefined) return { type: 'response_item', sub: type, payload: value };
+  if (first && str(value.id) !== undefined) return { type: 'session_meta', sub: '', payload: value };
+  return { type: '', sub: '', payload: undefined };
 }
 
 /**
  * Why the first parsed record of a file belongs to no generation Codex wrote, or undefined
  * when it does.
  */
-export function unknownGeneration(rec: CodexRecord): string | undefined {
-  const v = rec.value;
+export const unknownGeneration = (rec: CodexRecord): string | undefined => unknownGenerationOf(rec.value);
+
+/** unknownGeneration of a parsed value. */
+export function unknownGenerationOf(v: unknown): string | undefined {
   if (!isObject(v)) return `the first record is not a JSON object`;
   const type = str(v.type);
   if (type !== undefined) {

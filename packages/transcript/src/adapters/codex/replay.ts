@@ -13,7 +13,7 @@
 import { type CodexRecord, isObject, str } from './records.js';
 
 const UUID_V7 = /^[\da-f]{8}-[\da-f]{4}-7[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/i;
-const BURST_GAP_MS = 1000;
+export const BURST_GAP_MS = 1000;
 
 /** The creation time in ms that a UUIDv7 carries. */
 export function uuidV7Time(v: unknown): number | undefined {
@@ -33,10 +33,15 @@ export function isForked(meta: Record<string, unknown> | undefined): boolean {
   return isObject(sub) && isObject(sub.thread_spawn);
 }
 
-const turnStartId = (r: CodexRecord): unknown =>
-  r.type === 'turn_context' || (r.type === 'event_msg' && r.sub === 'task_started')
-    ? r.payload?.turn_id
-    : undefined;
+const turnStartId = (r: CodexRecord): unknown => turnStartIdOf(r.type, r.sub, r.payload);
+
+/** The turn id of a turn start (`turn_context` or `task_started`); undefined for other records. */
+export const turnStartIdOf = (
+  type: string,
+  sub: string,
+  payload: Record<string, unknown> | undefined,
+): unknown =>
+  type === 'turn_context' || (type === 'event_msg' && sub === 'task_started') ? payload?.turn_id : undefined;
 
 const isUsage = (r: CodexRecord): boolean =>
   r.type === 'event_msg' && r.sub === 'token_count' && isObject(r.payload?.info);

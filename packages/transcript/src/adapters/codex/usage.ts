@@ -60,6 +60,13 @@ export type Snapshot = { ok: true; usage: Usage } | { ok: false; reason: string 
 export class SnapshotReader {
   private previous: RawUsage | undefined;
 
+  /** A reader that goes on from where this one is. */
+  clone(): SnapshotReader {
+    const copy = new SnapshotReader();
+    copy.previous = this.previous;
+    return copy;
+  }
+
   /** The usage of the request a snapshot closes, or why it closes none. */
   next(info: unknown, invalid?: InvalidValue[]): Snapshot {
     if (!isObject(info)) return { ok: false, reason: 'token_count without usage' };
