@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SourceFile } from '../../src/adapter.js';
 import { codexAdapter } from '../../src/adapters/codex/index.js';
+import { timeAt, timeOf } from '../../src/adapters/codex/records.js';
 import { splitLines } from '../../src/lines.js';
 import { finishTranscript } from '../../src/load.js';
 import type { SessionSummaryWithPrompts } from '../../src/model.js';
@@ -328,3 +329,28 @@ describe('the Codex summary on generated rollouts', () => {
     expect(want.failedTools).toBe(0);
   });
 });
+
+describe('the fast record time', () => {
+  it('is timeOf for every time of the written shape and for anything else', () => {
+    const rnd = random(9);
+    const two = (n: number) => String(n).padStart(2, '0');
+    const odd = [
+      '',
+      'x',
+      '2026-02-23T11:54:52Z',
+      '2026-02-23T11:54:52.352+01:00',
+      '2026-02-23 11:54:52.352Z',
+      5,
+      null,
+      1.7e12,
+    ];
+    for (const v of odd) expect(timeAt(v), String(v)).toBe(timeOf(v));
+    for (let n = 0; n < 20_000; n++) {
+      const year = pickFrom(rnd, [1969, 1970, 2024, 2026, 9999, 0]);
+      const v = `${String(year).padStart(4, '0')}-${two(Math.floor(rnd() * 14))}-${two(Math.floor(rnd() * 33))}T${two(Math.floor(rnd() * 26))}:${two(Math.floor(rnd() * 61))}:${two(Math.floor(rnd() * 61))}.${String(Math.floor(rnd() * 1000)).padStart(3, '0')}Z`;
+      expect(timeAt(v), v).toBe(timeOf(v));
+    }
+  });
+});
+
+const pickFrom = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;

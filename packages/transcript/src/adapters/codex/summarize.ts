@@ -22,7 +22,7 @@ import { isWireId } from '../../values.js';
 import { hasOneByteView } from '../claude-code/one-byte.js';
 import { idFromPath, TOOL_OUTPUTS } from './classify.js';
 import { injectedOrigin, messageText } from './content.js';
-import { isObject, type Json, recordShape, str, timeOf, unknownGenerationOf } from './records.js';
+import { isObject, type Json, recordShape, str, timeAt, unknownGenerationOf } from './records.js';
 import { BURST_GAP_MS, isForked, turnStartIdOf, uuidV7Time } from './replay.js';
 import { endFailed, TOOL_END_TYPES, toolOutput } from './tools.js';
 import { SnapshotReader } from './usage.js';
@@ -77,7 +77,7 @@ function readsPlain(value: Json, { type, sub, payload: p }: Line): boolean {
 
 const lineOf = (value: Json, first: boolean): Line => {
   const { type, sub, payload } = recordShape(value, first);
-  return { type, sub, payload: payload ?? EMPTY, ts: timeOf(value.timestamp) };
+  return { type, sub, payload: payload ?? EMPTY, ts: timeAt(value.timestamp) };
 };
 
 const isUserItem = (l: Line): boolean =>
