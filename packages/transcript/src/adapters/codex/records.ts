@@ -173,46 +173,47 @@ export function unknownGenerationOf(v: unknown): string | undefined {
   return `the first record has neither an envelope type nor a session header (keys: ${Object.keys(v).slice(0, 6).join(', ')})`;
 }
 
-/** Where the digits of `YYYY-MM-DDTHH:MM:SS.mmmZ` are. */
-const DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
 let cachedDay = '';
 let cachedDayMs: number | undefined;
 
-const digitsAt = (v: string): boolean => {
-  for (const i of DIGITS) {
-    const c = v.charCodeAt(i);
-    if (c < 0x30 || c > 0x39) return false;
-  }
-  return true;
-};
+/** The number the two digits at `i` of `v` write, or NaN. */
+function twoDigits(v: string, i: number): number {
+  const a = v.charCodeAt(i) - 0x30;
+  const b = v.charCodeAt(i + 1) - 0x30;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : Number.NaN;
+}
+
+/** A date `YYYY-MM-DD`'s start in ms, or undefined. */
+function dayStart(day: string): number | undefined {
+  const digits =
+    twoDigits(day, 0) >= 0 && twoDigits(day, 2) >= 0 && twoDigits(day, 5) >= 0 && twoDigits(day, 8) >= 0;
+  if (!digits || day.charCodeAt(4) !== 0x2d || day.charCodeAt(7) !== 0x2d) return undefined;
+  return timeOf(`${day}T00:00:00.000Z`);
+}
 
 /**
  * timeOf, faster for the times Codex writes (`2026-02-23T11:54:52.352Z`): the date part is
  * parsed once for all the records of a day and the time of day added to it.
  */
 export function timeAt(v: unknown): number | undefined {
+  if (typeof v !== 'string' || v.length !== 24 || v.charCodeAt(23) !== 0x5a || v.charCodeAt(19) !== 0x2e)
+    return timeOf(v);
+  const hours = twoDigits(v, 11);
+  const minutes = twoDigits(v, 14);
+  const seconds = twoDigits(v, 17);
+  const hundreds = v.charCodeAt(20) - 0x30;
+  const ms = hundreds * 100 + twoDigits(v, 21);
   if (
-    typeof v !== 'string' ||
-    v.length !== 24 ||
-    v.charCodeAt(4) !== 0x2d ||
-    v.charCodeAt(7) !== 0x2d ||
+    !(hours <= 23 && minutes <= 59 && seconds <= 59 && hundreds >= 0 && hundreds <= 9 && ms >= 0) ||
     v.charCodeAt(10) !== 0x54 ||
     v.charCodeAt(13) !== 0x3a ||
-    v.charCodeAt(16) !== 0x3a ||
-    v.charCodeAt(19) !== 0x2e ||
-    v.charCodeAt(23) !== 0x5a ||
-    !digitsAt(v)
+    v.charCodeAt(16) !== 0x3a
   )
     return timeOf(v);
-  const d = (i: number) => v.charCodeAt(i) - 0x30;
-  const hours = d(11) * 10 + d(12);
-  const minutes = d(14) * 10 + d(15);
-  const seconds = d(17) * 10 + d(18);
-  if (hours > 23 || minutes > 59 || seconds > 59) return timeOf(v);
-  if (!v.startsWith(cachedDay) || cachedDay === '') {
+  if (cachedDay === '' || !v.startsWith(cachedDay)) {
     cachedDay = v.slice(0, 10);
-    cachedDayMs = timeOf(`${cachedDay}T00:00:00.000Z`);
+    cachedDayMs = dayStart(cachedDay);
   }
   if (cachedDayMs === undefined) return timeOf(v);
-  return cachedDayMs + ((hours * 60 + minutes) * 60 + seconds) * 1000 + d(20) * 100 + d(21) * 10 + d(22);
+  return cachedDayMs + ((hours * 60 + minutes) * 60 + seconds) * 1000 + ms;
 }
