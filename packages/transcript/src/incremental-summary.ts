@@ -22,6 +22,11 @@ export class SummaryFold {
   /** Every request, with the usage it was counted with; main-lane ones in order for the context shape. */
   private readonly counted = new Map<TranscriptEventOf<'request'>, Usage | undefined>();
   private readonly mainRequests: TranscriptEventOf<'request'>[] = [];
+  /** The main lane's input tokens per request with usage, in order: the context shape before it is
+   * downsampled. Kept as requests come; made again only when one gains or loses its usage. */
+  private shapeValues: number[] = [];
+  private shapeAt = new Map<TranscriptEventOf<'request'>, number>();
+  private shapeStale = false;
   private readonly totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   /** The fold had to be taken whole: a change it does not follow event by event. */
   private whole = true;
@@ -60,19 +65,9 @@ export class SummaryFold {
     tally.turns = this.turns;
     tally.failedTools = this.failedTools;
     tally.compactions = this.compactions;
-    // The main lane's requests one by one (their order is the context shape), the rest as one sum.
-    const rest = { ...this.totals };
-    for (const r of this.mainRequests) {
-      const u = r.payload.usage;
-      if (!u) continue;
-      tally.request(u, true);
-      rest.inputTokens -= u.inputTokens;
-      rest.outputTokens -= u.outputTokens;
-      rest.cacheReadTokens -= u.cacheReadTokens ?? 0;
-      rest.cacheWriteTokens -= u.cacheWriteTokens ?? 0;
-    }
-    tally.request(rest, false);
+    tally.request(this.totals, false);
     tally.requests = this.counted.size;
+    tally.useShape(this.shape());
     const summary: SessionSummaryWithPrompts = tally.summary(t.capabilities, t.agents.length - 1);
     summary.prompts = [...this.prompts];
     return summary;
@@ -87,6 +82,9 @@ export class SummaryFold {
     this.prompts.length = 0;
     this.counted.clear();
     this.mainRequests.length = 0;
+    this.shapeValues = [];
+    this.shapeAt.clear();
+    this.shapeStale = false;
     this.totals.inputTokens = this.totals.outputTokens = 0;
     this.totals.cacheReadTokens = this.totals.cacheWriteTokens = 0;
     this.lastPromptSeq = undefined;
@@ -106,9 +104,16 @@ export class SummaryFold {
       } else if (e.kind === 'tool_result' && e.payload.isError) this.failedTools++;
       else if (e.kind === 'compaction') this.compactions++;
       else if (e.kind === 'request') {
-        this.counted.set(e, undefined);
-        this.recount(e);
-        if (e.agentId === this.main) this.mainRequests.push(e);
+        const u = e.payload.usage;
+        this.counted.set(e, u && { ...u });
+        if (u) this.addUsage(u, 1);
+        if (e.agentId === this.main) {
+          this.mainRequests.push(e);
+          if (u && !this.shapeStale) {
+            this.shapeAt.set(e, this.shapeValues.length);
+            this.shapeValues.push(u.inputTokens);
+          }
+        }
       }
     }
   }
@@ -121,6 +126,24 @@ export class SummaryFold {
     if (before) this.addUsage(before, -1);
     if (now) this.addUsage(now, 1);
     this.counted.set(e, now && { ...now });
+    const at = this.shapeAt.get(e);
+    if (at !== undefined && now) this.shapeValues[at] = now.inputTokens;
+    else if (e.agentId === this.main && (at !== undefined || now)) this.shapeStale = true;
+  }
+
+  private shape(): readonly number[] {
+    if (this.shapeStale) {
+      this.shapeValues = [];
+      this.shapeAt.clear();
+      for (const r of this.mainRequests) {
+        const u = r.payload.usage;
+        if (!u) continue;
+        this.shapeAt.set(r, this.shapeValues.length);
+        this.shapeValues.push(u.inputTokens);
+      }
+      this.shapeStale = false;
+    }
+    return this.shapeValues;
   }
 
   private addUsage(u: Usage, sign: number): void {

@@ -15,7 +15,7 @@ export class SummaryTally {
   private first: number | undefined;
   private last: number | undefined;
   /** Main-lane input tokens per request, in order. */
-  private readonly shape: number[] = [];
+  private shape: number[] = [];
 
   /** A record's time, for the session's duration. */
   time(at: number | undefined): void {
@@ -32,6 +32,11 @@ export class SummaryTally {
     this.cacheReadTokens += usage.cacheReadTokens ?? 0;
     this.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
     if (onMainLane) this.shape.push(usage.inputTokens);
+  }
+
+  /** Takes the main lane's input tokens per request as kept elsewhere, in place of those counted here. */
+  useShape(values: readonly number[]): void {
+    this.shape = values as number[];
   }
 
   /** The numbers; each one whose capability is missing is absent, never 0. */
