@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SourceFile } from '../../src/adapter.js';
 import { codexAdapter } from '../../src/adapters/codex/index.js';
+import { LineScan, SCANNED, UNSCANNED } from '../../src/adapters/codex/line-scan.js';
 import { timeAt, timeOf } from '../../src/adapters/codex/records.js';
 import { splitLines } from '../../src/lines.js';
 import { finishTranscript } from '../../src/load.js';
@@ -271,6 +272,19 @@ function generated(seed: number): string[] {
         '{"type":"world_state","payload":{}}',
         '\u0000{}',
       ]),
+    // Lines of unusual shape: repeated members (the last counts), escapes, spaces, odd payloads.
+    () =>
+      pick([
+        '{"timestamp":"2026-02-23T12:40:00.000Z","type":"event_msg","payload":{"type":"user_message","message":"dup"},"payload":{"type":"agent_message","message":"x"}}',
+        '{"timestamp":"2026-02-23T12:40:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"esc\\u00e9"}]},"type":"event_msg"}',
+        '{"timestamp": 1771864834, "type": "event_msg", "payload": {"type": "exec_command_end", "call_id": "call_a", "exit_code": 1}}',
+        '{"timestamp":"2026-02-23T12:40:02.000Z","type":"event\\u005fmsg","payload":{"typ\\u0065":"user_message","message":"escaped key"}}',
+        '{"timestamp":"2026-02-23T12:40:03.000Z","type":"event_msg","payload":"not an object"}',
+        '{"timestamp":"2026-02-23T12:40:04.000Z","type":"compacted"}',
+        '{"timestamp":"2026-02-23T12:40:05.000Z","timestamp":"2030-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"task_complete"}}',
+        '{"type":"response_item","payload":{"type":"function_call_output","call_id":"call_b","output":"Process exited with code 1","call_id":"call_c"}}',
+        '{"timestamp":"2026-02-23T12:40:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"caf\u00e9 typed"}]}}',
+      ]),
   ];
   const n = 5 + Math.floor(rnd() * 60);
   for (let i = 0; i < n; i++) lines.push(pick(kinds)());
@@ -354,3 +368,108 @@ describe('the fast record time', () => {
 });
 
 const pickFrom = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+
+/** `b` with one byte dropped, inserted or replaced (n = 0: as it is). */
+function damage(b: Buffer, n: number, rnd: () => number, alphabet: Buffer): Buffer {
+  const at = Math.floor(rnd() * b.length);
+  const other = alphabet.subarray(Math.floor(rnd() * alphabet.length)).subarray(0, 1);
+  if (n === 0) return b;
+  if (n % 3 === 0) return Buffer.concat([b.subarray(0, at), b.subarray(at + 1)]);
+  if (n % 3 === 1) return Buffer.concat([b.subarray(0, at), other, b.subarray(at)]);
+  return Buffer.concat([b.subarray(0, at), other, b.subarray(at + 1)]);
+}
+
+const parses = (text: string): boolean => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe.skipIf(!corpus)('the line scan', () => {
+  it('calls a line JSON exactly when JSON.parse does, on corpus lines damaged byte by byte', () => {
+    const scan = new LineScan();
+    const rnd = random(42);
+    const alphabet = Buffer.from('{}[]",:\\ 0123456789.eE+-tfnulr\tu\u00e9abc\r\u0001', 'latin1');
+    let checked = 0;
+    let rejected = 0;
+    for (const path of rollouts) {
+      const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+      for (const line of lines.filter((_, i) => i % 3 === 0)) {
+        for (let n = 0; n < 12; n++) {
+          const damaged = damage(Buffer.from(line), n, rnd, alphabet);
+          const want = parses(damaged.toString('latin1'));
+          const got = scan.scan(damaged);
+          if (got !== UNSCANNED) expect(got === SCANNED, damaged.toString('latin1')).toBe(want);
+          checked++;
+          if (!want) rejected++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(5000);
+    expect(rejected).toBeGreaterThan(1000);
+  });
+
+  it('checks numbers, literals, escapes and nesting as JSON.parse does', () => {
+    const scan = new LineScan();
+    const cases = [
+      '{"a":-0}',
+      '{"a":01}',
+      '{"a":1.}',
+      '{"a":1e}',
+      '{"a":1E+5}',
+      '{"a":-}',
+      '{"a":.5}',
+      '{"a":tru}',
+      '{"a":true}',
+      '{"a":nul}',
+      '{"a":"\\u12"}',
+      '{"a":"\\u12ab"}',
+      '{"a":"\\x"}',
+      '{"a":"\t"}',
+      '{"a":[1,]}',
+      '{"a":[,1]}',
+      '{"a":{"b":1,}}',
+      '{"a":1,}',
+      '{"a" : [ 1 , { } , [ ] ] }  ',
+      '{"a":1}x',
+      '{"a":1',
+      '{}',
+      '{"a":[[[[[]]]]]}',
+      '{"payload":{"type":"x","payload":{}},"b":[{"c":1}]}',
+      `{"a":${'['.repeat(300)}${']'.repeat(300)}}`,
+      '{"a":"\u00e9"}',
+      '{"a":\u00e9}',
+      '{"a":1}\u00a0',
+    ];
+    for (const text of cases) {
+      const got = scan.scan(Buffer.from(text, 'latin1'));
+      if (got === UNSCANNED) expect(text.length, text).toBeGreaterThan(300);
+      else expect(got === SCANNED, text).toBe(parses(text));
+    }
+  });
+
+  it('finds the members of the line and of its payload, the last payload object winning', () => {
+    const scan = new LineScan();
+    const text =
+      '{"timestamp":"t","payload":{"type":"a"},"type":"event_msg","payload":{"type":"b","n":[1,{"x":2}]}}';
+    const b = Buffer.from(text);
+    expect(scan.scan(b)).toBe(SCANNED);
+    const members = (m: LineScan['top']) =>
+      Array.from({ length: m.count }, (_, k) => [
+        text.slice(m.at[k * 4]!, m.at[k * 4 + 1]!),
+        text.slice(m.at[k * 4 + 2]!, m.at[k * 4 + 3]!),
+      ]);
+    expect(members(scan.top).map(([k]) => k)).toEqual(['"timestamp"', '"payload"', '"type"', '"payload"']);
+    expect(members(scan.payload)).toEqual([
+      ['"type"', '"b"'],
+      ['"n"', '[1,{"x":2}]'],
+    ]);
+    for (const other of ['{"payload":{},"x":{"type":"y"}}', '{"payload":{"a":[]},"x":{"type":"y"}}']) {
+      expect(scan.scan(Buffer.from(other))).toBe(SCANNED);
+      expect(scan.payload.count, other).toBe(other.includes('"a"') ? 1 : 0);
+    }
+  });
+});
