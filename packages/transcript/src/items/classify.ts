@@ -494,9 +494,12 @@ export class Classifier {
       p.preventedContinuation === true ||
       (p.exitCode === 2 && p.isError === true);
     const outcome = blocked ? 'block' : status === 'additional_context' ? 'additionalContext' : 'output';
+    // A run known only to have started is a type of its own, so that a selection can leave these
+    // out (the default does: the agent writes one per hook per call) while `hook_name` keeps its event.
+    const started = status === 'started';
     this.emit(
       e,
-      `hook:${event}`,
+      started ? 'hook:started' : `hook:${event}`,
       defined({
         hook_name: name || event,
         outcome,
@@ -507,7 +510,7 @@ export class Classifier {
         duration_ms: durationOf(p.durationMs),
         tool_use_id: str(p.toolUseId),
         // Only that it ran is known: the agent recorded no outcome for this run.
-        status: status === 'started' ? 'started' : undefined,
+        status: started ? 'started' : undefined,
       }),
     );
   }

@@ -53,10 +53,11 @@ export const ITEM_ROOTS = ['message', 'thinking', 'notice', 'system', 'hook', 't
 
 /**
  * What an empty selection means: everything except the attachments, which are mostly the
- * agent's own context injections (file listings, reminders) and would swamp a dump. Spelled in
+ * agent's own context injections (file listings, reminders), and the hook runs recorded only as
+ * started (one per hook per tool call, with no outcome): either would swamp a dump. Spelled in
  * selector words so that a file written with it says what it holds.
  */
-export const DEFAULT_SELECTION: readonly string[] = [...ITEM_ROOTS, '-system:attachment'];
+export const DEFAULT_SELECTION: readonly string[] = [...ITEM_ROOTS, '-system:attachment', '-hook:started'];
 
 /** The elements `no_thinking` and `no_agent` stand for; appended last, so they win. */
 export const NO_THINKING: readonly string[] = ['-thinking'];

@@ -253,12 +253,19 @@ describe.skipIf(!corpus)('dumps of a real session', () => {
     if (!r.ok) expect(r.error._tag).toBe('DumpPathRefused');
   });
 
-  it('dumps the whole session by default, every item valid, attachments left out', () => {
+  it('dumps the whole session by default, every item valid, attachments and bare hook starts left out', () => {
     const built = buildDump(t, { sid: SID }, { presets: BUILTIN_PRESETS, writtenAt: now });
     if (!built.ok) throw new Error(built.error.message);
     for (const item of built.value.file.items) expect(validate(TranscriptItem, item).ok).toBe(true);
     expect(built.value.file.items.some((i) => i.type.startsWith('system:attachment'))).toBe(false);
+    // Hooks with an outcome stay; runs recorded only as started (one per hook per call) do not.
     expect(built.value.file.items.some((i) => i.type.startsWith('hook:'))).toBe(true);
+    expect(built.value.file.items.some((i) => i.type === 'hook:started')).toBe(false);
+    expect(built.value.file.types).toContain('-hook:started');
+    // Asked for, they are there: the session records hundreds around its calls.
+    const hooks = buildDump(t, { sid: SID, types: ['hook'] }, { presets: BUILTIN_PRESETS, writtenAt: now });
+    if (!hooks.ok) throw new Error(hooks.error.message);
+    expect(hooks.value.file.items.filter((i) => i.type === 'hook:started').length).toBeGreaterThan(100);
   });
 });
 

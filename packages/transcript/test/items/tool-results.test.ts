@@ -96,11 +96,19 @@ describe.skipIf(!corpus)('tool calls as items', () => {
     const aroundCalls = hooks.filter((h) => calls.has(h.tool_use_id));
     // 428 PreToolUse, 685 PostToolUse and 14 PostToolUseFailure progress records in the file.
     expect(aroundCalls).toHaveLength(428 + 685 + 14);
-    const bash = aroundCalls.find((h) => h.type === 'hook:PreToolUse');
+    // Those that only started (no outcome recorded) are hook:started; their event is in hook_name.
+    const bash = aroundCalls.find(
+      (h) => h.type === 'hook:started' && String(h.hook_name).startsWith('PreToolUse:'),
+    );
     expect(bash).toMatchObject({ status: 'started', outcome: 'output' });
+    expect(aroundCalls.every((h) => (h.type === 'hook:started') === (h.status === 'started'))).toBe(true);
     expect(String(bash?.hook_name)).toMatch(/^PreToolUse:/);
     expect(typeof bash?.command).toBe('string');
-    expect(spotter.filter((i) => i.type === 'hook:PostToolUseFailure')).toHaveLength(14);
+    expect(
+      spotter.filter(
+        (i) => i.type === 'hook:started' && String(i.hook_name).startsWith('PostToolUseFailure:'),
+      ),
+    ).toHaveLength(14);
   });
 
   it("reads a result's body back from its record: a Read's file, a Glob's names, a failure's text", () => {
