@@ -168,7 +168,12 @@ describe('the package', () => {
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@sinclair/typebox', 'better-sqlite3', 'tinypool', 'ws']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      '@sinclair/typebox',
+      'better-sqlite3',
+      'tinypool',
+      'ws',
+    ]);
     const modules = readdirSync(join(installed, 'node_modules'));
     for (const tool of ['typescript', 'vitest', 'esbuild', 'vite', '@biomejs', '@types', 'playwright-core']) {
       expect(modules).not.toContain(tool);
