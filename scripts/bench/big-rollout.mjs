@@ -112,6 +112,9 @@ export async function benchBigRollout({ source, sizeMb }) {
     try {
       const ready = await untilReady(d, 30 * 60 * 1000);
       const usage = d.usage();
+      // The daemon names a session it could not read on a line of its own.
+      const failed = d.lines.find((l) => /^index: codex \S+: /.test(l.text));
+      if (failed) throw new Error(failed.text);
       row(
         '6. cold index of a home holding only it',
         `${(ready.readyMs / 1000).toFixed(2)} s  ${(bytes / 1024 / 1024 / (ready.readyMs / 1000)).toFixed(1)} MB/s  ${usage.peakRssMb.toFixed(0)} MB peak  longest unanswered ping ${ready.slowestPingMs.toFixed(0)} ms`,
