@@ -608,7 +608,7 @@ export class Catalog {
 
   /**
    * Reads a session and records its documents, summary and files: a followed one read on from where
-   * its last read stopped, any other whole (on a worker thread when it has no bytes in the cache).
+   * its last read stopped, any other whole (on a worker thread when there are workers).
    */
   private async index(key: string, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
     const e = this.sessions.get(key);
@@ -657,9 +657,10 @@ export class Catalog {
 
   private async indexWhole(e: SessionEntry, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
     const job: IndexJob = { agent: e.agent, path: e.head.path, files: e.head.files };
-    const offload = this.workers !== undefined && !opts.cache && !job.files.some((f) => this.files.has(f));
     let prepared: PreparedIndex;
-    if (offload) {
+    if (this.workers) {
+      // Nobody follows it: a worker reads its files from disk, so none of their bytes need be kept here.
+      for (const f of job.files) this.files.drop(f);
       prepared = await this.prepared(e.key, job);
       // Prepared ahead of its turn: a file that changed since is read again, now.
       if (!(await this.sameStamps(prepared.stamps))) prepared = await this.prepareOnWorker(job);
@@ -667,7 +668,9 @@ export class Catalog {
       await this.stampFiles(e, opts.cache);
       prepared = await prepareIndex(this.platform(), job);
     }
-    const stamps = new Map(prepared.stamps);
+    // A worker that died took no stamps: the files as they are now, so that the session is not read
+    // again (and the worker lost again) before they change.
+    const stamps = new Map(prepared.stamps.length > 0 ? prepared.stamps : await this.stampFiles(e, false));
     if (!prepared.ok) {
       await this.recordFailure(e, stamps, prepared.error);
       return;
@@ -709,7 +712,6 @@ export class Catalog {
     for (const key of this.background.slice(0, 2 * this.workers.threads)) {
       const e = this.sessions.get(key);
       if (!e || e.indexed || this.preparing.has(key) || this.followed.has(key)) continue;
-      if (e.head.files.some((f) => this.files.has(f))) continue;
       this.preparing.set(
         key,
         this.prepareOnWorker({ agent: e.agent, path: e.head.path, files: e.head.files }),

@@ -1,20 +1,23 @@
-// The cold index reads sessions on worker threads: the index it writes is the one an in-process read
-// writes, and a worker that dies costs only its session.
-import { existsSync } from 'node:fs';
+// Sessions nobody follows are read on worker threads, at the cold index and when they grow: the index
+// written is the one an in-process read writes, and a worker that dies costs only its session.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodePlatform } from '@cairn/transcript';
+import { foldTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { corpus } from '../../transcript/test/corpus.js';
+import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { Catalog } from '../src/catalog.js';
 import { IndexDb } from '../src/index-db.js';
 import { IndexWorkers } from '../src/index-workers.js';
-import { corpusEnv, serve, tempDir } from './helpers.js';
+import { laneItems, searchDocs } from '../src/search-docs.js';
+import { corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 
 // Worker threads start built code: the worker the daemon's bundle carries.
 const BUILT_WORKER = fileURLToPath(new URL('../../cli/dist/index-worker.js', import.meta.url));
 const DYING_WORKER = fileURLToPath(new URL('./support/dying-index-worker.mjs', import.meta.url));
+const SID = '4d5611e5-241a-462a-8d15-5122611a9569';
+const PROJECT = ['claude', 'projects', '-work-spotter'];
 
 /** Every row the index holds of the sessions, their files and their documents, in a fixed order. */
 function indexRows(state: string) {
@@ -60,6 +63,49 @@ describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('the cold index on worker 
     expect(b.docs).toEqual(a.docs);
   });
 
+  it('reads a session nobody follows again on a worker when it grows, as a whole read makes it', async () => {
+    const lines = readFileSync(corpusPath(...PROJECT, `${SID}.jsonl`), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const home = tempDir();
+    const dir = join(home, '.claude', 'projects', '-work-spotter');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${SID}.jsonl`);
+    writeFileSync(file, `${lines.slice(0, 400).join('\n')}\n`);
+    const state = tempDir('cairn-state-');
+    const server = await serve(homeEnv(home), { cairnHome: state, indexWorker: BUILT_WORKER, rescanMs: 200 });
+    const key = `claude-code:${file}`;
+    try {
+      const before = server.catalog.get(key)?.summary;
+      expect(before?.requests).toBeGreaterThan(0);
+      appendFileSync(file, `${lines.slice(400).join('\n')}\n`);
+      const whole = await loadTranscript(nodePlatform({ env: homeEnv(home), homeDir: home }), {
+        agent: 'claude-code',
+        path: file,
+      });
+      if (!whole.ok) throw new Error(whole.error.message);
+      const summary = foldTranscript(whole.value, { prompts: true });
+      expect(summary.requests).toBeGreaterThan(before!.requests!);
+      await expect.poll(() => server.catalog.get(key)?.summary, { timeout: 20_000 }).toEqual(summary);
+      await server.catalog.settled();
+      // Not kept in the daemon's file cache: it was read on a worker.
+      expect(server.catalog.files.has(file)).toBe(false);
+    } finally {
+      await server.close();
+    }
+    const stored = indexRows(state).docs.map((d) => (d as { item_key: string }).item_key);
+    const loaded = await loadTranscript(nodePlatform({ env: homeEnv(home), homeDir: home }), {
+      agent: 'claude-code',
+      path: file,
+    });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    expect(stored.sort()).toEqual(
+      searchDocs(laneItems(loaded.value))
+        .map((d) => d.itemKey)
+        .sort(),
+    );
+  }, 60_000);
+
   it('records a session whose worker died as failed, and indexes the others', async () => {
     const env = corpusEnv();
     const platform = nodePlatform({ env, homeDir: env.HOME! });
@@ -78,6 +124,9 @@ describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('the cold index on worker 
       expect(indexed.length).toBe(all.length - 1);
       expect(indexed.every((e) => e.indexed && e.summary !== undefined)).toBe(true);
       expect(lines.some((l) => l.includes('the worker reading it stopped'))).toBe(true);
+      // Its file is recorded as it is, so it is not read again (nor its worker lost again) until it changes.
+      const path = failed[0]!.head.path;
+      expect(db.files().get(path)).toMatchObject({ size: statSync(path).size, sessionKey: failed[0]!.key });
     } finally {
       catalog.close();
       await workers.close();
