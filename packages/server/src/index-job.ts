@@ -1,6 +1,7 @@
 // What indexing a session computes from its files alone: its summary, listing facts and searchable
-// documents. It runs on a worker thread for the cold index, so that the daemon keeps answering while
-// a large history is read, and in-process when no worker is at hand. Only these results cross threads.
+// documents. For a session nobody follows it runs on a worker thread (the cold index, a session that
+// grows unwatched), so that the daemon keeps answering while a large history is read; in-process when
+// no worker is at hand. Only these results cross threads.
 import {
   foldTranscript,
   loadTranscript,
