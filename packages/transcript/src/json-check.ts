@@ -2,19 +2,12 @@
 // an object's top-level members on the way. The summary pass uses it to prove a line whole while
 // parsing only the members it needs. No recursion: a value nested any depth is checked with a
 // stack; strings and numbers are matched by sticky regular expressions, which run natively.
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 
 // Runs of plain characters between escapes, so that no text can be matched two ways (a failing
 // match then costs linear time, not exponential).
 const STRING = /"[^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*"/y;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 function skipWs(text: string, i: number, end: number): number {
   while (i < end) {

@@ -2,15 +2,16 @@
 // known to be valid (checked by json-check), without checking it again: strings and containers are
 // skipped by native searches for the next quote or bracket, so a large value costs little.
 
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-bytes.js';
 import { stringText } from './json-check.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 export interface SkimmedMember {
   key: string;

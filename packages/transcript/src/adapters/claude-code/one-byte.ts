@@ -3,6 +3,8 @@
 // every byte past ASCII belongs to a character inside a string either way. Only the strings the
 // summary reads differ (characters past ASCII come out as one per byte), so a line whose read
 // strings hold any is parsed again from its decoded text.
+
+import { OPEN_BRACE } from '../../json-bytes.js';
 import { isRec, type Rec, rec } from './records.js';
 
 /** The line could not be settled here: read it the exact way. */
@@ -15,7 +17,6 @@ export const hasOneByteView = (data: Uint8Array): boolean =>
   typeof (data as { latin1Slice?: Latin1Slice }).latin1Slice === 'function';
 
 const HIGH = /[\u0080-\u00ff]/;
-const OPEN_BRACE = 0x7b;
 
 const isPlain = (v: unknown): boolean => typeof v !== 'string' || !HIGH.test(v);
 

@@ -5,6 +5,19 @@
 //
 // The bytes are read as JSON.parse reads them one byte a character (well-formed UTF-8 read so
 // is JSON exactly when its decoded text is): a byte past ASCII may stand only inside a string.
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  MINUS,
+  NINE,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  ZERO,
+} from '../../json-bytes.js';
 
 /** The bytes are not JSON: JSON.parse throws on them too. */
 export const NOT_JSON = 0;
@@ -15,18 +28,6 @@ export const SCANNED = 2;
 
 const MAX_MEMBERS = 64;
 const MAX_DEPTH = 256;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
-const ZERO = 0x30;
-const NINE = 0x39;
 
 const PAYLOAD = [0x22, 0x70, 0x61, 0x79, 0x6c, 0x6f, 0x61, 0x64, 0x22]; // "payload", quotes included
 
