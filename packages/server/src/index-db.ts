@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 /** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 
 /** What search looks in. `tool_output` sits in its own FTS column so that leaving it out is a
  * column filter of the index itself, not a scan of its matches. */
@@ -109,7 +109,8 @@ const MAX_REBUILDS = 3;
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE sessions (
-  key TEXT PRIMARY KEY,
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
   agent TEXT NOT NULL,
   sid TEXT NOT NULL,
   head TEXT NOT NULL,
@@ -132,9 +133,11 @@ CREATE TABLE files (
   head TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX files_session ON files(session_key);
+-- A document names its session by the session's row id: the key (a path) on every row and in the
+-- index made the table twice the size of the text it points at, and its writes the slower half.
 CREATE TABLE docs (
   id INTEGER PRIMARY KEY,
-  session_key TEXT NOT NULL,
+  session_id INTEGER NOT NULL,
   item_key TEXT NOT NULL,
   agent_id TEXT,
   item_uuid TEXT NOT NULL,
@@ -142,7 +145,7 @@ CREATE TABLE docs (
   target TEXT NOT NULL,
   at INTEGER
 );
-CREATE INDEX docs_session ON docs(session_key, item_key);
+CREATE INDEX docs_session ON docs(session_id);
 CREATE VIRTUAL TABLE docs_fts USING fts5(text, tool_output, tokenize = 'unicode61 remove_diacritics 2');
 `;
 
@@ -150,6 +153,8 @@ const MARKS = /[\u0002\u0003]/g;
 
 export class IndexDb {
   private handle: Database.Database;
+  /** Statements prepared on the current handle, by their SQL. */
+  private statements = new Map<string, Database.Statement>();
   private depth = 0;
   private rebuilds = 0;
   private readonly rebuiltListeners = new Set<(reason: string) => void>();
@@ -169,6 +174,16 @@ export class IndexDb {
 
   get db(): Database.Database {
     return this.handle;
+  }
+
+  /** The statement for `sql`, prepared once per handle: a session's record runs the same few many times. */
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.handle.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
   }
 
   /**
@@ -208,6 +223,7 @@ export class IndexDb {
 
   private recover(reason: string): void {
     this.rebuilds++;
+    this.statements = new Map();
     try {
       if (this.handle.open) this.handle.close();
     } catch {
@@ -256,9 +272,9 @@ export class IndexDb {
   }
 
   private readFiles(): Map<string, FileState> {
-    const rows = this.db
-      .prepare('SELECT path, session_key, size, mtime_ms, ino, offset, head FROM files')
-      .all() as {
+    const rows = this.stmt(
+      'SELECT path, session_key, size, mtime_ms, ino, offset, head FROM files',
+    ).all() as {
       path: string;
       session_key: string;
       size: number;
@@ -285,18 +301,16 @@ export class IndexDb {
 
   putFile(f: FileState): void {
     this.write(() =>
-      this.db
-        .prepare(
-          `INSERT INTO files (path, session_key, size, mtime_ms, ino, offset, head) VALUES (?, ?, ?, ?, ?, ?, ?)
+      this.stmt(
+        `INSERT INTO files (path, session_key, size, mtime_ms, ino, offset, head) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(path) DO UPDATE SET session_key = excluded.session_key, size = excluded.size,
            mtime_ms = excluded.mtime_ms, ino = excluded.ino, offset = excluded.offset, head = excluded.head`,
-        )
-        .run(f.path, f.sessionKey, f.size, f.mtimeMs, f.ino, f.offset, f.head),
+      ).run(f.path, f.sessionKey, f.size, f.mtimeMs, f.ino, f.offset, f.head),
     );
   }
 
   deleteFile(path: string): void {
-    this.write(() => this.db.prepare('DELETE FROM files WHERE path = ?').run(path));
+    this.write(() => this.stmt('DELETE FROM files WHERE path = ?').run(path));
   }
 
   /** A change to record; lost with a damaged file, which the catalog then records again whole. */
@@ -322,11 +336,9 @@ export class IndexDb {
   }
 
   private readSessions<Head, Summary>(): StoredSession<Head, Summary>[] {
-    const rows = this.db
-      .prepare(
-        'SELECT key, agent, sid, head, last_activity_at, summary, capabilities, summary_version, indexed FROM sessions',
-      )
-      .all() as {
+    const rows = this.stmt(
+      'SELECT key, agent, sid, head, last_activity_at, summary, capabilities, summary_version, indexed FROM sessions',
+    ).all() as {
       key: string;
       agent: string;
       sid: string;
@@ -361,36 +373,35 @@ export class IndexDb {
   ) {
     const text = JSON.stringify(head);
     this.write(() =>
-      this.db
-        .prepare(
-          `INSERT INTO sessions (key, agent, sid, head, cwd, last_activity_at, indexed) VALUES (?, ?, ?, ?, ?, ?, 0)
+      this.stmt(
+        `INSERT INTO sessions (key, agent, sid, head, cwd, last_activity_at, indexed) VALUES (?, ?, ?, ?, ?, ?, 0)
          ON CONFLICT(key) DO UPDATE SET agent = excluded.agent, sid = excluded.sid, head = excluded.head,
            cwd = excluded.cwd, last_activity_at = excluded.last_activity_at`,
-        )
-        .run(key, agent, sid, text, cwd ?? null, lastActivityAt ?? null),
+      ).run(key, agent, sid, text, cwd ?? null, lastActivityAt ?? null),
     );
   }
 
   setIndexed(key: string, indexed: boolean): void {
-    this.write(() =>
-      this.db.prepare('UPDATE sessions SET indexed = ? WHERE key = ?').run(indexed ? 1 : 0, key),
-    );
+    this.write(() => this.stmt('UPDATE sessions SET indexed = ? WHERE key = ?').run(indexed ? 1 : 0, key));
   }
 
   putSummary(key: string, summary: unknown, capabilities: readonly string[], version: number): void {
     const texts = [JSON.stringify(summary), JSON.stringify(capabilities)] as const;
     this.write(() =>
-      this.db
-        .prepare('UPDATE sessions SET summary = ?, capabilities = ?, summary_version = ? WHERE key = ?')
-        .run(texts[0], texts[1], version, key),
+      this.stmt('UPDATE sessions SET summary = ?, capabilities = ?, summary_version = ? WHERE key = ?').run(
+        texts[0],
+        texts[1],
+        version,
+        key,
+      ),
     );
   }
 
   removeSession(key: string): void {
     this.write(() => {
       this.deleteDocs(key);
-      this.db.prepare('DELETE FROM sessions WHERE key = ?').run(key);
-      this.db.prepare('DELETE FROM files WHERE session_key = ?').run(key);
+      this.stmt('DELETE FROM sessions WHERE key = ?').run(key);
+      this.stmt('DELETE FROM files WHERE session_key = ?').run(key);
     });
   }
 
@@ -401,8 +412,7 @@ export class IndexDb {
       'reading documents',
       () =>
         new Set(
-          this.db
-            .prepare('SELECT item_key FROM docs WHERE session_key = ?')
+          this.stmt('SELECT item_key FROM docs WHERE session_id = (SELECT id FROM sessions WHERE key = ?)')
             .pluck()
             .all(sessionKey) as string[],
         ),
@@ -415,14 +425,19 @@ export class IndexDb {
   }
 
   private insertDocs(sessionKey: string, docs: readonly IndexDoc[]): void {
-    const insertDoc = this.db.prepare(
-      'INSERT INTO docs (session_key, item_key, agent_id, item_uuid, item_type, target, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    // Documents belong to a recorded session; without its row they could never be found.
+    const sessionId = this.stmt('SELECT id FROM sessions WHERE key = ?').pluck().get(sessionKey) as
+      | number
+      | undefined;
+    if (sessionId === undefined) return;
+    const insertDoc = this.stmt(
+      'INSERT INTO docs (session_id, item_key, agent_id, item_uuid, item_type, target, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    const insertText = this.db.prepare('INSERT INTO docs_fts (rowid, text, tool_output) VALUES (?, ?, ?)');
+    const insertText = this.stmt('INSERT INTO docs_fts (rowid, text, tool_output) VALUES (?, ?, ?)');
     for (const d of docs) {
       const text = d.text.replace(MARKS, ' ').slice(0, MAX_DOC_CHARS);
       const { lastInsertRowid } = insertDoc.run(
-        sessionKey,
+        sessionId,
         d.itemKey,
         d.agentId ?? null,
         d.itemUuid,
@@ -440,10 +455,12 @@ export class IndexDb {
   }
 
   private deleteDocs(sessionKey: string): void {
-    this.db
-      .prepare('DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE session_key = ?)')
-      .run(sessionKey);
-    this.db.prepare('DELETE FROM docs WHERE session_key = ?').run(sessionKey);
+    const sessionId = this.stmt('SELECT id FROM sessions WHERE key = ?').pluck().get(sessionKey);
+    if (sessionId === undefined) return;
+    this.stmt('DELETE FROM docs_fts WHERE rowid IN (SELECT id FROM docs WHERE session_id = ?)').run(
+      sessionId,
+    );
+    this.stmt('DELETE FROM docs WHERE session_id = ?').run(sessionId);
   }
 
   /** Best matches first; an empty list when the query has no searchable word. */
@@ -491,22 +508,23 @@ export class IndexDb {
     }
     params.push(q.limit, q.offset);
     const sql = `
-      SELECT d.session_key AS sessionKey, s.agent AS agent, s.sid AS sid, d.agent_id AS agentId,
+      SELECT s.key AS sessionKey, s.agent AS agent, s.sid AS sid, d.agent_id AS agentId,
              d.item_uuid AS itemUuid, d.item_type AS itemType, d.target AS target, d.at AS at,
              snippet(docs_fts, -1, char(2), char(3), '…', 16) AS snippet, -bm25(docs_fts) AS score
       FROM docs_fts
       JOIN docs d ON d.id = docs_fts.rowid
-      JOIN sessions s ON s.key = d.session_key
+      JOIN sessions s ON s.id = d.session_id
       WHERE ${where.join(' AND ')}
       ORDER BY bm25(docs_fts), d.id
       LIMIT ? OFFSET ?`;
+    // Not kept: each mix of filters is SQL of its own.
     return this.db.prepare(sql).all(...params) as SearchRow[];
   }
 
   docCount(): number {
     return this.guard(
       'counting documents',
-      () => this.db.prepare('SELECT count(*) FROM docs').pluck().get() as number,
+      () => this.stmt('SELECT count(*) FROM docs').pluck().get() as number,
       () => 0,
     );
   }

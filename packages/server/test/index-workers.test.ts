@@ -32,8 +32,9 @@ function indexRows(state: string) {
       files: db.prepare('SELECT path, session_key, size, offset, head FROM files ORDER BY path').all(),
       docs: db
         .prepare(
-          `SELECT d.session_key, d.item_key, d.agent_id, d.item_uuid, d.item_type, d.target, d.at, f.text, f.tool_output
-           FROM docs d JOIN docs_fts f ON f.rowid = d.id ORDER BY d.session_key, d.item_key`,
+          `SELECT s.key, d.item_key, d.agent_id, d.item_uuid, d.item_type, d.target, d.at, f.text, f.tool_output
+           FROM docs d JOIN docs_fts f ON f.rowid = d.id JOIN sessions s ON s.id = d.session_id
+           ORDER BY s.key, d.item_key`,
         )
         .all(),
     };

@@ -107,7 +107,7 @@ describe.skipIf(!corpus)('a followed session read on from its last read', () => 
     const whole = searchDocs(laneItems(loaded.value)).map((d) => d.itemKey);
     const db = new Database(join(state, 'index.sqlite'), { readonly: true });
     const stored = db
-      .prepare('SELECT item_key FROM docs WHERE session_key = ?')
+      .prepare('SELECT item_key FROM docs WHERE session_id = (SELECT id FROM sessions WHERE key = ?)')
       .pluck()
       .all(`claude-code:${file}`) as string[];
     db.close();
