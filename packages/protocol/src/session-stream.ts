@@ -351,6 +351,10 @@ export type RunStateFrame = Static<typeof RunStateFrame>;
 export const ItemAppendedFrame = streamFrame('item_appended', { item: TranscriptItem }, 'ItemAppendedFrame');
 export type ItemAppendedFrame = Static<typeof ItemAppendedFrame>;
 
+/** The session's stream could not be opened (its files could not be read): nothing else follows. */
+export const StreamErrorFrame = streamFrame('error', { message: Type.String() }, 'StreamErrorFrame');
+export type StreamErrorFrame = Static<typeof StreamErrorFrame>;
+
 /** Every frame type of the topic, with its schema. */
 export const SESSION_STREAM_FRAME_MEMBERS = [
   SessionReadyFrame,
@@ -372,6 +376,7 @@ export const SESSION_STREAM_FRAME_MEMBERS = [
   SubagentEndFrame,
   RunStateFrame,
   ItemAppendedFrame,
+  StreamErrorFrame,
 ] as const;
 
 export const SessionStreamFrame = Type.Union([...SESSION_STREAM_FRAME_MEMBERS], {

@@ -630,7 +630,11 @@ export class Catalog {
     opts: { cache: boolean; replaced?: boolean },
   ): Promise<void> {
     const stamps = await this.stampFiles(e, true);
-    const loaded = await live.read(this.platform(), e.head.path);
+    const loaded = await live.read(this.platform(), e.head.path).catch((cause: unknown) => {
+      // A defect in translation fails this session alone, and says so, rather than the caller.
+      this.live.delete(e.key);
+      return { ok: false as const, error: { message: `reading it failed: ${String(cause)}` } };
+    });
     if (!loaded.ok) {
       await this.recordFailure(e, stamps, loaded.error.message);
       return;

@@ -169,7 +169,7 @@ class SessionStream {
 /** Every session stream of the server, fed by the catalog's changes. */
 export class Streams {
   private readonly streams = new Map<string, SessionStream>();
-  private readonly opening = new Map<string, Promise<SessionStream | undefined>>();
+  private readonly opening = new Map<string, Promise<SessionStream | string>>();
   /** The last seq of each stream that lingered out, so that its reopening numbers past it. */
   private readonly retiredSeq = new Map<string, number>();
   private readonly stopListening: () => void;
@@ -202,7 +202,12 @@ export class Streams {
    */
   async subscribe(key: string, sub: Subscriber, afterSeq?: number): Promise<boolean> {
     const stream = await this.open(key);
-    if (!stream) return false;
+    if (typeof stream === 'string') {
+      // Said to the subscriber, who would otherwise wait for a history that never comes.
+      const sid = this.catalog.get(key)?.sid ?? key;
+      sub.send({ type: 'error', session_id: sid, seq: -1, message: stream });
+      return false;
+    }
     clearTimeout(stream.lingerTimer);
     stream.lingerTimer = undefined;
     stream.subs.add(sub);
@@ -235,18 +240,26 @@ export class Streams {
     for (const [key, stream] of this.streams) if (stream.subs.has(sub)) this.unsubscribe(key, sub);
   }
 
-  private async open(key: string): Promise<SessionStream | undefined> {
+  /** The session's stream, or why it cannot be opened. */
+  private async open(key: string): Promise<SessionStream | string> {
     const existing = this.streams.get(key);
     if (existing) return existing;
     let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
         const entry = this.catalog.get(key);
-        const loaded = entry ? await this.catalog.follow(key) : undefined;
+        if (!entry) return 'the session is gone';
+        let loaded: Loaded | undefined;
+        try {
+          loaded = await this.catalog.follow(key);
+        } catch (cause) {
+          this.catalog.unfollow(key);
+          return `the session could not be read: ${cause instanceof Error ? cause.message : String(cause)}`;
+        }
         const latest = this.catalog.latestOf(key) ?? loaded;
-        if (!entry || !latest) {
-          if (entry) this.catalog.unfollow(key);
-          return undefined;
+        if (!latest) {
+          this.catalog.unfollow(key);
+          return `the session could not be opened${entry.error ? `: ${entry.error}` : ''}`;
         }
         const retired = this.retiredSeq.get(key);
         const base = retired === undefined ? 0 : nextBase(retired);

@@ -29,7 +29,7 @@ export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => 
   if (t.kind === 'error') return t.error;
   if (t.kind === 'sessions') ctx.sessions.subscribe(ctx.conn);
   // The reply goes first; the history follows it.
-  else setImmediate(() => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq).catch(() => false));
+  else setImmediate(() => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq));
   return done({ topic: req.topic });
 };
 

@@ -112,6 +112,11 @@ export class SessionFeed {
       return;
     }
     const f = raw as unknown as SessionStreamFrame;
+    // The stream could not be opened: no seq of it was reached.
+    if (f.type === 'error') {
+      this.set({ error: f.message });
+      return;
+    }
     this.lastSeq = lastSeqAfter(this.lastSeq, f);
     switch (f.type) {
       case 'session_ready':

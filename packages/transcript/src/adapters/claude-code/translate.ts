@@ -6,6 +6,7 @@ import type {
   TranslatedSession,
   TranslationDelta,
 } from '../../adapter.js';
+import { appendAll, insertAll } from '../../arrays.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
 import {
   CAPABILITIES,
@@ -122,7 +123,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
 
       const events = this.translator.translateFile(i, file, state.lane, state.isMain, lines);
       this.takeSkipped(i);
-      updated.push(...state.compactions.add(events));
+      appendAll(updated, state.compactions.add(events));
       if (!state.isMain && state.title === undefined) {
         const title = promptTitle(state.lane, events);
         if (title !== null) state.title = { value: title };
@@ -131,10 +132,10 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
         if (!state.links.has(link.agentId)) state.links.set(link.agentId, link.callId);
       this.translator.spawnLinks.length = 0;
       from = Math.min(from, this.merge.add(i, events));
-      added.push(...events);
+      appendAll(added, events);
     }
     if (this.translator.crossed) return ok('rewrite');
-    updated.push(...this.translator.updated);
+    appendAll(updated, this.translator.updated);
     this.translator.updated.length = 0;
 
     const merged = this.merge.items;
@@ -209,8 +210,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
     const fresh = this.translator.skipped;
     if (fresh.length === 0) return;
     const at = this.files[index]!.skippedEnd;
-    if (at === this.skipped.length) this.skipped.push(...fresh);
-    else this.skipped.splice(at, 0, ...fresh);
+    insertAll(this.skipped, at, fresh);
     for (let j = index; j < this.files.length; j++) this.files[j]!.skippedEnd += fresh.length;
     fresh.length = 0;
   }

@@ -6,6 +6,7 @@ import {
   type TranslatedSession,
   type TranslationDelta,
 } from '../../adapter.js';
+import { appendAll } from '../../arrays.js';
 import type {
   Capability,
   Lane,
@@ -314,7 +315,7 @@ export class CodexTranslation implements IncrementalTranslation {
     this.session ??= { id: idFromPath(file.path) };
     const from = this.recs.length;
     const fresh = readRecords(file, 0, this.offset, this.nextLine, this.firstIndex !== -1);
-    this.recs.push(...fresh);
+    appendAll(this.recs, fresh);
     const last = fresh[fresh.length - 1]?.span;
     if (last) {
       this.offset = Math.min(file.data.length, last.offset + last.length + 1);
