@@ -1,7 +1,8 @@
 // One very large Codex rollout: the corpus's largest rollout, its records repeated until the file
 // reaches a size, then `cairn summary` of it and a cold index of a home that holds only it, each with
-// its wall time and peak memory; and `cairn summary` of a Claude Code session of the same size. A
-// run that fails (out of memory, say) is reported as such.
+// its wall time and peak memory, then opening it in the reader on that daemon (time to its whole
+// history, longest ping meanwhile); and `cairn summary` of a Claude Code session of the same size.
+// A run that fails (out of memory, say) is reported as such.
 // Alone: `node scripts/bench/big-rollout.mjs [--size MB]` (default 1024).
 import { spawnSync } from 'node:child_process';
 import {
@@ -20,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { agentEnv } from './corpus.mjs';
 import { Daemon } from './daemon.mjs';
+import { openSession } from './open-session.mjs';
 import { untilReady } from './ready.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -118,6 +120,14 @@ export async function benchBigRollout({ source, sizeMb }) {
       row(
         '6. cold index of a home holding only it',
         `${(ready.readyMs / 1000).toFixed(2)} s  ${(bytes / 1024 / 1024 / (ready.readyMs / 1000)).toFixed(1)} MB/s  ${usage.peakRssMb.toFixed(0)} MB peak  longest unanswered ping ${ready.slowestPingMs.toFixed(0)} ms`,
+      );
+      const sid = /([0-9a-f-]{36})\.jsonl$/.exec(path)[1];
+      const opened = await openSession(d, `session:codex:${sid}`, 30 * 60 * 1000);
+      row(
+        '7. opening it in the reader',
+        opened.error
+          ? `FAILED after ${(opened.historyMs / 1000).toFixed(1)} s: ${opened.error}`
+          : `${(opened.historyMs / 1000).toFixed(2)} s to its whole history (${opened.items} items)  ${d.usage().peakRssMb.toFixed(0)} MB peak  longest ping ${opened.slowestPingMs.toFixed(0)} ms`,
       );
     } catch (e) {
       row('6. cold index of a home holding only it', `FAILED: ${String(e.message ?? e).split('\n')[0]}`);

@@ -340,15 +340,20 @@ export class Streams {
       contextWindowMax: null,
       runState: stream.runState(),
     };
-    // A history that does not serialize goes out in chunks, so only its bad chunk is refused.
-    const json = tryStringify(items);
-    if (json !== undefined && json.length <= (this.options.inlineHistoryBytes ?? 256 * 1024)) {
-      sub.send({ type: 'session_ready', ...common, history: items });
-      return;
-    }
     const per = this.options.chunkItems ?? 1000;
     const chunks: TranscriptItem[][] = [];
     for (let i = 0; i < items.length; i += per) chunks.push(items.slice(i, i + per));
+    // Each chunk's JSON once: their lengths tell whether the history fits in one frame, without
+    // writing out a long history whole. One that does not serialize goes out in chunks, so only its
+    // bad chunk is refused.
+    const texts = chunks.map((chunk) => tryStringify(chunk));
+    const inline = this.options.inlineHistoryBytes ?? 256 * 1024;
+    let length = 2 + Math.max(0, chunks.length - 1);
+    for (const text of texts) length = text === undefined ? Number.POSITIVE_INFINITY : length + text.length - 2;
+    if (length <= inline) {
+      sub.send({ type: 'session_ready', ...common, history: items });
+      return;
+    }
     sub.send({
       type: 'session_ready_start',
       ...common,
@@ -356,7 +361,7 @@ export class Streams {
       totalMessages: items.length,
     });
     chunks.forEach((chunk, index) => {
-      const text = tryStringify(chunk);
+      const text = texts[index];
       const base = {
         type: 'history_chunk',
         session_id: stream.sid,
