@@ -349,7 +349,8 @@ export class Streams {
     const texts = chunks.map((chunk) => tryStringify(chunk));
     const inline = this.options.inlineHistoryBytes ?? 256 * 1024;
     let length = 2 + Math.max(0, chunks.length - 1);
-    for (const text of texts) length = text === undefined ? Number.POSITIVE_INFINITY : length + text.length - 2;
+    for (const text of texts)
+      length = text === undefined ? Number.POSITIVE_INFINITY : length + text.length - 2;
     if (length <= inline) {
       sub.send({ type: 'session_ready', ...common, history: items });
       return;
