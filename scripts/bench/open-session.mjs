@@ -26,7 +26,8 @@ export async function openSession(daemon, topic, timeoutMs) {
   const pings = (async () => {
     while (pinging) {
       const asked = performance.now();
-      await pinger.request('ping', {}, timeoutMs);
+      const reply = await pinger.request('ping', {}, timeoutMs);
+      if (!reply.ok) break;
       slowestPingMs = Math.max(slowestPingMs, performance.now() - asked);
       await sleep(50);
     }
@@ -38,6 +39,9 @@ export async function openSession(daemon, topic, timeoutMs) {
     let timer;
     const outcome = await Promise.race([
       finished,
+      daemon.exited.then(({ code, signal }) => ({
+        error: `the daemon exited (${signal ?? `code ${code}`}): ${daemon.tail(3)}`,
+      })),
       new Promise((resolve) => {
         timer = setTimeout(() => resolve({ error: `no history within ${timeoutMs / 1000} s` }), timeoutMs);
       }),

@@ -302,6 +302,13 @@ export class Catalog {
     return loaded;
   }
 
+  /** The bytes of a session's files as they are now (a file gone counts none). */
+  async sessionBytes(key: string): Promise<number> {
+    let bytes = 0;
+    for (const f of this.sessions.get(key)?.head.files ?? []) bytes += (await stamp(f))?.size ?? 0;
+    return bytes;
+  }
+
   /** The newest transcript of a followed session. */
   latestOf(key: string): Loaded | undefined {
     return this.latest.get(key);

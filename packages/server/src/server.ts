@@ -60,6 +60,8 @@ export interface ServerOptions {
   /** The built worker file sessions are read whole on; the one beside this code when absent, none
    * with false (everything on this thread, as when running from source). */
   readonly indexWorker?: string | false;
+  /** The largest session (its files' bytes) opened in the reader; from the heap's limit when absent. */
+  readonly maxOpenBytes?: number;
   /** Sockets held at once and the time one may stay without the token; from the open-file limit
    * when absent. */
   readonly connections?: ConnectionLimits;
@@ -118,7 +120,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await catalog.start();
   if (options.waitForIndex) await catalog.settled();
 
-  const streams = new Streams(catalog, { instance: instance.value });
+  const streams = new Streams(catalog, {
+    instance: instance.value,
+    ...(options.maxOpenBytes === undefined ? {} : { maxOpenBytes: options.maxOpenBytes }),
+  });
   const sessions = new SessionsTopic(catalog);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? persistentToken(home, env, log);

@@ -1,6 +1,7 @@
 // Per-session streams (`session:<agent>:<sid>`): the history first, then what each append adds, in
 // spectral's frames, numbered so that a client resuming after the last number it saw gets no gap and
 // no repeat.
+import { getHeapStatistics } from 'node:v8';
 import { gzipSync } from 'node:zlib';
 import type { TranscriptItem, WireRunState } from '@cairn/protocol';
 import { type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
@@ -23,7 +24,16 @@ export interface StreamsOptions {
   readonly gzipChunkBytes?: number;
   /** How long a stream outlives its last subscriber, so a reconnect resumes against the same numbers. */
   readonly lingerMs?: number;
+  /** The largest session (its files' bytes) a stream is opened for. */
+  readonly maxOpenBytes?: number;
 }
+
+/**
+ * A followed session is held in memory whole, at about seven times its bytes (a 300 MB rollout
+ * peaks near 2.2 GB), and running out of heap aborts the daemon for everybody. So a session opens
+ * only when an eighth of the heap's limit holds it: 512 MB under the usual 4 GB.
+ */
+export const defaultMaxOpenBytes = (): number => Math.floor(getHeapStatistics().heap_size_limit / 8);
 
 class SessionStream {
   /** Event ids in the order the stream first saw them; an event's seq is `base` plus its index here. */
@@ -249,6 +259,10 @@ export class Streams {
       pending = (async () => {
         const entry = this.catalog.get(key);
         if (!entry) return 'the session is gone';
+        const bytes = await this.catalog.sessionBytes(key);
+        const limit = this.options.maxOpenBytes ?? defaultMaxOpenBytes();
+        if (bytes > limit)
+          return `the session is ${megabytes(bytes)}, more than the ${megabytes(limit)} this daemon can hold in memory to show it; its summary, search and dumps still work`;
         let loaded: Loaded | undefined;
         try {
           loaded = await this.catalog.follow(key);
@@ -391,6 +405,8 @@ export class Streams {
  * numbering then never passes for one of the new, and it gets the history again.
  */
 const nextBase = (lastSeq: number): number => lastSeq + 2;
+
+const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 const itemKeys = (items: readonly TranscriptItem[] | undefined): string =>
   (items ?? []).map((i) => `${i.uuid}|${i.type}|${(i as { role?: string }).role ?? ''}`).join('\n');

@@ -1,7 +1,7 @@
 // Opening sessions in the reader at the edges: a rollout of 160,000 records (more than a call can take
 // as spread arguments, which the first read of a followed session once did) streams its whole
-// history, and a session whose files cannot be read answers its subscriber with an `error` frame
-// instead of leaving it waiting for a history that never comes.
+// history; a session larger than the daemon can hold, and one whose files cannot be read, answer
+// their subscriber with an `error` frame instead of a history that never comes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
@@ -77,6 +77,26 @@ describe.skipIf(!corpus)('opening a session in the reader', () => {
     expect(start.totalMessages).toBe(items.value.items.length);
     const chunks = client.frames.filter((x) => x.type === 'history_chunk');
     expect(chunks.length).toBe(start.totalChunks);
+    client.close();
+  });
+
+  it('refuses, with an error frame, a session larger than the daemon can hold', async () => {
+    const home = tempDir();
+    const dir = join(home, '.codex', ...ROLLOUT.slice(1));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, NAME), longRollout(2_000));
+    server = await serve(homeEnv(home), { maxOpenBytes: 64 * 1024 });
+    const client = await Client.open(server);
+    expect(await client.request('topic_subscribe', { topic: `session:codex:${SID}` })).toMatchObject({
+      ok: true,
+    });
+    await client.until((f) => f.some((x) => x.type === 'error' || x.type === 'session_ready'));
+    const error = client.frames.find((x) => x.type === 'error');
+    expect(String(error?.message)).toMatch(/^the session is \d+ MB, more than the 0 MB this daemon can hold/);
+    expect(client.frames.some((x) => x.type === 'session_ready')).toBe(false);
+    // Its summary is still there.
+    const summary = await client.request('session_summary_read', { sid: SID, agent: 'codex' });
+    expect(summary).toMatchObject({ ok: true });
     client.close();
   });
 
