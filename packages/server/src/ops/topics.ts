@@ -29,7 +29,9 @@ export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => 
   if (t.kind === 'error') return t.error;
   if (t.kind === 'sessions') ctx.sessions.subscribe(ctx.conn);
   // The reply goes first; the history follows it.
-  else setImmediate(() => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq));
+  // A stream that cannot open tells its subscriber why; the catch is only the last guard of the
+  // daemon, which an unhandled rejection would end.
+  else setImmediate(() => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq).catch(() => false));
   return done({ topic: req.topic });
 };
 
