@@ -351,7 +351,7 @@ export type RunStateFrame = Static<typeof RunStateFrame>;
 export const ItemAppendedFrame = streamFrame('item_appended', { item: TranscriptItem }, 'ItemAppendedFrame');
 export type ItemAppendedFrame = Static<typeof ItemAppendedFrame>;
 
-/** The session's stream could not be opened (its files could not be read): nothing else follows. */
+/** The session's stream could not be opened (its files are gone, unreadable or too large to hold): nothing else follows. */
 export const StreamErrorFrame = streamFrame('error', { message: Type.String() }, 'StreamErrorFrame');
 export type StreamErrorFrame = Static<typeof StreamErrorFrame>;
 

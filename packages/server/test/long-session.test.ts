@@ -2,11 +2,11 @@
 // as spread arguments, which the first read of a followed session once did) streams its whole
 // history; a session larger than the daemon can hold, and one whose files cannot be read, answer
 // their subscriber with an `error` frame instead of a history that never comes.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { codexLines } from '../../transcript/test/long-records.js';
 import type { RunningServer } from '../src/index.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
 
@@ -15,35 +15,10 @@ const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.j
 const SID = '019c8a59-e9dd-71f0-9ae3-4079fe9726a9';
 const RECORDS = 160_000;
 
-/** The corpus rollout's session_meta, then `count` short records of the shapes a long run writes. */
-function longRollout(count: number): string {
-  const meta = readFileSync(corpusPath(...ROLLOUT, NAME), 'utf8').split('\n')[0]!;
-  const out = [meta];
-  const start = Date.parse('2026-02-23T12:00:00.000Z');
-  for (let i = 0; i < count; i++) {
-    const timestamp = new Date(start + i * 10).toISOString();
-    out.push(
-      i % 2 === 0
-        ? JSON.stringify({
-            timestamp,
-            type: 'response_item',
-            payload: { type: 'reasoning', summary: [{ type: 'summary_text', text: `step ${i}` }] },
-          })
-        : JSON.stringify({
-            timestamp,
-            type: 'response_item',
-            payload: {
-              type: 'message',
-              role: 'assistant',
-              content: [{ type: 'output_text', text: `done ${i}` }],
-            },
-          }),
-    );
-  }
-  return `${out.join('\n')}\n`;
-}
+/** A rollout of its session_meta and `count` records after it. */
+const longRollout = (count: number): string => `${codexLines(count + 1).join('\n')}\n`;
 
-describe.skipIf(!corpus)('opening a session in the reader', () => {
+describe('opening a session in the reader', () => {
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
@@ -108,7 +83,7 @@ describe.skipIf(!corpus)('opening a session in the reader', () => {
     writeFileSync(path, longRollout(4));
     server = await serve(homeEnv(home));
     const client = await Client.open(server);
-    // Listed, then its file goes: the reader asks for a session whose files are no longer there.
+    // Listed, then written anew in a format no adapter knows: the reader asks for a session that cannot be read.
     writeFileSync(path, '{"type":"mystery"}\n');
     expect(await client.request('topic_subscribe', { topic: `session:codex:${SID}` })).toMatchObject({
       ok: true,
