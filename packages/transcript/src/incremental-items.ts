@@ -64,9 +64,10 @@ export class IncrementalItems {
     const added = eventsByLane(delta.added);
     const byLane = new Map<string, TranscriptEvent[]>();
     // A message or a result read differently after the fact (a Codex message found to be a prompt)
-    // changes its item and those after it: its lane is read again.
+    // changes its item and those after it: its lane is read again. A mere mark (a compaction's
+    // shadow) changes no item.
     const changed = new Set(
-      delta.updated.filter((e) => e.kind === 'user' || e.kind === 'tool_result').map((e) => e.agentId),
+      delta.revised.filter((e) => e.kind === 'user' || e.kind === 'tool_result').map((e) => e.agentId),
     );
     for (const lane of lanesOf(t)) {
       const s = this.lanes.get(lane.id);

@@ -37,13 +37,13 @@ export class SummaryFold {
     // A prompt or a tool result read differently after the fact, or another main lane: fold again.
     // A message found to be a prompt after the last one counted is one more; any other change to a
     // message or a result is folded again.
-    const latePrompts = delta.updated.filter(
+    const latePrompts = delta.revised.filter(
       (e) => isPrompt(e, main) && !this.counted.has(e as never) && e.seq > (this.lastPromptSeq ?? -1),
     );
     const refold =
       delta.rewritten ||
       main !== this.main ||
-      delta.updated.some(
+      delta.revised.some(
         (e) => (e.kind === 'user' || e.kind === 'tool_result') && !latePrompts.includes(e),
       ) ||
       latePrompts.some((p) => delta.added.some((e) => isPrompt(e, main) && e.seq < p.seq)) ||
@@ -54,7 +54,7 @@ export class SummaryFold {
       return;
     }
     this.add([...latePrompts, ...delta.added].sort((a, b) => a.seq - b.seq));
-    for (const e of delta.updated) if (e.kind === 'request') this.recount(e);
+    for (const e of delta.revised) if (e.kind === 'request') this.recount(e);
   }
 
   summary(t: Transcript): SessionSummaryWithPrompts {

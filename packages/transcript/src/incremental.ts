@@ -19,6 +19,10 @@ export interface TranscriptDelta {
   added: TranscriptEvent[];
   /** Earlier events changed in place (a request's usage, a compaction's shadow, an orphan found its call). */
   updated: TranscriptEvent[];
+  /** Those of `updated` whose payload now reads differently (a message found to be a prompt, a
+   * request's usage): what items and summaries are read from. The others only gained a mark that
+   * neither reads (a compaction's shadow, their request, a result's call found). */
+  revised: TranscriptEvent[];
 }
 
 export class Translator {
@@ -37,13 +41,19 @@ export class Translator {
       if (!pushed.ok) return this.failed(pushed);
       if (pushed.value !== 'rewrite') {
         this.translated = this.inner.snapshot();
-        const { from, added } = pushed.value;
+        const { from, added, revised } = pushed.value;
         const events = this.translated.events;
         for (let i = from; i < events.length; i++) events[i]!.seq = i;
         const updated = new Set(pushed.value.updated);
         this.markOrphans(added, updated);
         for (const e of added) updated.delete(e);
-        return ok({ rewritten: false, from, added, updated: [...updated] });
+        return ok({
+          rewritten: false,
+          from,
+          added,
+          updated: [...updated],
+          revised: revised.filter((e) => updated.has(e)),
+        });
       }
     }
     return this.whole(files);
@@ -85,14 +95,14 @@ export class Translator {
           e.seq = i;
         });
         this.markOrphans(this.translated.events, new Set());
-        return ok({ rewritten: true, from: 0, added: [...this.translated.events], updated: [] });
+        return ok({ rewritten: true, from: 0, added: [...this.translated.events], updated: [], revised: [] });
       }
       this.inner = undefined;
     }
     const translated = this.adapter.translate(files);
     if (!translated.ok) return this.failed(translated);
     this.translated = finishTranscript(this.adapter.id, translated.value);
-    return ok({ rewritten: true, from: 0, added: [...this.translated.events], updated: [] });
+    return ok({ rewritten: true, from: 0, added: [...this.translated.events], updated: [], revised: [] });
   }
 
   private failed<E>(result: { ok: false; error: E }): { ok: false; error: E } {

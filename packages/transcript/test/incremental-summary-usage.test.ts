@@ -38,7 +38,7 @@ describe('SummaryFold with requests changed after they were counted', () => {
       events.push(request(i, i % 5 === 0 ? 'sub' : 'main', i % 7 === 0 ? undefined : 100 + i));
     const t = transcript(events);
     const fold = new SummaryFold();
-    fold.update(t, { rewritten: true, from: 0, added: [...events], updated: [] });
+    fold.update(t, { rewritten: true, from: 0, added: [...events], updated: [], revised: [] });
     expect(fold.summary(t)).toEqual(foldTranscript(t, { prompts: true }));
 
     const usageOf = (e: TranscriptEvent) => (e.payload as { usage?: { inputTokens: number } }).usage;
@@ -69,7 +69,13 @@ describe('SummaryFold with requests changed after they were counted', () => {
       // One more request comes with the change, as a push brings both.
       const next = request(events.length, 'main', 5_000);
       events.push(next);
-      fold.update(t, { rewritten: false, from: events.length - 1, added: [next], updated: [e] });
+      fold.update(t, {
+        rewritten: false,
+        from: events.length - 1,
+        added: [next],
+        updated: [e],
+        revised: [e],
+      });
       expect(fold.summary(t), what).toEqual(foldTranscript(t, { prompts: true }));
     }
   });

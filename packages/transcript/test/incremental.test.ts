@@ -18,6 +18,7 @@ import {
   type SourceFile,
   SummaryFold,
   type Transcript,
+  type TranscriptEvent,
   Translator,
 } from '../src/index.js';
 import { finishTranscript } from '../src/load.js';
@@ -114,6 +115,8 @@ async function corpusSessions(): Promise<SessionHead[]> {
 }
 
 const heads = corpus ? await corpusSessions() : [];
+/** Agents whose sessions had a push that only marked earlier messages (a compaction's shadow). */
+const markedAgents = new Set<string>();
 
 describe.skipIf(!corpus)('incremental translation', () => {
   it('covers every agent of the corpus', () => {
@@ -135,6 +138,8 @@ describe.skipIf(!corpus)('incremental translation', () => {
       const fold = new SummaryFold();
       const ends = files.map(() => 0);
       let rewrites = 0;
+      let marked = 0;
+      let markedRereads = 0;
       for (const [k, r] of records.entries()) {
         ends[r.file] = r.end;
         if (!adapter.incremental && !cuts.has(k + 1)) continue;
@@ -143,8 +148,16 @@ describe.skipIf(!corpus)('incremental translation', () => {
         if (!pushed.ok) throw new Error(pushed.error.message);
         if (pushed.value.rewritten) rewrites++;
         const t = translator.snapshot();
-        items.update(t, pushed.value);
+        const change = items.update(t, pushed.value);
         fold.update(t, pushed.value);
+        // Messages or results that only gained a mark (a compaction's shadow) change no item: no
+        // lane is read again for them.
+        const { updated, revised, rewritten } = pushed.value;
+        const isMessage = (e: TranscriptEvent) => e.kind === 'user' || e.kind === 'tool_result';
+        if (!rewritten && updated.some(isMessage) && !revised.some(isMessage)) {
+          marked++;
+          if (change.reread.size > 0) markedRereads++;
+        }
         if (!cuts.has(k + 1)) continue;
         const w = whole(adapter, now);
         const where = `after ${k + 1} of ${records.length} records`;
@@ -159,10 +172,16 @@ describe.skipIf(!corpus)('incremental translation', () => {
       // A JSONL session is read from where the last push stopped, not again from the start: a
       // Claude Code file never again, a rollout again only where a record changes earlier ones
       // beyond a patch (the first prompt after injected messages, a prompt paired with the record after it).
+      expect(markedRereads, `${markedRereads} of ${marked} marking pushes read a lane again`).toBe(0);
+      if (marked > 0) markedAgents.add(adapter.id);
       if (adapter.id === 'claude-code' && files.length === 1) expect(rewrites).toBe(1);
       if (adapter.id === 'codex')
         expect(rewrites, `${rewrites} rewrites`).toBeLessThanOrEqual(4 + records.length / 20);
     },
     60_000,
   );
+
+  it('saw pushes that only mark earlier messages in sessions of both JSONL agents', () => {
+    expect([...markedAgents].sort()).toEqual(['claude-code', 'codex']);
+  });
 });

@@ -135,15 +135,16 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
       appendAll(added, events);
     }
     if (this.translator.crossed) return ok('rewrite');
-    appendAll(updated, this.translator.updated);
-    this.translator.updated.length = 0;
+    // The requests whose usage or stop reason a later record of the same message filled in.
+    const revised = this.translator.updated.splice(0);
+    appendAll(updated, revised);
 
     const merged = this.merge.items;
     for (let at = from; at < merged.length; at++) merged[at]!.seq = at;
     for (const e of added) this.note(e);
     for (const e of updated) if (e.kind === 'request' && e.payload.usage) this.shown.add('usage');
     added.sort((a, b) => a.seq - b.seq);
-    return ok({ from, added, updated });
+    return ok({ from, added, updated, revised });
   }
 
   snapshot(): TranslatedSession {

@@ -344,11 +344,13 @@ export class CodexTranslation implements IncrementalTranslation {
     this.events ??= new RolloutEvents(this.session.id, this.session.laneTitle);
     const before = this.events.events.length;
     const updated = this.events.add(items);
+    const revised: TranscriptEvent[] = [];
     for (const i of prompted) {
       const e = this.events.prompt(this.recs[i]!);
-      if (e) updated.push(e);
+      if (e) revised.push(e);
     }
-    return ok({ from: before, added: this.events.events.slice(before), updated });
+    appendAll(updated, revised);
+    return ok({ from: before, added: this.events.events.slice(before), updated, revised });
   }
 
   snapshot(): TranslatedSession {
