@@ -2,6 +2,8 @@
 // files gained, and extends the items of every lane, their search documents and the summary,
 // rather than reading the session again. A read the translation cannot continue (a file written
 // anew, a record that changes earlier ones beyond a patch) starts over, and says so.
+
+import { setImmediate } from 'node:timers/promises';
 import {
   IncrementalItems,
   type LoadTranscriptError,
@@ -9,8 +11,10 @@ import {
   type Result,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
+  type SourceFile,
   SummaryFold,
   type Transcript,
+  type TranscriptDelta,
   type TranscriptEvent,
   Translator,
 } from '@cairn/transcript';
@@ -39,7 +43,11 @@ export class LiveTranscript {
   private readonly tally: ListingTally;
   private readonly keys = new Map<LaneItems, ItemKeys>();
 
-  constructor(private readonly agent: string) {
+  constructor(
+    private readonly agent: string,
+    /** Bytes of the main file each part of a first read takes. */
+    private readonly partBytes = PART_BYTES,
+  ) {
     this.tally = new ListingTally(agent);
   }
 
@@ -47,16 +55,24 @@ export class LiveTranscript {
   async read(platform: SessionPlatform, path: string): Promise<Result<Transcript, LoadTranscriptError>> {
     const opened = await openSession(platform, { agent: this.agent, path });
     if (!opened.ok) return opened;
-    this.translator ??= new Translator(opened.value.adapter);
-    const pushed = this.translator.push(opened.value.files);
-    if (!pushed.ok) {
-      this.forget();
-      return pushed;
+    const { adapter, files } = opened.value;
+    let fresh = false;
+    if (!this.translator) {
+      this.translator = new Translator(adapter);
+      // A long session's first read goes in parts, letting the daemon answer others between them.
+      const parts = firstParts(files, this.partBytes);
+      for (const part of parts.slice(0, -1)) {
+        const pushed = this.push(part);
+        if (!pushed.ok) return pushed;
+        await setImmediate();
+      }
+      // Whatever the parts were, this is the session's first read: every item is new.
+      fresh = true;
     }
-    const t = this.translator.snapshot();
-    const change = this.items.update(t, pushed.value);
-    this.fold.update(t, pushed.value);
-    const fresh = pushed.value.rewritten || change.reread.size > 0;
+    const pushed = this.push(files);
+    if (!pushed.ok) return pushed;
+    const t = pushed.value.t;
+    fresh ||= pushed.value.fresh;
 
     const before = new Map(this.lanes.map((l) => [l.agentId ?? '', l]));
     const lanes: LaneItems[] = [];
@@ -80,9 +96,29 @@ export class LiveTranscript {
     }
     for (const old of this.lanes) if (!lanes.includes(old)) this.keys.delete(old);
     this.lanes = lanes;
-    this.tally.update(t, fresh ? undefined : [...pushed.value.added, ...pushed.value.updated], lanes);
-    this.delta = fresh ? undefined : { added: pushed.value.added, newItems, docs };
+    const { added, updated } = pushed.value.delta;
+    this.tally.update(t, fresh ? undefined : [...added, ...updated], lanes);
+    this.delta = fresh ? undefined : { added, newItems, docs };
     return { ok: true, value: t };
+  }
+
+  /** Brings the translation, the items and the summary up to `files`; `fresh` when this read them
+   * from the start rather than on from the last push. */
+  private push(
+    files: readonly SourceFile[],
+  ): Result<{ t: Transcript; delta: TranscriptDelta; fresh: boolean }, LoadTranscriptError> {
+    const pushed = this.translator!.push(files);
+    if (!pushed.ok) {
+      this.forget();
+      return pushed;
+    }
+    const t = this.translator!.snapshot();
+    const change = this.items.update(t, pushed.value);
+    this.fold.update(t, pushed.value);
+    return {
+      ok: true,
+      value: { t, delta: pushed.value, fresh: pushed.value.rewritten || change.reread.size > 0 },
+    };
   }
 
   summary(t: Transcript): SessionSummaryWithPrompts {
@@ -101,4 +137,28 @@ export class LiveTranscript {
     this.keys.clear();
     this.delta = undefined;
   }
+}
+
+/** Bytes of a session's main file taken by each part of a first read: a few tenths of a second's work. */
+const PART_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The files as a first read takes them in turn: the main file cut after a line every `partBytes`,
+ * its other files joining whole at the end (the last part is `files` itself). A compressed file is
+ * read in one part, as its bytes cannot be cut.
+ */
+function firstParts(files: readonly SourceFile[], partBytes: number): (readonly SourceFile[])[] {
+  const main = files[0];
+  const parts: SourceFile[][] = [];
+  if (main && main.codec === undefined) {
+    for (let from = 0; from + partBytes < main.data.length; ) {
+      let cut = main.data.lastIndexOf(10, from + partBytes - 1) + 1;
+      // One line longer than a part: the cut goes after it.
+      if (cut <= from) cut = main.data.indexOf(10, from + partBytes) + 1;
+      if (cut === 0 || cut >= main.data.length) break;
+      parts.push([{ ...main, data: main.data.subarray(0, cut) }]);
+      from = cut;
+    }
+  }
+  return [...parts, files];
 }

@@ -1,8 +1,10 @@
 // Per-session streams (`session:<agent>:<sid>`): the history first, then what each append adds, in
 // spectral's frames, numbered so that a client resuming after the last number it saw gets no gap and
 // no repeat.
+import { setImmediate } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
-import { gzipSync } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import type { TranscriptItem, WireRunState } from '@cairn/protocol';
 import { type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
@@ -45,6 +47,8 @@ class SessionStream {
   private items = new Map<string, TranscriptItem[]>();
   private events = new Map<string, TranscriptEvent>();
   readonly subs = new Set<Subscriber>();
+  /** Subscribers whose history is still going out, with their live frames held until it ends. */
+  readonly held = new Map<Subscriber, StreamFrame[]>();
   busy = false;
   lingerTimer: NodeJS.Timeout | undefined;
   /** The builder of the live frames and how many events of the log it has framed; it carries on
@@ -127,22 +131,41 @@ class SessionStream {
     return before;
   }
 
-  /** Makes the live builder now, so that the first append after a history costs no more than the rest. */
-  prime(): void {
-    this.liveFramesAfter(this.lastSeq);
+  /**
+   * Makes the live builder now, so that the first append after a history costs no more than the
+   * rest. It frames a long log a slice at a time, letting others in between; an append meanwhile
+   * carries on from where it got to, and a new numbering ends it.
+   */
+  async prime(): Promise<void> {
+    const live = this.liveBuilder();
+    while (this.live === live && live.framed < this.log.length) {
+      this.frameLog(this.lastSeq, Math.min(this.log.length, live.framed + PRIME_SLICE));
+      await setImmediate();
+    }
   }
 
   /** The frames of the events after `afterSeq` as the live builder makes them, carrying on from the
    * events it framed before (made first by framing the log from the start). */
   liveFramesAfter(afterSeq: number): StreamFrame[] {
+    this.liveBuilder();
+    return this.frameLog(afterSeq, this.log.length);
+  }
+
+  private liveBuilder(): { builder: FrameBuilder; framed: number } {
     this.live ??= { builder: new FrameBuilder(this.transcript, this.sid, this.items), framed: 0 };
+    return this.live;
+  }
+
+  /** Frames the log on to index `end` with the live builder; answers the frames past `afterSeq`. */
+  private frameLog(afterSeq: number, end: number): StreamFrame[] {
+    const live = this.liveBuilder();
     const out: StreamFrame[] = [];
-    for (; this.live.framed < this.log.length; this.live.framed++) {
-      const index = this.live.framed;
+    for (; live.framed < end; live.framed++) {
+      const index = live.framed;
       const e = this.events.get(this.log[index]!);
       if (!e) continue;
       const seq = this.base + index;
-      const frames = this.live.builder.frames(e, seq);
+      const frames = live.builder.frames(e, seq);
       if (seq > afterSeq) out.push(...frames);
     }
     return out;
@@ -225,7 +248,7 @@ export class Streams {
     if (resume) {
       for (const f of stream.framesAfter(afterSeq)) sub.send(f);
       sub.send(this.runStateFrame(stream));
-    } else this.sendReady(stream, sub);
+    } else await this.sendReady(stream, sub);
     return true;
   }
 
@@ -278,7 +301,7 @@ export class Streams {
         const retired = this.retiredSeq.get(key);
         const base = retired === undefined ? 0 : nextBase(retired);
         const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry), base);
-        stream.prime();
+        void stream.prime();
         this.streams.set(key, stream);
         return stream;
       })().finally(() => this.opening.delete(key));
@@ -297,14 +320,14 @@ export class Streams {
     if (change.replaced || (!change.delta && !stream.extends(change))) {
       stream.reset(change);
       stream.busy = busy;
-      for (const sub of stream.subs) this.sendReady(stream, sub);
-      stream.prime();
+      for (const sub of stream.subs) void this.sendReady(stream, sub);
+      void stream.prime();
       return;
     }
     const before = change.delta ? stream.append(change, change.delta) : stream.take(change);
     if (stream.lastSeq > before && stream.subs.size > 0) {
       const frames = stream.liveFramesAfter(before);
-      for (const sub of stream.subs) for (const f of frames) sub.send(f);
+      for (const sub of stream.subs) for (const f of frames) deliver(stream, sub, f);
     }
     if (busy !== stream.busy) {
       stream.busy = busy;
@@ -323,7 +346,7 @@ export class Streams {
   }
 
   private broadcastRunState(stream: SessionStream): void {
-    for (const sub of stream.subs) sub.send(this.runStateFrame(stream));
+    for (const sub of stream.subs) deliver(stream, sub, this.runStateFrame(stream));
   }
 
   private runStateFrame(stream: SessionStream): StreamFrame {
@@ -336,8 +359,13 @@ export class Streams {
     };
   }
 
-  /** `session_ready`, or for a long history `session_ready_start`, its chunks and `session_ready_end`. */
-  private sendReady(stream: SessionStream, sub: Subscriber): void {
+  /**
+   * `session_ready`, or for a long history `session_ready_start`, its chunks and `session_ready_end`.
+   * A long history goes out a chunk at a time, compressed off the daemon's thread, so that others
+   * are answered meanwhile; the subscriber's live frames wait for its end, and a newer history (the
+   * stream numbered again) or leaving the stream ends it.
+   */
+  private async sendReady(stream: SessionStream, sub: Subscriber): Promise<void> {
     const items = stream.historyItems();
     const seq = stream.lastSeq;
     const common = {
@@ -357,45 +385,61 @@ export class Streams {
     const per = this.options.chunkItems ?? 1000;
     const chunks: TranscriptItem[][] = [];
     for (let i = 0; i < items.length; i += per) chunks.push(items.slice(i, i + per));
-    // Each chunk's JSON once: their lengths tell whether the history fits in one frame, without
-    // writing out a long history whole. One that does not serialize goes out in chunks, so only its
-    // bad chunk is refused.
-    const texts = chunks.map((chunk) => tryStringify(chunk));
+    // Each chunk's JSON once, and only as far as telling whether the history fits in one frame: a
+    // long history is not written out whole first. One that does not serialize goes out in chunks,
+    // so that only its bad chunk is refused.
+    const texts: (string | undefined)[] = [];
     const inline = this.options.inlineHistoryBytes ?? 256 * 1024;
     let length = 2 + Math.max(0, chunks.length - 1);
-    for (const text of texts)
+    for (const chunk of chunks) {
+      if (length > inline) break;
+      const text = tryStringify(chunk);
+      texts.push(text);
       length = text === undefined ? Number.POSITIVE_INFINITY : length + text.length - 2;
+    }
     if (length <= inline) {
       sub.send({ type: 'session_ready', ...common, history: items });
       return;
     }
-    sub.send({
-      type: 'session_ready_start',
-      ...common,
-      totalChunks: chunks.length,
-      totalMessages: items.length,
-    });
-    chunks.forEach((chunk, index) => {
-      const text = texts[index];
-      const base = {
-        type: 'history_chunk',
+    const held: StreamFrame[] = [];
+    stream.held.set(sub, held);
+    const current = () => stream.held.get(sub) === held && stream.subs.has(sub);
+    try {
+      sub.send({
+        type: 'session_ready_start',
+        ...common,
+        totalChunks: chunks.length,
+        totalMessages: items.length,
+      });
+      for (const [index, chunk] of chunks.entries()) {
+        const text = index < texts.length ? texts[index] : tryStringify(chunk);
+        const base = {
+          type: 'history_chunk',
+          session_id: stream.sid,
+          seq,
+          sessionId: stream.sid,
+          index,
+          total: chunks.length,
+        };
+        if (text !== undefined && text.length > (this.options.gzipChunkBytes ?? 64 * 1024)) {
+          const payload = (await gzipAsync(text)).toString('base64');
+          if (!current()) return;
+          sub.send({ ...base, encoding: 'gzip-base64', payload });
+        } else sub.send({ ...base, messages: chunk });
+      }
+      sub.send({
+        type: 'session_ready_end',
         session_id: stream.sid,
         seq,
         sessionId: stream.sid,
-        index,
-        total: chunks.length,
-      };
-      if (text !== undefined && text.length > (this.options.gzipChunkBytes ?? 64 * 1024)) {
-        sub.send({ ...base, encoding: 'gzip-base64', payload: gzipSync(text).toString('base64') });
-      } else sub.send({ ...base, messages: chunk });
-    });
-    sub.send({
-      type: 'session_ready_end',
-      session_id: stream.sid,
-      seq,
-      sessionId: stream.sid,
-      totalMessages: items.length,
-    });
+        totalMessages: items.length,
+      });
+    } finally {
+      if (stream.held.get(sub) === held) {
+        stream.held.delete(sub);
+        if (stream.subs.has(sub)) for (const f of held) sub.send(f);
+      }
+    }
   }
 }
 
@@ -405,6 +449,18 @@ export class Streams {
  * numbering then never passes for one of the new, and it gets the history again.
  */
 const nextBase = (lastSeq: number): number => lastSeq + 2;
+
+const gzipAsync = promisify(gzip);
+
+/** Sends a live frame, or holds it while the subscriber's history is still going out. */
+function deliver(stream: SessionStream, sub: Subscriber, frame: StreamFrame): void {
+  const held = stream.held.get(sub);
+  if (held) held.push(frame);
+  else sub.send(frame);
+}
+
+/** Events the live builder frames between two turns of the event loop while it primes. */
+const PRIME_SLICE = 20_000;
 
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 

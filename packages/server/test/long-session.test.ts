@@ -1,8 +1,8 @@
 // Opening sessions in the reader at the edges: a rollout of 160,000 records (more than a call can take
 // as spread arguments, which the first read of a followed session once did) streams its whole
-// history; a session larger than the daemon can hold, and one whose files cannot be read, answer
+// history, and the daemon answers others while it goes out; a session larger than the daemon can hold, and one whose files cannot be read, answer
 // their subscriber with an `error` frame instead of a history that never comes.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,13 @@ const RECORDS = 160_000;
 /** A rollout of its session_meta and `count` records after it. */
 const longRollout = (count: number): string => `${codexLines(count + 1).join('\n')}\n`;
 
+const APPENDED = 'a reply written while the history went out';
+const appendedReply = JSON.stringify({
+  timestamp: '2026-02-23T13:00:00.000Z',
+  type: 'response_item',
+  payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: APPENDED }] },
+});
+
 describe('opening a session in the reader', () => {
   let server: RunningServer | undefined;
   afterEach(async () => {
@@ -25,21 +32,14 @@ describe('opening a session in the reader', () => {
     server = undefined;
   });
 
-  it('streams the whole history of a rollout of 160,000 records', { timeout: 120_000 }, async () => {
+  it('streams the whole history of a rollout of 160,000 records, answering others meanwhile', {
+    timeout: 120_000,
+  }, async () => {
     const home = tempDir();
     const dir = join(home, '.codex', ...ROLLOUT.slice(1));
     mkdirSync(dir, { recursive: true });
     const path = join(dir, NAME);
     writeFileSync(path, longRollout(RECORDS));
-    server = await serve(homeEnv(home));
-    const client = await Client.open(server);
-    expect(await client.request('topic_subscribe', { topic: `session:codex:${SID}` })).toMatchObject({
-      ok: true,
-    });
-    await client.until((f) => f.some((x) => x.type === 'session_ready_end' || x.type === 'error'), 100_000);
-    expect(client.frames.find((x) => x.type === 'error')).toBeUndefined();
-
-    // As many items as a whole read of the file classifies.
     const loaded = await loadTranscript(nodePlatform({ env: homeEnv(home), homeDir: home }), {
       agent: 'codex',
       path,
@@ -48,6 +48,28 @@ describe('opening a session in the reader', () => {
     const items = classifyTranscript(loaded.value);
     if (!items.ok) throw new Error(items.error.message);
     expect(items.value.items.length).toBeGreaterThanOrEqual(RECORDS);
+    server = await serve(homeEnv(home));
+    const client = await Client.open(server);
+    expect(await client.request('topic_subscribe', { topic: `session:codex:${SID}` })).toMatchObject({
+      ok: true,
+    });
+    const ended = (f: { type?: unknown }[]) =>
+      f.some((x) => x.type === 'session_ready_end' || x.type === 'error');
+    await client.until((f) => f.some((x) => x.type === 'history_chunk') || ended(f), 100_000);
+    // While the history goes out, a ping is answered, and the session grows by a record.
+    const framesAtPing = await client.request('ping').then(() => client.frames.length);
+    appendFileSync(path, `${appendedReply}\n`);
+    await client.until(ended, 100_000);
+    expect(client.frames.find((x) => x.type === 'error')).toBeUndefined();
+    const end = client.frames.findIndex((x) => x.type === 'session_ready_end');
+    expect(framesAtPing, 'the ping was answered before the history ended').toBeLessThanOrEqual(end);
+    // The new record's frames come after the history, never among its chunks.
+    await client.until((f) => f.some((x) => JSON.stringify(x).includes(APPENDED)), 30_000);
+    const appended = client.frames.findIndex((x) => JSON.stringify(x).includes(APPENDED));
+    expect(appended).toBeGreaterThan(end);
+    expect(client.frames.slice(end).some((x) => x.type === 'history_chunk')).toBe(false);
+
+    // As many items as a whole read of the file classified before it grew.
     const start = client.frames.find((x) => x.type === 'session_ready_start')!;
     expect(start.totalMessages).toBe(items.value.items.length);
     const chunks = client.frames.filter((x) => x.type === 'history_chunk');
