@@ -28,7 +28,7 @@ import { Client } from './client.mjs';
 import { agentEnv, files, rewrite } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
 import { untilReady, untilSessions } from './ready.mjs';
-import { percentile, sleep } from './stats.mjs';
+import { percentile, sleep, within } from './stats.mjs';
 
 /** The lines of a JSONL text, each with its newline. */
 const splitLines = (text) => text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
@@ -110,7 +110,7 @@ async function historyUuids(server, topic) {
   });
   try {
     await client.request('topic_subscribe', { topic });
-    await Promise.race([finished, sleep(30_000)]);
+    await within(finished, 30_000);
   } finally {
     client.close();
   }
@@ -173,7 +173,7 @@ export async function measureAppends({
     const topic = `session:claude-code:${session.sid}`;
     const sub = await client.request('topic_subscribe', { topic });
     if (!sub.ok) throw new Error(`topic_subscribe refused: ${JSON.stringify(sub.error)}`);
-    await Promise.race([gotHistory, sleep(historyTimeoutMs)]);
+    await within(gotHistory, historyTimeoutMs);
     if (!historySeen) throw new Error(`no session history within ${historyTimeoutMs / 1000} s`);
     // The daemon settles after sending a long history (its garbage, the index catching up) before
     // the appends, so that what is measured is the tail, not the subscription.

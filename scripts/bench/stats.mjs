@@ -19,3 +19,13 @@ export function bytesText(bytes) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `promise`, or `ms` at most; no timer is left behind to keep the process alive. */
+export async function within(promise, ms) {
+  let timer;
+  try {
+    return await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
