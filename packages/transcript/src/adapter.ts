@@ -144,7 +144,7 @@ export interface SummaryPass {
 }
 
 /** The pointer of one line of a source file. */
-export const linePointer = (file: SourceFile, span: LineSpan): SourcePointer =>
+export const linePointer = (file: Pick<SourceFile, 'path' | 'codec'>, span: LineSpan): SourcePointer =>
   file.codec
     ? { file: file.path, offset: span.offset, length: span.length, line: span.line, codec: file.codec }
     : { file: file.path, offset: span.offset, length: span.length, line: span.line };

@@ -11,27 +11,39 @@ import { checkTimestamp, type InvalidValue, timestampValue } from '../../values.
 export type Json = Record<string, unknown>;
 
 /** One line of a rollout. One class, so that every record has the same shape. */
+/** Which file a record was read from: its path and codec, not its bytes, which a record outlives. */
+export type RecordFile = Pick<SourceFile, 'path' | 'codec'>;
+
 export class CodexRecord {
   /** Values of the line left out because the contract cannot carry them, with why. */
   readonly invalid: InvalidValue[] = [];
 
   constructor(
-    readonly file: SourceFile,
+    readonly file: RecordFile,
     readonly fileIndex: number,
     readonly span: LineSpan,
-    /** The parsed line. */
-    readonly value: unknown,
+    /** The parsed line; undefined once released. */
+    public value: unknown,
     /** The envelope type ('session_meta', 'response_item', 'event_msg', …); 'state' for bare-generation markers; '' when the line has none. */
     readonly type: string,
     /** The payload's own `type` for response_item and event_msg records, else ''. */
     readonly sub: string,
-    readonly payload: Json | undefined,
+    public payload: Json | undefined,
     /** Milliseconds since the epoch, when the line has a timestamp. */
     readonly ts: number | undefined,
     /** Why the line is unusable; undefined when it parsed. */
     readonly reason: string | undefined = undefined,
   ) {}
+
+  /** Lets the parsed line go once nothing reads it again; its events keep what they took of it. */
+  release(): void {
+    this.value = undefined;
+    this.payload = undefined;
+  }
 }
+
+const recordFile = (file: SourceFile): RecordFile =>
+  file.codec === undefined ? { path: file.path } : { path: file.path, codec: file.codec };
 
 /** Top-level record types the envelope generation writes. */
 export const ENVELOPE_TYPES: ReadonlySet<string> = new Set([
@@ -92,23 +104,24 @@ export function readRecords(
   seenFirst = false,
 ): CodexRecord[] {
   const records: CodexRecord[] = [];
+  const origin = recordFile(file);
   let first = !seenFirst;
   for (const span of splitLines(file.data, from, line)) {
     const parsed = parseJsonLine(file.data, span);
     if (!parsed.ok) {
       records.push(
-        new CodexRecord(file, fileIndex, span, undefined, '', '', undefined, undefined, parsed.reason),
+        new CodexRecord(origin, fileIndex, span, undefined, '', '', undefined, undefined, parsed.reason),
       );
       continue;
     }
-    records.push(normalize(file, fileIndex, span, parsed.value, first));
+    records.push(normalize(origin, fileIndex, span, parsed.value, first));
     first = false;
   }
   return records;
 }
 
 function normalize(
-  file: SourceFile,
+  file: RecordFile,
   fileIndex: number,
   span: LineSpan,
   value: unknown,

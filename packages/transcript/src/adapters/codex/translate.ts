@@ -38,7 +38,7 @@ import {
   str,
   unknownGeneration,
 } from './records.js';
-import { replayEnd } from './replay.js';
+import { isForked, replayEnd } from './replay.js';
 import { callInput } from './tools.js';
 
 /** Event kinds that stand for something in the model's context, which a compaction replaces. */
@@ -291,6 +291,8 @@ export class RolloutEvents {
  */
 export class CodexTranslation implements IncrementalTranslation {
   private readonly recs: CodexRecord[] = [];
+  /** Records before this index have let their parsed lines go (see release). */
+  private releasedTo = 0;
   private path: string | undefined;
   private offset = 0;
   private nextLine = 1;
@@ -350,7 +352,22 @@ export class CodexTranslation implements IncrementalTranslation {
       if (e) revised.push(e);
     }
     appendAll(updated, revised);
+    this.release();
     return ok({ from: before, added: this.events.events.slice(before), updated, revised });
+  }
+
+  /**
+   * Lets go of the parsed lines no later push reads: every record's but the session_meta's and the
+   * last parsed one's (a user_message after it pairs with it). A forked rollout keeps them all, as
+   * where its copy of the parent's history ends is found again from its records at every push.
+   */
+  private release(): void {
+    const meta = this.recs[this.firstIndex];
+    if (!meta || (meta.type === 'session_meta' && isForked(meta.payload))) return;
+    let last = this.recs.length - 1;
+    while (last >= 0 && this.recs[last]!.reason !== undefined) last--;
+    for (let i = this.releasedTo; i < last; i++) if (i !== this.firstIndex) this.recs[i]!.release();
+    this.releasedTo = Math.max(this.releasedTo, last);
   }
 
   snapshot(): TranslatedSession {
