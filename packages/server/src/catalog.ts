@@ -128,7 +128,8 @@ export class Catalog {
   private running = false;
   private idle: (() => void)[] = [];
   private watcher: Watcher | undefined;
-  private rescanQueued = false;
+  /** The rescan asked for whose comparison has not started yet. */
+  private rescan: Promise<void> | undefined;
   private progress = { done: 0, total: 0 };
   private progressLoggedAt = 0;
   private closed = false;
@@ -429,21 +430,41 @@ export class Catalog {
       else if (SESSION_FILE_NAME.test(path) || !/\.[A-Za-z0-9]+$/.test(path)) unknown = true;
     }
     for (const key of keys) void this.enqueue(() => this.refreshSession(key));
-    if (unknown) this.queueRescan();
+    if (unknown) void this.queueRescan();
   }
 
-  private queueRescan(): void {
-    if (this.rescanQueued || this.closed) return;
-    this.rescanQueued = true;
-    void this.enqueue(async () => {
-      this.rescanQueued = false;
-      await this.reconcile();
-    });
+  /**
+   * Walks the homes, then compares what it found in the work queue; resolves when the walk is done.
+   * The walk runs beside the queue rather than in it: over thousands of files it takes seconds, which
+   * the index would otherwise wait out at every rescan. A rescan asked for before the last one's
+   * comparison started is that one.
+   */
+  private queueRescan(): Promise<void> {
+    if (this.rescan || this.closed) return this.rescan ?? Promise.resolve();
+    const walk = walkRoots(this.roots.map((r) => r.root));
+    const rescan = walk.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.rescan = rescan;
+    const compare = async (walked: Map<string, FileStamp> | undefined) => {
+      if (this.rescan === rescan) this.rescan = undefined;
+      await this.reconcile(walked);
+    };
+    // A walk that failed is taken again inside the comparison, where a failure is logged.
+    walk
+      .then(
+        (walked) => this.enqueue(() => compare(walked)),
+        () => this.enqueue(() => compare(undefined)),
+      )
+      .catch((cause: unknown) => this.log(`catalog: rescan: ${(cause as Error).stack ?? cause}`));
+    return rescan;
   }
 
-  /** Walks the homes and compares every file with what the index recorded of it. */
-  private async reconcile(): Promise<void> {
-    const walked = await walkRoots(this.roots.map((r) => r.root));
+  /** Compares every file the walk found (the homes are walked now when none is given) with what
+   * the index recorded of it. */
+  private async reconcile(found?: Map<string, FileStamp>): Promise<void> {
+    const walked = found ?? (await walkRoots(this.roots.map((r) => r.root)));
     const changed = new Set<string>();
     const fresh: string[] = [];
     for (const [path, st] of walked) {

@@ -64,14 +64,19 @@ export interface WatcherOptions {
   readonly roots: readonly string[];
   /** Paths that changed, each once per batch. */
   readonly onChange: (paths: Set<string>) => void;
-  /** Time for a full walk: a root appeared, a notice was lost, or the interval came round. */
-  readonly onRescan: () => void;
+  /** Time for a full walk: a root appeared, a notice was lost, or the interval came round. The
+   * promise, when given, settles when the walk is done. */
+  readonly onRescan: () => void | Promise<void>;
   /** A batch goes out this long after the last notice… */
   readonly quietMs?: number;
   /** …or this long after the first, whichever comes first, so a steady stream still flows. */
   readonly maxWaitMs?: number;
+  /** The least time between two walks the interval asks for. */
   readonly rescanMs?: number;
 }
+
+/** The interval's walks take at most this share of the time: a long one spaces out the next. */
+const WALK_SHARE = 1 / 20;
 
 /**
  * Change notices from recursive watches on the roots, coalesced: a burst of writes to one file
@@ -89,11 +94,20 @@ export class Watcher {
 
   start(): void {
     this.attach();
-    const every = this.options.rescanMs ?? 5_000;
-    this.rescanTimer = setInterval(() => {
+    this.nextRescan(this.options.rescanMs ?? 5_000);
+  }
+
+  /** The walk that catches what notices missed: every `rescanMs`, or longer when walks are long
+   * (thousands of sessions), so that it never takes more than WALK_SHARE of the time. */
+  private nextRescan(delay: number): void {
+    this.rescanTimer = setTimeout(async () => {
       this.attach();
-      this.options.onRescan();
-    }, every);
+      const started = performance.now();
+      await this.options.onRescan();
+      if (this.closed) return;
+      const took = performance.now() - started;
+      this.nextRescan(Math.max(this.options.rescanMs ?? 5_000, took / WALK_SHARE));
+    }, delay);
     this.rescanTimer.unref();
   }
 
@@ -103,7 +117,7 @@ export class Watcher {
     this.watchers.clear();
     clearTimeout(this.quietTimer);
     clearTimeout(this.maxTimer);
-    clearInterval(this.rescanTimer);
+    clearTimeout(this.rescanTimer);
   }
 
   /** Watches the roots that exist and are not watched yet; true when a new one was attached. */
@@ -114,7 +128,7 @@ export class Watcher {
       try {
         const w = watch(root, { recursive: true, persistent: false }, (_event, name) => {
           if (name) this.notice(join(root, name.toString()));
-          else this.options.onRescan();
+          else void this.options.onRescan();
         });
         w.on('error', () => {
           // The root went away; the next rescan attaches again when it is back.
