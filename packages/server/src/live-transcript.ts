@@ -7,6 +7,7 @@ import { setImmediate } from 'node:timers/promises';
 import {
   IncrementalItems,
   type LoadTranscriptError,
+  lineParts,
   openSession,
   type Result,
   type SessionPlatform,
@@ -60,7 +61,7 @@ export class LiveTranscript {
     if (!this.translator) {
       this.translator = new Translator(adapter);
       // A long session's first read goes in parts, letting the daemon answer others between them.
-      const parts = firstParts(files, this.partBytes);
+      const parts = lineParts(files, this.partBytes);
       for (const part of parts.slice(0, -1)) {
         const pushed = this.push(part);
         if (!pushed.ok) return pushed;
@@ -141,24 +142,3 @@ export class LiveTranscript {
 
 /** Bytes of a session's main file taken by each part of a first read: a few tenths of a second's work. */
 const PART_BYTES = 4 * 1024 * 1024;
-
-/**
- * The files as a first read takes them in turn: the main file cut after a line every `partBytes`,
- * its other files joining whole at the end (the last part is `files` itself). A compressed file is
- * read in one part, as its bytes cannot be cut.
- */
-function firstParts(files: readonly SourceFile[], partBytes: number): (readonly SourceFile[])[] {
-  const main = files[0];
-  const parts: SourceFile[][] = [];
-  if (main && main.codec === undefined) {
-    for (let from = 0; from + partBytes < main.data.length; ) {
-      let cut = main.data.lastIndexOf(10, from + partBytes - 1) + 1;
-      // One line longer than a part: the cut goes after it.
-      if (cut <= from) cut = main.data.indexOf(10, from + partBytes) + 1;
-      if (cut === 0 || cut >= main.data.length) break;
-      parts.push([{ ...main, data: main.data.subarray(0, cut) }]);
-      from = cut;
-    }
-  }
-  return [...parts, files];
-}

@@ -66,7 +66,8 @@ export interface TranslationDelta {
   /** Earlier events the new records changed in place: a request's usage, a compaction's shadow. */
   updated: TranscriptEvent[];
   /** Those of `updated` whose payload now reads differently (a message found to be a prompt, a
-   * request's usage); the others only gained a mark (a compaction's shadow, their request). */
+   * request's usage, a compaction's summary); the others only gained a mark (a compaction's
+   * shadow, their request). */
   revised: TranscriptEvent[];
 }
 

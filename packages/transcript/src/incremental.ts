@@ -20,8 +20,9 @@ export interface TranscriptDelta {
   /** Earlier events changed in place (a request's usage, a compaction's shadow, an orphan found its call). */
   updated: TranscriptEvent[];
   /** Those of `updated` whose payload now reads differently (a message found to be a prompt, a
-   * request's usage): what items and summaries are read from. The others only gained a mark that
-   * neither reads (a compaction's shadow, their request, a result's call found). */
+   * request's usage, a compaction's summary): what items and summaries are read from. The others
+   * only gained a mark that neither reads (a compaction's shadow, their request, a result's call
+   * found). */
   revised: TranscriptEvent[];
 }
 
@@ -133,4 +134,25 @@ export class Translator {
       else this.orphans.set(e.payload.callId, [e]);
     }
   }
+}
+
+/**
+ * The files as a read in parts takes them in turn: the main file cut after a line every
+ * `partBytes`, its other files joining whole at the end (the last part is `files` itself). A
+ * compressed file is one part, as its bytes cannot be cut.
+ */
+export function lineParts(files: readonly SourceFile[], partBytes: number): (readonly SourceFile[])[] {
+  const main = files[0];
+  const parts: SourceFile[][] = [];
+  if (main && main.codec === undefined) {
+    for (let from = 0; from + partBytes < main.data.length; ) {
+      let cut = main.data.lastIndexOf(10, from + partBytes - 1) + 1;
+      // One line longer than a part: the cut goes after it.
+      if (cut <= from) cut = main.data.indexOf(10, from + partBytes) + 1;
+      if (cut === 0 || cut >= main.data.length) break;
+      parts.push([{ ...main, data: main.data.subarray(0, cut) }]);
+      from = cut;
+    }
+  }
+  return [...parts, files];
 }

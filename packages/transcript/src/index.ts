@@ -26,7 +26,7 @@ export {
   writeAtomic,
   writeDump,
 } from './dump-io.js';
-export { type TranscriptDelta, Translator } from './incremental.js';
+export { lineParts, type TranscriptDelta, Translator } from './incremental.js';
 export { IncrementalItems, type ItemsChange, type LaneClassification } from './incremental-items.js';
 export { SummaryFold } from './incremental-summary.js';
 export * from './items/index.js';

@@ -1,5 +1,6 @@
 // loadTranscript: every file of a session into one Transcript.
 import type { TranslatedSession } from './adapter.js';
+import { lineParts, Translator } from './incremental.js';
 import type { SessionTarget, Transcript } from './model.js';
 import { type OpenOptions, openSession } from './open.js';
 import type { SessionPlatform } from './platform.js';
@@ -19,10 +20,23 @@ export async function loadTranscript(
   const opened = await openSession(platform, target, options);
   if (!opened.ok) return opened;
   const { adapter, files } = opened.value;
+  // A long file goes in parts through the translation that continues from where it stopped, so
+  // that only a part's parsed lines are alive at once rather than the whole file's.
+  if (adapter.incremental && (files[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
+    const translator = new Translator(adapter);
+    for (const part of lineParts(files, LOAD_PART_BYTES)) {
+      const pushed = translator.push(part);
+      if (!pushed.ok) return pushed;
+    }
+    return ok(translator.snapshot());
+  }
   const translated = adapter.translate(files);
   if (!translated.ok) return translated;
   return ok(finishTranscript(adapter.id, translated.value));
 }
+
+/** Bytes of a long file's main file read in each part. */
+const LOAD_PART_BYTES = 16 * 1024 * 1024;
 
 /** Numbers events in order and marks results whose call is nowhere in the transcript. */
 export function finishTranscript(agent: string, t: TranslatedSession): Transcript {

@@ -12,9 +12,11 @@ export class Compactions {
   private pending: TranscriptEvent[] = [];
   private open: TranscriptEventOf<'compaction'> | undefined;
 
-  /** Takes the lane's next events; answers the earlier ones it changed. */
-  add(events: readonly TranscriptEvent[]): TranscriptEvent[] {
-    const changed: TranscriptEvent[] = [];
+  /** Takes the lane's next events; answers the earlier ones it marked as shadowed, and the earlier
+   * compaction whose summary it filled in. */
+  add(events: readonly TranscriptEvent[]): { shadowed: TranscriptEvent[]; summarized: TranscriptEvent[] } {
+    const shadowed: TranscriptEvent[] = [];
+    const summarized: TranscriptEvent[] = [];
     for (const e of events) {
       if (e.kind === 'compaction') {
         const keep = preservedLines(e, this.pending);
@@ -23,7 +25,7 @@ export class Compactions {
           if (keep && p.source.line >= keep.from && p.source.line <= keep.to) kept.push(p);
           else {
             p.shadowedBy = e.id;
-            changed.push(p);
+            shadowed.push(p);
           }
         }
         this.pending = kept;
@@ -31,13 +33,13 @@ export class Compactions {
       } else if (this.open && e.kind === 'user' && e.payload.origin === 'compact_summary') {
         if (this.open.payload.summary === undefined) {
           this.open.payload.summary = e.payload.text;
-          if (!events.includes(this.open)) changed.push(this.open);
+          if (!events.includes(this.open)) summarized.push(this.open);
         }
         this.open = undefined;
       }
       this.pending.push(e);
     }
-    return changed;
+    return { shadowed, summarized };
   }
 }
 

@@ -96,6 +96,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
     }
 
     const updated: TranscriptEvent[] = [];
+    const revised: TranscriptEvent[] = [];
     const added: TranscriptEvent[] = [];
     let from = this.merge.items.length;
     for (const [i, file] of files.entries()) {
@@ -123,7 +124,9 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
 
       const events = this.translator.translateFile(i, file, state.lane, state.isMain, lines);
       this.takeSkipped(i);
-      appendAll(updated, state.compactions.add(events));
+      const { shadowed, summarized } = state.compactions.add(events);
+      appendAll(updated, shadowed);
+      appendAll(revised, summarized);
       if (!state.isMain && state.title === undefined) {
         const title = promptTitle(state.lane, events);
         if (title !== null) state.title = { value: title };
@@ -136,7 +139,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
     }
     if (this.translator.crossed) return ok('rewrite');
     // The requests whose usage or stop reason a later record of the same message filled in.
-    const revised = this.translator.updated.splice(0);
+    appendAll(revised, this.translator.updated.splice(0));
     appendAll(updated, revised);
 
     const merged = this.merge.items;
