@@ -301,7 +301,7 @@ export class Streams {
         const retired = this.retiredSeq.get(key);
         const base = retired === undefined ? 0 : nextBase(retired);
         const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry), base);
-        void stream.prime();
+        primeAside(stream);
         this.streams.set(key, stream);
         return stream;
       })().finally(() => this.opening.delete(key));
@@ -320,8 +320,9 @@ export class Streams {
     if (change.replaced || (!change.delta && !stream.extends(change))) {
       stream.reset(change);
       stream.busy = busy;
-      for (const sub of stream.subs) void this.sendReady(stream, sub);
-      void stream.prime();
+      // Each catch is only the last guard of the daemon, which an unhandled rejection would end.
+      for (const sub of stream.subs) this.sendReady(stream, sub).catch(() => undefined);
+      primeAside(stream);
       return;
     }
     const before = change.delta ? stream.append(change, change.delta) : stream.take(change);
@@ -451,6 +452,12 @@ export class Streams {
 const nextBase = (lastSeq: number): number => lastSeq + 2;
 
 const gzipAsync = promisify(gzip);
+
+/** Primes a stream's live builder beside other work; a failure shows again at the next append,
+ * which frames the rest of the log itself. */
+const primeAside = (stream: SessionStream): void => {
+  stream.prime().catch(() => undefined);
+};
 
 /** Sends a live frame, or holds it while the subscriber's history is still going out. */
 function deliver(stream: SessionStream, sub: Subscriber, frame: StreamFrame): void {

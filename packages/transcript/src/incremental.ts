@@ -137,22 +137,21 @@ export class Translator {
 }
 
 /**
- * The files as a read in parts takes them in turn: the main file cut after a line every
- * `partBytes`, its other files joining whole at the end (the last part is `files` itself). A
- * compressed file is one part, as its bytes cannot be cut.
+ * The files as a read in parts takes them in turn: the main file (its bytes as read, decompressed
+ * when it was compressed) cut after a line every `partBytes`, its other files joining whole at the
+ * end (the last part is `files` itself).
  */
 export function lineParts(files: readonly SourceFile[], partBytes: number): (readonly SourceFile[])[] {
   const main = files[0];
   const parts: SourceFile[][] = [];
-  if (main && main.codec === undefined) {
-    for (let from = 0; from + partBytes < main.data.length; ) {
-      let cut = main.data.lastIndexOf(10, from + partBytes - 1) + 1;
-      // One line longer than a part: the cut goes after it.
-      if (cut <= from) cut = main.data.indexOf(10, from + partBytes) + 1;
-      if (cut === 0 || cut >= main.data.length) break;
-      parts.push([{ ...main, data: main.data.subarray(0, cut) }]);
-      from = cut;
-    }
+  if (!main) return [files];
+  for (let from = 0; from + partBytes < main.data.length; ) {
+    let cut = main.data.lastIndexOf(10, from + partBytes - 1) + 1;
+    // One line longer than a part: the cut goes after it.
+    if (cut <= from) cut = main.data.indexOf(10, from + partBytes) + 1;
+    if (cut === 0 || cut >= main.data.length) break;
+    parts.push([{ ...main, data: main.data.subarray(0, cut) }]);
+    from = cut;
   }
   return [...parts, files];
 }
