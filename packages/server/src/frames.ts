@@ -73,7 +73,8 @@ export class FrameBuilder {
   private readonly started = new Set<string>();
   /** Calls that start a subagent (their items include its brief) and have no result yet. */
   private readonly spawns: TranscriptEventOf<'tool_call'>[] = [];
-  private readonly events = new Map<string, TranscriptEvent>();
+  /** The tool calls seen, by event id: what a lane's spawn may name. */
+  private readonly calls = new Map<string, TranscriptEventOf<'tool_call'>>();
 
   constructor(
     t: Transcript,
@@ -89,8 +90,8 @@ export class FrameBuilder {
     this.lanes.clear();
     for (const lane of t.agents) this.lanes.set(lane.id, lane);
     for (const e of added) {
-      this.events.set(e.id, e);
-      if (e.kind === 'request') this.requests.set(e.id, e);
+      if (e.kind === 'tool_call') this.calls.set(e.id, e);
+      else if (e.kind === 'request') this.requests.set(e.id, e);
       if (e.requestId !== undefined) this.lastOfRequest.set(e.requestId, e.id);
     }
   }
@@ -109,8 +110,8 @@ export class FrameBuilder {
     const ownLane = this.lanes.get(lane);
     if (ownLane && lane !== this.mainLane && !this.started.has(lane)) {
       this.started.add(lane);
-      const linked = ownLane.spawnEventId === undefined ? undefined : this.events.get(ownLane.spawnEventId);
-      const call = linked?.kind === 'tool_call' ? linked : this.pendingSpawn(ownLane.parentId);
+      const linked = ownLane.spawnEventId === undefined ? undefined : this.calls.get(ownLane.spawnEventId);
+      const call = linked ?? this.pendingSpawn(ownLane.parentId);
       const start: StreamFrame = {
         type: 'subagent_start',
         session_id: this.sid,
