@@ -1,8 +1,8 @@
 // A followed session kept up to date as its files grow: each read translates only the records the
 // files gained, and extends the items of every lane, their search documents and the summary,
 // rather than reading the session again. A read the translation cannot continue (a file written
-// anew, a record that changes earlier ones beyond a patch) starts over, and says so.
-
+// anew, a record that changes earlier ones beyond a patch) starts over, and says so. A long
+// session's first read goes in parts, so that the daemon answers others while it reads.
 import { setImmediate } from 'node:timers/promises';
 import {
   IncrementalItems,
