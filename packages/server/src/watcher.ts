@@ -94,7 +94,11 @@ export class Watcher {
 
   start(): void {
     this.attach();
-    this.nextRescan(this.options.rescanMs ?? 5_000);
+    this.nextRescan(this.rescanMs);
+  }
+
+  private get rescanMs(): number {
+    return this.options.rescanMs ?? 5_000;
   }
 
   /** The walk that catches what notices missed: every `rescanMs`, or longer when walks are long
@@ -106,7 +110,7 @@ export class Watcher {
       await this.options.onRescan();
       if (this.closed) return;
       const took = performance.now() - started;
-      this.nextRescan(Math.max(this.options.rescanMs ?? 5_000, took / WALK_SHARE));
+      this.nextRescan(Math.max(this.rescanMs, took / WALK_SHARE));
     }, delay);
     this.rescanTimer.unref();
   }

@@ -10,10 +10,10 @@ import { checkTimestamp, type InvalidValue, timestampValue } from '../../values.
 
 export type Json = Record<string, unknown>;
 
-/** One line of a rollout. One class, so that every record has the same shape. */
 /** Which file a record was read from: its path and codec, not its bytes, which a record outlives. */
 export type RecordFile = Pick<SourceFile, 'path' | 'codec'>;
 
+/** One line of a rollout. One class, so that every record has the same shape. */
 export class CodexRecord {
   /** Values of the line left out because the contract cannot carry them, with why. */
   readonly invalid: InvalidValue[] = [];
