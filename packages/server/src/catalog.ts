@@ -677,8 +677,11 @@ export class Catalog {
       listing: live.listing(t),
       session: headFactsOf(t),
     };
-    const docs = docBatches(live.delta ? live.delta.docs : searchDocs(lanes));
-    if (!(await this.record(e, stamps, facts, docs, { ...opts, known: live.delta !== undefined }))) return;
+    // Read on, the documents are the new items'. Read from the start, the session was most often
+    // indexed already: only the items the index lacks are made documents.
+    const known = live.delta || opts.replaced ? undefined : this.options.db.docKeys(e.key);
+    const docs = docBatches(live.delta ? live.delta.docs : searchDocs(lanes, known));
+    if (!(await this.record(e, stamps, facts, docs, { ...opts, onlyNew: true }))) return;
     const loadedNow: Loaded = { transcript: t, lanes };
     this.latest.set(e.key, loadedNow);
     const change: TranscriptChange = { key: e.key, ...loadedNow, replaced: opts.replaced ?? false };
@@ -708,7 +711,7 @@ export class Catalog {
       return;
     }
     const { docs, ...facts } = prepared;
-    if (!(await this.record(e, stamps, facts, docs, { ...opts, known: false }))) return;
+    if (!(await this.record(e, stamps, facts, docs, { ...opts, onlyNew: false }))) return;
     this.emitHeads([e], []);
   }
 
@@ -775,7 +778,8 @@ export class Catalog {
     stamps: Map<string, FileStamp>,
     facts: PreparedFacts,
     docs: readonly DocBatch[],
-    opts: { replaced?: boolean; known: boolean },
+    /** `onlyNew` when `docs` hold only documents the index lacks. */
+    opts: { replaced?: boolean; onlyNew: boolean },
   ): Promise<boolean> {
     const { offsets, prints } = await this.readPoints(stamps);
     const lastActivityAt = await this.lastActivity(e.agent, stamps);
@@ -793,8 +797,8 @@ export class Catalog {
     const key = e.key;
     const db = this.options.db;
     if (opts.replaced) db.transaction(() => db.clearDocs(key));
-    // Read on, the documents are the new items'; read whole, the index says which it has.
-    const have = opts.known || opts.replaced ? new Set<string>() : db.docKeys(key);
+    // Otherwise the index says which it has.
+    const have = opts.onlyNew || opts.replaced ? new Set<string>() : db.docKeys(key);
     const fresh = (batch: DocBatch) => {
       const all = docsOf(batch);
       return have.size === 0 ? all : all.filter((d) => !have.has(d.itemKey));
