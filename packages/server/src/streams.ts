@@ -38,14 +38,15 @@ export interface StreamsOptions {
 export const defaultMaxOpenBytes = (): number => Math.floor(getHeapStatistics().heap_size_limit / 8);
 
 class SessionStream {
-  /** Event ids in the order the stream first saw them; an event's seq is `base` plus its index here. */
-  log: string[] = [];
+  /** Events in the order the stream first saw them, each as the latest read has it; an event's seq
+   * is `base` plus its index here. */
+  private log: TranscriptEvent[] = [];
+  /** Where each event id stands in the log. */
+  private logIndex = new Map<string, number>();
   /** The seq of the first event of the current numbering. */
   private base: number;
-  private seqOf = new Map<string, number>();
   loaded!: Loaded;
   private items = new Map<string, TranscriptItem[]>();
-  private events = new Map<string, TranscriptEvent>();
   readonly subs = new Set<Subscriber>();
   /** Subscribers whose history is still going out, with their live frames held until it ends. */
   readonly held = new Map<Subscriber, StreamFrame[]>();
@@ -82,7 +83,7 @@ class SessionStream {
     this.live = undefined;
     this.base = nextBase(this.lastSeq);
     this.log = [];
-    this.seqOf = new Map();
+    this.logIndex = new Map();
     this.take(loaded);
   }
 
@@ -94,7 +95,7 @@ class SessionStream {
   extends(loaded: Loaded): boolean {
     const items = itemsByEvent(loaded.lanes);
     const events = new Set(loaded.transcript.events.map((e) => e.id));
-    for (const id of this.log) {
+    for (const { id } of this.log) {
       if (!events.has(id)) return false;
       if (itemKeys(this.items.get(id)) !== itemKeys(items.get(id))) return false;
     }
@@ -107,12 +108,8 @@ class SessionStream {
     this.live = undefined;
     this.loaded = loaded;
     this.items = itemsByEvent(loaded.lanes);
-    this.events = new Map(loaded.transcript.events.map((e) => [e.id, e]));
-    for (const e of loaded.transcript.events) {
-      if (this.seqOf.has(e.id)) continue;
-      this.seqOf.set(e.id, this.log.length);
-      this.log.push(e.id);
-    }
+    // Every event streamed before is still there (see `extends`): each is replaced by its latest read.
+    for (const e of loaded.transcript.events) this.logEvent(e);
     return before;
   }
 
@@ -121,14 +118,18 @@ class SessionStream {
     const before = this.lastSeq;
     this.loaded = loaded;
     for (const [lane, from] of delta.newItems) addItemsByEvent(this.items, lane, from);
-    for (const e of delta.added) {
-      this.events.set(e.id, e);
-      if (this.seqOf.has(e.id)) continue;
-      this.seqOf.set(e.id, this.log.length);
-      this.log.push(e.id);
-    }
+    for (const e of delta.added) this.logEvent(e);
     this.live?.builder.extend(this.transcript, delta.added);
     return before;
+  }
+
+  private logEvent(e: TranscriptEvent): void {
+    const index = this.logIndex.get(e.id);
+    if (index !== undefined) this.log[index] = e;
+    else {
+      this.logIndex.set(e.id, this.log.length);
+      this.log.push(e);
+    }
   }
 
   /**
@@ -161,11 +162,8 @@ class SessionStream {
     const live = this.liveBuilder();
     const out: StreamFrame[] = [];
     for (; live.framed < end; live.framed++) {
-      const index = live.framed;
-      const e = this.events.get(this.log[index]!);
-      if (!e) continue;
-      const seq = this.base + index;
-      const frames = live.builder.frames(e, seq);
+      const seq = this.base + live.framed;
+      const frames = live.builder.frames(this.log[live.framed]!, seq);
       if (seq > afterSeq) out.push(...frames);
     }
     return out;
@@ -184,9 +182,7 @@ class SessionStream {
   framesAfter(afterSeq: number): StreamFrame[] {
     const builder = new FrameBuilder(this.transcript, this.sid, this.items);
     const out: StreamFrame[] = [];
-    this.log.forEach((id, index) => {
-      const e = this.events.get(id);
-      if (!e) return;
+    this.log.forEach((e, index) => {
       const seq = this.base + index;
       const frames = builder.frames(e, seq);
       if (seq > afterSeq) out.push(...frames);
@@ -412,22 +408,19 @@ export class Streams {
         totalChunks: chunks.length,
         totalMessages: items.length,
       });
+      // A few chunks are gzipped on the pool while the next ones are serialized here; they go out in order.
+      const pending: Promise<StreamFrame>[] = [];
+      const sendOldest = async (): Promise<boolean> => {
+        const frame = await pending.shift()!;
+        if (!current()) return false;
+        sub.send(frame);
+        return true;
+      };
       for (const [index, chunk] of chunks.entries()) {
-        const text = index < texts.length ? texts[index] : tryStringify(chunk);
-        const base = {
-          type: 'history_chunk',
-          session_id: stream.sid,
-          seq,
-          sessionId: stream.sid,
-          index,
-          total: chunks.length,
-        };
-        if (text !== undefined && text.length > (this.options.gzipChunkBytes ?? 64 * 1024)) {
-          const payload = (await gzipAsync(text)).toString('base64');
-          if (!current()) return;
-          sub.send({ ...base, encoding: 'gzip-base64', payload });
-        } else sub.send({ ...base, messages: chunk });
+        pending.push(this.historyChunk(stream, seq, index, chunks.length, chunk, texts[index]));
+        if (pending.length >= CHUNKS_AHEAD && !(await sendOldest())) return;
       }
+      while (pending.length > 0) if (!(await sendOldest())) return;
       sub.send({
         type: 'session_ready_end',
         session_id: stream.sid,
@@ -442,6 +435,27 @@ export class Streams {
       }
     }
   }
+
+  /** A history chunk's frame: its items as they are, or gzipped when their JSON is long. */
+  private historyChunk(
+    stream: SessionStream,
+    seq: number,
+    index: number,
+    total: number,
+    chunk: TranscriptItem[],
+    serialized: string | undefined,
+  ): Promise<StreamFrame> {
+    const base = { type: 'history_chunk', session_id: stream.sid, seq, sessionId: stream.sid, index, total };
+    const text = serialized ?? tryStringify(chunk);
+    if (text === undefined || text.length <= (this.options.gzipChunkBytes ?? 64 * 1024))
+      return Promise.resolve({ ...base, messages: chunk });
+    const frame = gzipAsync(text).then(
+      (zipped): StreamFrame => ({ ...base, encoding: 'gzip-base64', payload: zipped.toString('base64') }),
+    );
+    // A send that stops early leaves its chunks unread: their failure is nobody's to report.
+    frame.catch(() => undefined);
+    return frame;
+  }
 }
 
 /**
@@ -452,6 +466,9 @@ export class Streams {
 const nextBase = (lastSeq: number): number => lastSeq + 2;
 
 const gzipAsync = promisify(gzip);
+
+/** History chunks being gzipped at once while a long history goes out. */
+const CHUNKS_AHEAD = 4;
 
 /** Primes a stream's live builder beside other work; a failure shows again at the next append,
  * which frames the rest of the log itself. */
