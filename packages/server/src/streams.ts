@@ -1,7 +1,7 @@
 // Per-session streams (`session:<agent>:<sid>`): the history first, then what each append adds, in
 // spectral's frames, numbered so that a client resuming after the last number it saw gets no gap and
 // no repeat.
-import { setImmediate } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { gzip } from 'node:zlib';
@@ -134,12 +134,17 @@ class SessionStream {
 
   /**
    * Makes the live builder now, so that the first append after a history costs no more than the
-   * rest. It frames a long log a slice at a time, letting others in between; an append meanwhile
-   * carries on from where it got to, and a new numbering ends it.
+   * rest. It frames a long log a slice at a time, letting others in between, and waits while a
+   * history goes out, which a subscriber is waiting for; an append meanwhile carries on from where
+   * it got to, and a new numbering ends it.
    */
   async prime(): Promise<void> {
     const live = this.liveBuilder();
     while (this.live === live && live.framed < this.log.length) {
+      if (this.held.size > 0) {
+        await sleep(PRIME_WAIT_MS);
+        continue;
+      }
       this.frameLog(this.lastSeq, Math.min(this.log.length, live.framed + PRIME_SLICE));
       await setImmediate();
     }
@@ -485,6 +490,8 @@ function deliver(stream: SessionStream, sub: Subscriber, frame: StreamFrame): vo
 
 /** Events the live builder frames between two turns of the event loop while it primes. */
 const PRIME_SLICE = 20_000;
+/** How long priming waits before it looks again whether the histories have gone out. */
+const PRIME_WAIT_MS = 20;
 
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
