@@ -1,9 +1,11 @@
 // Opening sessions in the reader at the edges: a rollout of 160,000 records (more than a call can take
 // as spread arguments, which the first read of a followed session once did) streams its whole
-// history, and the daemon answers others while it goes out; a session larger than the daemon can hold, and one whose files cannot be read, answer
+// history, in order, and the daemon answers others while it goes out; a session larger than the daemon can hold, and one whose files cannot be read, answer
 // their subscriber with an `error` frame instead of a history that never comes.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { TranscriptItem } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexLines } from '../../transcript/test/long-records.js';
@@ -74,6 +76,19 @@ describe('opening a session in the reader', () => {
     expect(start.totalMessages).toBe(items.value.items.length);
     const chunks = client.frames.filter((x) => x.type === 'history_chunk');
     expect(chunks.length).toBe(start.totalChunks);
+    // Gzipped a few at a time, the chunks still go out in order and hold the items in order.
+    expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
+    expect(chunks.some((c) => c.encoding === 'gzip-base64')).toBe(true);
+    const sent = chunks.flatMap((c) =>
+      c.encoding === 'gzip-base64'
+        ? (JSON.parse(
+            gunzipSync(Buffer.from(c.payload as string, 'base64')).toString('utf8'),
+          ) as TranscriptItem[])
+        : (c.messages as TranscriptItem[]),
+    );
+    expect(sent.map((i) => `${i.uuid}|${i.type}`)).toEqual(
+      items.value.items.map((i) => `${i.uuid}|${i.type}`),
+    );
     client.close();
   });
 
