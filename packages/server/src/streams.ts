@@ -31,8 +31,8 @@ export interface StreamsOptions {
 }
 
 /**
- * A followed session is held in memory whole, at about seven times its bytes (a 300 MB rollout
- * peaks near 2.2 GB), and running out of heap aborts the daemon for everybody. So a session opens
+ * A followed session is held in memory whole, at five to six times its bytes (a 300 MB rollout
+ * peaks near 1.6 GB), and running out of heap aborts the daemon for everybody. So a session opens
  * only when an eighth of the heap's limit holds it: 512 MB under the usual 4 GB.
  */
 export const defaultMaxOpenBytes = (): number => Math.floor(getHeapStatistics().heap_size_limit / 8);
