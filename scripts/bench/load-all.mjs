@@ -1,10 +1,12 @@
 // Loads every session of every agent through the library, spread over worker threads,
-// and prints the totals of events and skipped records.
-import { listSessions, nodePlatform, runInPool } from '../../packages/transcript/dist/index.js';
+// and prints the totals of events and skipped records. The sessions are found as `cairn summary
+// --all` finds them, without the listing's reads of each file's head (titles, first prompts): the
+// naive baseline it is set against lists no sessions either.
+import { discoverSessions, nodePlatform, runInPool } from '../../packages/transcript/dist/index.js';
 
 const platform = nodePlatform();
 const targets = [];
-for await (const entry of listSessions(platform)) {
+for await (const entry of discoverSessions(platform)) {
   if (!('ref' in entry)) targets.push({ path: entry.path, agent: entry.agent, sessionId: entry.id });
 }
 let events = 0;
