@@ -2,6 +2,7 @@
 
 import { type ActivityFile, lastLineTime, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, DiscoverEntry, ListEntry, ListFailure } from '../../adapter.js';
+import { HEADS_AHEAD, lookAhead } from '../../ahead.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed, unknownFormatGeneration } from '../../result.js';
 import { agentFileSession, isAgentFile, isFileEntry, isMissing, subagentFiles } from './files.js';
@@ -19,13 +20,14 @@ interface MainFile {
   orphans?: readonly string[];
 }
 
-export async function* listClaudeSessions(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
-  for await (const found of mainFiles(ctx, home))
-    yield 'ref' in found
+export function listClaudeSessions(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
+  return lookAhead(mainFiles(ctx, home), HEADS_AHEAD, async (found) =>
+    'ref' in found
       ? found
       : found.orphans
-        ? await orphanHead(ctx, found.path, found.orphans)
-        : await headOf(ctx, found.dir, found.path, found.beside);
+        ? orphanHead(ctx, found.path, found.orphans)
+        : headOf(ctx, found.dir, found.path, found.beside),
+  );
 }
 
 /** The sessions of `list` from file names: the id is the file's stem, so no head is read. */

@@ -1,6 +1,7 @@
 // Session heads of a Codex home, each from the first bytes of its rollout.
 import { lastLineTime, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, DiscoverEntry, ListEntry, SourceFile } from '../../adapter.js';
+import { HEADS_AHEAD, lookAhead } from '../../ahead.js';
 import type { SessionHead } from '../../model.js';
 import { readFailed } from '../../result.js';
 import { classify, type Item, idFromPath } from './classify.js';
@@ -12,60 +13,54 @@ import { isObject, str, timeOf } from './records.js';
 export const codexLastRecordAt = (_path: string, data: Uint8Array, whole: boolean): number | undefined =>
   lastLineTime(data, (r) => (isObject(r) ? timeOf(r.timestamp) : undefined), whole);
 
-export async function* listRollouts(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
-  for await (const found of rolloutPaths(ctx, home)) {
-    if (typeof found !== 'string') {
-      yield found;
-      continue;
-    }
-    const path = found;
-    let size: number;
-    let mtimeMs: number;
-    let data: Uint8Array;
-    try {
-      ({ size, mtimeMs } = await ctx.platform.fs.stat(path));
-      data = await ctx.readHead(path);
-    } catch (cause) {
-      ctx.signal?.throwIfAborted();
-      yield { ref: path, error: readFailed(path, cause) };
-      continue;
-    }
-    const file: SourceFile = path.endsWith('.zst') ? { path, data, codec: 'zstd' } : { path, data };
-    // The head goes through the same classification as a full read, so the first prompt is the
-    // first turn a loaded transcript would show.
-    const classified = classify([file]);
-    if (!classified.ok) {
-      yield { ref: path, error: classified.error };
-      continue;
-    }
-    const { items, session } = classified.value;
-    let lastActivityAt: number | undefined;
-    try {
-      lastActivityAt = await sessionLastActivity(ctx, { lastRecordAt: codexLastRecordAt }, [
-        path.endsWith('.zst') ? { path, size, mtimeMs } : { path, size, mtimeMs, head: data },
-      ]);
-    } catch (cause) {
-      ctx.signal?.throwIfAborted();
-      yield { ref: path, error: readFailed(path, cause) };
-      continue;
-    }
-    const head: SessionHead = { agent: 'codex', id: session.id, path, files: [path], size };
-    if (lastActivityAt !== undefined) head.lastActivityAt = lastActivityAt;
-    if (session.cwd !== undefined) head.cwd = session.cwd;
-    if (session.title !== undefined) head.title = session.title;
-    const branch = gitBranchOf(items);
-    if (branch !== undefined) head.gitBranch = branch;
-    const startedAt =
-      session.startedAt ?? items.find((it) => it.kind !== 'skip' && it.rec.ts !== undefined)?.rec.ts;
-    if (startedAt !== undefined) head.startedAt = startedAt;
-    const prompt = items.find((it) => it.kind === 'user' && it.origin === undefined);
-    if (prompt) {
-      const p = prompt.rec.payload ?? {};
-      head.firstPrompt =
-        prompt.rec.type === 'event_msg' ? (str(p.message) ?? '') : messageText(p.content).text;
-    }
-    yield head;
+export function listRollouts(ctx: AdapterContext, home: string): AsyncGenerator<ListEntry> {
+  return lookAhead(rolloutPaths(ctx, home), HEADS_AHEAD, async (found) =>
+    typeof found === 'string' ? rolloutHead(ctx, found) : found,
+  );
+}
+
+/** A rollout's head, from its first bytes; or why it cannot be listed. */
+async function rolloutHead(ctx: AdapterContext, path: string): Promise<ListEntry> {
+  let size: number;
+  let mtimeMs: number;
+  let data: Uint8Array;
+  try {
+    ({ size, mtimeMs } = await ctx.platform.fs.stat(path));
+    data = await ctx.readHead(path);
+  } catch (cause) {
+    ctx.signal?.throwIfAborted();
+    return { ref: path, error: readFailed(path, cause) };
   }
+  const file: SourceFile = path.endsWith('.zst') ? { path, data, codec: 'zstd' } : { path, data };
+  // The head goes through the same classification as a full read, so the first prompt is the
+  // first turn a loaded transcript would show.
+  const classified = classify([file]);
+  if (!classified.ok) return { ref: path, error: classified.error };
+  const { items, session } = classified.value;
+  let lastActivityAt: number | undefined;
+  try {
+    lastActivityAt = await sessionLastActivity(ctx, { lastRecordAt: codexLastRecordAt }, [
+      path.endsWith('.zst') ? { path, size, mtimeMs } : { path, size, mtimeMs, head: data },
+    ]);
+  } catch (cause) {
+    ctx.signal?.throwIfAborted();
+    return { ref: path, error: readFailed(path, cause) };
+  }
+  const head: SessionHead = { agent: 'codex', id: session.id, path, files: [path], size };
+  if (lastActivityAt !== undefined) head.lastActivityAt = lastActivityAt;
+  if (session.cwd !== undefined) head.cwd = session.cwd;
+  if (session.title !== undefined) head.title = session.title;
+  const branch = gitBranchOf(items);
+  if (branch !== undefined) head.gitBranch = branch;
+  const startedAt =
+    session.startedAt ?? items.find((it) => it.kind !== 'skip' && it.rec.ts !== undefined)?.rec.ts;
+  if (startedAt !== undefined) head.startedAt = startedAt;
+  const prompt = items.find((it) => it.kind === 'user' && it.origin === undefined);
+  if (prompt) {
+    const p = prompt.rec.payload ?? {};
+    head.firstPrompt = prompt.rec.type === 'event_msg' ? (str(p.message) ?? '') : messageText(p.content).text;
+  }
+  return head;
 }
 
 /** The branch the session_meta's `git` block names. */
