@@ -18,10 +18,19 @@ import type { ReadFailed, Result, SessionReadError, UnknownFormatGeneration } fr
 export interface SourceFile {
   path: string;
   data: Uint8Array;
+  /**
+   * Where `data` starts in the file: set past 0 only for an incremental push that is handed just
+   * the bytes after what earlier pushes read (a long file read from disk in parts). Offsets in
+   * spans and pointers are always the file's own.
+   */
+  start?: number;
   codec?: 'zstd';
   /** Set when the platform checked that every byte of `data` is well-formed UTF-8. */
   wellFormedUtf8?: true;
 }
+
+/** The file offset just past `file`'s bytes. */
+export const fileEnd = (file: SourceFile): number => (file.start ?? 0) + file.data.length;
 
 export interface AdapterContext {
   readonly platform: SessionPlatform;
@@ -80,7 +89,8 @@ export interface IncrementalTranslation {
    * Translates what `files` (main file first) hold beyond what earlier pushes read; files only
    * grow by whole records. Answers 'rewrite' when the new bytes change what was translated before
    * in a way it does not patch (a file that shrank or moved, a record that reorders earlier ones):
-   * the caller then translates the session again from the start.
+   * the caller then translates the session again from the start. A file may hold only its bytes
+   * from `start` on, never past where the last push stopped reading it.
    */
   push(files: readonly SourceFile[]): Result<TranslationDelta | 'rewrite', UnknownFormatGeneration>;
   /** The translation so far; its event list is the one later pushes extend. */

@@ -37,27 +37,45 @@ export class Translator {
 
   /** Brings the transcript up to what `files` (the session's files, main first) hold now. */
   push(files: readonly SourceFile[]): Result<TranscriptDelta, UnknownFormatGeneration> {
-    if (this.inner) {
-      const pushed = this.inner.push(files);
-      if (!pushed.ok) return this.failed(pushed);
-      if (pushed.value !== 'rewrite') {
-        this.translated = this.inner.snapshot();
-        const { from, added, revised } = pushed.value;
-        const events = this.translated.events;
-        for (let i = from; i < events.length; i++) events[i]!.seq = i;
-        const updated = new Set(pushed.value.updated);
-        this.markOrphans(added, updated);
-        for (const e of added) updated.delete(e);
-        return ok({
-          rewritten: false,
-          from,
-          added,
-          updated: [...updated],
-          revised: revised.filter((e) => updated.has(e)),
-        });
-      }
-    }
-    return this.whole(files);
+    const continued = this.continued(files);
+    return continued === 'rewrite' ? this.whole(files) : continued;
+  }
+
+  /**
+   * push, for files that may hold only their bytes past where the last push stopped (`start`):
+   * 'rewrite' when the translation cannot go on from them, and only a push of the whole files
+   * brings it up to date. The translation is then empty, as before a first push.
+   */
+  pushTail(files: readonly SourceFile[]): Result<TranscriptDelta | 'rewrite', UnknownFormatGeneration> {
+    const continued = this.continued(files);
+    if (continued !== 'rewrite') return continued;
+    this.inner = undefined;
+    this.translated = undefined;
+    return ok('rewrite');
+  }
+
+  /** The push that goes on from the saved state; 'rewrite' when there is none to go on from. */
+  private continued(
+    files: readonly SourceFile[],
+  ): Result<TranscriptDelta, UnknownFormatGeneration> | 'rewrite' {
+    if (!this.inner) return 'rewrite';
+    const pushed = this.inner.push(files);
+    if (!pushed.ok) return this.failed(pushed);
+    if (pushed.value === 'rewrite') return 'rewrite';
+    this.translated = this.inner.snapshot();
+    const { from, added, revised } = pushed.value;
+    const events = this.translated.events;
+    for (let i = from; i < events.length; i++) events[i]!.seq = i;
+    const updated = new Set(pushed.value.updated);
+    this.markOrphans(added, updated);
+    for (const e of added) updated.delete(e);
+    return ok({
+      rewritten: false,
+      from,
+      added,
+      updated: [...updated],
+      revised: revised.filter((e) => updated.has(e)),
+    });
   }
 
   /** The transcript as of the last push; its event list is the one later pushes extend. */
@@ -83,6 +101,8 @@ export class Translator {
 
   /** Every file read from the start, by the adapter's incremental translation when it has one. */
   private whole(files: readonly SourceFile[]): Result<TranscriptDelta, UnknownFormatGeneration> {
+    const part = files.find((f) => (f.start ?? 0) > 0);
+    if (part) throw new RangeError(`${part.path}: translating from the start needs the file from its start`);
     this.callIds.clear();
     this.orphans.clear();
     this.inner = this.adapter.incremental?.();

@@ -1,4 +1,5 @@
 // Splitting a file's bytes into records without decoding the whole file.
+import type { SourceFile } from './adapter.js';
 import { parseJson } from './depth.js';
 
 export interface LineSpan {
@@ -71,4 +72,22 @@ export function parseJsonLine(data: Uint8Array, span: LineSpan): ParsedLine {
 function isBlank(bytes: Uint8Array): boolean {
   for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
   return true;
+}
+
+/**
+ * The lines of `file` from file offset `from` (line `line`), each parsed or with the reason it is
+ * not usable. Spans are file offsets, also for a file that holds its bytes from `start` on.
+ */
+export function* parsedLines(
+  file: SourceFile,
+  from = 0,
+  line = 1,
+): Generator<{ span: LineSpan; parsed: ParsedLine }> {
+  const base = file.start ?? 0;
+  if (from < base) throw new RangeError(`${file.path}: bytes from ${base} on, read asked from ${from}`);
+  for (const span of splitLines(file.data, from - base, line)) {
+    const parsed = parseJsonLine(file.data, span);
+    span.offset += base;
+    yield { span, parsed };
+  }
 }

@@ -1,10 +1,11 @@
 // loadTranscript: every file of a session into one Transcript.
-import type { TranslatedSession } from './adapter.js';
+import type { SessionAdapter, SourceFile, TranslatedSession } from './adapter.js';
 import { lineParts, Translator } from './incremental.js';
 import type { SessionTarget, Transcript } from './model.js';
-import { type OpenOptions, openSession } from './open.js';
+import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { type LoadTranscriptError, ok, type Result } from './result.js';
+import { isZstd, readParts } from './read.js';
+import { err, type LoadTranscriptError, ok, type Result } from './result.js';
 
 export type LoadTranscriptOptions = OpenOptions;
 
@@ -17,26 +18,81 @@ export async function loadTranscript(
   target: SessionTarget,
   options: LoadTranscriptOptions = {},
 ): Promise<Result<Transcript, LoadTranscriptError>> {
-  const opened = await openSession(platform, target, options);
-  if (!opened.ok) return opened;
-  const { adapter, files } = opened.value;
+  const found = await findSession(platform, target, options);
+  if (!found.ok) return found;
+  const { adapter, paths } = found.value;
+  if (adapter.incremental && (await readsInParts(platform, paths[0]))) {
+    const inParts = await loadInParts(platform, adapter, paths, options);
+    if (inParts !== 'rewrite') return inParts;
+  }
+  const files = await readSessionFiles(platform, paths, options);
+  if (!files.ok) return files;
   // A long file goes in parts through the translation that continues from where it stopped, so
   // that only a part's parsed lines are alive at once rather than the whole file's.
-  if (adapter.incremental && (files[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
+  if (adapter.incremental && (files.value[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
     const translator = new Translator(adapter);
-    for (const part of lineParts(files, LOAD_PART_BYTES)) {
+    for (const part of lineParts(files.value, LOAD_PART_BYTES)) {
       const pushed = translator.push(part);
       if (!pushed.ok) return pushed;
     }
     return ok(translator.snapshot());
   }
-  const translated = adapter.translate(files);
+  const translated = adapter.translate(files.value);
   if (!translated.ok) return translated;
   return ok(finishTranscript(adapter.id, translated.value));
 }
 
 /** Bytes of a long file's main file read in each part. */
 const LOAD_PART_BYTES = 16 * 1024 * 1024;
+
+/** A plain main file longer than a part is read from disk a part at a time, never whole. */
+async function readsInParts(platform: SessionPlatform, main: string | undefined): Promise<boolean> {
+  if (main === undefined || isZstd(main)) return false;
+  try {
+    return (await platform.fs.stat(main)).size > LOAD_PART_BYTES;
+  } catch {
+    // Reading it whole reports the failure.
+    return false;
+  }
+}
+
+/**
+ * The session with its main file read and translated a part at a time, so that only one part's
+ * bytes are held at once; the other files join whole with the last part. 'rewrite' when a part
+ * changes what earlier ones made in a way the translation does not patch: the caller reads the
+ * session whole instead.
+ */
+async function loadInParts(
+  platform: SessionPlatform,
+  adapter: SessionAdapter,
+  paths: readonly string[],
+  options: OpenOptions,
+): Promise<Result<Transcript, LoadTranscriptError> | 'rewrite'> {
+  const [main, ...others] = paths as [string, ...string[]];
+  const translator = new Translator(adapter);
+  let bytes = 0;
+  let first = true;
+  try {
+    for await (const part of readParts(platform, main, LOAD_PART_BYTES, options.signal)) {
+      bytes += part.data.length;
+      options.onProgress?.(bytes);
+      let files: SourceFile[] = [part];
+      if (part.last) {
+        const rest = await readSessionFiles(platform, others, options, bytes);
+        if (!rest.ok) return rest;
+        files = [part, ...rest.value];
+      }
+      const pushed = first ? translator.push(files) : translator.pushTail(files);
+      if (!pushed.ok) return pushed;
+      if (pushed.value === 'rewrite') return 'rewrite';
+      first = false;
+    }
+  } catch (cause) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    return err(openFailure(main, cause));
+  }
+  return ok(translator.snapshot());
+}
 
 /** Numbers events in order and marks results whose call is nowhere in the transcript. */
 export function finishTranscript(agent: string, t: TranslatedSession): Transcript {

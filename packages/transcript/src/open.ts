@@ -32,9 +32,19 @@ export async function openSession(
   const found = await findSession(platform, target, options);
   if (!found.ok) return found;
   const { adapter, paths } = found.value;
+  const files = await readSessionFiles(platform, paths, options);
+  return files.ok ? ok({ adapter, files: files.value }) : files;
+}
+
+/** Each of `paths` read whole, in order; `bytes` already read before them count in the progress. */
+export async function readSessionFiles(
+  platform: SessionPlatform,
+  paths: readonly string[],
+  options: OpenOptions = {},
+  bytes = 0,
+): Promise<Result<SourceFile[], LoadTranscriptError>> {
   const { signal } = options;
   const files: SourceFile[] = [];
-  let bytes = 0;
   for (const path of paths) {
     try {
       const file = await readSourceFile(platform, path, signal);
@@ -46,7 +56,7 @@ export async function openSession(
       return err(openFailure(path, cause));
     }
   }
-  return ok({ adapter, files });
+  return ok(files);
 }
 
 /** What fails a read of one of a session's files. */

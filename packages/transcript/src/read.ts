@@ -106,3 +106,42 @@ export async function* readLines(
     }
   }
 }
+
+/** A part of a file read from disk: its bytes from `start`, ending after a line (or at the end). */
+export interface FilePart extends SourceFile {
+  start: number;
+  /** The part that reaches the end of the file (possibly empty, possibly ending inside a line). */
+  last: boolean;
+}
+
+/**
+ * A plain (uncompressed) file read from its start a part of about `partBytes` at a time, each
+ * part cut after its last line, so that a file of any size is read with memory for one part and
+ * its longest line. The parts' bytes, one after another, are the file's.
+ */
+export async function* readParts(
+  platform: SessionPlatform,
+  path: string,
+  partBytes: number,
+  signal?: AbortSignal,
+): AsyncGenerator<FilePart> {
+  let start = 0;
+  let size = partBytes;
+  for (;;) {
+    signal?.throwIfAborted();
+    const data = await platform.fs.readRange(path, start, size);
+    if (data.length < size) {
+      yield { path, data, start, last: true };
+      return;
+    }
+    const cut = data.lastIndexOf(10) + 1;
+    // A line longer than the part: read again with room for it.
+    if (cut === 0) {
+      size *= 2;
+      continue;
+    }
+    yield { path, data: data.subarray(0, cut), start, last: false };
+    start += cut;
+    size = partBytes;
+  }
+}

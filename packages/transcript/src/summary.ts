@@ -1,6 +1,6 @@
 // Session numbers: the fold of a loaded transcript, or an adapter's fast pass giving the same.
 
-import type { SourceFile, SummaryPass } from './adapter.js';
+import type { SummaryPass } from './adapter.js';
 import { type LineSpan, splitLines } from './lines.js';
 import { finishTranscript } from './load.js';
 import type {
@@ -10,7 +10,7 @@ import type {
   TranscriptEvent,
   TranscriptEventOf,
 } from './model.js';
-import { findSession, type OpenOptions, openFailure } from './open.js';
+import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
 import { isZstd, readLines, readSourceFile } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
@@ -89,7 +89,7 @@ export async function summarizeSession(
     if (!streamed.ok) return streamed;
     summary = streamed.value;
   } else {
-    const files = await readFiles(platform, paths, options);
+    const files = await readSessionFiles(platform, paths, options);
     if (!files.ok) return files;
     if (!adapter.summarize) {
       const translated = adapter.translate(files.value);
@@ -123,27 +123,6 @@ async function holdsLargeFile(platform: SessionPlatform, paths: readonly string[
     }
   }
   return false;
-}
-
-async function readFiles(
-  platform: SessionPlatform,
-  paths: readonly string[],
-  options: OpenOptions,
-): Promise<Result<SourceFile[], LoadTranscriptError>> {
-  const files: SourceFile[] = [];
-  let bytes = 0;
-  for (const path of paths) {
-    try {
-      const file = await readSourceFile(platform, path, options.signal);
-      files.push(file);
-      bytes += file.data.length;
-      options.onProgress?.(bytes);
-    } catch (cause) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      return err(openFailure(path, cause));
-    }
-  }
-  return ok(files);
 }
 
 /** The pass over every file line by line; compressed files are read whole (their codec streams poorly). */

@@ -5,7 +5,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findAdapter, loadTranscript, nodePlatform, type SourceFile, Translator } from '../src/index.js';
+import {
+  findAdapter,
+  loadTranscript,
+  nodePlatform,
+  type SessionPlatform,
+  type SourceFile,
+  type Transcript,
+  Translator,
+} from '../src/index.js';
 import { finishTranscript } from '../src/load.js';
 import { tempHome } from './homes.js';
 import { claudeLines, codexLines } from './long-records.js';
@@ -38,29 +46,102 @@ describe('the first incremental read of a long session', () => {
   });
 });
 
+/** A platform that notes every whole-file read and the length of every ranged one. */
+function watchedPlatform(home: string) {
+  const env = { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
+  const base = nodePlatform({ env, homeDir: home });
+  const wholeReads: string[] = [];
+  const rangeReads: { path: string; length: number }[] = [];
+  const platform: SessionPlatform = {
+    ...base,
+    fs: {
+      ...base.fs,
+      readFile: (path, signal) => {
+        wholeReads.push(path);
+        return base.fs.readFile(path, signal);
+      },
+      readRange: async (path, offset, length) => {
+        const data = await base.fs.readRange(path, offset, length);
+        rangeReads.push({ path, length: data.length });
+        return data;
+      },
+    },
+  };
+  return { platform, wholeReads, rangeReads };
+}
+
+/** Writes `text` at the session path `at` under a fresh home. */
+function writeSession(at: string, text: string) {
+  const home = tempHome();
+  const path = join(home, at.slice('/home/u/'.length));
+  const data = Buffer.from(text);
+  // Long enough to be read in more than one part.
+  expect(data.length).toBeGreaterThan(16 * 1024 * 1024);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, data);
+  return { home, path, data };
+}
+
+function wholeTranscript(agent: string, path: string, data: Uint8Array) {
+  const adapter = findAdapter(agent)!;
+  const whole = adapter.translate([{ path, data, wellFormedUtf8: true }]);
+  if (!whole.ok) throw new Error(whole.error.message);
+  return finishTranscript(adapter.id, whole.value);
+}
+
+function expectSameTranscript(loaded: Transcript, expected: Transcript) {
+  expect(loaded.events.length).toBe(expected.events.length);
+  expect(JSON.stringify(loaded.events)).toBe(JSON.stringify(expected.events));
+  expect(loaded.session).toEqual(expected.session);
+  expect(loaded.capabilities).toEqual(expected.capabilities);
+  expect(loaded.skipped).toEqual(expected.skipped);
+}
+
 describe('loading a long session', () => {
   it.each(cases)(
-    '%s: read in parts, the transcript of a whole translation',
+    '%s: read from disk a part at a time, never whole, into the transcript of a whole translation',
     { timeout: 60_000 },
     async (agent, at, lines) => {
-      const home = tempHome();
-      const path = join(home, at.slice('/home/u/'.length));
-      const data = Buffer.from(`${lines(RECORDS).join('\n')}\n`);
-      // Long enough to be read in more than one part.
-      expect(data.length).toBeGreaterThan(16 * 1024 * 1024);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, data);
-      const env = { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
-      const loaded = await loadTranscript(nodePlatform({ env, homeDir: home }), { agent, path });
+      const { home, path, data } = writeSession(at, `${lines(RECORDS).join('\n')}\n`);
+      const { platform, wholeReads, rangeReads } = watchedPlatform(home);
+      const loaded = await loadTranscript(platform, { agent, path });
       if (!loaded.ok) throw new Error(loaded.error.message);
-      const adapter = findAdapter(agent)!;
-      const whole = adapter.translate([{ path, data, wellFormedUtf8: true }]);
-      if (!whole.ok) throw new Error(whole.error.message);
-      const expected = finishTranscript(adapter.id, whole.value);
-      expect(loaded.value.events.length).toBe(expected.events.length);
-      expect(JSON.stringify(loaded.value.events)).toBe(JSON.stringify(expected.events));
-      expect(loaded.value.session).toEqual(expected.session);
-      expect(loaded.value.capabilities).toEqual(expected.capabilities);
+      expectSameTranscript(loaded.value, wholeTranscript(agent, path, data));
+      expect(wholeReads).not.toContain(path);
+      const parts = rangeReads.filter((r) => r.path === path && r.length > 1024 * 1024);
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      expect(Math.max(...parts.map((r) => r.length))).toBeLessThanOrEqual(16 * 1024 * 1024);
     },
   );
+
+  it('a forked rollout whose copied history runs past the first part is read again whole, the same transcript', {
+    timeout: 60_000,
+  }, async () => {
+    // The parent's copy is the burst of usage snapshots written back to back: here every record
+    // is 10 ms after the last, so the copy grows with every part and the parts cannot be kept.
+    const [meta, ...body] = codexLines(RECORDS / 2);
+    const forked = JSON.parse(meta!);
+    forked.payload.forked_from_id = '019c8a50-0000-7000-8000-000000000001';
+    const usage = {
+      input_tokens: 10,
+      cached_input_tokens: 0,
+      output_tokens: 5,
+      reasoning_output_tokens: 0,
+      total_tokens: 15,
+    };
+    const withUsage = body.map((line) => {
+      const ts = JSON.parse(line).timestamp;
+      const info = { total_token_usage: usage, last_token_usage: usage, model_context_window: 1000 };
+      return `${line}\n${JSON.stringify({ timestamp: ts, type: 'event_msg', payload: { type: 'token_count', info } })}`;
+    });
+    const { home, path, data } = writeSession(
+      cases[1][1],
+      `${[JSON.stringify(forked), ...withUsage].join('\n')}\n`,
+    );
+    const { platform, wholeReads } = watchedPlatform(home);
+    const loaded = await loadTranscript(platform, { agent: 'codex', path });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    expect(wholeReads).toContain(path);
+    expectSameTranscript(loaded.value, wholeTranscript('codex', path, data));
+  });
 });

@@ -1,13 +1,14 @@
 // A Claude Code session (main file, then subagent files) into one transcript, read as the files
 // grow: each push translates the lines past the last one read.
-import type {
-  IncrementalTranslation,
-  SourceFile,
-  TranslatedSession,
-  TranslationDelta,
+import {
+  fileEnd,
+  type IncrementalTranslation,
+  type SourceFile,
+  type TranslatedSession,
+  type TranslationDelta,
 } from '../../adapter.js';
 import { appendAll, insertAll } from '../../arrays.js';
-import { parseJsonLine, splitLines } from '../../lines.js';
+import { parsedLines } from '../../lines.js';
 import {
   CAPABILITIES,
   type Capability,
@@ -29,10 +30,8 @@ import { agentIdFromPath, fileStem, isRec, str, unknownGeneration } from './reco
 /** The lines of a file from byte `from` (line `line`), parsed or with the reason they could not be. */
 export function parseLines(file: SourceFile, from = 0, line = 1): ParsedLine[] {
   const lines: ParsedLine[] = [];
-  for (const span of splitLines(file.data, from, line)) {
-    const parsed = parseJsonLine(file.data, span);
+  for (const { span, parsed } of parsedLines(file, from, line))
     lines.push(parsed.ok ? { span, value: parsed.value } : { span, reason: parsed.reason });
-  }
   return lines;
 }
 
@@ -86,8 +85,8 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
     if (files.length < this.files.length) return ok('rewrite');
     for (const [i, f] of this.files.entries()) {
       const now = files[i]!;
-      if (now.path !== f.path || now.data.length < f.offset || (f.endsOpen && now.data.length > f.offset))
-        return ok('rewrite');
+      const end = fileEnd(now);
+      if (now.path !== f.path || end < f.offset || (f.endsOpen && end > f.offset)) return ok('rewrite');
     }
     if (this.files.length === 0 && files[0]) {
       this.orphanOf = subagentFolderSession(files[0].path);
@@ -118,7 +117,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
       }
       this.files[i] = state;
       const last = lines[lines.length - 1]!.span;
-      state.offset = Math.min(file.data.length, last.offset + last.length + 1);
+      state.offset = Math.min(fileEnd(file), last.offset + last.length + 1);
       state.nextLine = last.line + 1;
       state.endsOpen = last.unterminated;
 

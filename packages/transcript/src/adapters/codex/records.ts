@@ -5,7 +5,7 @@
 // writes a header `{id, timestamp, instructions, git?}` first, then `{record_type: "state"}`
 // markers and bare response items with no envelope and, mostly, no timestamp.
 import type { SourceFile } from '../../adapter.js';
-import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
+import { type LineSpan, parsedLines } from '../../lines.js';
 import { checkTimestamp, type InvalidValue, timestampValue } from '../../values.js';
 
 export type Json = Record<string, unknown>;
@@ -106,8 +106,7 @@ export function readRecords(
   const records: CodexRecord[] = [];
   const origin = recordFile(file);
   let first = !seenFirst;
-  for (const span of splitLines(file.data, from, line)) {
-    const parsed = parseJsonLine(file.data, span);
+  for (const { span, parsed } of parsedLines(file, from, line)) {
     if (!parsed.ok) {
       records.push(
         new CodexRecord(origin, fileIndex, span, undefined, '', '', undefined, undefined, parsed.reason),

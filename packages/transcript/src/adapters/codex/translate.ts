@@ -1,5 +1,6 @@
 // Pure translation of a rollout into transcript events.
 import {
+  fileEnd,
   type IncrementalTranslation,
   linePointer,
   type SourceFile,
@@ -309,9 +310,9 @@ export class CodexTranslation implements IncrementalTranslation {
     const file = files[0];
     if (files.length !== 1 || !file) return ok('rewrite');
     if (this.path !== undefined) {
-      const grownPastOpenLine = this.endsOpen && file.data.length > this.offset;
-      if (file.path !== this.path || file.data.length < this.offset || grownPastOpenLine)
-        return ok('rewrite');
+      const end = fileEnd(file);
+      const grownPastOpenLine = this.endsOpen && end > this.offset;
+      if (file.path !== this.path || end < this.offset || grownPastOpenLine) return ok('rewrite');
     }
     this.path = file.path;
     this.session ??= { id: idFromPath(file.path) };
@@ -320,7 +321,7 @@ export class CodexTranslation implements IncrementalTranslation {
     appendAll(this.recs, fresh);
     const last = fresh[fresh.length - 1]?.span;
     if (last) {
-      this.offset = Math.min(file.data.length, last.offset + last.length + 1);
+      this.offset = Math.min(fileEnd(file), last.offset + last.length + 1);
       this.nextLine = last.line + 1;
       this.endsOpen = last.unterminated;
     }
