@@ -2,7 +2,7 @@
 // stopping it never misses a child), its URL and log lines read as they come, its peak memory and
 // read count taken from /proc, stopped gracefully and killed if it will not stop.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const live = new Set();
@@ -109,6 +109,15 @@ export class Daemon {
       // Gone already.
     }
     return out;
+  }
+
+  /** Starts the peak over from the daemon's memory now, so that the next usage() is one phase's. */
+  resetPeak() {
+    try {
+      writeFileSync(`/proc/${this.pid()}/clear_refs`, '5');
+    } catch {
+      // Not Linux, or gone: the peak stays the run's.
+    }
   }
 
   /** SIGTERM to the daemon (it closes its index), SIGKILL to the group if it has not exited in time. */

@@ -645,7 +645,7 @@ export class Catalog {
     if (opts.replaced) this.live.delete(key);
     let live = this.live.get(key);
     if (!live && this.followed.has(key)) {
-      live = new LiveTranscript(e.agent);
+      live = new LiveTranscript(e.agent, { files: this.files });
       this.live.set(key, live);
     }
     if (live) await this.indexLive(e, live, opts);

@@ -2,18 +2,24 @@
 // files gained, and extends the items of every lane, their search documents and the summary,
 // rather than reading the session again. A read the translation cannot continue (a file written
 // anew, a record that changes earlier ones beyond a patch) starts over, and says so. A long
-// session's first read goes in parts, so that the daemon answers others while it reads.
+// session's first read goes in parts, so that the daemon answers others while it reads; JSONL files
+// are read from disk for it, and later reads take only what the files gained, so that no whole file
+// is held in memory.
 import { setImmediate } from 'node:timers/promises';
 import {
+  fileEnd,
+  findSession,
   IncrementalItems,
   type LoadTranscriptError,
   lineParts,
-  openSession,
   type Result,
+  readParts,
+  readSessionFiles,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
   type SourceFile,
   SummaryFold,
+  sessionNotFound,
   type Transcript,
   type TranscriptDelta,
   type TranscriptEvent,
@@ -22,6 +28,7 @@ import {
 import type { IndexDoc } from './index-db.js';
 import { type ListingFacts, ListingTally } from './listing.js';
 import { ItemKeys, type LaneItems, laneDocs } from './search-docs.js';
+import { isLineFile, ReadStats, SourceFiles } from './source-files.js';
 
 /** What the last read added to what was known before it. */
 export interface LiveDelta {
@@ -31,6 +38,13 @@ export interface LiveDelta {
   readonly newItems: ReadonlyMap<LaneItems, number>;
   /** The search documents of the new items. */
   readonly docs: IndexDoc[];
+}
+
+export interface LiveTranscriptOptions {
+  /** Where the session's JSONL files are held between reads; its own when not given. */
+  files?: SourceFiles;
+  /** Bytes of the main file each part of a first read takes. */
+  partBytes?: number;
 }
 
 export class LiveTranscript {
@@ -43,37 +57,33 @@ export class LiveTranscript {
   private fold = new SummaryFold();
   private readonly tally: ListingTally;
   private readonly keys = new Map<LaneItems, ItemKeys>();
+  private readonly files: SourceFiles;
+  private readonly partBytes: number;
+  /** How far the translation has read each JSONL file. */
+  private readonly ends = new Map<string, number>();
 
   constructor(
     private readonly agent: string,
-    /** Bytes of the main file each part of a first read takes. */
-    private readonly partBytes = PART_BYTES,
+    options: LiveTranscriptOptions = {},
   ) {
     this.tally = new ListingTally(agent);
+    this.files = options.files ?? new SourceFiles(new ReadStats());
+    this.partBytes = options.partBytes ?? PART_BYTES;
   }
 
   /** Reads what the session's files gained since the last read (all of them the first time). */
   async read(platform: SessionPlatform, path: string): Promise<Result<Transcript, LoadTranscriptError>> {
-    const opened = await openSession(platform, { agent: this.agent, path });
-    if (!opened.ok) return opened;
-    const { adapter, files } = opened.value;
-    let fresh = false;
-    if (!this.translator) {
-      this.translator = new Translator(adapter);
-      // A long session's first read goes in parts, letting the daemon answer others between them.
-      const parts = lineParts(files, this.partBytes);
-      for (const part of parts.slice(0, -1)) {
-        const pushed = this.push(part);
-        if (!pushed.ok) return pushed;
-        await setImmediate();
-      }
-      // Whatever the parts were, this is the session's first read: every item is new.
-      fresh = true;
-    }
-    const pushed = this.push(files);
+    const found = await findSession(platform, { agent: this.agent, path });
+    if (!found.ok) return found;
+    const { adapter, paths } = found.value;
+    const first = this.translator === undefined;
+    this.translator ??= new Translator(adapter);
+    const pushed =
+      adapter.incremental && paths.every(isLineFile)
+        ? await this.readLineFiles(platform, paths)
+        : await this.readWholeFiles(platform, paths, first);
     if (!pushed.ok) return pushed;
-    const t = pushed.value.t;
-    fresh ||= pushed.value.fresh;
+    const { t, fresh } = pushed.value;
 
     const before = new Map(this.lanes.map((l) => [l.agentId ?? '', l]));
     const lanes: LaneItems[] = [];
@@ -103,16 +113,116 @@ export class LiveTranscript {
     return { ok: true, value: t };
   }
 
-  /** Brings the translation, the items and the summary up to `files`; `fresh` when this read them
-   * from the start rather than on from the last push. */
+  /**
+   * Files held whole (a JSON document, a compressed rollout) or an adapter that cannot go on from
+   * where it stopped: every read hands over the whole files. A long session's first read goes in
+   * parts, letting the daemon answer others between them.
+   */
+  private async readWholeFiles(
+    platform: SessionPlatform,
+    paths: readonly string[],
+    first: boolean,
+  ): Promise<Pushed> {
+    const files = await readSessionFiles(platform, paths);
+    if (!files.ok) return this.failed(files);
+    if (!first) return this.push(files.value);
+    const parts = lineParts(files.value, this.partBytes);
+    for (const part of parts.slice(0, -1)) {
+      const pushed = this.push(part);
+      if (!pushed.ok) return pushed;
+      await setImmediate();
+    }
+    return this.fresh(this.push(files.value));
+  }
+
+  /**
+   * JSONL files: each read hands the translation only the bytes the files gained since it last read
+   * them, from the cache where they were just read; nothing holds a whole file. A first read, or
+   * one the translation cannot go on from, reads them from disk in parts.
+   */
+  private async readLineFiles(platform: SessionPlatform, paths: readonly string[]): Promise<Pushed> {
+    const ends: number[] = [];
+    for (const p of paths) {
+      if ((await this.files.refresh(p)).kind === 'gone')
+        return this.failed({ ok: false, error: sessionNotFound(p) });
+      ends.push(this.files.offsetOf(p)!);
+    }
+    if (this.ends.size > 0) {
+      const tails = await this.tails(platform, paths, ends);
+      if (tails) {
+        const pushed = this.push(tails, true);
+        if (!pushed.ok || pushed.value !== 'rewrite') return pushed as Pushed;
+      }
+    }
+    return this.fresh(await this.fromStart(platform, paths, ends));
+  }
+
+  /** Each file's bytes past where the translation read it, up to `ends`; undefined when one shrank. */
+  private async tails(
+    platform: SessionPlatform,
+    paths: readonly string[],
+    ends: readonly number[],
+  ): Promise<SourceFile[] | undefined> {
+    const files: SourceFile[] = [];
+    for (const [i, path] of paths.entries()) {
+      const from = this.ends.get(path) ?? 0;
+      const end = ends[i]!;
+      if (end < from) return undefined;
+      const data = this.files.tail(path, from) ?? (await platform.fs.readRange(path, from, end - from));
+      files.push({ path, data, start: from });
+    }
+    return files;
+  }
+
+  /** The files from their start: the main one a part at a time, the others whole with its last. */
+  private async fromStart(platform: SessionPlatform, paths: readonly string[], ends: readonly number[]) {
+    this.ends.clear();
+    const [main, ...others] = paths as [string, ...string[]];
+    let pushed: Pushed | undefined;
+    for await (const part of readParts(platform, main, this.partBytes, undefined, ends[0])) {
+      const files: SourceFile[] = [part];
+      if (part.last)
+        for (const [i, path] of others.entries())
+          files.push({ path, data: await platform.fs.readRange(path, 0, ends[i + 1]!) });
+      const next = pushed ? this.push(files, true) : this.push(files);
+      if (next.ok && next.value === 'rewrite') {
+        // A part changed what earlier ones made: the files whole, at once.
+        const whole: SourceFile[] = [];
+        for (const [i, path] of paths.entries())
+          whole.push({ path, data: await platform.fs.readRange(path, 0, ends[i]!) });
+        return this.push(whole);
+      }
+      pushed = next as Pushed;
+      if (!pushed.ok) return pushed;
+      if (!part.last) await setImmediate();
+    }
+    return pushed!;
+  }
+
+  /** Whatever its parts were, this was the session's first read: every item is new. */
+  private fresh(pushed: Pushed): Pushed {
+    if (pushed.ok) pushed.value.fresh = true;
+    return pushed;
+  }
+
+  /**
+   * Brings the translation, the items and the summary up to `files`, noting how far each was read;
+   * `tail` when the files may hold only the bytes past it, and 'rewrite' means the translation
+   * cannot go on from them (and is empty again).
+   */
   private push(
     files: readonly SourceFile[],
-  ): Result<{ t: Transcript; delta: TranscriptDelta; fresh: boolean }, LoadTranscriptError> {
-    const pushed = this.translator!.push(files);
-    if (!pushed.ok) {
-      this.forget();
-      return pushed;
-    }
+    tail: true,
+  ): Result<PushedValue | 'rewrite', LoadTranscriptError>;
+  private push(files: readonly SourceFile[], tail?: boolean): Pushed;
+  private push(
+    files: readonly SourceFile[],
+    tail = false,
+  ): Result<PushedValue | 'rewrite', LoadTranscriptError> {
+    const pushed = tail ? this.translator!.pushTail(files) : this.translator!.push(files);
+    if (!pushed.ok) return this.failed(pushed);
+    if (pushed.value === 'rewrite') return { ok: true, value: 'rewrite' };
+    for (const f of files) this.ends.set(f.path, fileEnd(f));
     const t = this.translator!.snapshot();
     const change = this.items.update(t, pushed.value);
     this.fold.update(t, pushed.value);
@@ -120,6 +230,11 @@ export class LiveTranscript {
       ok: true,
       value: { t, delta: pushed.value, fresh: pushed.value.rewritten || change.reread.size > 0 },
     };
+  }
+
+  private failed<E>(result: { ok: false; error: E }): { ok: false; error: E } {
+    this.forget();
+    return result;
   }
 
   summary(t: Transcript): SessionSummaryWithPrompts {
@@ -132,6 +247,7 @@ export class LiveTranscript {
 
   private forget(): void {
     this.translator = undefined;
+    this.ends.clear();
     this.items = new IncrementalItems();
     this.fold = new SummaryFold();
     this.lanes = [];
@@ -139,6 +255,14 @@ export class LiveTranscript {
     this.delta = undefined;
   }
 }
+
+interface PushedValue {
+  t: Transcript;
+  delta: TranscriptDelta;
+  /** This read went from the start rather than on from the last one. */
+  fresh: boolean;
+}
+type Pushed = Result<PushedValue, LoadTranscriptError>;
 
 /** Bytes of a session's main file taken by each part of a first read: a few tenths of a second's work. */
 const PART_BYTES = 4 * 1024 * 1024;

@@ -105,8 +105,13 @@ export const isLineFile = (path: string): boolean => path.endsWith('.jsonl');
 export const SETTLED_MS = 5_000;
 
 interface Cached {
+  /** The file's bytes from `base` on, up to `offset` (and room after). */
   data: Buffer;
-  /** Bytes of `data` in use: the file up to the end of its last complete record. */
+  /** The file offset of `data[0]`: 0 while the whole file is held. */
+  base: number;
+  /** The file's first bytes, which its print covers; kept once `base` is past them. */
+  head: Buffer;
+  /** The file up to the end of its last complete record, as a file offset. */
   offset: number;
   stamp: FileStamp;
 }
@@ -118,10 +123,13 @@ export type Refresh =
   | { kind: 'gone' };
 
 /**
- * Session files in memory, up to the end of their last complete record. A refresh reads what was
- * appended since; a file that shrank, was replaced (another inode) or whose old end no longer
- * closes a line is read again whole. The cache holds at most `budget` bytes, least recently used
- * files leaving first.
+ * What the server holds of the files of the sessions it follows. A JSONL file is held only where
+ * its reader needs it: the bytes its print covers (its first and its last complete ones) and what
+ * was appended since the follow last took its tail, so that a long session costs a few kilobytes
+ * here, not its length. Another file (a JSON document, a compressed rollout) is held whole. A
+ * refresh reads what was appended since; a file that shrank, was replaced (another inode) or whose
+ * old end no longer closes a line is read again. The cache holds at most `budget` bytes, least
+ * recently used files leaving first.
  */
 export class SourceFiles {
   private readonly cache = new Map<string, Cached>();
@@ -131,6 +139,11 @@ export class SourceFiles {
     readonly stats: ReadStats,
     private readonly budget = 256 * 1024 * 1024,
   ) {}
+
+  /** Bytes the cache holds now. */
+  get size(): number {
+    return this.held;
+  }
 
   has(path: string): boolean {
     return this.cache.has(path);
@@ -143,11 +156,11 @@ export class SourceFiles {
   drop(path: string): void {
     const c = this.cache.get(path);
     if (!c) return;
-    this.held -= c.data.length;
+    this.held -= c.data.length + (c.base > 0 ? c.head.length : 0);
     this.cache.delete(path);
   }
 
-  /** Brings the cached copy of `path` up to date, reading it whole when it is not cached yet. */
+  /** Brings the cached copy of `path` up to date, reading it when it is not cached yet. */
   async refresh(path: string): Promise<Refresh> {
     const now = await stamp(path);
     if (!now) {
@@ -163,26 +176,40 @@ export class SourceFiles {
         if (grown !== undefined) return grown;
       }
     }
-    return this.readWhole(path, now);
+    return isLineFile(path) ? this.readEnd(path, now) : this.readWhole(path, now);
   }
 
-  /** The print of the cached copy read up to `offset`; undefined when not cached that far. */
+  /** The print of the cached copy read up to `offset`; undefined when the cache does not cover it. */
   printOf(path: string, offset: number): string | undefined {
     const c = this.cache.get(path);
-    if (!c || offset > c.offset) return undefined;
-    return printWith(offset, (from, to) => c.data.subarray(from, to));
+    if (!c || offset > c.offset || offset - Math.min(offset, HEAD_PRINT_BYTES) < c.base) return undefined;
+    return printWith(offset, (from, to) =>
+      from < HEAD_PRINT_BYTES && c.base > 0
+        ? c.head.subarray(from, to)
+        : c.data.subarray(from - c.base, to - c.base),
+    );
   }
 
-  /** The cached bytes, up to the last complete record; read whole (and cached) when absent. */
-  async bytes(path: string): Promise<Uint8Array> {
-    let c = this.cache.get(path);
-    if (!c) {
-      const r = await this.readWhole(path, await stamp(path));
-      if (r.kind === 'gone') throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-      c = this.cache.get(path)!;
-    }
+  /** The cached bytes of a file held whole, up to its last complete record; undefined for a file not
+   * cached or held only in part (a long JSONL file), which is read from disk instead. */
+  bytes(path: string): Uint8Array | undefined {
+    const c = this.cache.get(path);
+    if (!c || c.base > 0) return undefined;
     this.touch(path, c);
     return c.data.subarray(0, c.offset);
+  }
+
+  /**
+   * A JSONL file's bytes from file offset `from` to the end of its last complete record, as the last
+   * refresh found them; undefined when the cache no longer holds them all. The bytes before `from`
+   * are then let go: a follow takes each tail once.
+   */
+  tail(path: string, from: number): Uint8Array | undefined {
+    const c = this.cache.get(path);
+    if (!c || from < c.base || from > c.offset) return undefined;
+    const bytes = c.data.subarray(from - c.base, c.offset - c.base);
+    this.keepFrom(c, from);
+    return bytes;
   }
 
   private async append(path: string, c: Cached, now: FileStamp): Promise<Refresh | undefined> {
@@ -190,17 +217,19 @@ export class SourceFiles {
     // the old content is still there or the file was written anew in place.
     const first = Math.min(c.offset, HEAD_PRINT_BYTES);
     const from = c.offset - Math.min(c.offset, HEAD_PRINT_BYTES);
+    if (from < c.base) return undefined;
     if (first > 0 && first <= from) {
       const head = await readRange(path, 0, first);
       this.stats.note(path, head.length);
-      if (Buffer.compare(head, c.data.subarray(0, first)) !== 0) return undefined;
+      if (Buffer.compare(head, headOf(c).subarray(0, first)) !== 0) return undefined;
     }
     const chunk = await readRange(path, from, now.size - from);
     this.stats.note(path, chunk.length);
     const kept = c.offset - from;
     if (
       kept > 0 &&
-      (chunk.length < kept || Buffer.compare(chunk.subarray(0, kept), c.data.subarray(from, c.offset)) !== 0)
+      (chunk.length < kept ||
+        Buffer.compare(chunk.subarray(0, kept), c.data.subarray(from - c.base, c.offset - c.base)) !== 0)
     )
       return undefined;
     if (kept > 0 && chunk[kept - 1] !== 10) return undefined;
@@ -209,16 +238,17 @@ export class SourceFiles {
     c.stamp = now;
     if (nl === -1) return { kind: 'unchanged', stamp: now, offset: c.offset };
     const complete = fresh.subarray(0, nl + 1);
-    this.grow(c, c.offset + complete.length);
-    complete.copy(c.data, c.offset);
+    this.grow(c, c.offset - c.base + complete.length);
+    complete.copy(c.data, c.offset - c.base);
     c.offset += complete.length;
-    // The file that grew is the one being followed: others leave first, or it would be read whole
-    // again on its next append.
+    // The file that grew is the one being followed: others leave first, or it would be read again
+    // on its next append.
     this.evict(path);
     return { kind: 'appended', stamp: now, offset: c.offset, bytes: complete.length };
   }
 
-  private async readWhole(path: string, at: FileStamp | undefined): Promise<Refresh> {
+  /** A file read whole and held whole: a JSON document, a compressed rollout. */
+  private async readWhole(path: string, at: FileStamp): Promise<Refresh> {
     let data: Buffer;
     try {
       data = await readFile(path);
@@ -227,27 +257,77 @@ export class SourceFiles {
       return { kind: 'gone' };
     }
     this.stats.note(path, data.length);
-    const size = data.length;
-    const now = at ?? { size, mtimeMs: Date.now(), ino: 0 };
-    const offset = completeLength(path, data, now);
-    // A JSONL file grows: room to take appends in place, so the first ones copy nothing of a long file.
-    if (isLineFile(path)) {
-      const roomy = Buffer.allocUnsafe(size + Math.max(64 * 1024, size >> 2));
-      data.copy(roomy);
-      data = roomy;
+    return this.hold(path, {
+      data,
+      base: 0,
+      head: EMPTY,
+      offset: data.length,
+      stamp: { ...at, size: data.length },
+    });
+  }
+
+  /**
+   * A JSONL file read only at its ends: where its last complete record ends (searched back from the
+   * end), the bytes its print covers, and room to take appends in place.
+   */
+  private async readEnd(path: string, at: FileStamp): Promise<Refresh> {
+    try {
+      const size = at.size;
+      let from = size;
+      let window: Buffer = Buffer.alloc(0);
+      let offset = -1;
+      // Back from the end, a window twice as long each time, until it holds the last complete
+      // record's end and the print's bytes before it.
+      for (let length = 64 * 1024; ; length *= 2) {
+        from = Math.max(0, size - length);
+        window = await readRange(path, from, size - from);
+        this.stats.note(path, window.length);
+        if (window.length < size - from) return this.readEnd(path, (await stamp(path)) ?? at);
+        offset = from + completeLength(path, window, at, Date.now(), from === 0);
+        if (from === 0 || (offset > from && offset - from >= HEAD_PRINT_BYTES)) break;
+      }
+      const base = Math.max(from, offset - HEAD_PRINT_BYTES);
+      let head: Buffer = EMPTY;
+      if (base > 0 && from === 0) head = Buffer.from(window.subarray(0, HEAD_PRINT_BYTES));
+      else if (base > 0) {
+        head = await readRange(path, 0, HEAD_PRINT_BYTES);
+        this.stats.note(path, head.length);
+      }
+      const kept = window.subarray(base - from, offset - from);
+      const data = Buffer.allocUnsafe(kept.length + 64 * 1024);
+      kept.copy(data);
+      return this.hold(path, { data, base, head, offset, stamp: at });
+    } catch {
+      this.drop(path);
+      return { kind: 'gone' };
     }
+  }
+
+  private hold(path: string, c: Cached): Refresh {
     this.drop(path);
-    const c: Cached = { data, offset, stamp: { ...now, size } };
     this.cache.set(path, c);
-    this.held += data.length;
+    this.held += c.data.length + (c.base > 0 ? c.head.length : 0);
     this.evict(path);
-    return { kind: 'replaced', stamp: c.stamp, offset };
+    return { kind: 'replaced', stamp: c.stamp, offset: c.offset };
+  }
+
+  /** Lets go of the bytes before `from`, but for those the print covers. */
+  private keepFrom(c: Cached, from: number): void {
+    const base = Math.max(c.base, Math.min(from, c.offset - HEAD_PRINT_BYTES));
+    if (base - c.base < 64 * 1024) return;
+    if (c.base === 0) c.head = Buffer.from(c.data.subarray(0, HEAD_PRINT_BYTES));
+    const kept = c.data.subarray(base - c.base, c.offset - c.base);
+    const data = Buffer.allocUnsafe(kept.length + 64 * 1024);
+    kept.copy(data);
+    this.held += data.length - c.data.length + (c.base === 0 ? c.head.length : 0);
+    c.data = data;
+    c.base = base;
   }
 
   private grow(c: Cached, needed: number): void {
     if (needed <= c.data.length) return;
     const next = Buffer.allocUnsafe(Math.max(needed, Math.ceil(c.data.length * 1.5), 64 * 1024));
-    c.data.copy(next, 0, 0, c.offset);
+    c.data.copy(next, 0, 0, c.offset - c.base);
     this.held += next.length - c.data.length;
     c.data = next;
   }
@@ -258,23 +338,36 @@ export class SourceFiles {
   }
 
   private evict(keep?: string): void {
-    for (const [path, c] of this.cache) {
+    for (const path of [...this.cache.keys()]) {
       if (this.held <= this.budget) return;
       if (path === keep) continue;
-      this.held -= c.data.length;
-      this.cache.delete(path);
+      this.drop(path);
     }
   }
 }
+
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/** The file's first bytes as the cache holds them. */
+const headOf = (c: Cached): Buffer =>
+  c.base === 0 ? c.data.subarray(0, Math.min(c.offset, HEAD_PRINT_BYTES)) : c.head;
 
 /**
  * Where the complete records of a file end. A JSONL file's unterminated last line waits for its end
  * unless the file has sat unchanged long enough to be finished; other files count whole.
  */
-export function completeLength(path: string, data: Uint8Array, at: FileStamp, now = Date.now()): number {
+export function completeLength(
+  path: string,
+  data: Uint8Array,
+  at: FileStamp,
+  now = Date.now(),
+  /** `data` is the whole file, not only its last bytes. */
+  whole = true,
+): number {
   if (!isLineFile(path) || data.length === 0 || data[data.length - 1] === 10) return data.length;
   if (now - at.mtimeMs >= SETTLED_MS) return data.length;
-  return data.lastIndexOf(10) + 1;
+  const nl = data.lastIndexOf(10);
+  return nl === -1 && !whole ? -1 : nl + 1;
 }
 
 async function readRange(path: string, offset: number, length: number): Promise<Buffer> {
@@ -301,13 +394,14 @@ export function servingPlatform(
     join: base.join,
     fs: {
       readFile: async (path, signal) => {
-        if (files && cached(path)) return files.bytes(path);
+        const held = files && cached(path) ? files.bytes(path) : undefined;
+        if (held) return held;
         const data = await base.fs.readFile(path, signal);
         stats.note(path, data.length);
         return data;
       },
-      readRange: async (path, offset, length) => {
-        const data = await base.fs.readRange(path, offset, length);
+      readRange: async (path, offset, length, into) => {
+        const data = await base.fs.readRange(path, offset, length, into);
         stats.note(path, data.length);
         return data;
       },

@@ -1,13 +1,26 @@
 // A followed session's first read goes in parts when it is long, so that the daemon answers others
 // meanwhile (the open-session bench measures how long it keeps them waiting). Read in parts of a few
 // kilobytes, every corpus session gives what one read of its files gives: the events, the items of
-// every lane, their search documents, the summary and the listing facts.
-import { foldTranscript, listSessions, type SessionHead } from '@cairn/transcript';
+// every lane, their search documents, the summary and the listing facts. A long followed session is
+// read from disk a part at a time, then on from the cache's tails, and no whole file is held.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  foldTranscript,
+  listSessions,
+  loadTranscript,
+  nodePlatform,
+  type SessionHead,
+  type SessionPlatform,
+} from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
+import { codexLines } from '../../transcript/test/long-records.js';
 import { LiveTranscript } from '../src/live-transcript.js';
 import { searchDocs } from '../src/search-docs.js';
+import { ReadStats, SourceFiles } from '../src/source-files.js';
+import { homeEnv, tempDir } from './helpers.js';
 
 async function corpusSessions(): Promise<SessionHead[]> {
   const heads: SessionHead[] = [];
@@ -24,8 +37,8 @@ describe.skipIf(!corpus)('a first read in parts', () => {
   it.each(heads.map((h) => [h.path.slice(h.path.lastIndexOf('/') + 1), h] as const))(
     'gives what one read gives for %s',
     async (_name, head) => {
-      const inParts = new LiveTranscript(head.agent, PART);
-      const inOne = new LiveTranscript(head.agent, Number.POSITIVE_INFINITY);
+      const inParts = new LiveTranscript(head.agent, { partBytes: PART });
+      const inOne = new LiveTranscript(head.agent, { partBytes: Number.POSITIVE_INFINITY });
       const a = await inParts.read(corpusPlatform(), head.path);
       const b = await inOne.read(corpusPlatform(), head.path);
       if (!a.ok || !b.ok) throw new Error('the session did not read');
@@ -38,4 +51,63 @@ describe.skipIf(!corpus)('a first read in parts', () => {
       expect(inParts.delta).toBeUndefined();
     },
   );
+});
+
+describe('following a long session', () => {
+  it('reads it from disk a part at a time, then only what each append adds, holding no whole file', {
+    timeout: 60_000,
+  }, async () => {
+    const home = tempDir();
+    const path = join(
+      home,
+      '.codex/sessions/2026/02/23/rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl',
+    );
+    mkdirSync(dirname(path), { recursive: true });
+    const all = codexLines(60_000);
+    writeFileSync(path, `${all.slice(0, 50_000).join('\n')}\n`);
+    const base = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const wholeReads: string[] = [];
+    const rangeReads: number[] = [];
+    const platform: SessionPlatform = {
+      ...base,
+      fs: {
+        ...base.fs,
+        readFile: (p, signal) => {
+          wholeReads.push(p);
+          return base.fs.readFile(p, signal);
+        },
+        readRange: async (p, offset, length) => {
+          const data = await base.fs.readRange(p, offset, length);
+          rangeReads.push(data.length);
+          return data;
+        },
+      },
+    };
+    const files = new SourceFiles(new ReadStats());
+    const PART = 256 * 1024;
+    const live = new LiveTranscript('codex', { files, partBytes: PART });
+    const first = await live.read(platform, path);
+    if (!first.ok) throw new Error(first.error.message);
+    expect(wholeReads).toEqual([]);
+    expect(rangeReads.length).toBeGreaterThan(10);
+    expect(Math.max(...rangeReads)).toBeLessThanOrEqual(PART);
+    expect(files.size).toBeLessThan(200 * 1024);
+
+    for (let at = 50_000; at < all.length; at += 2_000) {
+      rangeReads.length = 0;
+      appendFileSync(path, `${all.slice(at, at + 2_000).join('\n')}\n`);
+      const read = await live.read(platform, path);
+      if (!read.ok) throw new Error(read.error.message);
+      // The append came from the cache, where its refresh had just read it.
+      expect(rangeReads).toEqual([]);
+      expect(live.delta?.added.length).toBe(2_000);
+      expect(files.size).toBeLessThan(600 * 1024);
+    }
+    const whole = await loadTranscript(base, { agent: 'codex', path });
+    if (!whole.ok) throw new Error(whole.error.message);
+    const last = await live.read(platform, path);
+    if (!last.ok) throw new Error(last.error.message);
+    expect(JSON.stringify(last.value.events)).toBe(JSON.stringify(whole.value.events));
+    expect(wholeReads).toEqual([]);
+  });
 });

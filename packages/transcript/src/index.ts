@@ -8,7 +8,7 @@ export {
   sessionLastActivity,
 } from './activity.js';
 export type * from './adapter.js';
-export { linePointer } from './adapter.js';
+export { fileEnd, linePointer } from './adapter.js';
 export { builtinSessionAdapters } from './adapters/index.js';
 export { adapterTable, agentHomes, findAdapter, knownAgentNames } from './catalog.js';
 export { discoverSessions } from './discover.js';
@@ -35,14 +35,14 @@ export { type ListSessionsOptions, listSessions } from './list.js';
 export { type LoadTranscriptOptions, loadTranscript } from './load.js';
 export type * from './model.js';
 export { CAPABILITIES, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from './model.js';
-export { type OpenedSession, type OpenOptions, openSession } from './open.js';
+export { findSession, type OpenedSession, type OpenOptions, openSession, readSessionFiles } from './open.js';
 export { readOriginal } from './original.js';
 export type * from './platform.js';
 export { type NodePlatformOptions, nodePlatform } from './platform-node.js';
 export { type PoolOptions, runInPool } from './pool.js';
-export { HEAD_BYTES, readSourceFile } from './read.js';
+export { type FilePart, HEAD_BYTES, readParts, readSourceFile } from './read.js';
 export type * from './result.js';
-export { err, ok } from './result.js';
+export { err, ok, sessionNotFound } from './result.js';
 export { CONTEXT_SHAPE_POINTS, downsampleMax } from './shape.js';
 export {
   foldTranscript,

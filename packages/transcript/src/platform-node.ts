@@ -18,10 +18,10 @@ export function nodePlatform(options: NodePlatformOptions = {}): SessionPlatform
     isWellFormedUtf8: isUtf8,
     fs: {
       readFile: (path, signal) => readFile(path, signal ? { signal } : {}),
-      async readRange(path, offset, length) {
+      async readRange(path, offset, length, into) {
         const handle = await open(path, 'r');
         try {
-          const buf = Buffer.allocUnsafe(length);
+          const buf = into ?? Buffer.allocUnsafe(length);
           const { bytesRead } = await handle.read(buf, 0, length, offset);
           return buf.subarray(0, bytesRead);
         } finally {

@@ -19,8 +19,11 @@ export interface FileStat {
 
 export interface PlatformFs {
   readFile(path: string, signal?: AbortSignal): Promise<Uint8Array>;
-  /** Up to `length` bytes from `offset` (fewer at the end of the file). */
-  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Up to `length` bytes from `offset` (fewer at the end of the file); into the start of `into` when
+   * given (it holds at least `length`), so that a long read in parts reuses one buffer.
+   */
+  readRange(path: string, offset: number, length: number, into?: Uint8Array): Promise<Uint8Array>;
   stat(path: string): Promise<FileStat>;
   readdir(path: string): Promise<DirEntry[]>;
   /** Optional: the path with every symbolic link resolved, so a walk can tell a folder it has seen. */

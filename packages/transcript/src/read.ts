@@ -117,20 +117,29 @@ export interface FilePart extends SourceFile {
 /**
  * A plain (uncompressed) file read from its start a part of about `partBytes` at a time, each
  * part cut after its last line, so that a file of any size is read with memory for one part and
- * its longest line. The parts' bytes, one after another, are the file's.
+ * its longest line. The parts' bytes, one after another, are the file's (up to `end`). Every part
+ * is read into the same buffer: its bytes hold only until the next part is asked for. (Memory
+ * allocated outside the heap for each part would start a full collection every few tens of MB.)
  */
 export async function* readParts(
   platform: SessionPlatform,
   path: string,
   partBytes: number,
   signal?: AbortSignal,
+  /** Where to stop: the end of the file when not given. */
+  end = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<FilePart> {
   let start = 0;
   let size = partBytes;
+  let buffer: Uint8Array | undefined;
   for (;;) {
     signal?.throwIfAborted();
-    const data = await platform.fs.readRange(path, start, size);
-    if (data.length < size) {
+    const want = Math.min(size, end - start);
+    const into = buffer && buffer.length >= want ? buffer : undefined;
+    const data = want > 0 ? await platform.fs.readRange(path, start, want, into) : new Uint8Array(0);
+    // The platform's own buffer, kept for the next parts.
+    if (!into && data.length === want) buffer = data;
+    if (data.length < size || start + data.length >= end) {
       yield { path, data, start, last: true };
       return;
     }

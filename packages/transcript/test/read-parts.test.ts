@@ -11,7 +11,9 @@ async function partsOf(text: string, partBytes: number): Promise<FilePart[]> {
   const path = join(tempHome(), 'session.jsonl');
   writeFileSync(path, text);
   const parts: FilePart[] = [];
-  for await (const part of readParts(nodePlatform(), path, partBytes)) parts.push(part);
+  // A part's bytes hold only until the next part is asked for: each is copied as it comes.
+  for await (const part of readParts(nodePlatform(), path, partBytes))
+    parts.push({ ...part, data: Buffer.from(part.data) });
   return parts;
 }
 
