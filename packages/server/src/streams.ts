@@ -31,9 +31,10 @@ export interface StreamsOptions {
 }
 
 /**
- * A followed session is held in memory whole, at five to six times its bytes (a 300 MB rollout
- * peaks near 1.6 GB), and running out of heap aborts the daemon for everybody. So a session opens
- * only when an eighth of the heap's limit holds it: 512 MB under the usual 4 GB.
+ * A followed session's transcript, items and frames are held in memory, at about four times its
+ * bytes (a 300 MB rollout peaks near 1.2 GB, most of it heap), and running out of heap aborts the
+ * daemon for everybody. So a session opens only when an eighth of the heap's limit holds it: 512 MB
+ * under the usual 4 GB, which leaves room for a few such sessions at once.
  */
 export const defaultMaxOpenBytes = (): number => Math.floor(getHeapStatistics().heap_size_limit / 8);
 
