@@ -7,12 +7,12 @@ import { nodePlatform } from '../src/index.js';
 import { type FilePart, readParts } from '../src/read.js';
 import { tempHome } from './homes.js';
 
-async function partsOf(text: string, partBytes: number): Promise<FilePart[]> {
+async function partsOf(text: string, partBytes: number, end?: number): Promise<FilePart[]> {
   const path = join(tempHome(), 'session.jsonl');
   writeFileSync(path, text);
   const parts: FilePart[] = [];
   // A part's bytes hold only until the next part is asked for: each is copied as it comes.
-  for await (const part of readParts(nodePlatform(), path, partBytes))
+  for await (const part of readParts(nodePlatform(), path, partBytes, undefined, end))
     parts.push({ ...part, data: Buffer.from(part.data) });
   return parts;
 }
@@ -49,6 +49,15 @@ describe('readParts', () => {
       ['{"a":1}\n', 0, false],
       ['', 8, true],
     ]);
+  });
+
+  it('stops at `end`, a part ending there being the last, whatever follows in the file', async () => {
+    const text = ['{"a":1}', '{"b":22}', '{"c":333}', '{"d":4444}', ''].join('\n');
+    const end = '{"a":1}\n{"b":22}\n{"c":333}\n'.length;
+    const parts = await partsOf(text, 12, end);
+    expect(joined(parts)).toBe(text.slice(0, end));
+    expect(parts.at(-1)?.last).toBe(true);
+    expect(parts.filter((p) => p.last)).toHaveLength(1);
   });
 
   it('gives one empty last part for an empty file', async () => {
