@@ -38,3 +38,26 @@ export const corpusPlatform = (): SessionPlatform => platformOf(corpusEnv());
 
 /** Agents' homes inside `home` (which the test fills). */
 export const tempPlatform = (home: string): SessionPlatform => platformOf(homeEnv(home));
+
+/** `base` with every whole-file read and the path and length of every ranged one noted, to show
+ * how a reader takes a file. */
+export function watchedPlatform(base: SessionPlatform) {
+  const wholeReads: string[] = [];
+  const rangeReads: { path: string; length: number }[] = [];
+  const platform: SessionPlatform = {
+    ...base,
+    fs: {
+      ...base.fs,
+      readFile: (path, signal) => {
+        wholeReads.push(path);
+        return base.fs.readFile(path, signal);
+      },
+      readRange: async (path, offset, length, into) => {
+        const data = await base.fs.readRange(path, offset, length, into);
+        rangeReads.push({ path, length: data.length });
+        return data;
+      },
+    },
+  };
+  return { platform, wholeReads, rangeReads };
+}

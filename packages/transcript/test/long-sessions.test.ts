@@ -9,13 +9,12 @@ import {
   findAdapter,
   loadTranscript,
   nodePlatform,
-  type SessionPlatform,
   type SourceFile,
   type Transcript,
   Translator,
 } from '../src/index.js';
 import { finishTranscript } from '../src/load.js';
-import { tempHome } from './homes.js';
+import { tempHome, watchedPlatform } from './homes.js';
 import { claudeLines, codexLines } from './long-records.js';
 
 const RECORDS = 160_000;
@@ -46,29 +45,14 @@ describe('the first incremental read of a long session', () => {
   });
 });
 
-/** A platform that notes every whole-file read and the length of every ranged one. */
-function watchedPlatform(home: string) {
-  const env = { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') };
-  const base = nodePlatform({ env, homeDir: home });
-  const wholeReads: string[] = [];
-  const rangeReads: { path: string; length: number }[] = [];
-  const platform: SessionPlatform = {
-    ...base,
-    fs: {
-      ...base.fs,
-      readFile: (path, signal) => {
-        wholeReads.push(path);
-        return base.fs.readFile(path, signal);
-      },
-      readRange: async (path, offset, length) => {
-        const data = await base.fs.readRange(path, offset, length);
-        rangeReads.push({ path, length: data.length });
-        return data;
-      },
-    },
-  };
-  return { platform, wholeReads, rangeReads };
-}
+/** A platform over the agents' homes in `home` that notes how files are read. */
+const watchedHome = (home: string) =>
+  watchedPlatform(
+    nodePlatform({
+      env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex') },
+      homeDir: home,
+    }),
+  );
 
 /** Writes `text` at the session path `at` under a fresh home. */
 function writeSession(at: string, text: string) {
@@ -103,7 +87,7 @@ describe('loading a long session', () => {
     { timeout: 60_000 },
     async (agent, at, lines) => {
       const { home, path, data } = writeSession(at, `${lines(RECORDS).join('\n')}\n`);
-      const { platform, wholeReads, rangeReads } = watchedPlatform(home);
+      const { platform, wholeReads, rangeReads } = watchedHome(home);
       const loaded = await loadTranscript(platform, { agent, path });
       if (!loaded.ok) throw new Error(loaded.error.message);
       expectSameTranscript(loaded.value, wholeTranscript(agent, path, data));
@@ -138,7 +122,7 @@ describe('loading a long session', () => {
       cases[1][1],
       `${[JSON.stringify(forked), ...withUsage].join('\n')}\n`,
     );
-    const { platform, wholeReads } = watchedPlatform(home);
+    const { platform, wholeReads } = watchedHome(home);
     const loaded = await loadTranscript(platform, { agent: 'codex', path });
     if (!loaded.ok) throw new Error(loaded.error.message);
     expect(wholeReads).toContain(path);

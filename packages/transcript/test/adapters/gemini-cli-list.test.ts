@@ -15,10 +15,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AdapterContext, ListEntry } from '../../src/adapter.js';
 import { geminiCliAdapter } from '../../src/adapters/gemini-cli/index.js';
 import type { SessionHead } from '../../src/model.js';
-import type { SessionPlatform } from '../../src/platform.js';
 import { nodePlatform } from '../../src/platform-node.js';
 import { adapterContext, HEAD_BYTES } from '../../src/read.js';
 import { corpus, corpusPath } from '../corpus.js';
+import { watchedPlatform } from '../homes.js';
 
 const tempHome = (): string => mkdtempSync(join(tmpdir(), 'cairn-gemini-'));
 
@@ -29,21 +29,8 @@ async function listAll(ctx: AdapterContext, home: string): Promise<ListEntry[]> 
 }
 
 /** A platform whose whole-file reads are counted, to show that listing only reads heads. */
-function countingPlatform(home: string): { platform: SessionPlatform; wholeReads: string[] } {
-  const base = nodePlatform({ homeDir: home, env: { HOME: home, GEMINI_CLI_HOME: home } });
-  const wholeReads: string[] = [];
-  const platform: SessionPlatform = {
-    ...base,
-    fs: {
-      ...base.fs,
-      readFile: (path, signal) => {
-        wholeReads.push(path);
-        return base.fs.readFile(path, signal);
-      },
-    },
-  };
-  return { platform, wholeReads };
-}
+const countingPlatform = (home: string) =>
+  watchedPlatform(nodePlatform({ homeDir: home, env: { HOME: home, GEMINI_CLI_HOME: home } }));
 
 describe('gemini-cli homes', () => {
   const join2 = (...p: string[]) => p.join('/');
