@@ -4,7 +4,7 @@ import { lineParts, Translator } from './incremental.js';
 import type { SessionTarget, Transcript } from './model.js';
 import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { isZstd, readParts } from './read.js';
+import { isPlainFileOf, readParts } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
 
 export type LoadTranscriptOptions = OpenOptions;
@@ -21,14 +21,15 @@ export async function loadTranscript(
   const found = await findSession(platform, target, options);
   if (!found.ok) return found;
   const { adapter, paths } = found.value;
-  if (adapter.incremental && (await readsInParts(platform, paths[0]))) {
+  // A plain main file of a part or more is read from disk a part at a time, never whole.
+  if (adapter.incremental && paths[0] && (await isPlainFileOf(platform, paths[0], LOAD_PART_BYTES))) {
     const inParts = await loadInParts(platform, adapter, paths, options);
     if (inParts !== 'rewrite') return inParts;
   }
   const files = await readSessionFiles(platform, paths, options);
   if (!files.ok) return files;
-  // A long file goes in parts through the translation that continues from where it stopped, so
-  // that only a part's parsed lines are alive at once rather than the whole file's.
+  // A long file held whole (decompressed, or read again after its parts could not be kept) still
+  // goes in parts through the translation, so that only a part's parsed lines are alive at once.
   if (adapter.incremental && (files.value[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
     const translator = new Translator(adapter);
     for (const part of lineParts(files.value, LOAD_PART_BYTES)) {
@@ -44,17 +45,6 @@ export async function loadTranscript(
 
 /** Bytes of a long file's main file read in each part. */
 const LOAD_PART_BYTES = 16 * 1024 * 1024;
-
-/** A plain main file longer than a part is read from disk a part at a time, never whole. */
-async function readsInParts(platform: SessionPlatform, main: string | undefined): Promise<boolean> {
-  if (main === undefined || isZstd(main)) return false;
-  try {
-    return (await platform.fs.stat(main)).size > LOAD_PART_BYTES;
-  } catch {
-    // Reading it whole reports the failure.
-    return false;
-  }
-}
 
 /**
  * The session with its main file read and translated a part at a time, so that only one part's

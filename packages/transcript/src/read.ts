@@ -107,6 +107,21 @@ export async function* readLines(
   }
 }
 
+/** Whether `path` is a plain (uncompressed) file of at least `bytes`; false when it cannot be
+ * looked at (reading it then reports why). */
+export async function isPlainFileOf(
+  platform: SessionPlatform,
+  path: string,
+  bytes: number,
+): Promise<boolean> {
+  if (isZstd(path)) return false;
+  try {
+    return (await platform.fs.stat(path)).size >= bytes;
+  } catch {
+    return false;
+  }
+}
+
 /** A part of a file read from disk: its bytes from `start`, ending after a line (or at the end). */
 export interface FilePart extends SourceFile {
   start: number;

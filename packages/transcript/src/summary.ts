@@ -12,7 +12,7 @@ import type {
 } from './model.js';
 import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { isZstd, readLines, readSourceFile } from './read.js';
+import { isPlainFileOf, isZstd, readLines, readSourceFile } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
 import { SummaryTally } from './tally.js';
 
@@ -114,14 +114,7 @@ export async function summarizeSession(
 export const STREAM_FROM_BYTES = 32 * 1024 * 1024;
 
 async function holdsLargeFile(platform: SessionPlatform, paths: readonly string[]): Promise<boolean> {
-  for (const path of paths) {
-    if (isZstd(path)) continue;
-    try {
-      if ((await platform.fs.stat(path)).size >= STREAM_FROM_BYTES) return true;
-    } catch {
-      // Reading it reports the failure.
-    }
-  }
+  for (const path of paths) if (await isPlainFileOf(platform, path, STREAM_FROM_BYTES)) return true;
   return false;
 }
 
