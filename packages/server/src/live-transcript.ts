@@ -142,12 +142,15 @@ export class LiveTranscript {
    */
   private async readLineFiles(platform: SessionPlatform, paths: readonly string[]): Promise<Pushed> {
     const ends: number[] = [];
+    // A file read anew (written in place, replaced) since the translation read it: from the start.
+    let anew = false;
     for (const p of paths) {
-      if ((await this.files.refresh(p)).kind === 'gone')
-        return this.failed({ ok: false, error: sessionNotFound(p) });
-      ends.push(this.files.offsetOf(p)!);
+      const refreshed = await this.files.refresh(p);
+      if (refreshed.kind === 'gone') return this.failed({ ok: false, error: sessionNotFound(p) });
+      if (refreshed.kind === 'replaced' && this.ends.has(p)) anew = true;
+      ends.push(refreshed.offset);
     }
-    if (this.ends.size > 0) {
+    if (this.ends.size > 0 && !anew) {
       const tails = await this.tails(platform, paths, ends);
       if (tails) {
         const pushed = this.push(tails, true);

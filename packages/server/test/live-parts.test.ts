@@ -93,4 +93,35 @@ describe('following a long session', () => {
     expect(JSON.stringify(last.value.events)).toBe(JSON.stringify(whole.value.events));
     expect(wholeReads).toEqual([]);
   });
+
+  it('reads a file written anew in place from the start, not on from where it was', async () => {
+    const home = tempDir();
+    const path = join(
+      home,
+      '.codex/sessions/2026/02/23/rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl',
+    );
+    mkdirSync(dirname(path), { recursive: true });
+    const first = codexLines(20_000);
+    writeFileSync(path, `${first.join('\n')}\n`);
+    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const live = new LiveTranscript('codex', { partBytes: 256 * 1024 });
+    if (!(await live.read(platform, path)).ok) throw new Error('first read');
+    // The same file, written again with other records and more of them.
+    const meta = JSON.parse(first[0]!);
+    meta.payload.cwd = '/work/other';
+    const again = [
+      JSON.stringify(meta),
+      ...codexLines(30_000)
+        .slice(1)
+        .map((l) => l.replace('done', 'redone')),
+    ];
+    writeFileSync(path, `${again.join('\n')}\n`);
+    const read = await live.read(platform, path);
+    if (!read.ok) throw new Error(read.error.message);
+    const whole = await loadTranscript(platform, { agent: 'codex', path });
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(JSON.stringify(read.value.events)).toBe(JSON.stringify(whole.value.events));
+    expect(read.value.session.cwd).toBe('/work/other');
+    expect(live.delta).toBeUndefined();
+  });
 });
