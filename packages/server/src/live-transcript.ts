@@ -79,7 +79,7 @@ export class LiveTranscript {
     const first = this.translator === undefined;
     this.translator ??= new Translator(adapter);
     const pushed =
-      adapter.incremental && paths.every(isLineFile)
+      adapter.incremental && paths.length > 0 && paths.every(isLineFile)
         ? await this.readLineFiles(platform, paths)
         : await this.readWholeFiles(platform, paths, first);
     if (!pushed.ok) return pushed;
