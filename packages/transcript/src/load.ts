@@ -4,7 +4,7 @@ import { lineParts, Translator } from './incremental.js';
 import type { SessionTarget, Transcript } from './model.js';
 import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { isPlainFileOf, readParts } from './read.js';
+import { type FilePart, isPlainFileOf, readParts } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
 
 export type LoadTranscriptOptions = OpenOptions;
@@ -60,28 +60,30 @@ async function loadInParts(
 ): Promise<Result<Transcript, LoadTranscriptError> | 'rewrite'> {
   const [main, ...others] = paths as [string, ...string[]];
   const translator = new Translator(adapter);
+  const parts = readParts(platform, main, LOAD_PART_BYTES, options.signal);
   let bytes = 0;
-  let first = true;
-  try {
-    for await (const part of readParts(platform, main, LOAD_PART_BYTES, options.signal)) {
-      bytes += part.data.length;
-      options.onProgress?.(bytes);
-      let files: SourceFile[] = [part];
-      if (part.last) {
-        const rest = await readSessionFiles(platform, others, options, bytes);
-        if (!rest.ok) return rest;
-        files = [part, ...rest.value];
-      }
-      const pushed = first ? translator.push(files) : translator.pushTail(files);
-      if (!pushed.ok) return pushed;
-      if (pushed.value === 'rewrite') return 'rewrite';
-      first = false;
+  for (let first = true; ; first = false) {
+    let next: IteratorResult<FilePart>;
+    try {
+      next = await parts.next();
+    } catch (cause) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      return err(openFailure(main, cause));
     }
-  } catch (cause) {
-    if (options.signal?.aborted) throw options.signal.reason;
-    return err(openFailure(main, cause));
+    if (next.done) return ok(translator.snapshot());
+    const part = next.value;
+    bytes += part.data.length;
+    options.onProgress?.(bytes);
+    let files: SourceFile[] = [part];
+    if (part.last) {
+      const rest = await readSessionFiles(platform, others, options, bytes);
+      if (!rest.ok) return rest;
+      files = [part, ...rest.value];
+    }
+    const pushed = first ? translator.push(files) : translator.pushTail(files);
+    if (!pushed.ok) return pushed;
+    if (pushed.value === 'rewrite') return 'rewrite';
   }
-  return ok(translator.snapshot());
 }
 
 /** Numbers events in order and marks results whose call is nowhere in the transcript. */
