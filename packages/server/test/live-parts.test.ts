@@ -52,16 +52,22 @@ describe.skipIf(!corpus)('a first read in parts', () => {
   );
 });
 
+/** A fresh home with the folder of a rollout made, and the rollout's path. */
+function rolloutHome(): { home: string; path: string } {
+  const home = tempDir();
+  const path = join(
+    home,
+    '.codex/sessions/2026/02/23/rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl',
+  );
+  mkdirSync(dirname(path), { recursive: true });
+  return { home, path };
+}
+
 describe('following a long session', () => {
   it('reads it from disk a part at a time, then only what each append adds, holding no whole file', {
     timeout: 60_000,
   }, async () => {
-    const home = tempDir();
-    const path = join(
-      home,
-      '.codex/sessions/2026/02/23/rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl',
-    );
-    mkdirSync(dirname(path), { recursive: true });
+    const { home, path } = rolloutHome();
     const all = codexLines(60_000);
     writeFileSync(path, `${all.slice(0, 50_000).join('\n')}\n`);
     const base = nodePlatform({ env: homeEnv(home), homeDir: home });
@@ -95,12 +101,7 @@ describe('following a long session', () => {
   });
 
   it('reads a file written anew in place from the start, not on from where it was', async () => {
-    const home = tempDir();
-    const path = join(
-      home,
-      '.codex/sessions/2026/02/23/rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl',
-    );
-    mkdirSync(dirname(path), { recursive: true });
+    const { home, path } = rolloutHome();
     const first = codexLines(20_000);
     writeFileSync(path, `${first.join('\n')}\n`);
     const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
