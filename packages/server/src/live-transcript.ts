@@ -78,37 +78,24 @@ export class LiveTranscript {
     const { adapter, paths } = found.value;
     const first = this.translator === undefined;
     this.translator ??= new Translator(adapter);
+    const before = new Map(this.lanes.map((l) => [l, l.keys.length]));
     const pushed =
       adapter.incremental && paths.length > 0 && paths.every(isLineFile)
         ? await this.readLineFiles(platform, paths)
         : await this.readWholeFiles(platform, paths, first);
     if (!pushed.ok) return pushed;
     const { t, fresh } = pushed.value;
-
-    const before = new Map(this.lanes.map((l) => [l.agentId ?? '', l]));
-    const lanes: LaneItems[] = [];
+    // Read on from the last read (one push): what it added to each lane is new.
     const newItems = new Map<LaneItems, number>();
     const docs: IndexDoc[] = [];
-    for (const c of this.items.all(t)) {
-      const agentId = c.isMain ? undefined : c.laneId;
-      let lane = fresh ? undefined : before.get(agentId ?? '');
-      if (!lane) {
-        lane = { agentId, classification: c.classification, keys: [] };
-        this.keys.set(lane, new ItemKeys(agentId ?? ''));
-      }
-      lane.classification = c.classification;
-      const from = lane.keys.length;
-      this.keys.get(lane)!.extend(lane);
-      if (!fresh && lane.keys.length > from) {
+    if (!fresh)
+      for (const lane of this.lanes) {
+        const from = before.get(lane) ?? 0;
+        if (lane.keys.length === from) continue;
         newItems.set(lane, from);
         laneDocs(lane, from, docs);
       }
-      lanes.push(lane);
-    }
-    for (const old of this.lanes) if (!lanes.includes(old)) this.keys.delete(old);
-    this.lanes = lanes;
-    const { added, updated } = pushed.value.delta;
-    this.tally.update(t, fresh ? undefined : [...added, ...updated], lanes);
+    const { added } = pushed.value.delta;
     this.delta = fresh ? undefined : { added, newItems, docs };
     return { ok: true, value: t };
   }
@@ -125,14 +112,14 @@ export class LiveTranscript {
   ): Promise<Pushed> {
     const files = await readSessionFiles(platform, paths);
     if (!files.ok) return this.failed(files);
-    if (!first) return this.push(files.value);
+    if (!first) return this.push(files.value, 'on');
     const parts = lineParts(files.value, this.partBytes);
-    for (const part of parts.slice(0, -1)) {
-      const pushed = this.push(part);
+    for (const [i, part] of parts.slice(0, -1).entries()) {
+      const pushed = this.push(part, i === 0 ? 'start' : 'on');
       if (!pushed.ok) return pushed;
       await setImmediate();
     }
-    return this.fresh(this.push(files.value));
+    return this.fresh(this.push(files.value, parts.length > 1 ? 'on' : 'start'));
   }
 
   /**
@@ -153,7 +140,7 @@ export class LiveTranscript {
     if (this.ends.size > 0 && !anew) {
       const tails = await this.tails(platform, paths, ends);
       if (tails) {
-        const pushed = this.push(tails, true);
+        const pushed = this.push(tails, 'tail');
         if (!pushed.ok || pushed.value !== 'rewrite') return pushed as Pushed;
       }
     }
@@ -187,13 +174,13 @@ export class LiveTranscript {
       if (part.last)
         for (const [i, path] of others.entries())
           files.push({ path, data: await platform.fs.readRange(path, 0, ends[i + 1]!) });
-      const next = pushed ? this.push(files, true) : this.push(files);
+      const next = pushed ? this.push(files, 'tail') : this.push(files, 'start');
       if (next.ok && next.value === 'rewrite') {
         // A part changed what earlier ones made: the files whole, at once.
         const whole: SourceFile[] = [];
         for (const [i, path] of paths.entries())
           whole.push({ path, data: await platform.fs.readRange(path, 0, ends[i]!) });
-        return this.push(whole);
+        return this.push(whole, 'start');
       }
       pushed = next as Pushed;
       if (!pushed.ok) return pushed;
@@ -209,30 +196,53 @@ export class LiveTranscript {
   }
 
   /**
-   * Brings the translation, the items and the summary up to `files`, noting how far each was read;
-   * `tail` when the files may hold only the bytes past it, and 'rewrite' means the translation
-   * cannot go on from them (and is empty again).
+   * Brings the translation, the items, their keys, the listing tally and the summary up to
+   * `files`, noting how far each was read. `start` begins a read from the files' start (every lane
+   * anew), `on` goes on from whole files, `tail` from files that may hold only the bytes past where
+   * the last push stopped; 'rewrite' means the translation cannot go on from them (and is empty
+   * again). Each part of a long first read is taken in full here, so that nothing after the last
+   * part has the whole session to walk.
    */
   private push(
     files: readonly SourceFile[],
-    tail: true,
+    how: 'tail',
   ): Result<PushedValue | 'rewrite', LoadTranscriptError>;
-  private push(files: readonly SourceFile[], tail?: boolean): Pushed;
+  private push(files: readonly SourceFile[], how: 'start' | 'on'): Pushed;
   private push(
     files: readonly SourceFile[],
-    tail = false,
+    how: 'start' | 'on' | 'tail',
   ): Result<PushedValue | 'rewrite', LoadTranscriptError> {
-    const pushed = tail ? this.translator!.pushTail(files) : this.translator!.push(files);
+    const pushed = how === 'tail' ? this.translator!.pushTail(files) : this.translator!.push(files);
     if (!pushed.ok) return this.failed(pushed);
     if (pushed.value === 'rewrite') return { ok: true, value: 'rewrite' };
     for (const f of files) this.ends.set(f.path, fileEnd(f));
     const t = this.translator!.snapshot();
-    const change = this.items.update(t, pushed.value);
-    this.fold.update(t, pushed.value);
-    return {
-      ok: true,
-      value: { t, delta: pushed.value, fresh: pushed.value.rewritten || change.reread.size > 0 },
-    };
+    const delta = pushed.value;
+    const change = this.items.update(t, delta);
+    this.fold.update(t, delta);
+    const fresh = how === 'start' || delta.rewritten || change.reread.size > 0;
+    this.keyLanes(t, fresh);
+    this.tally.update(t, fresh ? undefined : [...delta.added, ...delta.updated], this.lanes);
+    return { ok: true, value: { t, delta, fresh } };
+  }
+
+  /** The lanes as the items now have them, each keeping its keys unless `fresh`, with keys for its new items. */
+  private keyLanes(t: Transcript, fresh: boolean): void {
+    const before = new Map(this.lanes.map((l) => [l.agentId ?? '', l]));
+    const lanes: LaneItems[] = [];
+    for (const c of this.items.all(t)) {
+      const agentId = c.isMain ? undefined : c.laneId;
+      let lane = fresh ? undefined : before.get(agentId ?? '');
+      if (!lane) {
+        lane = { agentId, classification: c.classification, keys: [] };
+        this.keys.set(lane, new ItemKeys(agentId ?? ''));
+      }
+      lane.classification = c.classification;
+      this.keys.get(lane)!.extend(lane);
+      lanes.push(lane);
+    }
+    for (const old of this.lanes) if (!lanes.includes(old)) this.keys.delete(old);
+    this.lanes = lanes;
   }
 
   private failed<E>(result: { ok: false; error: E }): { ok: false; error: E } {
