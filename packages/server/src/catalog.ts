@@ -33,7 +33,7 @@ import type { IndexWorkers } from './index-workers.js';
 import type { ListingFacts } from './listing.js';
 import { type LiveDelta, LiveTranscript } from './live-transcript.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
-import { type LaneItems, laneItems, searchDocs } from './search-docs.js';
+import { type LaneItems, laneItems, searchDocsInSlices } from './search-docs.js';
 import {
   type FileStamp,
   headPrint,
@@ -679,8 +679,15 @@ export class Catalog {
     };
     // Read on, the documents are the new items'. Read from the start, the session was most often
     // indexed already: only the items the index lacks are made documents.
-    const known = live.delta || opts.replaced ? undefined : this.options.db.docKeys(e.key);
-    const docs = docBatches(live.delta ? live.delta.docs : searchDocs(lanes, known));
+    let known: Set<string> | undefined;
+    if (!live.delta && !opts.replaced) {
+      // A read from the start may have just translated a long session: the index's keys for it, a
+      // long list too, are looked up in a turn of their own.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return;
+      known = this.options.db.docKeys(e.key);
+    }
+    const docs = docBatches(live.delta ? live.delta.docs : await searchDocsInSlices(lanes, known));
     if (!(await this.record(e, stamps, facts, docs, { ...opts, onlyNew: true }))) return;
     const loadedNow: Loaded = { transcript: t, lanes };
     this.latest.set(e.key, loadedNow);

@@ -29,10 +29,15 @@ export function itemsByEvent(lanes: readonly LaneItems[]): Map<string, Transcrip
   return out;
 }
 
-/** Adds a lane's items from index `from` on to a map of the items each event completes. */
-export function addItemsByEvent(out: Map<string, TranscriptItem[]>, lane: LaneItems, from: number): void {
+/** Adds a lane's items from index `from` (up to `end`) to a map of the items each event completes. */
+export function addItemsByEvent(
+  out: Map<string, TranscriptItem[]>,
+  lane: LaneItems,
+  from: number,
+  end = lane.classification.items.length,
+): void {
   const { items, sources } = lane.classification;
-  for (let i = from; i < items.length; i++) {
+  for (let i = from; i < end; i++) {
     const source = sources[i];
     const last = source?.[source.length - 1];
     if (!last) continue;

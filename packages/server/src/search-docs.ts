@@ -3,6 +3,7 @@
 import type { TranscriptItem } from '@cairn/protocol';
 import { type Classification, classifyTranscript, type Transcript } from '@cairn/transcript';
 import type { IndexDoc, SearchTarget } from './index-db.js';
+import { inSlices } from './slices.js';
 
 /** Fields every item has that are not what it says. */
 const BASE_FIELDS = new Set(['uuid', 'type', 'at', 'turn', 'source', 'role', 'result_item', 'parent_item']);
@@ -110,15 +111,32 @@ export function searchDocs(lanes: readonly LaneItems[], known: ReadonlySet<strin
   return docs;
 }
 
-/** The documents of a lane's items from index `from` on, added to `docs`. */
+/** searchDocs, a slice of items at a time, letting others in between. */
+export async function searchDocsInSlices(
+  lanes: readonly LaneItems[],
+  known: ReadonlySet<string> | undefined,
+): Promise<IndexDoc[]> {
+  const docs: IndexDoc[] = [];
+  for (const lane of lanes)
+    await inSlices(lane.classification.items.length, DOC_SLICE, (from, end) =>
+      laneDocs(lane, from, docs, known, end),
+    );
+  return docs;
+}
+
+/** Items made documents between two turns of the event loop (a known item costs a lookup). */
+const DOC_SLICE = 20_000;
+
+/** The documents of a lane's items from index `from` (up to `end`), added to `docs`. */
 export function laneDocs(
   lane: LaneItems,
   from: number,
   docs: IndexDoc[],
   known: ReadonlySet<string> = new Set(),
+  end = lane.classification.items.length,
 ): IndexDoc[] {
   const items = lane.classification.items;
-  for (let i = from; i < items.length; i++) {
+  for (let i = from; i < end; i++) {
     const item = items[i]!;
     const key = lane.keys[i]!;
     if (known.has(key)) continue;

@@ -11,6 +11,7 @@ import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
 import { addItemsByEvent, FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
 import type { LiveDelta } from './live-transcript.js';
 import { runStateOf } from './run-state.js';
+import { inSlices } from './slices.js';
 
 export interface Subscriber {
   send(frame: object): void;
@@ -28,6 +29,8 @@ export interface StreamsOptions {
   readonly lingerMs?: number;
   /** The largest session (its files' bytes) a stream is opened for. */
   readonly maxOpenBytes?: number;
+  /** Items, then events, a new stream takes between two turns of the event loop. */
+  readonly fillSlice?: number;
 }
 
 /**
@@ -57,17 +60,36 @@ class SessionStream {
    * from append to append, so that framing an append costs what the append holds. */
   private live: { builder: FrameBuilder; framed: number } | undefined;
 
+  /** A stream with nothing taken yet: `fill` takes its first transcript. */
   constructor(
     readonly key: string,
     readonly agent: string,
     readonly sid: string,
-    loaded: Loaded,
     busy: boolean,
     base: number,
   ) {
     this.base = base;
-    this.take(loaded);
     this.busy = busy;
+  }
+
+  /**
+   * Takes the first transcript as `take` does, a slice at a time, letting others in between. A read
+   * meanwhile extends the transcript's event list and the lanes' items in place, and its change is
+   * taken after this (see `Streams.early`): so only what they held at the start is taken here.
+   */
+  async fill(loaded: Loaded, slice: number): Promise<void> {
+    this.loaded = loaded;
+    const lanes = loaded.lanes.map((lane) => ({
+      lane: { ...lane },
+      count: lane.classification.items.length,
+    }));
+    const events = loaded.transcript.events;
+    const eventCount = events.length;
+    for (const { lane, count } of lanes)
+      await inSlices(count, slice, (from, end) => addItemsByEvent(this.items, lane, from, end));
+    await inSlices(eventCount, slice, (from, end) => {
+      for (let i = from; i < end; i++) this.logEvent(events[i]!);
+    });
   }
 
   get lastSeq(): number {
@@ -205,6 +227,8 @@ class SessionStream {
 export class Streams {
   private readonly streams = new Map<string, SessionStream>();
   private readonly opening = new Map<string, Promise<SessionStream | string>>();
+  /** Changes to sessions whose stream is still filling, to be taken once it is. */
+  private readonly early = new Map<string, TranscriptChange[]>();
   /** The last seq of each stream that lingered out, so that its reopening numbers past it. */
   private readonly retiredSeq = new Map<string, number>();
   private readonly stopListening: () => void;
@@ -302,9 +326,18 @@ export class Streams {
         }
         const retired = this.retiredSeq.get(key);
         const base = retired === undefined ? 0 : nextBase(retired);
-        const stream = new SessionStream(key, entry.agent, entry.sid, latest, this.catalog.busy(entry), base);
-        primeAside(stream);
+        const stream = new SessionStream(key, entry.agent, entry.sid, this.catalog.busy(entry), base);
+        // What the catalog reads while the stream fills comes after `latest`: it waits, in order.
+        const early: TranscriptChange[] = [];
+        this.early.set(key, early);
+        try {
+          await stream.fill(latest, this.options.fillSlice ?? FILL_SLICE);
+        } finally {
+          this.early.delete(key);
+        }
         this.streams.set(key, stream);
+        for (const change of early) this.onChange(change);
+        primeAside(stream);
         return stream;
       })().finally(() => this.opening.delete(key));
       this.opening.set(key, pending);
@@ -314,7 +347,10 @@ export class Streams {
 
   private onChange(change: TranscriptChange): void {
     const stream = this.streams.get(change.key);
-    if (!stream) return;
+    if (!stream) {
+      this.early.get(change.key)?.push(change);
+      return;
+    }
     const entry = this.catalog.get(change.key);
     const busy = entry ? this.catalog.busy(entry) : false;
     // What was streamed no longer holds: every subscriber starts again from the history.
@@ -490,7 +526,9 @@ function deliver(stream: SessionStream, sub: Subscriber, frame: StreamFrame): vo
 }
 
 /** Events the live builder frames between two turns of the event loop while it primes. */
-const PRIME_SLICE = 20_000;
+const PRIME_SLICE = 5_000;
+/** Items, then events, a new stream takes between two turns of the event loop. */
+const FILL_SLICE = 20_000;
 /** How long priming waits before it looks again whether the histories have gone out. */
 const PRIME_WAIT_MS = 20;
 
