@@ -59,6 +59,10 @@ class SessionStream {
   /** The builder of the live frames and how many events of the log it has framed; it carries on
    * from append to append, so that framing an append costs what the append holds. */
   private live: { builder: FrameBuilder; framed: number } | undefined;
+  /** The frames the live builder made for the log's latest events, oldest first: event
+   * `recentFrom + k`'s at `k`. A client resuming after a seq among them is answered from here. */
+  private recent: StreamFrame[][] = [];
+  private recentFrom = 0;
 
   /** A stream with nothing taken yet: `fill` takes its first transcript. */
   constructor(
@@ -103,7 +107,7 @@ class SessionStream {
 
   /** Numbers `loaded` afresh, past every seq this stream has sent (see `nextBase`). */
   reset(loaded: Loaded): void {
-    this.live = undefined;
+    this.dropLive();
     this.base = nextBase(this.lastSeq);
     this.log = [];
     this.logIndex = new Map();
@@ -128,7 +132,7 @@ class SessionStream {
   /** Takes a newer transcript; answers the seq before the first new event. */
   take(loaded: Loaded): number {
     const before = this.lastSeq;
-    this.live = undefined;
+    this.dropLive();
     this.loaded = loaded;
     this.items = itemsByEvent(loaded.lanes);
     // Every event streamed before is still there (see `extends`): each is replaced by its latest read.
@@ -180,6 +184,12 @@ class SessionStream {
     return this.frameLog(afterSeq, this.log.length);
   }
 
+  private dropLive(): void {
+    this.live = undefined;
+    this.recent = [];
+    this.recentFrom = 0;
+  }
+
   private liveBuilder(): { builder: FrameBuilder; framed: number } {
     this.live ??= { builder: new FrameBuilder(this.transcript, this.sid, this.items), framed: 0 };
     return this.live;
@@ -192,9 +202,21 @@ class SessionStream {
     for (; live.framed < end; live.framed++) {
       const seq = this.base + live.framed;
       const frames = live.builder.frames(this.log[live.framed]!, seq);
+      this.keepRecent(live.framed, frames);
       if (seq > afterSeq) out.push(...frames);
     }
     return out;
+  }
+
+  private keepRecent(index: number, frames: StreamFrame[]): void {
+    if (this.recent.length === 0) this.recentFrom = index;
+    this.recent.push(frames);
+    // Trimmed a half at a time, so that keeping costs the same per event however long the log.
+    if (this.recent.length >= 2 * RECENT_EVENTS) {
+      const drop = this.recent.length - RECENT_EVENTS;
+      this.recent.splice(0, drop);
+      this.recentFrom += drop;
+    }
   }
 
   get transcript(): Transcript {
@@ -206,8 +228,17 @@ class SessionStream {
     return this.loaded.lanes.find((l) => l.agentId === undefined)?.classification.items ?? [];
   }
 
-  /** Spectral frames of the events after `afterSeq`, as a live stream sent them. */
+  /**
+   * Spectral frames of the events after `afterSeq`, as a live stream sent them: the live builder's
+   * own, framing on to the end of the log, when it kept those events' (a client back after a short
+   * absence), else the whole log framed again, which costs what the log holds.
+   */
   framesAfter(afterSeq: number): StreamFrame[] {
+    const from = afterSeq + 1 - this.base;
+    if (this.live) {
+      this.frameLog(this.lastSeq, this.log.length);
+      if (from >= this.recentFrom) return this.recent.slice(from - this.recentFrom).flat();
+    }
     const builder = new FrameBuilder(this.transcript, this.sid, this.items);
     const out: StreamFrame[] = [];
     this.log.forEach((e, index) => {
@@ -525,6 +556,8 @@ function deliver(stream: SessionStream, sub: Subscriber, frame: StreamFrame): vo
   else sub.send(frame);
 }
 
+/** How many of the latest events' frames a stream keeps for clients that resume (at least). */
+const RECENT_EVENTS = 10_000;
 /** Events the live builder frames between two turns of the event loop while it primes. */
 const PRIME_SLICE = 5_000;
 /** Items, then events, a new stream takes between two turns of the event loop. */

@@ -36,6 +36,21 @@ export async function serve(
 
 export type Frame = Record<string, unknown>;
 
+/**
+ * A frame without what only later records can tell: a call's item learns its result's uuid when the
+ * result is read, after the call went out (the result's own frame links back by parent_item), as a
+ * subagent's brief learns the subagent's id; and a reply's token usage is what the lines read by then
+ * say (a later line of the same request, after a tool's result, can raise it).
+ */
+export function sentAsKnown(f: Frame): Frame {
+  if (f.type === 'token_usage') return { ...f, usage: undefined, contextWindowUsed: undefined };
+  const item = f.item as Record<string, unknown> | undefined;
+  if (item === undefined) return f;
+  const { result_item: _, ...rest } = item;
+  if (item.type === 'message:sub:out') delete rest.agent_id;
+  return { ...f, item: rest };
+}
+
 /** The schema a frame that answers no pending request must match: a refusal that could not name its
  * request, the `sessions` topic's frames, else a session stream's. */
 function frameSchema(frame: Frame) {

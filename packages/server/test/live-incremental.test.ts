@@ -12,7 +12,7 @@ import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { FrameBuilder, itemsByEvent } from '../src/frames.js';
 import type { RunningServer } from '../src/index.js';
 import { laneItems, searchDocs } from '../src/search-docs.js';
-import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+import { Client, type Frame, homeEnv, sentAsKnown, serve, tempDir } from './helpers.js';
 
 const SID = '4d5611e5-241a-462a-8d15-5122611a9569';
 const PROJECT = ['claude', 'projects', '-work-spotter'];
@@ -34,20 +34,6 @@ async function freshFrames(home: string, path: string, from: number): Promise<Fr
     if (i >= from) out.push(...frames);
   });
   return out;
-}
-
-/**
- * A frame without what only later records can tell: a call's item learns its result's uuid when the
- * result is read, after the call went out (the result's own frame links back by parent_item), and a
- * reply's token usage is what the lines read by then say (a later line of the same request, after a
- * tool's result, can raise it).
- */
-function sentAsKnown(f: Frame): Frame {
-  if (f.type === 'token_usage') return { ...f, usage: undefined, contextWindowUsed: undefined };
-  const item = f.item as Record<string, unknown> | undefined;
-  if (item?.result_item === undefined) return f;
-  const { result_item: _, ...rest } = item;
-  return { ...f, item: rest };
 }
 
 describe.skipIf(!corpus)('a followed session read on from its last read', () => {
