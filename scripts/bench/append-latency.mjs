@@ -98,6 +98,28 @@ function uuidsOf(f) {
 }
 
 /** The record uuids of a session's history, as a new subscriber receives it. */
+/**
+ * Times a client resuming the stream after `afterSeq`, as one back from a dropped connection does:
+ * from its subscription to the run_state frame that ends what it is sent.
+ */
+async function resumeMs(server, topic, afterSeq) {
+  let done;
+  const finished = new Promise((resolve) => {
+    done = resolve;
+  });
+  const client = await Client.connect(server, (f) => {
+    if (f.type === 'run_state') done();
+  });
+  try {
+    const start = performance.now();
+    await client.request('topic_subscribe', { topic, after_seq: afterSeq });
+    await within(finished, 30_000);
+    return performance.now() - start;
+  } finally {
+    client.close();
+  }
+}
+
 async function historyUuids(server, topic) {
   const uuids = new Set();
   let done;
@@ -150,11 +172,13 @@ export async function measureAppends({
   let historyResends = 0;
   let early = 0;
   let historySeen = false;
+  let lastSeq = -1;
   let ready;
   const gotHistory = new Promise((resolve) => {
     ready = resolve;
   });
   const onFrame = (f, at) => {
+    if (typeof f.seq === 'number' && f.type !== 'run_state') lastSeq = Math.max(lastSeq, f.seq);
     if (f.type === 'session_ready' || f.type === 'session_ready_end') {
       if (historySeen) historyResends++;
       historySeen = true;
@@ -196,6 +220,9 @@ export async function measureAppends({
       last = got;
       await sleep(500);
     }
+    // Clients back from a dropped connection, each after the last few events it saw.
+    const resumes = [];
+    for (let i = 0; i < RESUMES; i++) resumes.push(await resumeMs({ port, token }, topic, lastSeq - 20));
     await client.request('topic_unsubscribe', { topic });
     // A line never streamed but in the history a new subscriber gets would be a lost append.
     const history = await historyUuids({ port, token }, topic);
@@ -211,12 +238,15 @@ export async function measureAppends({
       kind: kinds[i],
       ms: arrivedAt[i] === undefined ? undefined : arrivedAt[i] - w,
     }));
-    return { appends: n, latencies, noItem, lost, historyResends, early, byLine };
+    return { appends: n, latencies, noItem, lost, historyResends, early, byLine, resumes };
   } finally {
     closeSync(fd);
     client.close();
   }
 }
+
+/** Resumes timed after the appends of each scenario. */
+const RESUMES = 7;
 
 /** Measures sessions of several lengths side by side on one daemon, and prints p50/p95 per length. */
 async function main() {
@@ -275,13 +305,13 @@ async function main() {
     'append → frame latency, by the length of the session appended to (appends from 3 s after its history):',
   );
   console.log(
-    `  ${'lines'.padStart(8)}  ${'p50'.padStart(9)}  ${'p95'.padStart(9)}  ${'max'.padStart(9)}  reached`,
+    `  ${'lines'.padStart(8)}  ${'p50'.padStart(9)}  ${'p95'.padStart(9)}  ${'max'.padStart(9)}  reached  (resume p50)`,
   );
   const ms = (x) => `${Number.isFinite(x) ? x.toFixed(1) : '?'} ms`;
   for (const r of rows) {
     const p95 = percentile(r.latencies, 95);
     console.log(
-      `  ${String(r.lines).padStart(8)}  ${ms(percentile(r.latencies, 50)).padStart(9)}  ${ms(p95).padStart(9)}  ${ms(Math.max(...r.latencies)).padStart(9)}  ${r.latencies.length}/${r.appends}${p95 < 50 ? '' : '  MISSES p95 < 50 ms'}${r.lost ? `  ${r.lost} LOST` : ''}${r.historyResends ? `  history sent again ${r.historyResends}x` : ''}`,
+      `  ${String(r.lines).padStart(8)}  ${ms(percentile(r.latencies, 50)).padStart(9)}  ${ms(p95).padStart(9)}  ${ms(Math.max(...r.latencies)).padStart(9)}  ${r.latencies.length}/${r.appends}${p95 < 50 ? '' : '  MISSES p95 < 50 ms'}${r.lost ? `  ${r.lost} LOST` : ''}${r.historyResends ? `  history sent again ${r.historyResends}x` : ''}  (${ms(percentile(r.resumes, 50))})`,
     );
   }
   const p95s = rows.map((r) => percentile(r.latencies, 95));

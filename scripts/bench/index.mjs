@@ -228,6 +228,11 @@ async function run() {
         `p50 ${msText(p50)}  p95 ${msText(p95)}  max ${msText(Math.max(...r.latencies))}`,
         `${r.latencies.length}/${r.appends} lines from line ${sc.session.cut + 1} reached the client`,
       );
+      row(
+        `   resume after a reconnect, ${sc.name}`,
+        `p50 ${msText(percentile(r.resumes, 50))}  max ${msText(Math.max(...r.resumes))}`,
+        `${r.resumes.length} clients, each after the last 20 events it saw`,
+      );
       const noItem = Object.entries(r.noItem).map(([k, v]) => `${v} ${k}`);
       if (noItem.length > 0)
         console.log(`      records that make no item (nothing to stream): ${noItem.join(', ')}`);
