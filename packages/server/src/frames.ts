@@ -84,10 +84,15 @@ export class FrameBuilder {
   constructor(
     t: Transcript,
     private readonly sid: string,
-    private readonly items: Map<string, TranscriptItem[]>,
+    private items: Map<string, TranscriptItem[]>,
   ) {
     this.mainLane = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
     this.extend(t, t.events);
+  }
+
+  /** Frames from now on with `items`: the same items of the events framed so far, their fields as now known. */
+  useItems(items: Map<string, TranscriptItem[]>): void {
+    this.items = items;
   }
 
   /** Takes events the transcript `t` gained since the builder was made (and its lanes as they are now). */

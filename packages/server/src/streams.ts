@@ -115,28 +115,33 @@ class SessionStream {
   }
 
   /**
-   * Whether a newer transcript only adds to this one: every event already streamed is still there
-   * and still makes the same items. An adapter may read a record differently once later ones arrive
-   * (Codex writes some messages twice and keeps one); then what was streamed no longer holds.
+   * The items of each event of a newer transcript, when it only adds to this one: every event
+   * already streamed is still there and still makes the same items. An adapter may read a record
+   * differently once later ones arrive (Codex writes some messages twice and keeps one); then what
+   * was streamed no longer holds, and this answers undefined.
    */
-  extends(loaded: Loaded): boolean {
+  extension(loaded: Loaded): Map<string, TranscriptItem[]> | undefined {
     const items = itemsByEvent(loaded.lanes);
     const events = new Set(loaded.transcript.events.map((e) => e.id));
     for (const { id } of this.log) {
-      if (!events.has(id)) return false;
-      if (itemKeys(this.items.get(id)) !== itemKeys(items.get(id))) return false;
+      if (!events.has(id) || !sameItems(this.items.get(id), items.get(id))) return undefined;
     }
-    return true;
+    return items;
   }
 
-  /** Takes a newer transcript; answers the seq before the first new event. */
-  take(loaded: Loaded): number {
+  /**
+   * Takes a newer transcript that extends this one (see `extension`), with its items by event;
+   * answers the seq before the first new event. The live builder goes on: what it framed still holds.
+   */
+  take(loaded: Loaded, items = itemsByEvent(loaded.lanes)): number {
     const before = this.lastSeq;
-    this.dropLive();
     this.loaded = loaded;
-    this.items = itemsByEvent(loaded.lanes);
-    // Every event streamed before is still there (see `extends`): each is replaced by its latest read.
+    this.items = items;
+    const from = this.log.length;
+    // Every event streamed before is still there: each is replaced by its latest read.
     for (const e of loaded.transcript.events) this.logEvent(e);
+    this.live?.builder.useItems(items);
+    this.live?.builder.extend(this.transcript, this.log.slice(from));
     return before;
   }
 
@@ -386,7 +391,8 @@ export class Streams {
     const busy = entry ? this.catalog.busy(entry) : false;
     // What was streamed no longer holds: every subscriber starts again from the history.
     // A read on from the last one only adds (a change to what was streamed makes the read start over).
-    if (change.replaced || (!change.delta && !stream.extends(change))) {
+    const items = change.replaced || change.delta ? undefined : stream.extension(change);
+    if (change.replaced || (!change.delta && !items)) {
       stream.reset(change);
       stream.busy = busy;
       // Each catch is only the last guard of the daemon, which an unhandled rejection would end.
@@ -394,7 +400,7 @@ export class Streams {
       primeAside(stream);
       return;
     }
-    const before = change.delta ? stream.append(change, change.delta) : stream.take(change);
+    const before = change.delta ? stream.append(change, change.delta) : stream.take(change, items);
     if (stream.lastSeq > before && stream.subs.size > 0) {
       const frames = stream.liveFramesAfter(before);
       for (const sub of stream.subs) for (const f of frames) deliver(stream, sub, f);
@@ -567,8 +573,15 @@ const PRIME_WAIT_MS = 20;
 
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-const itemKeys = (items: readonly TranscriptItem[] | undefined): string =>
-  (items ?? []).map((i) => `${i.uuid}|${i.type}|${(i as { role?: string }).role ?? ''}`).join('\n');
+const roleOf = (item: TranscriptItem): string | undefined => (item as { role?: string }).role;
+
+/** Whether two lists of an event's items are the same items (their fields aside). */
+function sameItems(a: readonly TranscriptItem[] = [], b: readonly TranscriptItem[] = []): boolean {
+  return (
+    a.length === b.length &&
+    a.every((x, i) => x.uuid === b[i]!.uuid && x.type === b[i]!.type && roleOf(x) === roleOf(b[i]!))
+  );
+}
 
 /** The input tokens of the main lane's last request: what the context held then. */
 function contextWindowUsed(t: Transcript): number | null {

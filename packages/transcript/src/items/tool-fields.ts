@@ -24,6 +24,20 @@ export function toolTypeName(name: string): string {
 
 type UseReader = (input: Fields) => Fields | undefined;
 
+type LineChanges = { removed: number; added: number } | undefined;
+
+/** Each edit's changes, by its input, so that a lane classified again does not diff its edits again. */
+const editChangesOf = new WeakMap<Fields, LineChanges>();
+
+/** What an edit changed, as its diff shows it: lines common to both sides are not changes. */
+function editChanges(input: Fields, before: string | undefined, after: string | undefined): LineChanges {
+  if (editChangesOf.has(input)) return editChangesOf.get(input);
+  const changes =
+    before !== undefined && after !== undefined ? diffCounts(diffLines(before, after)) : undefined;
+  editChangesOf.set(input, changes);
+  return changes;
+}
+
 const USE_FIELDS: Readonly<Record<string, UseReader>> = {
   Bash: (i) => {
     const command = str(i.command);
@@ -43,9 +57,7 @@ const USE_FIELDS: Readonly<Record<string, UseReader>> = {
     if (file_path === undefined) return undefined;
     const before = str(i.old_string);
     const after = str(i.new_string);
-    // What the edit changed, as its diff shows it: lines common to both sides are not changes.
-    const changed =
-      before !== undefined && after !== undefined ? diffCounts(diffLines(before, after)) : undefined;
+    const changed = editChanges(i, before, after);
     return defined({
       file_path,
       old_lines: lineCount(before),
