@@ -3,7 +3,7 @@
 // kilobytes, every corpus session gives what one read of its files gives: the events, the items of
 // every lane, their search documents, the summary and the listing facts. A long followed session is
 // read from disk a part at a time, then on from the cache's tails, and no whole file is held.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   foldTranscript,
@@ -13,7 +13,7 @@ import {
   type SessionHead,
 } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
-import { corpus } from '../../transcript/test/corpus.js';
+import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { corpusPlatform, watchedPlatform } from '../../transcript/test/homes.js';
 import { codexLines } from '../../transcript/test/long-records.js';
 import { LiveTranscript } from '../src/live-transcript.js';
@@ -124,5 +124,43 @@ describe('following a long session', () => {
     expect(JSON.stringify(read.value.events)).toBe(JSON.stringify(whole.value.events));
     expect(read.value.session.cwd).toBe('/work/other');
     expect(live.delta).toBeUndefined();
+  });
+});
+
+describe.skipIf(!corpus)('a subagent appearing in a followed session', () => {
+  it('is read on from the last read, not from the start, and gives what one read gives', async () => {
+    const sid = '4d5611e5-241a-462a-8d15-5122611a9569';
+    const source = corpusPath('claude', 'projects', '-work-spotter');
+    const home = tempDir();
+    const dir = join(home, '.claude', 'projects', '-work-spotter');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `${sid}.jsonl`);
+    cpSync(join(source, `${sid}.jsonl`), path);
+    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const live = new LiveTranscript('claude-code');
+    const first = await live.read(platform, path);
+    if (!first.ok) throw new Error(first.error.message);
+    const lanesBefore = live.lanes.length;
+    const mainItems = live.lanes[0]!.keys.length;
+
+    // The subagents' files come to light: each is a lane, and the calls that started them learn so.
+    cpSync(join(source, sid), join(dir, sid), { recursive: true });
+    const read = await live.read(platform, path);
+    if (!read.ok) throw new Error(read.error.message);
+    expect(live.lanes.length).toBeGreaterThan(lanesBefore);
+    expect(live.delta, 'read on, not from the start').toBeDefined();
+    // The main lane's items are the same items as before: none of them is new to stream or index.
+    expect(live.delta!.newItems.get(live.lanes[0]!)).toBeUndefined();
+    const newLanes = live.lanes.filter((l) => l.agentId !== undefined && live.delta!.newItems.get(l) === 0);
+    expect(newLanes.length).toBe(live.lanes.length - lanesBefore);
+    expect(live.lanes[0]!.keys.length).toBe(mainItems);
+
+    const once = new LiveTranscript('claude-code');
+    const whole = await once.read(platform, path);
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(items(live)).toBe(items(once));
+    expect(live.delta!.docs).toEqual(searchDocs(newLanes));
+    expect(live.summary(read.value)).toEqual(once.summary(whole.value));
+    expect(live.listing(read.value)).toEqual(once.listing(whole.value));
   });
 });

@@ -1,5 +1,7 @@
 // The items of every lane of a growing transcript, extended as events arrive rather than read
 // again: each lane keeps its classifier, which takes the lane's new events where it stopped.
+
+import type { TranscriptItem } from '@cairn/protocol';
 import type { TranscriptDelta } from './incremental.js';
 import { type Classification, Classifier, mainLaneOf } from './items/classify.js';
 import type { Lane, Transcript, TranscriptEvent } from './model.js';
@@ -50,14 +52,21 @@ export class IncrementalItems {
     const firstNew = new Map<string, number>();
     const shape = shapeOf(t);
     // A lane whose spawn or title came to light changes items of the lane that spawned it (and
-    // of the call's twin): every lane starts again, as when the session was rewritten.
+    // of the call's twin): every lane starts again, as when the session was rewritten. Most often
+    // (a subagent's file appeared) only fields of those items change: a lane whose earlier items
+    // are still the same items, with new ones after them, counts as extended, not read again.
     if (delta.rewritten || shape !== this.laneShape) {
+      const before = delta.rewritten ? undefined : new Map(this.lanes);
       this.lanes.clear();
       this.laneShape = shape;
       const byLane = eventsByLane(t.events);
       for (const lane of lanesOf(t)) {
         this.start(t, lane, byLane.get(lane.id) ?? []);
-        reread.add(lane.id);
+        const old = before?.get(lane.id)?.classification.items;
+        const now = this.lanes.get(lane.id)!.classification.items;
+        if (before && !old) firstNew.set(lane.id, 0);
+        else if (old && startsWithItems(now, old)) firstNew.set(lane.id, old.length);
+        else reread.add(lane.id);
       }
       return { reread, firstNew };
     }
@@ -115,6 +124,16 @@ export class IncrementalItems {
     if (!s.timed) s.timed = events.some((e) => e.timestamp !== undefined);
     if (!s.sawCompaction) s.sawCompaction = events.some((e) => e.kind === 'compaction');
   }
+}
+
+/** Whether `items` begin with the same items as `earlier` (their fields aside): same uuid, type and role. */
+function startsWithItems(items: readonly TranscriptItem[], earlier: readonly TranscriptItem[]): boolean {
+  if (items.length < earlier.length) return false;
+  const role = (i: TranscriptItem) => (i as { role?: string }).role;
+  return earlier.every((e, k) => {
+    const i = items[k]!;
+    return i.uuid === e.uuid && i.type === e.type && role(i) === role(e);
+  });
 }
 
 const isCompactSummary = (e: TranscriptEvent): boolean =>
