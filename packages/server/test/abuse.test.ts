@@ -2,16 +2,15 @@
 // clients on one session stream and 1,100 idle sockets under a 1,024-descriptor limit. Throughout,
 // an authenticated client keeps getting its answers.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { corpus } from '../../transcript/test/corpus.js';
 import type { RunningServer } from '../src/index.js';
 import { buildDaemon, type Daemon, startDaemon } from './daemon.js';
-import { Client, corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
+import { Client, claudeSessionHome, corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -169,14 +168,7 @@ describe('a server under abuse', () => {
 
 describe.skipIf(!corpus)('200 clients on one session stream', () => {
   it('all get an appended record, while another client keeps being served', async () => {
-    const lines = readFileSync(corpusPath('claude', 'projects', '-work-spotter', 'subagent.jsonl'), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const home = tempDir();
-    const dir = join(home, '.claude', 'projects', '-work-spotter');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'subagent.jsonl');
-    writeFileSync(file, `${lines.slice(0, 20).join('\n')}\n`);
+    const { home, file, lines } = claudeSessionHome(20);
     const server = await serve(homeEnv(home));
     const watch = await probe(server.port, server.token);
     const topic = 'session:claude-code:subagent';

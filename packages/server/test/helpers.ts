@@ -1,8 +1,8 @@
 // A server on a free port with the agents' homes pointed where a test wants, and a WebSocket client
 // that speaks the protocol.
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   ErrorResponse,
   PROTOCOL_VERSION,
@@ -11,12 +11,63 @@ import {
   SessionUpsertedFrame,
   validate,
 } from '@cairn/protocol';
+import { nodePlatform } from '@cairn/transcript';
 import WebSocket from 'ws';
+import { corpusPath } from '../../transcript/test/corpus.js';
+import { homeEnv } from '../../transcript/test/homes.js';
+import { codexLines } from '../../transcript/test/long-records.js';
+import { Catalog, sessionKey } from '../src/catalog.js';
 import { type RunningServer, type ServerOptions, startServer } from '../src/index.js';
+import { IndexDb } from '../src/index-db.js';
 
 export const tempDir = (prefix = 'cairn-server-'): string => mkdtempSync(join(tmpdir(), prefix));
 
 export { corpusEnv, homeEnv } from '../../transcript/test/homes.js';
+
+/**
+ * A home holding the corpus's Claude Code session `subagent.jsonl` cut to its first `prefix`
+ * lines, with all its lines to append.
+ */
+export function claudeSessionHome(prefix: number): { home: string; file: string; lines: string[] } {
+  const lines = readFileSync(corpusPath('claude', 'projects', '-work-spotter', 'subagent.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  const home = tempDir();
+  const dir = join(home, '.claude', 'projects', '-work-spotter');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'subagent.jsonl');
+  writeFileSync(file, `${lines.slice(0, prefix).join('\n')}\n`);
+  return { home, file, lines };
+}
+
+/**
+ * A home holding one Codex rollout of `records` records after its session_meta, and a started
+ * catalog of it that reads only when asked (no watcher).
+ */
+export async function rolloutCatalog(records: number) {
+  const home = tempDir();
+  const path = join(
+    home,
+    '.codex/sessions/2026/02/23/rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl',
+  );
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${codexLines(records + 1).join('\n')}\n`);
+  const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+  const db = IndexDb.open(join(tempDir('cairn-state-'), 'index.sqlite'));
+  const catalog = new Catalog({ platform, db, watch: false });
+  await catalog.start();
+  await catalog.settled();
+  return {
+    path,
+    platform,
+    catalog,
+    key: sessionKey('codex', path),
+    close: () => {
+      catalog.close();
+      db.close();
+    },
+  };
+}
 
 export async function serve(
   env: Record<string, string>,

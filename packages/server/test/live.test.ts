@@ -7,7 +7,7 @@ import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { makeDemoHome, type RunningServer } from '../src/index.js';
-import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+import { Client, claudeSessionHome, type Frame, homeEnv, serve, tempDir } from './helpers.js';
 
 const SOURCE = ['claude', 'projects', '-work-spotter', 'subagent.jsonl'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,15 +47,10 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
   let sid: string;
 
   beforeAll(async () => {
-    lines = readFileSync(corpusPath(...SOURCE), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const home = tempDir();
-    const dir = join(home, '.claude', 'projects', '-work-spotter');
-    mkdirSync(dir, { recursive: true });
-    file = join(dir, 'subagent.jsonl');
-    writeFileSync(file, `${lines.slice(0, 30).join('\n')}\n`);
-    writeFileSync(join(dir, 'empty.jsonl'), '');
+    const made = claudeSessionHome(30);
+    ({ lines, file } = made);
+    const home = made.home;
+    writeFileSync(join(file, '..', 'empty.jsonl'), '');
     sid = 'subagent';
     server = await serve(homeEnv(home), { rescanMs: 60_000 });
   });

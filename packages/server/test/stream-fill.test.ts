@@ -1,18 +1,13 @@
 // A new session stream takes its first transcript a slice at a time, so that the daemon goes on
 // answering others meanwhile. What the catalog reads in those moments must not be lost: a record
 // appended while the stream fills reaches the subscriber once, after the history, numbered on.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { loadTranscript, nodePlatform } from '@cairn/transcript';
+import { loadTranscript } from '@cairn/transcript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { codexLines } from '../../transcript/test/long-records.js';
-import { Catalog, sessionKey } from '../src/catalog.js';
-import { IndexDb } from '../src/index-db.js';
 import { Streams } from '../src/streams.js';
-import { type Frame, homeEnv, tempDir } from './helpers.js';
+import { type Frame, rolloutCatalog } from './helpers.js';
 
-const NAME = 'rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
 const SAID = 'a reply written while the stream was being made';
 const reply = JSON.stringify({
   timestamp: '2026-02-23T13:00:00.000Z',
@@ -50,20 +45,8 @@ describe('a stream made for a long session', () => {
   it('streams a record read while it was being made once, after the history', {
     timeout: 60_000,
   }, async () => {
-    const home = tempDir();
-    const path = join(home, '.codex/sessions/2026/02/23', NAME);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, `${codexLines(20_001).join('\n')}\n`);
-    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
-    const db = IndexDb.open(join(tempDir('cairn-state-'), 'index.sqlite'));
-    const catalog = new Catalog({ platform, db, watch: false });
-    closers.push(
-      () => db.close(),
-      () => catalog.close(),
-    );
-    await catalog.start();
-    await catalog.settled();
-    const key = sessionKey('codex', path);
+    const { path, platform, catalog, key, close } = await rolloutCatalog(20_000);
+    closers.push(close);
     expect(catalog.get(key)).toBeDefined();
 
     // The moment the catalog hands the stream its transcript, the session grows and is read again:

@@ -1,21 +1,23 @@
 // A client that resumes a session's stream after a seq it saw gets what a client that stayed got
 // after that seq: the same frames, in the same order (their items as they are known by then), from
 // far back as from the last seq, and for records that came while nobody listened.
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { nodePlatform } from '@cairn/transcript';
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { corpus } from '../../transcript/test/corpus.js';
 import { codexLines } from '../../transcript/test/long-records.js';
-import { Catalog, sessionKey } from '../src/catalog.js';
 import type { RunningServer } from '../src/index.js';
-import { IndexDb } from '../src/index-db.js';
 import { Streams } from '../src/streams.js';
-import { Client, type Frame, homeEnv, sentAsKnown, serve, tempDir } from './helpers.js';
+import {
+  Client,
+  claudeSessionHome,
+  type Frame,
+  homeEnv,
+  rolloutCatalog,
+  sentAsKnown,
+  serve,
+} from './helpers.js';
 
-const SOURCE = ['claude', 'projects', '-work-spotter', 'subagent.jsonl'];
 const TOPIC = 'session:claude-code:subagent';
-const ROLLOUT = 'rollout-2026-02-23T12-00-00-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The stream's own frames (not the run state, which tells the moment's state, nor the history). */
@@ -34,15 +36,9 @@ describe.skipIf(!corpus)('resuming a stream', () => {
   let file: string;
 
   beforeAll(async () => {
-    lines = readFileSync(corpusPath(...SOURCE), 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-    const home = tempDir();
-    const dir = join(home, '.claude', 'projects', '-work-spotter');
-    mkdirSync(dir, { recursive: true });
-    file = join(dir, 'subagent.jsonl');
-    writeFileSync(file, `${lines.slice(0, 20).join('\n')}\n`);
-    server = await serve(homeEnv(home), { rescanMs: 60_000 });
+    const made = claudeSessionHome(20);
+    ({ lines, file } = made);
+    server = await serve(homeEnv(made.home), { rescanMs: 60_000 });
   });
   afterAll(() => server?.close());
 
@@ -97,18 +93,9 @@ describe.skipIf(!corpus)('resuming a stream', () => {
   }, async () => {
     // More events than a stream keeps the frames of, so that a resume from early on frames the log
     // again while one from late is answered from what the stream kept: both give the same frames.
-    const home = tempDir();
-    const path = join(home, '.codex/sessions/2026/02/23', ROLLOUT);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, `${codexLines(30_001).join('\n')}\n`);
-    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
-    const db = IndexDb.open(join(tempDir('cairn-state-'), 'index.sqlite'));
-    const catalog = new Catalog({ platform, db, watch: false });
+    const { path, catalog, key, close } = await rolloutCatalog(30_000);
     const streams = new Streams(catalog, { instance: 'test' });
     try {
-      await catalog.start();
-      await catalog.settled();
-      const key = sessionKey('codex', path);
       const stayed: Frame[] = [];
       await streams.subscribe(key, { send: (f) => stayed.push(f as Frame) });
       const end = stayed.find((f) => f.type === 'session_ready_end')!;
@@ -134,8 +121,7 @@ describe.skipIf(!corpus)('resuming a stream', () => {
       expect(streamed(fromLate, end.seq as number)).toEqual(streamed(stayed, end.seq as number));
     } finally {
       streams.close();
-      catalog.close();
-      db.close();
+      close();
     }
   });
 });
