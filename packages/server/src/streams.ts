@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
 import { gzip } from 'node:zlib';
 import type { TranscriptItem, WireRunState } from '@cairn/protocol';
-import { type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
+import { sameItem, type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
 import { addItemsByEvent, FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
 import type { LiveDelta } from './live-transcript.js';
@@ -573,15 +573,9 @@ const PRIME_WAIT_MS = 20;
 
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-const roleOf = (item: TranscriptItem): string | undefined => (item as { role?: string }).role;
-
 /** Whether two lists of an event's items are the same items (their fields aside). */
-function sameItems(a: readonly TranscriptItem[] = [], b: readonly TranscriptItem[] = []): boolean {
-  return (
-    a.length === b.length &&
-    a.every((x, i) => x.uuid === b[i]!.uuid && x.type === b[i]!.type && roleOf(x) === roleOf(b[i]!))
-  );
-}
+const sameItems = (a: readonly TranscriptItem[] = [], b: readonly TranscriptItem[] = []): boolean =>
+  a.length === b.length && a.every((x, i) => sameItem(x, b[i]!));
 
 /** The input tokens of the main lane's last request: what the context held then. */
 function contextWindowUsed(t: Transcript): number | null {

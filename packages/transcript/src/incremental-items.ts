@@ -126,15 +126,16 @@ export class IncrementalItems {
   }
 }
 
-/** Whether `items` begin with the same items as `earlier` (their fields aside): same uuid, type and role. */
-function startsWithItems(items: readonly TranscriptItem[], earlier: readonly TranscriptItem[]): boolean {
-  if (items.length < earlier.length) return false;
-  const role = (i: TranscriptItem) => (i as { role?: string }).role;
-  return earlier.every((e, k) => {
-    const i = items[k]!;
-    return i.uuid === e.uuid && i.type === e.type && role(i) === role(e);
-  });
+/** Whether two items are the same item, their fields aside: the same uuid, type and role. */
+export function sameItem(a: TranscriptItem, b: TranscriptItem): boolean {
+  return a.uuid === b.uuid && a.type === b.type && roleOf(a) === roleOf(b);
 }
+
+const roleOf = (item: TranscriptItem): string | undefined => (item as { role?: string }).role;
+
+/** Whether `items` begin with the same items as `earlier`. */
+const startsWithItems = (items: readonly TranscriptItem[], earlier: readonly TranscriptItem[]): boolean =>
+  items.length >= earlier.length && earlier.every((e, k) => sameItem(items[k]!, e));
 
 const isCompactSummary = (e: TranscriptEvent): boolean =>
   e.kind === 'user' && (e.payload.origin === 'compact_summary' || e.payload.origin === 'history_checkpoint');

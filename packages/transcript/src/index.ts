@@ -27,7 +27,12 @@ export {
   writeDump,
 } from './dump-io.js';
 export { lineParts, type TranscriptDelta, Translator } from './incremental.js';
-export { IncrementalItems, type ItemsChange, type LaneClassification } from './incremental-items.js';
+export {
+  IncrementalItems,
+  type ItemsChange,
+  type LaneClassification,
+  sameItem,
+} from './incremental-items.js';
 export { SummaryFold } from './incremental-summary.js';
 export * from './items/index.js';
 export { countLines, decodeUtf8, type LineSpan, parseJsonLine, splitLines } from './lines.js';
