@@ -1,6 +1,7 @@
 // A new session stream takes its first transcript a slice at a time, so that the daemon goes on
 // answering others meanwhile. What the catalog reads in those moments must not be lost: a record
-// appended while the stream fills reaches the subscriber once, after the history, numbered on.
+// appended while the stream fills reaches the subscriber exactly once, in its history or after it,
+// and is numbered as a whole read numbers it.
 import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { loadTranscript } from '@cairn/transcript';
@@ -42,7 +43,7 @@ describe('a stream made for a long session', () => {
     for (const close of closers.splice(0)) close();
   });
 
-  it('streams a record read while it was being made once, after the history', {
+  it('streams a record read while it was being made exactly once, numbered as a whole read numbers it', {
     timeout: 60_000,
   }, async () => {
     const { path, platform, catalog, key, close } = await rolloutCatalog(20_000);

@@ -1,6 +1,5 @@
 // The items of every lane of a growing transcript, extended as events arrive rather than read
 // again: each lane keeps its classifier, which takes the lane's new events where it stopped.
-
 import type { TranscriptItem } from '@cairn/protocol';
 import type { TranscriptDelta } from './incremental.js';
 import { type Classification, Classifier, mainLaneOf } from './items/classify.js';
@@ -15,8 +14,9 @@ export interface LaneClassification {
 
 /** What one update did to the items. */
 export interface ItemsChange {
-  /** Lanes classified again from their first event: their earlier items may have changed (after a
-   * rewrite, every lane). */
+  /** Lanes whose earlier items may have changed: classified again from their first event into
+   * other items (after a rewrite, every lane). A lane classified again into the same items, only
+   * their fields changed, is not among them. */
   readonly reread: ReadonlySet<string>;
   /** Per lane, the index of its first new item (its item count before the update). */
   readonly firstNew: ReadonlyMap<string, number>;
