@@ -15,8 +15,8 @@ export interface LaneClassification {
 /** What one update did to the items. */
 export interface ItemsChange {
   /** Lanes whose earlier items may have changed: classified again from their first event into
-   * other items (after a rewrite, every lane). A lane classified again into the same items, only
-   * their fields changed, is not among them. */
+   * other items (after a rewrite, every lane). A lane whose items only changed fields (a spawning
+   * call's brief learned its subagent) is not among them. */
   readonly reread: ReadonlySet<string>;
   /** Per lane, the index of its first new item (its item count before the update). */
   readonly firstNew: ReadonlyMap<string, number>;
@@ -33,8 +33,10 @@ interface LaneState {
 
 export class IncrementalItems {
   private readonly lanes = new Map<string, LaneState>();
-  /** What of the lanes the classifiers read when they started: who spawned whom, and titles. */
+  /** What of the lanes the classifiers read: who spawned whom, and titles. */
   private laneShape = '';
+  /** Each spawning event's lane as the classifiers know it (its id and title). */
+  private spawns = new Map<string, string>();
 
   /** The lanes in the transcript's order (main first), with their items. */
   all(t: Transcript): LaneClassification[] {
@@ -50,28 +52,23 @@ export class IncrementalItems {
   update(t: Transcript, delta: TranscriptDelta): ItemsChange {
     const reread = new Set<string>();
     const firstNew = new Map<string, number>();
-    const shape = shapeOf(t);
-    // A lane whose spawn or title came to light changes items of the lane that spawned it (and
-    // of the call's twin): every lane starts again, as when the session was rewritten. Most often
-    // (a subagent's file appeared) only fields of those items change: a lane whose earlier items
-    // are still the same items, with new ones after them, counts as extended, not read again.
-    if (delta.rewritten || shape !== this.laneShape) {
-      const before = delta.rewritten ? undefined : new Map(this.lanes);
+    const byLane = new Map<string, TranscriptEvent[]>();
+    const allOf = (id: string): TranscriptEvent[] => {
+      if (byLane.size === 0) for (const [lane, list] of eventsByLane(t.events)) byLane.set(lane, list);
+      return byLane.get(id) ?? [];
+    };
+    if (delta.rewritten) {
       this.lanes.clear();
-      this.laneShape = shape;
-      const byLane = eventsByLane(t.events);
+      this.laneShape = shapeOf(t);
+      this.spawns = spawnsOf(t);
       for (const lane of lanesOf(t)) {
-        this.start(t, lane, byLane.get(lane.id) ?? []);
-        const old = before?.get(lane.id)?.classification.items;
-        const now = this.lanes.get(lane.id)!.classification.items;
-        if (before && !old) firstNew.set(lane.id, 0);
-        else if (old && startsWithItems(now, old)) firstNew.set(lane.id, old.length);
-        else reread.add(lane.id);
+        this.start(t, lane, allOf(lane.id));
+        reread.add(lane.id);
       }
       return { reread, firstNew };
     }
+    const again = this.learnLanes(t, delta);
     const added = eventsByLane(delta.added);
-    const byLane = new Map<string, TranscriptEvent[]>();
     // A message or a result read differently after the fact (a Codex message found to be a prompt)
     // changes its item and those after it: its lane is read again. A mere mark (a compaction's
     // shadow) changes no item.
@@ -87,14 +84,23 @@ export class IncrementalItems {
         firstNew.set(lane.id, 0);
         continue;
       }
+      if (again.has(lane.id)) {
+        // Most often only fields of the lane's items change: a lane whose earlier items are still
+        // the same items, with new ones after them, counts as extended, not read again.
+        const old = s.classification.items;
+        this.start(t, lane, allOf(lane.id));
+        const now = this.lanes.get(lane.id)!.classification.items;
+        if (startsWithItems(now, old)) firstNew.set(lane.id, old.length);
+        else reread.add(lane.id);
+        continue;
+      }
       if (events.length === 0 && !changed.has(lane.id)) continue;
       // Before a lane's first time, its items take the session's start, which later lanes can move;
       // a summary arriving after a compaction was read can make that compaction's item another.
       const untimed = !s.timed;
       const lateSummary = s.sawCompaction && events.some(isCompactSummary);
       if (untimed || lateSummary || changed.has(lane.id)) {
-        if (byLane.size === 0) for (const [id, list] of eventsByLane(t.events)) byLane.set(id, list);
-        this.start(t, lane, byLane.get(lane.id) ?? []);
+        this.start(t, lane, allOf(lane.id));
         reread.add(lane.id);
         continue;
       }
@@ -102,6 +108,45 @@ export class IncrementalItems {
       this.feed(s, events);
     }
     return { reread, firstNew };
+  }
+
+  /**
+   * When the lanes changed (a subagent's file appeared, a spawn or a title came to light), every
+   * classifier takes them for what comes next, and a spawning call already read is brought up to
+   * date in place. Answers the lanes that must be classified again from their first event: one
+   * whose spawning call cannot be patched so, one that became or stopped being the main lane, and
+   * one whose items still wait for a time, which the new lane may move.
+   */
+  private learnLanes(t: Transcript, delta: TranscriptDelta): Set<string> {
+    const again = new Set<string>();
+    const shape = shapeOf(t);
+    if (shape === this.laneShape) return again;
+    this.laneShape = shape;
+    const spawns = spawnsOf(t);
+    const moved = new Set<string>();
+    for (const [id, lane] of spawns) if (this.spawns.get(id) !== lane) moved.add(id);
+    for (const id of this.spawns.keys()) if (!spawns.has(id)) moved.add(id);
+    this.spawns = spawns;
+    const present = new Set<string>();
+    for (const lane of lanesOf(t)) {
+      present.add(lane.id);
+      const s = this.lanes.get(lane.id);
+      if (!s) continue;
+      if (s.isMain !== (lane.parentId === undefined) || !s.timed) again.add(lane.id);
+      else {
+        s.classifier.learnLanes(t, lane);
+        s.classification = s.classifier.result();
+      }
+    }
+    for (const id of this.lanes.keys()) if (!present.has(id)) this.lanes.delete(id);
+    if (moved.size === 0) return again;
+    const fresh = new Set(delta.added);
+    for (const e of t.events) {
+      if (!moved.has(e.id) || fresh.has(e) || again.has(e.agentId)) continue;
+      const s = this.lanes.get(e.agentId);
+      if (s && (e.kind !== 'tool_call' || !s.classifier.relink(e))) again.add(e.agentId);
+    }
+    return again;
   }
 
   private start(t: Transcript, lane: Lane, events: TranscriptEvent[]): void {
@@ -144,6 +189,13 @@ const isCompactSummary = (e: TranscriptEvent): boolean =>
 function lanesOf(t: Transcript): Lane[] {
   if (t.agents.length > 0) return t.agents;
   return [mainLaneOf(t)];
+}
+
+function spawnsOf(t: Transcript): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const lane of t.agents)
+    if (lane.spawnEventId !== undefined) out.set(lane.spawnEventId, JSON.stringify([lane.id, lane.title]));
+  return out;
 }
 
 function shapeOf(t: Transcript): string {

@@ -90,6 +90,11 @@ interface OpenCall {
   sub?: Item;
   /** The spawned agent, once known. */
   agentId?: string;
+  /** The brief's answer, once made. */
+  answer?: Item;
+  /** The later events that read or changed the brief (results, a background agent's report), in
+   * order: what a fresh read of this one call goes through when its lane comes to light. */
+  touches?: TranscriptEvent[];
 }
 
 /** Reads one lane's events into items, all at once (run) or as they arrive (push, then result). */
@@ -112,12 +117,50 @@ export class Classifier {
   private typedCommand: string | undefined;
 
   constructor(
-    private readonly t: Transcript,
-    private readonly subject: Lane,
+    private t: Transcript,
+    private subject: Lane,
     private readonly isMain: boolean,
   ) {
-    for (const lane of t.agents)
+    this.learnSpawns();
+  }
+
+  private learnSpawns(): void {
+    this.spawned.clear();
+    for (const lane of this.t.agents)
       if (lane.spawnEventId !== undefined) this.spawned.set(lane.spawnEventId, lane);
+  }
+
+  /**
+   * Takes the session's lanes as they are now, for the events still to come. Calls already read
+   * whose lane changed are brought up to date by relink.
+   */
+  learnLanes(t: Transcript, subject: Lane): void {
+    this.t = t;
+    this.subject = subject;
+    this.learnSpawns();
+  }
+
+  /**
+   * A spawning call this lane already read, whose lane came to light or changed (a subagent's file
+   * appeared, its title changed): its brief and the brief's answer become what a fresh read of
+   * the lane would make of them, in place. False when a fresh read would make other items (a call
+   * that has a brief only while its lane is known): then the lane must be classified again.
+   */
+  relink(e: TranscriptEventOf<'tool_call'>): boolean {
+    const call = this.calls.get(e.payload.callId);
+    if (!call || call.use.uuid !== e.id) return false;
+    const hasBrief = call.typeName === 'Agent' || this.spawnedBy(e) !== undefined;
+    if (!call.sub) return !hasBrief;
+    if (!hasBrief) return false;
+    // The call and what touched it, read alone with the lanes as they are now, make the brief's
+    // fields (their order included) as the whole lane's read would; only its place in time is the lane's.
+    const alone = new Classifier(this.t, this.subject, this.isMain);
+    alone.push([e, ...(call.touches ?? [])]);
+    const fresh = alone.calls.get(e.payload.callId)!;
+    call.agentId = fresh.agentId;
+    refill(call.sub, fresh.sub!);
+    if (call.answer && fresh.answer) refill(call.answer, fresh.answer);
+    return true;
   }
 
   run(): Classification {
@@ -330,6 +373,7 @@ export class Classifier {
   private taskNotification(e: TranscriptEventOf<'user'>): void {
     const n = taskNotificationOf(e.payload.text);
     const call = n.toolUseId === undefined ? undefined : this.calls.get(n.toolUseId);
+    if (call?.sub) touched(call, e);
     if (call?.sub && call.sub.result_item === undefined && n.result !== undefined) {
       // A background agent reporting back: its answer, linked to the brief that started it.
       const answer = this.emit(
@@ -344,6 +388,7 @@ export class Classifier {
         }),
       );
       call.sub.result_item = answer.uuid;
+      call.answer = answer;
       return;
     }
     this.emit(
@@ -422,6 +467,7 @@ export class Classifier {
     });
     call.use.result_item ??= result.uuid;
     if (!call.sub) return;
+    touched(call, e);
     const agentId = str(e.payload.agentId) ?? call.agentId;
     if (agentId !== undefined) {
       call.agentId = agentId;
@@ -442,6 +488,7 @@ export class Classifier {
       `${e.id}${SUB_SUFFIX}`,
     );
     call.sub.result_item = answer.uuid;
+    call.answer = answer;
   }
 
   /** A spawn recorded only as a system event (no call of its own): the brief is all there is. */
@@ -560,6 +607,19 @@ export class Classifier {
         this.unknown(e);
     }
   }
+}
+
+/** Notes an event that read or changed the call's brief. */
+function touched(call: OpenCall, e: TranscriptEvent): void {
+  if (call.touches) call.touches.push(e);
+  else call.touches = [e];
+}
+
+/** Gives `item` the fields of `like`, in their order, keeping its own place in time. */
+function refill(item: Item, like: Item): void {
+  const { at, turn } = item;
+  for (const key of Object.keys(item)) delete (item as Fields)[key];
+  Object.assign(item, like, { at, turn });
 }
 
 /** What a spawned agent answered, as text. */
