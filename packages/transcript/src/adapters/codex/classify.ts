@@ -292,6 +292,12 @@ function readMeta(session: ClassifiedSession, r: CodexRecord, p: Json): void {
 const isUserItem = (r: CodexRecord): boolean =>
   r.type === 'response_item' && r.sub === 'message' && r.payload?.role === 'user';
 
+/** User messages whose reading a later record changed, by record index. */
+export interface PromptChanges {
+  prompted: number[];
+  unprompted: number[];
+}
+
 /** What a later record of the file says about earlier ones: found before they are classified. */
 export class Prescan {
   /** response_item user messages that an event_msg user_message mirrors: prompts. */
@@ -315,6 +321,9 @@ export class Prescan {
   private pendingContextCompacted: number | undefined;
   /** The position in `own` of a user_message last among the records read, whose pair may follow. */
   private waitingUser: number | undefined;
+  /** A user message last among the records read, which a user_message right after it would mirror:
+   * taken for the prompt it most often is until the next record says (see add). */
+  trailingUser: number | undefined;
   // Earlier records whose reading a later one can change: what the next record would undo.
   private readonly defaultPrompts: number[] = [];
   private readonly agentMessages: number[] = [];
@@ -325,9 +334,15 @@ export class Prescan {
   /**
    * Reads records from index `from` on (those before were read by earlier calls and are already
    * classified). Answers whether they change how an earlier record reads beyond what a patch
-   * mends ('rewrite'), else the earlier user messages that became prompts.
+   * mends ('rewrite'), else the earlier user messages that became prompts and the one that stopped
+   * being one (the last user message read before, which no user_message came to mirror).
    */
-  add(recs: readonly CodexRecord[], firstIndex: number, copyEnd: number, from: number): number[] | 'rewrite' {
+  add(
+    recs: readonly CodexRecord[],
+    firstIndex: number,
+    copyEnd: number,
+    from: number,
+  ): PromptChanges | 'rewrite' {
     const start = this.own.length;
     const hadUserMessages = this.hasUserMessages;
     for (let i = from; i < recs.length; i++)
@@ -413,7 +428,16 @@ export class Prescan {
       if (this.defaultPrompts.some((i) => earlier(i) && !this.prompts.has(i))) rewrite = true;
       this.defaultPrompts.length = 0;
     }
-    return rewrite ? 'rewrite' : prompted;
+    // Codex writes a typed prompt twice, its user_message right after the message; a read that
+    // ends between the two would otherwise take the message for injected context first.
+    const trailing = this.trailingUser;
+    const last = this.own[this.own.length - 1];
+    this.trailingUser = this.hasUserMessages && pairable(last) ? last : undefined;
+    const unprompted =
+      trailing !== undefined && trailing !== this.trailingUser && !this.prompts.has(trailing)
+        ? [trailing]
+        : [];
+    return rewrite ? 'rewrite' : { prompted, unprompted };
   }
 }
 
@@ -432,7 +456,8 @@ function responseItem(r: CodexRecord, p: Json, i: number, scan: Prescan): Item {
     if (role !== 'user') return unknown(r);
     const origin = scan.injected.has(i) ? scan.injected.get(i) : injectedOrigin(messageText(p.content).text);
     if (origin !== undefined) return { kind: 'user', rec: r, origin };
-    if (scan.hasUserMessages && !scan.prompts.has(i)) return { kind: 'user', rec: r, origin: 'injected' };
+    if (scan.hasUserMessages && !scan.prompts.has(i) && scan.trailingUser !== i)
+      return { kind: 'user', rec: r, origin: 'injected' };
     return { kind: 'user', rec: r };
   }
   if (sub === 'reasoning') return { kind: 'reasoning', rec: r };

@@ -1,7 +1,8 @@
 // The summary numbers of a rollout read one line at a time, without keeping its records. It
 // decides what each record counts for by the rules of classify.ts, which looks ahead over the
 // whole file; here each look-ahead is a small pending state settled by the records that follow:
-// - a user_message waits one record for the user message it may mirror;
+// - a user_message waits one record for the user message it may mirror, and a user message for
+//   the user_message that may mirror it (one last in the file is a prompt);
 // - user messages read as prompts before the file's first user_message stop being prompts there;
 // - a context_compacted waits for the compacted record that would make it a mirror;
 // - agent_message and agent_reasoning times wait for the end of the file (they count only when it
@@ -334,6 +335,9 @@ class RolloutState {
     const f = this.file;
     if (f.pendingUm) this.userEvent(f.pendingUm.text, f.pendingUm.ts);
     f.pendingUm = undefined;
+    // A user message last in the file, which nothing came to mirror, is taken for a prompt.
+    if (f.lastUser && f.hasUserMessages) this.prompts.push(f.lastUser.text);
+    f.lastUser = undefined;
     if (f.pendingContext) this.compacted(f.pendingContext.ts);
     f.pendingContext = undefined;
     if (f.agentMessages && !f.hasAssistantItems) {

@@ -81,7 +81,8 @@ export class RolloutEvents {
   readonly events: TranscriptEvent[] = [];
   readonly skipped: SkippedRecord[] = [];
   private readonly callEvents = new Map<string, string>();
-  /** The user event of each record, so a message found later to be a prompt is read as one. */
+  /** The user event of each user message record, so one whose reading a later record changes
+   * (found to be a prompt, or to be none) is read anew in place. */
   private readonly userEvents = new Map<CodexRecord, TranscriptEvent>();
   // Which request produced an output: Codex writes a request's snapshot after its outputs in
   // recent generations and before them in older ones. Outputs wait for the next snapshot; a
@@ -124,6 +125,19 @@ export class RolloutEvents {
     if (e?.kind !== 'user' || e.payload.origin !== 'injected') return undefined;
     delete e.payload.synthetic;
     delete e.payload.origin;
+    return e;
+  }
+
+  /** A user message read as a prompt for want of the record after it, which shows it to be injected. */
+  unprompt(rec: CodexRecord): TranscriptEvent | undefined {
+    const e = this.userEvents.get(rec);
+    if (e?.kind !== 'user' || e.payload.origin !== undefined) return undefined;
+    // The payload's members in the order a first read gives them.
+    const { images } = e.payload;
+    delete e.payload.images;
+    e.payload.synthetic = true;
+    e.payload.origin = 'injected';
+    if (images !== undefined) e.payload.images = images;
     return e;
   }
 
@@ -171,7 +185,8 @@ export class RolloutEvents {
           }
           if (images > 0) payload.images = images;
           const e = push(it, 'user', payload);
-          if (it.origin === 'injected') this.userEvents.set(r, e);
+          if (r.type === 'response_item' && (it.origin === undefined || it.origin === 'injected'))
+            this.userEvents.set(r, e);
           this.openRequest = undefined;
           break;
         }
@@ -335,8 +350,8 @@ export class CodexTranslation implements IncrementalTranslation {
     // A copied parent history that now ends elsewhere among records already read.
     if (Math.min(copyEnd, from) !== Math.min(this.copyEnd, from)) return ok('rewrite');
     this.copyEnd = copyEnd;
-    const prompted = this.scan.add(this.recs, this.firstIndex, copyEnd, from);
-    if (prompted === 'rewrite') return ok('rewrite');
+    const changes = this.scan.add(this.recs, this.firstIndex, copyEnd, from);
+    if (changes === 'rewrite') return ok('rewrite');
 
     const items: Item[] = [];
     for (let i = from; i < this.recs.length; i++)
@@ -348,8 +363,12 @@ export class CodexTranslation implements IncrementalTranslation {
     const before = this.events.events.length;
     const updated = this.events.add(items);
     const revised: TranscriptEvent[] = [];
-    for (const i of prompted) {
+    for (const i of changes.prompted) {
       const e = this.events.prompt(this.recs[i]!);
+      if (e) revised.push(e);
+    }
+    for (const i of changes.unprompted) {
+      const e = this.events.unprompt(this.recs[i]!);
       if (e) revised.push(e);
     }
     appendAll(updated, revised);
