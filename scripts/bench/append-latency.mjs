@@ -73,6 +73,18 @@ export function prepareLongSession({ source, claudeHome, project, lines, appends
     }
   }
   const fresh = splitLines(rewrite(text, replica + 9_999));
+  // The first lines of one of the source's subagents, as a new subagent of this session.
+  const sideDir = source.path.replace(/\.jsonl$/, '');
+  const subFile = existsSync(sideDir)
+    ? files(sideDir).find((f) => /\/agent-a[0-9a-f]+\.jsonl$/.test(f) && !f.includes('acompact'))
+    : undefined;
+  let subagent;
+  if (subFile) {
+    const oldId = /agent-(a[0-9a-f]+)\.jsonl$/.exec(subFile)[1];
+    const id = `b${replica.toString(16)}`;
+    const subLines = splitLines(rewrite(readFileSync(subFile, 'utf8'), replica + 9_998)).slice(0, 3);
+    subagent = { id, lines: subLines.map((l) => l.replaceAll(oldId, id)) };
+  }
   // From the middle of a copy: replies, tool calls and results rather than the session's opening.
   const from = Math.max(0, Math.min(fresh.length - appends, Math.floor(fresh.length / 3)));
   const appended = fresh.slice(from, from + appends);
@@ -80,7 +92,7 @@ export function prepareLongSession({ source, claudeHome, project, lines, appends
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${sid}.jsonl`);
   writeFileSync(path, history.join(''));
-  return { sid, path, appended, cut: history.length };
+  return { sid, path, appended, cut: history.length, subagent };
 }
 
 /** The record uuids a frame carries items of: the items' own, or a prompt's message id. */
@@ -97,7 +109,6 @@ function uuidsOf(f) {
   return out;
 }
 
-/** The record uuids of a session's history, as a new subscriber receives it. */
 /**
  * Times a client resuming the stream after `afterSeq`, as one back from a dropped connection does:
  * from its subscription to the run_state frame that ends what it is sent.
@@ -120,6 +131,7 @@ async function resumeMs(server, topic, afterSeq) {
   }
 }
 
+/** The record uuids of a session's history, as a new subscriber receives it. */
 async function historyUuids(server, topic) {
   const uuids = new Set();
   let done;
@@ -177,7 +189,9 @@ export async function measureAppends({
   const gotHistory = new Promise((resolve) => {
     ready = resolve;
   });
+  const laneFrames = new Map();
   const onFrame = (f, at) => {
+    if (typeof f.agent_id === 'string' && !laneFrames.has(f.agent_id)) laneFrames.set(f.agent_id, at);
     if (typeof f.seq === 'number' && f.type !== 'run_state') lastSeq = Math.max(lastSeq, f.seq);
     if (f.type === 'session_ready' || f.type === 'session_ready_end') {
       if (historySeen) historyResends++;
@@ -223,6 +237,7 @@ export async function measureAppends({
     // Clients back from a dropped connection, each after the last few events it saw.
     const resumes = [];
     for (let i = 0; i < RESUMES; i++) resumes.push(await resumeMs({ port, token }, topic, lastSeq - 20));
+    const newLane = session.subagent ? await newLaneMs({ port, token }, session, laneFrames) : undefined;
     await client.request('topic_unsubscribe', { topic });
     // A line never streamed but in the history a new subscriber gets would be a lost append.
     const history = await historyUuids({ port, token }, topic);
@@ -238,11 +253,40 @@ export async function measureAppends({
       kind: kinds[i],
       ms: arrivedAt[i] === undefined ? undefined : arrivedAt[i] - w,
     }));
-    return { appends: n, latencies, noItem, lost, historyResends, early, byLine, resumes };
+    return { appends: n, latencies, noItem, lost, historyResends, early, byLine, resumes, newLane };
   } finally {
     closeSync(fd);
     client.close();
   }
+}
+
+/**
+ * Writes the session's new subagent file and times its lane's first frame on the followed stream,
+ * and the longest a ping from another client waits meanwhile (what the daemon stalls everyone for).
+ */
+async function newLaneMs(server, session, laneFrames) {
+  const pinger = await Client.connect(server);
+  let stall = 0;
+  let pinging = true;
+  const pings = (async () => {
+    while (pinging) {
+      const t = performance.now();
+      await pinger.request('ping');
+      stall = Math.max(stall, performance.now() - t);
+      await sleep(20);
+    }
+  })();
+  const dir = join(session.path.replace(/\.jsonl$/, ''), 'subagents');
+  mkdirSync(dir, { recursive: true });
+  const t0 = performance.now();
+  writeFileSync(join(dir, `agent-${session.subagent.id}.jsonl`), session.subagent.lines.join(''));
+  while (!laneFrames.has(session.subagent.id) && performance.now() - t0 < 10_000) await sleep(5);
+  const at = laneFrames.get(session.subagent.id);
+  await sleep(500);
+  pinging = false;
+  await pings;
+  pinger.close();
+  return { ms: at === undefined ? Number.NaN : at - t0, stall };
 }
 
 /** Resumes timed after the appends of each scenario. */
@@ -305,13 +349,13 @@ async function main() {
     'append → frame latency, by the length of the session appended to (appends from 3 s after its history):',
   );
   console.log(
-    `  ${'lines'.padStart(8)}  ${'p50'.padStart(9)}  ${'p95'.padStart(9)}  ${'max'.padStart(9)}  reached  (resume p50)`,
+    `  ${'lines'.padStart(8)}  ${'p50'.padStart(9)}  ${'p95'.padStart(9)}  ${'max'.padStart(9)}  reached  (resume p50; new subagent: first frame, longest ping)`,
   );
   const ms = (x) => `${Number.isFinite(x) ? x.toFixed(1) : '?'} ms`;
   for (const r of rows) {
     const p95 = percentile(r.latencies, 95);
     console.log(
-      `  ${String(r.lines).padStart(8)}  ${ms(percentile(r.latencies, 50)).padStart(9)}  ${ms(p95).padStart(9)}  ${ms(Math.max(...r.latencies)).padStart(9)}  ${r.latencies.length}/${r.appends}${p95 < 50 ? '' : '  MISSES p95 < 50 ms'}${r.lost ? `  ${r.lost} LOST` : ''}${r.historyResends ? `  history sent again ${r.historyResends}x` : ''}  (${ms(percentile(r.resumes, 50))})`,
+      `  ${String(r.lines).padStart(8)}  ${ms(percentile(r.latencies, 50)).padStart(9)}  ${ms(p95).padStart(9)}  ${ms(Math.max(...r.latencies)).padStart(9)}  ${r.latencies.length}/${r.appends}${p95 < 50 ? '' : '  MISSES p95 < 50 ms'}${r.lost ? `  ${r.lost} LOST` : ''}${r.historyResends ? `  history sent again ${r.historyResends}x` : ''}  (${ms(percentile(r.resumes, 50))}${r.newLane ? `; ${ms(r.newLane.ms)}, ${ms(r.newLane.stall)}` : ''})`,
     );
   }
   const p95s = rows.map((r) => percentile(r.latencies, 95));

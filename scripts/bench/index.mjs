@@ -233,6 +233,12 @@ async function run() {
         `p50 ${msText(percentile(r.resumes, 50))}  max ${msText(Math.max(...r.resumes))}`,
         `${r.resumes.length} clients, each after the last 20 events it saw`,
       );
+      if (r.newLane)
+        row(
+          `   a subagent's file appears, ${sc.name}`,
+          `first frame ${msText(r.newLane.ms)}  longest ping ${msText(r.newLane.stall)}`,
+          'its lane on the followed stream; a ping from another client meanwhile',
+        );
       const noItem = Object.entries(r.noItem).map(([k, v]) => `${v} ${k}`);
       if (noItem.length > 0)
         console.log(`      records that make no item (nothing to stream): ${noItem.join(', ')}`);
