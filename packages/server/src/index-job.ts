@@ -12,7 +12,7 @@ import {
 import type { IndexDoc } from './index-db.js';
 import { type ListingFacts, listingFacts } from './listing.js';
 import { turnInFlight } from './run-state.js';
-import { laneItems, searchDocs } from './search-docs.js';
+import { type LaneItems, laneDocs, laneItems } from './search-docs.js';
 import { type FileStamp, stamp } from './source-files.js';
 
 export interface IndexJob {
@@ -67,6 +67,28 @@ export function docBatches(docs: readonly IndexDoc[], asJson = false): DocBatch[
   return out;
 }
 
+/**
+ * The documents of the lanes' items in batches as docBatches cuts them, each batch made (and for a
+ * worker written as JSON) before the next: a session's documents are never all held as objects at
+ * once beside their JSON, which for a long rollout is as large as the file.
+ */
+export function laneDocBatches(lanes: readonly LaneItems[], asJson: boolean): DocBatch[] {
+  const out: DocBatch[] = [];
+  let batch: IndexDoc[] = [];
+  for (const lane of lanes)
+    for (let i = 0; i < lane.classification.items.length; i++) {
+      laneDocs(lane, i, batch, NONE, i + 1);
+      if (batch.length === DOCS_PER_WRITE) {
+        out.push(asJson ? JSON.stringify(batch) : batch);
+        batch = [];
+      }
+    }
+  if (batch.length > 0) out.push(asJson ? JSON.stringify(batch) : batch);
+  return out;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
 export const docsOf = (batch: DocBatch): readonly IndexDoc[] =>
   typeof batch === 'string' ? (JSON.parse(batch) as IndexDoc[]) : batch;
 
@@ -91,7 +113,7 @@ export async function prepareIndex(
     inFlight: turnInFlight(t),
     listing: listingFacts(job.agent, t, lanes),
     session: headFactsOf(t),
-    docs: docBatches(searchDocs(lanes), opts.json),
+    docs: laneDocBatches(lanes, opts.json ?? false),
     stamps,
   };
 }
