@@ -58,15 +58,20 @@ async function summarizeAll(
 ): Promise<number> {
   const heads: FoundSession[] = [];
   const errors: { ref: string; error: string }[] = [];
-  // Every file is read in full below, so the sessions are found without the listing's head reads.
-  for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
-    if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
-    else heads.push(entry);
+  // Every file is read in full below, so the sessions are found without the listing's head reads;
+  // the workers start on the first ones found while the folders are still being walked.
+  async function* targets() {
+    for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
+      if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
+      else {
+        heads.push(entry);
+        yield { path: entry.path, agent: entry.agent, sessionId: entry.id };
+      }
+    }
   }
   const progress = progressBar('summarizing');
-  const targets = heads.map((h) => ({ path: h.path, agent: h.agent, sessionId: h.id }));
   // Sessions are independent: spread them over worker threads, each reading its own files.
-  const results = await runInPool('summary', targets, {
+  const results = await runInPool('summary', targets(), {
     env: platform.env,
     homeDir: platform.homeDir,
     onDone: (done, total) => progress.update(done, total),
