@@ -1,7 +1,14 @@
 // Turning a <ref> (path, session id or unique id prefix) into a session target.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { listSessions, type SessionHead, type SessionPlatform, type SessionTarget } from '@cairn/transcript';
+import {
+  discoverSessions,
+  findSession,
+  listSessions,
+  type SessionHead,
+  type SessionPlatform,
+  type SessionTarget,
+} from '@cairn/transcript';
 import { Failure } from './usage.js';
 
 export interface ResolvedRef {
@@ -44,4 +51,19 @@ function looksLikePath(ref: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Which agent's session a path names, and its id when the file lies in an agent's home (found by
+ * walking the homes' folder names, no file read); for a file elsewhere only the agent its content
+ * shows. Undefined when no adapter takes the file.
+ */
+export async function nameOfPath(
+  platform: SessionPlatform,
+  target: SessionTarget,
+): Promise<{ agent: string; id?: string } | undefined> {
+  for await (const entry of discoverSessions(platform, target.agent ? { agent: target.agent } : {}))
+    if (!('ref' in entry) && resolve(entry.path) === target.path) return { agent: entry.agent, id: entry.id };
+  const found = await findSession(platform, target);
+  return found.ok ? { agent: found.value.adapter.id } : undefined;
 }

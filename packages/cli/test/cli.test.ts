@@ -52,6 +52,9 @@ describe.skipIf(!corpus)('cairn CLI', () => {
     const { prompts: _, ...expected } = foldTranscript(loaded.value);
     expect(out.summary).toMatchObject(expected);
     expect(out.version).toBe(2);
+    // A path names the session as an id would: its agent and id, found from the homes.
+    expect(out).toMatchObject({ agent: 'claude-code', id: LONG, path });
+    expect(cairn(['summary', path], env).stdout.split('\n')[0]).toBe(`claude-code ${LONG}`);
   });
 
   it('summarizes every session with --all', () => {

@@ -10,7 +10,7 @@ import {
 } from '@cairn/transcript';
 import { count, oneLine } from '../format.js';
 import { progressBar } from '../progress.js';
-import { resolveRef } from '../refs.js';
+import { nameOfPath, resolveRef } from '../refs.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
 const USAGE = 'cairn summary <ref> | --all [--agent A] [--json]';
@@ -38,9 +38,11 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
   const { target, head } = await resolveRef(platform, positionals[0]!, values.agent);
   const result = await summarizeSession(platform, target, { prompts: { maxChars: 200 } });
   if (!result.ok) throw new Failure(result.error.message);
+  // A path names no session by itself: the homes say whose it is.
+  const named = head ?? (await nameOfPath(platform, target));
   const row: Row = {
-    agent: head?.agent ?? target.agent ?? '',
-    id: head?.id ?? target.sessionId ?? '',
+    agent: named?.agent ?? target.agent ?? '',
+    id: named?.id ?? target.sessionId ?? '',
     path: target.path,
     ...(head?.mainFileMissing ? { mainFileMissing: true as const } : {}),
     summary: result.value,
