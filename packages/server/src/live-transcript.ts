@@ -15,6 +15,7 @@ import {
   type Result,
   readParts,
   readSessionFiles,
+  type SessionAdapter,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
   type SourceFile,
@@ -53,6 +54,8 @@ export class LiveTranscript {
   /** What the last read added, or undefined when it read the session from the start. */
   delta: LiveDelta | undefined;
   private translator: Translator | undefined;
+  /** The session's adapter, once a read found it: where its parts may be cut. */
+  private adapter: SessionAdapter | undefined;
   private items = new IncrementalItems();
   private fold = new SummaryFold();
   private readonly tally: ListingTally;
@@ -76,6 +79,7 @@ export class LiveTranscript {
     const found = await findSession(platform, { agent: this.agent, path });
     if (!found.ok) return found;
     const { adapter, paths } = found.value;
+    this.adapter = adapter;
     const first = this.translator === undefined;
     this.translator ??= new Translator(adapter);
     const before = new Map(this.lanes.map((l) => [l, l.keys.length]));
@@ -113,7 +117,7 @@ export class LiveTranscript {
     const files = await readSessionFiles(platform, paths);
     if (!files.ok) return this.failed(files);
     if (!first) return this.push(files.value, 'on');
-    const parts = lineParts(files.value, this.partBytes);
+    const parts = lineParts(files.value, this.partBytes, this.adapter?.keepWithNext);
     for (const [i, part] of parts.slice(0, -1).entries()) {
       const pushed = this.push(part, i === 0 ? 'start' : 'on');
       if (!pushed.ok) return pushed;
@@ -169,7 +173,14 @@ export class LiveTranscript {
     this.ends.clear();
     const [main, ...others] = paths as [string, ...string[]];
     let pushed: Pushed | undefined;
-    for await (const part of readParts(platform, main, this.partBytes, undefined, ends[0])) {
+    for await (const part of readParts(
+      platform,
+      main,
+      this.partBytes,
+      undefined,
+      ends[0],
+      this.adapter?.keepWithNext,
+    )) {
       const files: SourceFile[] = [part];
       if (part.last)
         for (const [i, path] of others.entries())

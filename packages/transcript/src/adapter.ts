@@ -132,6 +132,12 @@ export interface SessionAdapter {
    */
   incremental?(): IncrementalTranslation;
   /**
+   * Optional, pure: whether a read in parts should not end a part after this line (a record the
+   * one after it settles the reading of), so that guessing at it and reading it again is left to
+   * a live read that ends there.
+   */
+  keepWithNext?(line: Uint8Array): boolean;
+  /**
    * An optional fast pass that computes the summary without building events. It must give the
    * same numbers as foldTranscript(translate(files)). It always returns every prompt in full
    * (`prompts`); the library cuts them to what the caller asked for.

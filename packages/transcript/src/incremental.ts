@@ -4,6 +4,7 @@
 import type { SessionAdapter, SourceFile, TranslatedSession } from './adapter.js';
 import { finishTranscript } from './load.js';
 import type { Transcript, TranscriptEvent, TranscriptEventOf } from './model.js';
+import { partCut } from './read.js';
 import { ok, type Result, type UnknownFormatGeneration } from './result.js';
 
 /** What one push did to the transcript. */
@@ -161,12 +162,17 @@ export class Translator {
  * when it was compressed) cut after a line every `partBytes`, its other files joining whole at the
  * end (the last part is `files` itself).
  */
-export function lineParts(files: readonly SourceFile[], partBytes: number): (readonly SourceFile[])[] {
+export function lineParts(
+  files: readonly SourceFile[],
+  partBytes: number,
+  keepWithNext?: (line: Uint8Array) => boolean,
+): (readonly SourceFile[])[] {
   const main = files[0];
   const parts: SourceFile[][] = [];
   if (!main) return [files];
   for (let from = 0; from + partBytes < main.data.length; ) {
-    let cut = main.data.lastIndexOf(10, from + partBytes - 1) + 1;
+    const window = main.data.subarray(from, from + partBytes);
+    let cut = from + partCut(window, window.length, keepWithNext);
     // One line longer than a part: the cut goes after it.
     if (cut <= from) cut = main.data.indexOf(10, from + partBytes) + 1;
     if (cut === 0 || cut >= main.data.length) break;

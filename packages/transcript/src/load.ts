@@ -32,7 +32,7 @@ export async function loadTranscript(
   // goes in parts through the translation, so that only a part's parsed lines are alive at once.
   if (adapter.incremental && (files.value[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
     const translator = new Translator(adapter);
-    for (const part of lineParts(files.value, LOAD_PART_BYTES)) {
+    for (const part of lineParts(files.value, LOAD_PART_BYTES, adapter.keepWithNext)) {
       const pushed = translator.push(part);
       if (!pushed.ok) return pushed;
     }
@@ -60,7 +60,7 @@ async function loadInParts(
 ): Promise<Result<Transcript, LoadTranscriptError> | 'rewrite'> {
   const [main, ...others] = paths as [string, ...string[]];
   const translator = new Translator(adapter);
-  const parts = readParts(platform, main, LOAD_PART_BYTES, options.signal);
+  const parts = readParts(platform, main, LOAD_PART_BYTES, options.signal, undefined, adapter.keepWithNext);
   let bytes = 0;
   for (let first = true; ; first = false) {
     let next: IteratorResult<FilePart>;

@@ -143,6 +143,8 @@ export async function* readParts(
   signal?: AbortSignal,
   /** Where to stop: the end of the file when not given. */
   end = Number.POSITIVE_INFINITY,
+  /** Lines a part may not end after (see SessionAdapter.keepWithNext). */
+  keepWithNext?: (line: Uint8Array) => boolean,
 ): AsyncGenerator<FilePart> {
   let start = 0;
   let size = partBytes;
@@ -158,7 +160,7 @@ export async function* readParts(
       yield { path, data, start, last: true };
       return;
     }
-    const cut = data.lastIndexOf(10) + 1;
+    const cut = partCut(data, data.length, keepWithNext);
     // A line longer than the part: read again with room for it.
     if (cut === 0) {
       size *= 2;
@@ -168,4 +170,20 @@ export async function* readParts(
     start += cut;
     size = partBytes;
   }
+}
+
+/**
+ * Where a part of `data` cut at `end` or before ends: after its last whole line, or after an earlier
+ * one when `keepWithNext` holds the last lines to the part after. 0 when no whole line fits; a part
+ * of lines that all keep with the next still ends after its last.
+ */
+export function partCut(data: Uint8Array, end: number, keepWithNext?: (line: Uint8Array) => boolean): number {
+  const last = data.lastIndexOf(10, end - 1) + 1;
+  if (!keepWithNext || last === 0) return last;
+  for (let cut = last; cut > 0; ) {
+    const start = data.lastIndexOf(10, cut - 2) + 1;
+    if (!keepWithNext(data.subarray(start, cut - 1))) return cut;
+    cut = start;
+  }
+  return last;
 }

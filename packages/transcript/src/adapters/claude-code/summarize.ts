@@ -6,6 +6,7 @@
 // Every line it does not parse in full is still decoded and checked in full to be exactly what
 // JSON.parse would accept, so a damaged line is dropped by both passes or by neither.
 import type { SourceFile, SummaryPass } from '../../adapter.js';
+import { bytesOf, indexOfBytes } from '../../bytes.js';
 import { parseJson } from '../../depth.js';
 import { lastMember, type MemberRange, objectMembers, stringText } from '../../json-check.js';
 import { skimElements, skimMembers } from '../../json-skim.js';
@@ -13,7 +14,6 @@ import { decodeUtf8, type LineSpan, parseJsonLine, splitLines } from '../../line
 import type { Capability, SessionSummaryWithPrompts, Usage } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { SummaryTally } from '../../tally.js';
-import { bytesOf, indexOfBytes } from './bytes.js';
 import { subagentFolderSession } from './files.js';
 import { bytesAt } from './members.js';
 import { hasOneByteView, recordFromBytes, UNSETTLED } from './one-byte.js';

@@ -4,6 +4,7 @@ import { detectRollout } from './detect.js';
 import { rolloutFiles } from './files.js';
 import { codexHomes } from './homes.js';
 import { codexLastRecordAt, discoverRollouts, listRollouts } from './list.js';
+import { isUserMessageLine } from './part-cut.js';
 import { codexSummaryPass, summarizeRollouts } from './summarize.js';
 import { CodexTranslation, translateRollouts } from './translate.js';
 
@@ -19,6 +20,8 @@ export const codexAdapter: SessionAdapter = {
   lastRecordAt: codexLastRecordAt,
   translate: translateRollouts,
   incremental: () => new CodexTranslation(),
+  // A user message is a prompt when a user_message follows it, else injected context.
+  keepWithNext: isUserMessageLine,
   summarize: summarizeRollouts,
   summaryPass: codexSummaryPass,
 };

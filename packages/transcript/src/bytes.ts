@@ -1,4 +1,4 @@
-// Byte searches the summary pass uses to decide what to parse.
+// Byte searches for passes that decide from a line's bytes what to parse.
 
 const encoder = new TextEncoder();
 
