@@ -109,6 +109,18 @@ const RECENT_LOADS = 4;
 
 type Task = () => Promise<void>;
 
+interface IndexOptions {
+  /** Keep the session's files in the cache, for reads of what they gain. */
+  cache: boolean;
+  /** A file was written anew: a followed session's translation starts over. */
+  replaced?: boolean;
+  /** A followed session's read takes the lines the last one held back. */
+  release?: boolean;
+}
+
+/** How long a followed session's read leaves unread a line whose meaning waits on the next record. */
+const HOLD_MS = 500;
+
 export class Catalog {
   readonly stats = new ReadStats();
   readonly files: SourceFiles;
@@ -118,6 +130,8 @@ export class Catalog {
   private readonly latest = new Map<string, Loaded>();
   /** Followed sessions' translations, continued on each read instead of started over. */
   private readonly live = new Map<string, LiveTranscript>();
+  /** Followed sessions whose last read held lines back, each with the read that will take them. */
+  private readonly releases = new Map<string, NodeJS.Timeout>();
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
   private readonly roots: { root: string; agent: string }[] = [];
   private readonly urgent: Task[] = [];
@@ -227,6 +241,8 @@ export class Catalog {
   close(): void {
     this.closed = true;
     this.watcher?.close();
+    for (const timer of this.releases.values()) clearTimeout(timer);
+    this.releases.clear();
   }
 
   /** Resolves when no work is queued: the index matches the files as last seen. */
@@ -323,7 +339,7 @@ export class Catalog {
     }
     this.followed.delete(key);
     this.latest.delete(key);
-    this.live.delete(key);
+    this.forgetLive(key);
   }
 
   /** The transcript of a session as the files are now, through the cache when it holds them. */
@@ -638,11 +654,11 @@ export class Catalog {
    * Reads a session and records its documents, summary and files: a followed one read on from where
    * its last read stopped, any other whole (on a worker thread when there are workers).
    */
-  private async index(key: string, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
+  private async index(key: string, opts: IndexOptions): Promise<void> {
     const e = this.sessions.get(key);
     if (!e) return;
     // A file written anew starts a followed session's translation over.
-    if (opts.replaced) this.live.delete(key);
+    if (opts.replaced) this.forgetLive(key);
     let live = this.live.get(key);
     if (!live && this.followed.has(key)) {
       live = new LiveTranscript(e.agent, { files: this.files });
@@ -652,21 +668,20 @@ export class Catalog {
     else await this.indexWhole(e, opts);
   }
 
-  private async indexLive(
-    e: SessionEntry,
-    live: LiveTranscript,
-    opts: { cache: boolean; replaced?: boolean },
-  ): Promise<void> {
+  private async indexLive(e: SessionEntry, live: LiveTranscript, opts: IndexOptions): Promise<void> {
     const stamps = await this.stampFiles(e, true);
-    const loaded = await live.read(this.platform(), e.head.path).catch((cause: unknown) => {
+    const read = live.read(this.platform(), e.head.path, { holdBack: !opts.release });
+    const loaded = await read.catch((cause: unknown) => {
       // A defect in translation fails this session alone, and says so, rather than the caller.
-      this.live.delete(e.key);
+      this.forgetLive(e.key);
       return { ok: false as const, error: { message: `reading it failed: ${String(cause)}` } };
     });
     if (!loaded.ok) {
       await this.recordFailure(e, stamps, loaded.error.message);
       return;
     }
+    if (live.heldBack) this.armRelease(e.key);
+    else this.cancelRelease(e.key);
     const t = loaded.value;
     const lanes = live.lanes;
     const summary = live.summary(t);
@@ -697,7 +712,33 @@ export class Catalog {
     this.emitHeads([e], []);
   }
 
-  private async indexWhole(e: SessionEntry, opts: { cache: boolean; replaced?: boolean }): Promise<void> {
+  /**
+   * After a followed session's read held lines back, a read that takes them HOLD_MS later, unless
+   * an append comes first (its read takes them with what follows): a line a writer stops after is
+   * still shown, a moment late.
+   */
+  private armRelease(key: string): void {
+    this.cancelRelease(key);
+    const timer = setTimeout(() => {
+      this.releases.delete(key);
+      if (this.closed || !this.live.has(key)) return;
+      void this.enqueue(() => this.index(key, { cache: true, release: true }));
+    }, HOLD_MS);
+    timer.unref();
+    this.releases.set(key, timer);
+  }
+
+  private cancelRelease(key: string): void {
+    clearTimeout(this.releases.get(key));
+    this.releases.delete(key);
+  }
+
+  private forgetLive(key: string): void {
+    this.live.delete(key);
+    this.cancelRelease(key);
+  }
+
+  private async indexWhole(e: SessionEntry, opts: IndexOptions): Promise<void> {
     const job: IndexJob = { agent: e.agent, path: e.head.path, files: e.head.files };
     let prepared: PreparedIndex;
     if (this.workers) {
@@ -899,7 +940,7 @@ export class Catalog {
     this.forgetFiles(e);
     this.sessions.delete(e.key);
     this.latest.delete(e.key);
-    this.live.delete(e.key);
+    this.forgetLive(e.key);
     this.grewAt.delete(e.key);
     this.options.db.removeSession(e.key);
     this.emitHeads([], [e]);

@@ -9,6 +9,7 @@ import { setImmediate } from 'node:timers/promises';
 import {
   fileEnd,
   findSession,
+  heldLinesFrom,
   IncrementalItems,
   type LoadTranscriptError,
   lineParts,
@@ -41,6 +42,17 @@ export interface LiveDelta {
   readonly docs: IndexDoc[];
 }
 
+export interface LiveReadOptions {
+  /**
+   * Leave unread, until the files grow, the lines at the end of what they gained that the adapter
+   * reads only with the next record (a Codex user message, a prompt or injected context by what
+   * follows it). Read alone, such a line is a guess, and a wrong guess classifies its lane again
+   * when the next record comes, at a cost that grows with the session. `heldBack` tells whether
+   * the read left any; a read without this option takes them.
+   */
+  holdBack?: boolean;
+}
+
 export interface LiveTranscriptOptions {
   /** Where the session's JSONL files are held between reads; its own when not given. */
   files?: SourceFiles;
@@ -53,6 +65,8 @@ export class LiveTranscript {
   lanes: LaneItems[] = [];
   /** What the last read added, or undefined when it read the session from the start. */
   delta: LiveDelta | undefined;
+  /** Whether the last read left lines unread for the next one (see LiveReadOptions.holdBack). */
+  heldBack = false;
   private translator: Translator | undefined;
   /** The session's adapter, once a read found it: where its parts may be cut. */
   private adapter: SessionAdapter | undefined;
@@ -75,7 +89,12 @@ export class LiveTranscript {
   }
 
   /** Reads what the session's files gained since the last read (all of them the first time). */
-  async read(platform: SessionPlatform, path: string): Promise<Result<Transcript, LoadTranscriptError>> {
+  async read(
+    platform: SessionPlatform,
+    path: string,
+    options: LiveReadOptions = {},
+  ): Promise<Result<Transcript, LoadTranscriptError>> {
+    this.heldBack = false;
     const found = await findSession(platform, { agent: this.agent, path });
     if (!found.ok) return found;
     const { adapter, paths } = found.value;
@@ -85,7 +104,7 @@ export class LiveTranscript {
     const before = new Map(this.lanes.map((l) => [l, l.keys.length]));
     const pushed =
       adapter.incremental && paths.length > 0 && paths.every(isLineFile)
-        ? await this.readLineFiles(platform, paths)
+        ? await this.readLineFiles(platform, paths, options.holdBack ?? false)
         : await this.readWholeFiles(platform, paths, first);
     if (!pushed.ok) return pushed;
     const { t, fresh } = pushed.value;
@@ -131,7 +150,11 @@ export class LiveTranscript {
    * them, from the cache where they were just read; nothing holds a whole file. A first read, or
    * one the translation cannot go on from, reads them from disk in parts.
    */
-  private async readLineFiles(platform: SessionPlatform, paths: readonly string[]): Promise<Pushed> {
+  private async readLineFiles(
+    platform: SessionPlatform,
+    paths: readonly string[],
+    holdBack: boolean,
+  ): Promise<Pushed> {
     const ends: number[] = [];
     // A file read anew (written in place, replaced) since the translation read it: from the start.
     let anew = false;
@@ -142,27 +165,39 @@ export class LiveTranscript {
       ends.push(refreshed.offset);
     }
     if (this.ends.size > 0 && !anew) {
-      const tails = await this.tails(platform, paths, ends);
+      const tails = await this.tails(platform, paths, ends, holdBack);
       if (tails) {
         const pushed = this.push(tails, 'tail');
         if (!pushed.ok || pushed.value !== 'rewrite') return pushed as Pushed;
       }
     }
+    // A read from the start takes every line, those it would have held included.
+    this.heldBack = false;
     return this.fresh(await this.fromStart(platform, paths, ends));
   }
 
-  /** Each file's bytes past where the translation read it, up to `ends`; undefined when one shrank. */
+  /**
+   * Each file's bytes past where the translation read it, up to `ends`, less the lines held back
+   * when `holdBack`; undefined when one shrank.
+   */
   private async tails(
     platform: SessionPlatform,
     paths: readonly string[],
     ends: readonly number[],
+    holdBack: boolean,
   ): Promise<SourceFile[] | undefined> {
     const files: SourceFile[] = [];
+    const keepWithNext = holdBack ? this.adapter?.keepWithNext : undefined;
     for (const [i, path] of paths.entries()) {
       const from = this.ends.get(path) ?? 0;
       const end = ends[i]!;
       if (end < from) return undefined;
-      const data = this.files.tail(path, from) ?? (await platform.fs.readRange(path, from, end - from));
+      let data = this.files.tail(path, from) ?? (await platform.fs.readRange(path, from, end - from));
+      const held = keepWithNext ? heldLinesFrom(data, keepWithNext) : data.length;
+      if (held < data.length) {
+        data = data.subarray(0, held);
+        this.heldBack = true;
+      }
       files.push({ path, data, start: from });
     }
     return files;

@@ -45,7 +45,7 @@ export { readOriginal } from './original.js';
 export type * from './platform.js';
 export { type NodePlatformOptions, nodePlatform } from './platform-node.js';
 export { type PoolOptions, runInPool } from './pool.js';
-export { type FilePart, HEAD_BYTES, readParts, readSourceFile } from './read.js';
+export { type FilePart, HEAD_BYTES, heldLinesFrom, readParts, readSourceFile } from './read.js';
 export type * from './result.js';
 export { err, ok, sessionNotFound } from './result.js';
 export { CONTEXT_SHAPE_POINTS, downsampleMax } from './shape.js';

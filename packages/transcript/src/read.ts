@@ -180,10 +180,20 @@ export async function* readParts(
 export function partCut(data: Uint8Array, end: number, keepWithNext?: (line: Uint8Array) => boolean): number {
   const last = data.lastIndexOf(10, end - 1) + 1;
   if (!keepWithNext || last === 0) return last;
-  for (let cut = last; cut > 0; ) {
+  return heldLinesFrom(data.subarray(0, last), keepWithNext) || last;
+}
+
+/**
+ * Where the lines at the end of `data` that keep with the next begin: its length when its last line
+ * does not, or when it ends inside a line.
+ */
+export function heldLinesFrom(data: Uint8Array, keepWithNext: (line: Uint8Array) => boolean): number {
+  if (data[data.length - 1] !== 10) return data.length;
+  let cut = data.length;
+  while (cut > 0) {
     const start = data.lastIndexOf(10, cut - 2) + 1;
-    if (!keepWithNext(data.subarray(start, cut - 1))) return cut;
+    if (!keepWithNext(data.subarray(start, cut - 1))) break;
     cut = start;
   }
-  return last;
+  return cut;
 }

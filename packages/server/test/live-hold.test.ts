@@ -1,0 +1,196 @@
+// A followed Codex rollout read record by record: a user message at the end of what a read finds is
+// left for the next read, which tells whether it was a prompt or injected context, so that no read
+// classifies a lane again; the held line is still read when asked, and the end equals a whole read.
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TranscriptItem } from '@cairn/protocol';
+import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
+import { describe, expect, it } from 'vitest';
+import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { LiveTranscript } from '../src/live-transcript.js';
+import { laneItems } from '../src/search-docs.js';
+import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+
+const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
+const DAY = ['2026', '02', '23'];
+/** The rollout's first lines, read at once before the appends. */
+const HEAD = 100;
+/** Appends read one record at a time: past several turns, each opening with injected user messages. */
+const APPENDS = 700;
+
+interface Tail {
+  /** Reads after the first that went from the start, or classified a lane's earlier items again. */
+  fresh: number;
+  /** Reads that left lines for the next. */
+  held: number;
+  live: LiveTranscript;
+  platform: ReturnType<typeof nodePlatform>;
+  path: string;
+}
+
+async function tail(holdBack: boolean): Promise<Tail> {
+  const lines = rolloutLines();
+  const home = tempDir();
+  const dir = join(home, '.codex', 'sessions', ...DAY);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, NAME);
+  writeFileSync(path, `${lines.slice(0, HEAD).join('\n')}\n`);
+  const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+  const live = new LiveTranscript('codex');
+  const first = await live.read(platform, path, { holdBack });
+  if (!first.ok) throw new Error(first.error.message);
+  const out: Tail = { fresh: 0, held: 0, live, platform, path };
+  for (let at = HEAD; at < HEAD + APPENDS; at++) {
+    appendFileSync(path, `${lines[at]}\n`);
+    const read = await live.read(platform, path, { holdBack });
+    if (!read.ok) throw new Error(read.error.message);
+    if (live.delta === undefined) out.fresh++;
+    if (live.heldBack) out.held++;
+  }
+  return out;
+}
+
+const rolloutLines = (): string[] =>
+  readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+
+/** Whether line `i` is a user message that another response item follows: injected context. */
+const isInjected = (lines: readonly string[], i: number): boolean =>
+  i > 0 &&
+  i + 1 < lines.length &&
+  lines[i]!.includes('"type":"response_item"') &&
+  lines[i]!.includes('"role":"user"') &&
+  !lines[i + 1]!.includes('"user_message"');
+
+const injectedLines = (lines: readonly string[]): number[] =>
+  lines.flatMap((_, i) => (isInjected(lines, i) ? [i] : []));
+
+const itemsOf = (t: Parameters<typeof laneItems>[0]) =>
+  JSON.stringify(laneItems(t).map((l) => [l.agentId, l.classification.items]));
+
+describe.skipIf(!corpus)('following a Codex rollout record by record', () => {
+  it('never classifies a lane again when user messages at the end wait for the next record', {
+    timeout: 60_000,
+  }, async () => {
+    const held = await tail(true);
+    expect(held.held).toBeGreaterThan(5);
+    expect(held.fresh).toBe(0);
+    // Read without holding, the same appends do classify lanes again: the rule above is what spares them.
+    const unheld = await tail(false);
+    expect(unheld.held).toBe(0);
+    expect(unheld.fresh).toBeGreaterThan(0);
+
+    // A read that may take every line takes the held ones: then it equals a whole read of the bytes.
+    const last = await held.live.read(held.platform, held.path);
+    if (!last.ok) throw new Error(last.error.message);
+    expect(held.live.heldBack).toBe(false);
+    const whole = await loadTranscript(held.platform, { agent: 'codex', path: held.path });
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(JSON.stringify(last.value.events)).toBe(JSON.stringify(whole.value.events));
+    expect(itemsOf(last.value)).toBe(itemsOf(whole.value));
+  });
+
+  it('leaves a held line unread only until a read that may take it', async () => {
+    const lines = rolloutLines();
+    const at = injectedLines(lines)[0]!;
+    expect(at).toBeGreaterThan(0);
+    const home = tempDir();
+    const dir = join(home, '.codex', 'sessions', ...DAY);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, NAME);
+    writeFileSync(path, `${lines.slice(0, at).join('\n')}\n`);
+    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const live = new LiveTranscript('codex');
+    const first = await live.read(platform, path, { holdBack: true });
+    if (!first.ok) throw new Error(first.error.message);
+    const before = first.value.events.length;
+
+    appendFileSync(path, `${lines[at]}\n`);
+    const holding = await live.read(platform, path, { holdBack: true });
+    if (!holding.ok) throw new Error(holding.error.message);
+    expect(live.heldBack).toBe(true);
+    expect(holding.value.events.length).toBe(before);
+
+    const taken = await live.read(platform, path);
+    if (!taken.ok) throw new Error(taken.error.message);
+    expect(live.heldBack).toBe(false);
+    expect(taken.value.events.length).toBeGreaterThan(before);
+    const whole = await loadTranscript(platform, { agent: 'codex', path });
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(JSON.stringify(taken.value.events)).toBe(JSON.stringify(whole.value.events));
+  });
+});
+
+const keyOf = (item: TranscriptItem) => `${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+
+/** The main lane's items a client holds: its latest history, then what live frames carried. */
+function itemsSeen(frames: Frame[]): string[] {
+  let items: TranscriptItem[] = [];
+  for (const f of frames) {
+    if (f.type === 'session_ready_start') items = [];
+    if (f.type === 'session_ready') items = [...(f.history as TranscriptItem[])];
+    else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
+    else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
+  }
+  return items.map(keyOf);
+}
+
+/** The main lane's items of the rollout's first `count` lines, as a whole read classifies them. */
+async function expectedItems(lines: readonly string[], count: number): Promise<string[]> {
+  const dir = tempDir('cairn-expect-');
+  writeFileSync(join(dir, NAME), `${lines.slice(0, count).join('\n')}\n`);
+  const loaded = await loadTranscript(nodePlatform({ env: {}, homeDir: dir }), {
+    agent: 'codex',
+    path: join(dir, NAME),
+  });
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  const classified = classifyTranscript(loaded.value);
+  if (!classified.ok) throw new Error(classified.error.message);
+  return classified.value.items.map(keyOf);
+}
+
+describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
+  it('sends turn after turn on without starting the history again, and shows a user message nothing follows', {
+    timeout: 60_000,
+  }, async () => {
+    const lines = rolloutLines();
+    const injected = injectedLines(lines);
+    // From the second turn on: reads in the first turn classify the lane again for reasons of their
+    // own (what the session is comes to light), cheap while it is short.
+    const start = injected.find((i) => i > 100)!;
+    // The tail stops right after an injected message a few turns on.
+    const stop = injected.find((i) => i > start + 300)!;
+    expect(stop).toBeDefined();
+    const home = tempDir();
+    const dir = join(home, '.codex', 'sessions', ...DAY);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, NAME);
+    writeFileSync(path, `${lines.slice(0, start).join('\n')}\n`);
+    const server = await serve(homeEnv(home));
+    try {
+      const c = await Client.open(server);
+      await c.request('topic_subscribe', { topic: 'session:codex:019c8a59-e9dd-71f0-9ae3-4079fe9726a9' });
+      await c.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
+      // Record by record, a few milliseconds apart as an agent writes them, with time for the daemon
+      // to read each injected message before what follows it is written.
+      for (let i = start; i <= stop; i++) {
+        appendFileSync(path, `${lines[i]}\n`);
+        await sleep(injected.includes(i) ? 150 : 2);
+      }
+      // The last record waits for one that never comes: the read that held it takes it a moment later.
+      const all = await expectedItems(lines, stop + 1);
+      await c.until((f) => itemsSeen(f).length >= all.length);
+      expect(itemsSeen(c.frames)).toEqual(all);
+      const histories = c.frames.filter(
+        (f) => f.type === 'session_ready' || f.type === 'session_ready_start',
+      );
+      expect(histories).toHaveLength(1);
+      await c.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
