@@ -23,7 +23,6 @@ import { isWireId } from '../../values.js';
 import { hasOneByteView } from '../claude-code/one-byte.js';
 import { idFromPath, TOOL_OUTPUTS } from './classify.js';
 import { injectedOrigin, messageText } from './content.js';
-import { LineScan, type Members, NOT_JSON, SCANNED } from './line-scan.js';
 import { isObject, type Json, recordShape, str, timeAt, unknownGenerationOf } from './records.js';
 import { BURST_GAP_MS, isForked, turnStartIdOf, uuidV7Time } from './replay.js';
 import { endFailed, TOOL_END_TYPES, toolOutput } from './tools.js';
@@ -545,23 +544,14 @@ function parseExact(bytes: Uint8Array): { v: unknown } | undefined {
   }
 }
 
-const scanner = new LineScan();
-
 /** A line after the file's first record, read from its one-byte view where that reads the same. */
 function readLine(bytes: Uint8Array, wellFormed: boolean): Line | undefined {
   if (wellFormed && bytes[0] === OPEN_BRACE && hasOneByteView(bytes)) {
-    const b = bytes as OneByte;
-    const scanned = scanner.scan(b);
-    // Well-formed UTF-8 that is not JSON read one byte a character is not JSON decoded either.
-    if (scanned === NOT_JSON) return undefined;
-    if (scanned === SCANNED) {
-      const l = scannedLine(b);
-      if (l !== undefined) return l;
-    }
     let value: unknown;
     try {
-      value = JSON.parse(b.latin1Slice(0, b.length));
+      value = JSON.parse((bytes as OneByte).latin1Slice(0, bytes.length));
     } catch {
+      // Well-formed UTF-8 that is not JSON read one byte a character is not JSON decoded either.
       return undefined;
     }
     if (isObject(value)) {
@@ -575,101 +565,6 @@ function readLine(bytes: Uint8Array, wellFormed: boolean): Line | undefined {
 }
 
 type OneByte = Uint8Array & { latin1Slice: Latin1Slice };
-
-const word = (w: string): number[] => [...w].map((c) => c.charCodeAt(0));
-const TYPE = word('type');
-const PAYLOAD_KEY = word('payload');
-const TIMESTAMP = word('timestamp');
-const BACKSLASH = 0x5c;
-
-/** Whether member `k` of `m` is named `name` (a scanned key has no escapes). */
-function named(b: Uint8Array, m: Members, k: number, name: readonly number[]): boolean {
-  const from = m.at[k * 4]! + 1;
-  if (m.at[k * 4 + 1]! - 1 - from !== name.length) return false;
-  for (let j = 0; j < name.length; j++) if (b[from + j] !== name[j]) return false;
-  return true;
-}
-
-function lastNamed(b: Uint8Array, m: Members, name: readonly number[]): number {
-  for (let k = m.count - 1; k >= 0; k--) if (named(b, m, k, name)) return k;
-  return -1;
-}
-
-/** The string value of member `k` when it is an ASCII string; undefined otherwise. */
-function asciiString(b: OneByte, m: Members, k: number): string | undefined {
-  const from = m.at[k * 4 + 2]!;
-  const to = m.at[k * 4 + 3]!;
-  if (b[from] !== 0x22) return undefined;
-  for (let i = from + 1; i < to - 1; i++) {
-    const c = b[i]!;
-    if (c >= 0x80) return undefined;
-    if (c === BACKSLASH) return JSON.parse(b.latin1Slice(from, to)) as string;
-  }
-  return b.latin1Slice(from + 1, to - 1);
-}
-
-const memberValue = (b: OneByte, m: Members, k: number): unknown =>
-  JSON.parse(b.latin1Slice(m.at[k * 4 + 2]!, m.at[k * 4 + 3]!));
-
-/** The payload members each kind of record is read for, by type and payload type; others are only checked. */
-const READ_MEMBERS = new Map<string, Map<string, { key: string; bytes: number[] }[]>>();
-function reads(type: string, sub: string, keys: readonly string[]): void {
-  if (!READ_MEMBERS.has(type)) READ_MEMBERS.set(type, new Map());
-  READ_MEMBERS.get(type)!.set(
-    sub,
-    keys.map((key) => ({ key, bytes: word(key) })),
-  );
-}
-reads('response_item', 'message', ['role', 'content']);
-for (const sub of TOOL_OUTPUTS) reads('response_item', sub, ['call_id', 'output']);
-reads('event_msg', 'token_count', ['info']);
-reads('event_msg', 'user_message', ['message']);
-reads('event_msg', 'collab_agent_spawn_end', ['new_thread_id']);
-reads('event_msg', 'task_started', ['turn_id']);
-for (const sub of TOOL_END_TYPES) reads('event_msg', sub, ['call_id', 'exit_code', 'success', 'result']);
-reads('turn_context', '', ['turn_id']);
-reads('session_meta', '', ['id']);
-
-/**
- * The record of a scanned envelope line (`{timestamp, type, payload: {...}}`) from only the
- * members the pass reads; undefined for any other line, which is then parsed whole.
- */
-function scannedLine(b: OneByte): Line | undefined {
-  const top = scanner.top;
-  const t = lastNamed(b, top, TYPE);
-  const p = lastNamed(b, top, PAYLOAD_KEY);
-  if (t === -1 || p === -1 || b[top.at[p * 4 + 2]!] !== OPEN_BRACE) return undefined;
-  const type = asciiString(b, top, t);
-  if (type === undefined) return undefined;
-  const at = lastNamed(b, top, TIMESTAMP);
-  let stamp: unknown;
-  if (at !== -1) {
-    stamp = b[top.at[at * 4 + 2]!] === 0x22 ? asciiString(b, top, at) : memberValue(b, top, at);
-    if (stamp === undefined) return undefined;
-  }
-  const members = scanner.payload;
-  let sub = '';
-  if (type === 'response_item' || type === 'event_msg') {
-    const k = lastNamed(b, members, TYPE);
-    if (k !== -1 && b[members.at[k * 4 + 2]!] === 0x22) {
-      const s = asciiString(b, members, k);
-      if (s === undefined) return undefined;
-      sub = s;
-    }
-  }
-  const read = READ_MEMBERS.get(type)?.get(sub);
-  let payload = EMPTY;
-  if (read) {
-    payload = {};
-    for (let k = 0; k < members.count; k++)
-      for (const { key, bytes } of read)
-        if (named(b, members, k, bytes)) payload[key] = memberValue(b, members, k);
-    // Only a user message's content is read.
-    if (sub === 'message' && payload.role !== 'user') delete payload.content;
-  }
-  const l: Line = { type, sub, payload, ts: timeAt(stamp) };
-  return readsPlain(EMPTY, l) ? l : undefined;
-}
 
 export function summarizeRollouts(
   files: readonly SourceFile[],
