@@ -3,7 +3,8 @@
 //   (a) a naive baseline: read every file, JSON.parse every line
 //   (b) cairn summary --all --json
 //   (c) loading every transcript through the library
-//   (d) ccusage claude + codex session --json --offline on the same files, when it can be installed
+//   (d) ccusage claude + codex session --json --offline, when it can be installed, beside cairn
+//       summary of the same two agents' files alone (ccusage reads no Gemini CLI sessions)
 // Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
 // the chat bench (scripts/bench/chat.mjs) and the reader bench (scripts/bench/reader-bench.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
@@ -145,24 +146,39 @@ try {
   const load = bench('(c) load every transcript', node, [join(root, 'scripts/bench/load-all.mjs')]);
   let usage;
   if (ccusage) {
-    // ccusage reads one agent per command; both together cover the same files as (b).
-    const claude = bench('(d1) ccusage claude session', ccusage, [
-      'claude',
-      'session',
+    // ccusage reads one agent per command, and no Gemini CLI sessions: cairn is timed the same way,
+    // one command per agent over the same files.
+    const cairnAgent = (agent) => [
+      join(root, 'bin/cairn.js'),
+      'summary',
+      '--all',
+      '--agent',
+      agent,
       '--json',
-      '--offline',
-    ]);
-    const codex = bench('(d2) ccusage codex session', ccusage, ['codex', 'session', '--json', '--offline']);
-    usage = { wall: claude.wall + codex.wall, rss: Math.max(claude.rss, codex.rss) };
-    console.log(`  ${'(d) ccusage, both agents'.padEnd(34)} ${usage.wall.toFixed(2).padStart(7)} s`);
+    ];
+    const ours = [
+      bench('(b1) cairn summary, Claude Code', node, cairnAgent('claude-code')),
+      bench('(b2) cairn summary, Codex', node, cairnAgent('codex')),
+    ];
+    const theirs = [
+      bench('(d1) ccusage claude session', ccusage, ['claude', 'session', '--json', '--offline']),
+      bench('(d2) ccusage codex session', ccusage, ['codex', 'session', '--json', '--offline']),
+    ];
+    const wall = (pair) => pair[0].wall + pair[1].wall;
+    usage = { ours, theirs };
+    console.log(`  ${'(b1+b2) cairn, both agents'.padEnd(34)} ${wall(ours).toFixed(2).padStart(7)} s`);
+    console.log(`  ${'(d1+d2) ccusage, both agents'.padEnd(34)} ${wall(theirs).toFixed(2).padStart(7)} s`);
   } else {
     console.log(`  (d) ccusage ${CCUSAGE_VERSION} could not be installed: skipped`);
   }
   console.log('\nratios (lower is better for cairn):');
-  if (usage)
-    console.log(
-      `  (b) / (d)  summary vs ccusage      ${(summary.wall / usage.wall).toFixed(2)}x  (target ≤ 1.5x)`,
-    );
+  if (usage) {
+    const [[b1, b2], [d1, d2]] = [usage.ours, usage.theirs];
+    const both = (b1.wall + b2.wall) / (d1.wall + d2.wall);
+    console.log(`  (b1+b2) / (d1+d2)  summary vs ccusage  ${both.toFixed(2)}x  (target ≤ 1.5x)`);
+    console.log(`  (b1) / (d1)  Claude Code alone         ${(b1.wall / d1.wall).toFixed(2)}x`);
+    console.log(`  (b2) / (d2)  Codex alone               ${(b2.wall / d2.wall).toFixed(2)}x`);
+  }
   console.log(
     `  (c) / (a)  load vs naive parse      ${(load.wall / naive.wall).toFixed(2)}x  (target ≤ 1.0x)`,
   );
