@@ -2,6 +2,7 @@
 // its summary and its searchable items. It keeps the index in step with the agents' files, reading
 // only what changed, and tells the streams what each change made of a transcript.
 import { dirname } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import {
   type AdapterContext,
   adapterTable,
@@ -38,6 +39,7 @@ import {
   type FileStamp,
   headPrint,
   hidingPlatform,
+  isLineFile,
   printLength,
   ReadStats,
   SourceFiles,
@@ -99,6 +101,9 @@ export interface CatalogOptions {
   readonly watch?: boolean;
   /** Worker threads for reading sessions whole; without them every read runs on this thread. */
   readonly workers?: IndexWorkers;
+  /** The bytes of growing sessions nobody follows whose translations are kept (see keepsTail);
+   * from the heap's limit when absent. */
+  readonly tailBytes?: number;
 }
 
 /** A session is known by its main file: one id can stand under two folders, and both are listed. */
@@ -121,6 +126,16 @@ interface IndexOptions {
 /** How long a followed session's read leaves unread a line whose meaning waits on the next record. */
 const HOLD_MS = 500;
 
+/** A growing session nobody follows lets its translation go after this long without growing. */
+const TAIL_IDLE_MS = 10 * 60_000;
+
+/**
+ * The bytes of the sessions nobody follows whose translations are kept (see keepsTail): a
+ * translation holds about twice its files' bytes, so a sixteenth of the heap's limit keeps
+ * these within an eighth of it (256 MB of sessions under the usual 4 GB).
+ */
+const tailBudgetBytes = (): number => Math.floor(getHeapStatistics().heap_size_limit / 16);
+
 export class Catalog {
   readonly stats = new ReadStats();
   readonly files: SourceFiles;
@@ -130,6 +145,9 @@ export class Catalog {
   private readonly latest = new Map<string, Loaded>();
   /** Followed sessions' translations, continued on each read instead of started over. */
   private readonly live = new Map<string, LiveTranscript>();
+  /** Sessions nobody follows whose translation is kept because they grow: their bytes when last
+   * read and when that was. */
+  private readonly tailed = new Map<string, { bytes: number; at: number }>();
   /** Followed sessions whose last read held lines back, each with the read that will take them. */
   private readonly releases = new Map<string, NodeJS.Timeout>();
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
@@ -338,6 +356,8 @@ export class Catalog {
       return;
     }
     this.followed.delete(key);
+    // A session that grows keeps its translation for the reads of what it gains.
+    if (this.tailed.has(key)) return;
     this.latest.delete(key);
     this.forgetLive(key);
   }
@@ -660,12 +680,48 @@ export class Catalog {
     // A file written anew starts a followed session's translation over.
     if (opts.replaced) this.forgetLive(key);
     let live = this.live.get(key);
-    if (!live && this.followed.has(key)) {
+    if (!live && (this.followed.has(key) || (await this.keepsTail(e, opts)))) {
       live = new LiveTranscript(e.agent, { files: this.files });
       this.live.set(key, live);
     }
     if (live) await this.indexLive(e, live, opts);
     else await this.indexWhole(e, opts);
+    const tail = this.tailed.get(key);
+    if (tail) this.tailed.set(key, { bytes: await this.sessionBytes(key), at: Date.now() });
+  }
+
+  /**
+   * Whether a session nobody follows keeps its translation from read to read: one seen to grow
+   * after its first index (an agent at work in it) is read on from where it stopped, not whole
+   * again at each append, while its bytes and those of the others so kept fit the budget; the
+   * least recently grown make room, and one idle for TAIL_IDLE_MS lets go. Sessions that changed
+   * while the daemon was away are read whole, on the workers, as before.
+   */
+  private async keepsTail(e: SessionEntry, opts: IndexOptions): Promise<boolean> {
+    if (!e.indexed || opts.replaced || !this.grewAt.has(e.key)) return false;
+    if (!findAdapter(e.agent)?.incremental) return false;
+    if (!e.head.files.every(isLineFile)) return false;
+    const now = Date.now();
+    for (const [key, t] of this.tailed) if (now - t.at > TAIL_IDLE_MS) this.untail(key);
+    const bytes = await this.sessionBytes(e.key);
+    const budget = this.options.tailBytes ?? tailBudgetBytes();
+    if (bytes > budget) return false;
+    let used = bytes;
+    for (const t of this.tailed.values()) used += t.bytes;
+    for (const [key, t] of [...this.tailed].sort((a, b) => a[1].at - b[1].at)) {
+      if (used <= budget) break;
+      this.untail(key);
+      used -= t.bytes;
+    }
+    this.tailed.set(e.key, { bytes, at: now });
+    return true;
+  }
+
+  private untail(key: string): void {
+    this.tailed.delete(key);
+    if (this.followed.has(key)) return;
+    this.latest.delete(key);
+    this.forgetLive(key);
   }
 
   private async indexLive(e: SessionEntry, live: LiveTranscript, opts: IndexOptions): Promise<void> {
@@ -735,6 +791,7 @@ export class Catalog {
 
   private forgetLive(key: string): void {
     this.live.delete(key);
+    this.tailed.delete(key);
     this.cancelRelease(key);
   }
 

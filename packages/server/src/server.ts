@@ -62,6 +62,8 @@ export interface ServerOptions {
   readonly indexWorker?: string | false;
   /** The largest session (its files' bytes) opened in the reader; from the heap's limit when absent. */
   readonly maxOpenBytes?: number;
+  /** The bytes of growing sessions nobody follows whose translations the catalog keeps. */
+  readonly tailBytes?: number;
   /** Sockets held at once and the time one may stay without the token; from the open-file limit
    * when absent. */
   readonly connections?: ConnectionLimits;
@@ -115,6 +117,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log,
     ...(workers ? { workers } : {}),
     ...(options.rescanMs === undefined ? {} : { rescanMs: options.rescanMs }),
+    ...(options.tailBytes === undefined ? {} : { tailBytes: options.tailBytes }),
   });
   const startedAt = Date.now();
   await catalog.start();

@@ -1,0 +1,59 @@
+// A session nobody follows that keeps growing (an agent at work while no reader is open): the
+// daemon keeps its translation and reads on from where it stopped, rather than reading the whole
+// file again at every append; its indexed numbers stay those of a whole read.
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { foldTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
+import { describe, expect, it } from 'vitest';
+import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { sessionKey } from '../src/index.js';
+import { homeEnv, serve, tempDir } from './helpers.js';
+
+const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
+const DAY = ['2026', '02', '23'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!corpus)('a growing session nobody follows', () => {
+  it('is read on from where the last read stopped, its numbers those of a whole read', {
+    timeout: 60_000,
+  }, async () => {
+    const lines = readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const home = tempDir();
+    const dir = join(home, '.codex', 'sessions', ...DAY);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, NAME);
+    const head = 1_500;
+    writeFileSync(path, `${lines.slice(0, head).join('\n')}\n`);
+    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const server = await serve(homeEnv(home));
+    try {
+      const key = sessionKey('codex', path);
+      await server.catalog.settled();
+      expect(server.catalog.get(key)?.indexed).toBe(true);
+      server.catalog.stats.reset();
+
+      const batches = 12;
+      const step = Math.ceil((lines.length - head) / batches);
+      for (let at = head; at < lines.length; at += step) {
+        appendFileSync(path, `${lines.slice(at, at + step).join('\n')}\n`);
+        const whole = await loadTranscript(platform, { agent: 'codex', path });
+        if (!whole.ok) throw new Error(whole.error.message);
+        const want = foldTranscript(whole.value, { prompts: true });
+        const deadline = Date.now() + 10_000;
+        while (JSON.stringify(server.catalog.get(key)?.summary) !== JSON.stringify(want)) {
+          if (Date.now() > deadline)
+            expect(server.catalog.get(key)?.summary, `after ${at + step} lines`).toEqual(want);
+          await sleep(20);
+        }
+      }
+      // One read of the whole file when it first grew, then only what each append added; read
+      // whole at every append, the same appends take twelve times the file.
+      const size = statSync(path).size;
+      expect(server.catalog.stats.bytes).toBeLessThan(2 * size);
+    } finally {
+      await server.close();
+    }
+  });
+});
