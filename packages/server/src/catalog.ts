@@ -126,6 +126,9 @@ interface IndexOptions {
 /** How long a followed session's read leaves unread a line whose meaning waits on the next record. */
 const HOLD_MS = 500;
 
+/** How many times its last whole read's length a session read whole again waits for the next. */
+const WHOLE_READ_SPACING = 20;
+
 /** A growing session nobody follows lets its translation go after this long without growing. */
 const TAIL_IDLE_MS = 10 * 60_000;
 
@@ -148,6 +151,10 @@ export class Catalog {
   /** Sessions nobody follows whose translation is kept because they grow: their bytes when last
    * read and when that was. */
   private readonly tailed = new Map<string, { bytes: number; at: number }>();
+  /** Sessions read whole again when they changed: when the last such read ended and how long it took. */
+  private readonly wholeReads = new Map<string, { end: number; took: number }>();
+  /** Sessions whose read waits for its turn (see deferWhole), each with the timer that will read it. */
+  private readonly deferred = new Map<string, NodeJS.Timeout>();
   /** Followed sessions whose last read held lines back, each with the read that will take them. */
   private readonly releases = new Map<string, NodeJS.Timeout>();
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
@@ -259,13 +266,15 @@ export class Catalog {
   close(): void {
     this.closed = true;
     this.watcher?.close();
-    for (const timer of this.releases.values()) clearTimeout(timer);
+    for (const timer of [...this.releases.values(), ...this.deferred.values()]) clearTimeout(timer);
     this.releases.clear();
+    this.deferred.clear();
   }
 
   /** Resolves when no work is queued: the index matches the files as last seen. */
   async settled(): Promise<void> {
-    if (!this.running && this.urgent.length === 0 && this.background.length === 0) return;
+    if (!this.running && this.urgent.length === 0 && this.background.length === 0 && this.deferred.size === 0)
+      return;
     await new Promise<void>((resolve) => this.idle.push(resolve));
   }
 
@@ -434,7 +443,7 @@ export class Catalog {
       }
     } finally {
       this.running = false;
-      if (this.urgent.length === 0 && this.background.length === 0) {
+      if (this.urgent.length === 0 && this.background.length === 0 && this.deferred.size === 0) {
         const waiting = this.idle;
         this.idle = [];
         for (const resolve of waiting) resolve();
@@ -685,7 +694,12 @@ export class Catalog {
       this.live.set(key, live);
     }
     if (live) await this.indexLive(e, live, opts);
-    else await this.indexWhole(e, opts);
+    else if (!e.indexed) await this.indexWhole(e, opts);
+    else if (!this.deferWhole(key)) {
+      const started = Date.now();
+      await this.indexWhole(e, opts);
+      this.wholeReads.set(key, { end: Date.now(), took: Date.now() - started });
+    }
     const tail = this.tailed.get(key);
     if (tail) this.tailed.set(key, { bytes: await this.sessionBytes(key), at: Date.now() });
   }
@@ -714,6 +728,27 @@ export class Catalog {
       used -= t.bytes;
     }
     this.tailed.set(e.key, { bytes, at: now });
+    return true;
+  }
+
+  /**
+   * Whether a session read whole again when it changes waits before its next read: one too large
+   * to keep translated, growing all the time, would otherwise keep a worker reading it from the
+   * start without pause. Between two such reads passes WHOLE_READ_SPACING times what the last one
+   * took; the changes meanwhile are read together when the wait ends.
+   */
+  private deferWhole(key: string): boolean {
+    const last = this.wholeReads.get(key);
+    const wait = last ? last.end + WHOLE_READ_SPACING * last.took - Date.now() : 0;
+    if (wait <= 0) return false;
+    if (!this.deferred.has(key)) {
+      const timer = setTimeout(() => {
+        this.deferred.delete(key);
+        if (!this.closed) void this.enqueue(() => this.refreshSession(key));
+      }, wait);
+      timer.unref();
+      this.deferred.set(key, timer);
+    }
     return true;
   }
 
@@ -801,9 +836,12 @@ export class Catalog {
     if (this.workers) {
       // Nobody follows it: a worker reads its files from disk, so none of their bytes need be kept here.
       for (const f of job.files) this.files.drop(f);
-      prepared = await this.prepared(e.key, job);
-      // Prepared ahead of its turn: a file that changed since is read again, now.
-      if (!(await this.sameStamps(prepared.stamps))) prepared = await this.prepareOnWorker(job);
+      const ahead = this.preparing.get(e.key);
+      this.preparing.delete(e.key);
+      prepared = await (ahead ?? this.prepareOnWorker(job));
+      // Prepared ahead of its turn: a file that changed since is read again, now. One read now
+      // stands for the files as stamped before it; what they gained meanwhile, the next read takes.
+      if (ahead && !(await this.sameStamps(prepared.stamps))) prepared = await this.prepareOnWorker(job);
     } else {
       await this.stampFiles(e, opts.cache);
       prepared = await prepareIndex(this.platform(), job);
@@ -857,12 +895,6 @@ export class Catalog {
         this.prepareOnWorker({ agent: e.agent, path: e.head.path, files: e.head.files }),
       );
     }
-  }
-
-  private prepared(key: string, job: IndexJob): Promise<PreparedIndex> {
-    const ahead = this.preparing.get(key);
-    this.preparing.delete(key);
-    return ahead ?? this.prepareOnWorker(job);
   }
 
   /** Never rejects: a worker that died on a session (out of memory, say) is that session's error. */
@@ -999,6 +1031,9 @@ export class Catalog {
     this.latest.delete(e.key);
     this.forgetLive(e.key);
     this.grewAt.delete(e.key);
+    this.wholeReads.delete(e.key);
+    clearTimeout(this.deferred.get(e.key));
+    this.deferred.delete(e.key);
     this.options.db.removeSession(e.key);
     this.emitHeads([], [e]);
   }

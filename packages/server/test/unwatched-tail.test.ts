@@ -56,4 +56,35 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
       await server.close();
     }
   });
+
+  it('too large to keep translated, is read whole again with pauses between, losing no append', {
+    timeout: 60_000,
+  }, async () => {
+    const lines = readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    const home = tempDir();
+    const dir = join(home, '.codex', 'sessions', ...DAY);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, NAME);
+    const head = 1_500;
+    writeFileSync(path, `${lines.slice(0, head).join('\n')}\n`);
+    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const server = await serve(homeEnv(home), { tailBytes: 0 });
+    try {
+      const key = sessionKey('codex', path);
+      await server.catalog.settled();
+      // Appends faster than a whole read: each read takes what came in while the last one waited.
+      for (let at = head; at < lines.length; at += 40) {
+        appendFileSync(path, `${lines.slice(at, at + 40).join('\n')}\n`);
+        await sleep(5);
+      }
+      const whole = await loadTranscript(platform, { agent: 'codex', path });
+      if (!whole.ok) throw new Error(whole.error.message);
+      const want = foldTranscript(whole.value, { prompts: true });
+      await expect.poll(() => server.catalog.get(key)?.summary, { timeout: 20_000 }).toEqual(want);
+    } finally {
+      await server.close();
+    }
+  });
 });
