@@ -10,7 +10,9 @@
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
 // --only drive|chat|reader (that bench alone, no corpus), --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
-// a 5 GB corpus, when the disk has room), --large-size MB (default 5120).
+// a 5 GB corpus, when the disk has room), --large-size MB (default 5120), --growing MB,MB (rollouts
+// of these sizes growing while nobody follows them: the daemon's CPU meanwhile; default 100,300; 0
+// skips it).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchBigRollout } from './bench/big-rollout.mjs';
 import { agentEnv, buildCorpus } from './bench/corpus.mjs';
+import { benchGrowing } from './bench/growing.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     big: { type: 'string', default: '1024' },
     large: { type: 'boolean' },
     'large-size': { type: 'string', default: '5120' },
+    growing: { type: 'string', default: '100,300' },
   },
 });
 const drive = () =>
@@ -191,6 +195,11 @@ try {
   else rmSync(work, { recursive: true, force: true });
 }
 if (Number(values.big) > 0) await benchBigRollout({ source, sizeMb: Number(values.big) });
+const growing = values.growing
+  .split(',')
+  .map(Number)
+  .filter((mb) => mb > 0);
+if (growing.length > 0) await benchGrowing({ source, sizes: growing });
 if (values.large) {
   const sizeMb = Number(values['large-size']);
   // The corpus, its index and room to spare.

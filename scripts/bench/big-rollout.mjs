@@ -26,7 +26,7 @@ import { untilReady } from './ready.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/cairn.js');
-const SOURCE =
+export const SOURCE =
   'codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
 
 /** Writes the rollout: the source's first line (session_meta) once, then its other lines over and over. */
