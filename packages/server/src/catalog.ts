@@ -119,11 +119,11 @@ interface IndexOptions {
   cache: boolean;
   /** A file was written anew: a followed session's translation starts over. */
   replaced?: boolean;
-  /** A followed session's read takes the lines the last one held back. */
+  /** A kept translation's read takes the lines the last one held back. */
   release?: boolean;
 }
 
-/** How long a followed session's read leaves unread a line whose meaning waits on the next record. */
+/** How long a kept translation's read leaves unread a line whose meaning waits on the next record. */
 const HOLD_MS = 500;
 
 /** How many times its last whole read's length a session read whole again waits for the next. */
@@ -146,7 +146,8 @@ export class Catalog {
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly followed = new Map<string, number>();
   private readonly latest = new Map<string, Loaded>();
-  /** Followed sessions' translations, continued on each read instead of started over. */
+  /** Translations of followed sessions and of growing ones (`tailed`), continued on each read
+   * instead of started over. */
   private readonly live = new Map<string, LiveTranscript>();
   /** Sessions nobody follows whose translation is kept because they grow: their bytes when last
    * read and when that was. */
@@ -680,8 +681,9 @@ export class Catalog {
   }
 
   /**
-   * Reads a session and records its documents, summary and files: a followed one read on from where
-   * its last read stopped, any other whole (on a worker thread when there are workers).
+   * Reads a session and records its documents, summary and files: a followed one, or one kept
+   * translated as it grows, read on from where its last read stopped, any other whole (on a worker
+   * thread when there are workers).
    */
   private async index(key: string, opts: IndexOptions): Promise<void> {
     const e = this.sessions.get(key);
@@ -700,8 +702,7 @@ export class Catalog {
       await this.indexWhole(e, opts);
       this.wholeReads.set(key, { end: Date.now(), took: Date.now() - started });
     }
-    const tail = this.tailed.get(key);
-    if (tail) this.tailed.set(key, { bytes: await this.sessionBytes(key), at: Date.now() });
+    if (this.tailed.has(key)) this.tailed.set(key, { bytes: await this.sessionBytes(key), at: Date.now() });
   }
 
   /**
@@ -804,7 +805,7 @@ export class Catalog {
   }
 
   /**
-   * After a followed session's read held lines back, a read that takes them HOLD_MS later, unless
+   * After a kept translation's read held lines back, a read that takes them HOLD_MS later, unless
    * an append comes first (its read takes them with what follows): a line a writer stops after is
    * still shown, a moment late.
    */

@@ -9,6 +9,7 @@ import {
   SessionRemovedFrame,
   SessionStreamFrame,
   SessionUpsertedFrame,
+  type TranscriptItem,
   validate,
 } from '@cairn/protocol';
 import { nodePlatform } from '@cairn/transcript';
@@ -86,6 +87,22 @@ export async function serve(
 }
 
 export type Frame = Record<string, unknown>;
+
+/** An item as a client tells it from the others: its uuid, type and role. */
+export const itemKey = (item: TranscriptItem): string =>
+  `${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+
+/** The main lane's items a client holds: its latest history, then what live frames carried. */
+export function itemsSeen(frames: Frame[]): TranscriptItem[] {
+  let items: TranscriptItem[] = [];
+  for (const f of frames) {
+    if (f.type === 'session_ready_start') items = [];
+    if (f.type === 'session_ready') items = [...(f.history as TranscriptItem[])];
+    else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
+    else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
+  }
+  return items;
+}
 
 /**
  * A frame without what only later records can tell: a call's item learns its result's uuid when the

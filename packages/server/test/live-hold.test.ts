@@ -3,13 +3,12 @@
 // classifies a lane again; the held line is still read when asked, and the end equals a whole read.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TranscriptItem } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { LiveTranscript } from '../src/live-transcript.js';
 import { laneItems } from '../src/search-docs.js';
-import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+import { Client, homeEnv, itemKey, itemsSeen, serve, tempDir } from './helpers.js';
 
 const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
 const DAY = ['2026', '02', '23'];
@@ -30,12 +29,7 @@ interface Tail {
 
 async function tail(holdBack: boolean): Promise<Tail> {
   const lines = rolloutLines();
-  const home = tempDir();
-  const dir = join(home, '.codex', 'sessions', ...DAY);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, NAME);
-  writeFileSync(path, `${lines.slice(0, HEAD).join('\n')}\n`);
-  const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+  const { path, platform } = rolloutHome(lines, HEAD);
   const live = new LiveTranscript('codex');
   const first = await live.read(platform, path, { holdBack });
   if (!first.ok) throw new Error(first.error.message);
@@ -54,6 +48,16 @@ const rolloutLines = (): string[] =>
   readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
     .split('\n')
     .filter(Boolean);
+
+/** A home holding the rollout's first `count` lines where Codex keeps it. */
+function rolloutHome(lines: readonly string[], count: number) {
+  const home = tempDir();
+  const dir = join(home, '.codex', 'sessions', ...DAY);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, NAME);
+  writeFileSync(path, `${lines.slice(0, count).join('\n')}\n`);
+  return { home, path, platform: nodePlatform({ env: homeEnv(home), homeDir: home }) };
+}
 
 /** Whether line `i` is a user message that another response item follows: injected context. */
 const isInjected = (lines: readonly string[], i: number): boolean =>
@@ -95,12 +99,7 @@ describe.skipIf(!corpus)('following a Codex rollout record by record', () => {
     const lines = rolloutLines();
     const at = injectedLines(lines)[0]!;
     expect(at).toBeGreaterThan(0);
-    const home = tempDir();
-    const dir = join(home, '.codex', 'sessions', ...DAY);
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, NAME);
-    writeFileSync(path, `${lines.slice(0, at).join('\n')}\n`);
-    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const { path, platform } = rolloutHome(lines, at);
     const live = new LiveTranscript('codex');
     const first = await live.read(platform, path, { holdBack: true });
     if (!first.ok) throw new Error(first.error.message);
@@ -122,20 +121,6 @@ describe.skipIf(!corpus)('following a Codex rollout record by record', () => {
   });
 });
 
-const keyOf = (item: TranscriptItem) => `${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
-
-/** The main lane's items a client holds: its latest history, then what live frames carried. */
-function itemsSeen(frames: Frame[]): string[] {
-  let items: TranscriptItem[] = [];
-  for (const f of frames) {
-    if (f.type === 'session_ready_start') items = [];
-    if (f.type === 'session_ready') items = [...(f.history as TranscriptItem[])];
-    else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
-    else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
-  }
-  return items.map(keyOf);
-}
-
 /** The main lane's items of the rollout's first `count` lines, as a whole read classifies them. */
 async function expectedItems(lines: readonly string[], count: number): Promise<string[]> {
   const dir = tempDir('cairn-expect-');
@@ -147,7 +132,7 @@ async function expectedItems(lines: readonly string[], count: number): Promise<s
   if (!loaded.ok) throw new Error(loaded.error.message);
   const classified = classifyTranscript(loaded.value);
   if (!classified.ok) throw new Error(classified.error.message);
-  return classified.value.items.map(keyOf);
+  return classified.value.items.map(itemKey);
 }
 
 describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
@@ -162,11 +147,7 @@ describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
     // The tail stops right after an injected message a few turns on.
     const stop = injected.find((i) => i > start + 300)!;
     expect(stop).toBeDefined();
-    const home = tempDir();
-    const dir = join(home, '.codex', 'sessions', ...DAY);
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, NAME);
-    writeFileSync(path, `${lines.slice(0, start).join('\n')}\n`);
+    const { home, path } = rolloutHome(lines, start);
     const server = await serve(homeEnv(home));
     try {
       const c = await Client.open(server);
@@ -181,7 +162,7 @@ describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
       // The last record waits for one that never comes: the read that held it takes it a moment later.
       const all = await expectedItems(lines, stop + 1);
       await c.until((f) => itemsSeen(f).length >= all.length);
-      expect(itemsSeen(c.frames)).toEqual(all);
+      expect(itemsSeen(c.frames).map(itemKey)).toEqual(all);
       const histories = c.frames.filter(
         (f) => f.type === 'session_ready' || f.type === 'session_ready_start',
       );

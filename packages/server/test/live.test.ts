@@ -7,11 +7,11 @@ import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { makeDemoHome, type RunningServer } from '../src/index.js';
-import { Client, claudeSessionHome, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+import { Client, claudeSessionHome, homeEnv, itemKey, itemsSeen, serve, tempDir } from './helpers.js';
 
 const SOURCE = ['claude', 'projects', '-work-spotter', 'subagent.jsonl'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const keyOf = (item: TranscriptItem) => `${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+const keyOf = itemKey;
 
 /** The main lane's items of a file holding `text`, as the library classifies them. */
 async function itemsOf(text: string): Promise<TranscriptItem[]> {
@@ -26,18 +26,6 @@ async function itemsOf(text: string): Promise<TranscriptItem[]> {
   const classified = classifyTranscript(loaded.value);
   if (!classified.ok) throw new Error(classified.error.message);
   return classified.value.items;
-}
-
-/** The main lane's items a client holds: its latest history, then what live frames carried. */
-function itemsSeen(frames: Frame[]): TranscriptItem[] {
-  let items: TranscriptItem[] = [];
-  for (const f of frames) {
-    if (f.type === 'session_ready_start') items = [];
-    if (f.type === 'session_ready') items = [...(f.history as TranscriptItem[])];
-    else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
-    else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
-  }
-  return items;
 }
 
 describe.skipIf(!corpus)('live tail of an appended session', () => {

@@ -12,21 +12,27 @@ import { homeEnv, serve, tempDir } from './helpers.js';
 const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
 const DAY = ['2026', '02', '23'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The rollout's lines written at first; the rest are appended. */
+const HEAD = 1_500;
+
+/** A home holding the corpus rollout's first HEAD lines where Codex keeps it, and all its lines. */
+function rolloutHome() {
+  const lines = readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  const home = tempDir();
+  const dir = join(home, '.codex', 'sessions', ...DAY);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, NAME);
+  writeFileSync(path, `${lines.slice(0, HEAD).join('\n')}\n`);
+  return { lines, home, path, platform: nodePlatform({ env: homeEnv(home), homeDir: home }) };
+}
 
 describe.skipIf(!corpus)('a growing session nobody follows', () => {
   it('is read on from where the last read stopped, its numbers those of a whole read', {
     timeout: 60_000,
   }, async () => {
-    const lines = readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
-      .split('\n')
-      .filter(Boolean);
-    const home = tempDir();
-    const dir = join(home, '.codex', 'sessions', ...DAY);
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, NAME);
-    const head = 1_500;
-    writeFileSync(path, `${lines.slice(0, head).join('\n')}\n`);
-    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const { lines, home, path, platform } = rolloutHome();
     const server = await serve(homeEnv(home));
     try {
       const key = sessionKey('codex', path);
@@ -35,8 +41,8 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
       server.catalog.stats.reset();
 
       const batches = 12;
-      const step = Math.ceil((lines.length - head) / batches);
-      for (let at = head; at < lines.length; at += step) {
+      const step = Math.ceil((lines.length - HEAD) / batches);
+      for (let at = HEAD; at < lines.length; at += step) {
         appendFileSync(path, `${lines.slice(at, at + step).join('\n')}\n`);
         const whole = await loadTranscript(platform, { agent: 'codex', path });
         if (!whole.ok) throw new Error(whole.error.message);
@@ -60,22 +66,13 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
   it('too large to keep translated, is read whole again with pauses between, losing no append', {
     timeout: 60_000,
   }, async () => {
-    const lines = readFileSync(corpusPath('codex', 'sessions', ...DAY, NAME), 'utf8')
-      .split('\n')
-      .filter(Boolean);
-    const home = tempDir();
-    const dir = join(home, '.codex', 'sessions', ...DAY);
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, NAME);
-    const head = 1_500;
-    writeFileSync(path, `${lines.slice(0, head).join('\n')}\n`);
-    const platform = nodePlatform({ env: homeEnv(home), homeDir: home });
+    const { lines, home, path, platform } = rolloutHome();
     const server = await serve(homeEnv(home), { tailBytes: 0 });
     try {
       const key = sessionKey('codex', path);
       await server.catalog.settled();
       // Appends faster than a whole read: each read takes what came in while the last one waited.
-      for (let at = head; at < lines.length; at += 40) {
+      for (let at = HEAD; at < lines.length; at += 40) {
         appendFileSync(path, `${lines.slice(at, at + 40).join('\n')}\n`);
         await sleep(5);
       }

@@ -191,7 +191,8 @@ export function heldLinesFrom(data: Uint8Array, keepWithNext: (line: Uint8Array)
   if (data[data.length - 1] !== 10) return data.length;
   let cut = data.length;
   while (cut > 0) {
-    const start = data.lastIndexOf(10, cut - 2) + 1;
+    // The newline before the line ending at `cut` (a negative index would count from the end).
+    const start = cut >= 2 ? data.lastIndexOf(10, cut - 2) + 1 : 0;
     if (!keepWithNext(data.subarray(start, cut - 1))) break;
     cut = start;
   }
