@@ -44,7 +44,7 @@ export interface LiveDelta {
 
 export interface LiveReadOptions {
   /**
-   * Leave unread, until the files grow, the lines at the end of what they gained that the adapter
+   * Leave unread, until the files grow, the lines at the end of what the read finds that the adapter
    * reads only with the next record (a Codex user message, a prompt or injected context by what
    * follows it). Read alone, such a line is a guess, and a wrong guess classifies its lane again
    * when the next record comes, at a cost that grows with the session. `heldBack` tells whether
@@ -171,9 +171,9 @@ export class LiveTranscript {
         if (!pushed.ok || pushed.value !== 'rewrite') return pushed as Pushed;
       }
     }
-    // A read from the start takes every line, those it would have held included.
+    // Held lines of the tail are read (or held) again from the start.
     this.heldBack = false;
-    return this.fresh(await this.fromStart(platform, paths, ends));
+    return this.fresh(await this.fromStart(platform, paths, ends, holdBack));
   }
 
   /**
@@ -203,9 +203,18 @@ export class LiveTranscript {
     return files;
   }
 
-  /** The files from their start: the main one a part at a time, the others whole with its last. */
-  private async fromStart(platform: SessionPlatform, paths: readonly string[], ends: readonly number[]) {
+  /**
+   * The files from their start: the main one a part at a time, the others whole with its last,
+   * less the lines at the main file's end held back when `holdBack`.
+   */
+  private async fromStart(
+    platform: SessionPlatform,
+    paths: readonly string[],
+    ends: readonly number[],
+    holdBack: boolean,
+  ) {
     this.ends.clear();
+    const keepWithNext = holdBack ? this.adapter?.keepWithNext : undefined;
     const [main, ...others] = paths as [string, ...string[]];
     let pushed: Pushed | undefined;
     for await (const part of readParts(
@@ -216,13 +225,22 @@ export class LiveTranscript {
       ends[0],
       this.adapter?.keepWithNext,
     )) {
-      const files: SourceFile[] = [part];
+      let read: SourceFile = part;
+      if (part.last && keepWithNext) {
+        const held = heldLinesFrom(part.data, keepWithNext);
+        if (held < part.data.length) {
+          read = { ...part, data: part.data.subarray(0, held) };
+          this.heldBack = true;
+        }
+      }
+      const files: SourceFile[] = [read];
       if (part.last)
         for (const [i, path] of others.entries())
           files.push({ path, data: await platform.fs.readRange(path, 0, ends[i + 1]!) });
       const next = pushed ? this.push(files, 'tail') : this.push(files, 'start');
       if (next.ok && next.value === 'rewrite') {
         // A part changed what earlier ones made: the files whole, at once.
+        this.heldBack = false;
         const whole: SourceFile[] = [];
         for (const [i, path] of paths.entries())
           whole.push({ path, data: await platform.fs.readRange(path, 0, ends[i]!) });

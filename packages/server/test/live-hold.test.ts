@@ -95,6 +95,27 @@ describe.skipIf(!corpus)('following a Codex rollout record by record', () => {
     expect(itemsOf(last.value)).toBe(itemsOf(whole.value));
   });
 
+  it('holds a user message at the end of a first read too, and reads it on with the next record', async () => {
+    const lines = rolloutLines();
+    // Injected context that a record of another kind follows.
+    const at = injectedLines(lines).find((i) => i > 100 && !lines[i + 1]!.includes('"role":"user"'))!;
+    const { path, platform } = rolloutHome(lines, at + 1);
+    const live = new LiveTranscript('codex');
+    const first = await live.read(platform, path, { holdBack: true });
+    if (!first.ok) throw new Error(first.error.message);
+    expect(live.heldBack).toBe(true);
+    appendFileSync(path, `${lines[at + 1]}\n`);
+    const next = await live.read(platform, path, { holdBack: true });
+    if (!next.ok) throw new Error(next.error.message);
+    // Read on, not classified again.
+    expect(live.delta).toBeDefined();
+    expect(live.delta!.added.length).toBeGreaterThan(0);
+    const whole = await loadTranscript(platform, { agent: 'codex', path });
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(live.heldBack).toBe(false);
+    expect(JSON.stringify(next.value.events)).toBe(JSON.stringify(whole.value.events));
+  });
+
   it('leaves a held line unread only until a read that may take it', async () => {
     const lines = rolloutLines();
     const at = injectedLines(lines)[0]!;
