@@ -346,8 +346,7 @@ export class Streams {
         if (!entry) return 'the session is gone';
         const bytes = await this.catalog.sessionBytes(key);
         const limit = this.options.maxOpenBytes ?? defaultMaxOpenBytes();
-        if (bytes > limit)
-          return `the session is ${megabytes(bytes)}, more than the ${megabytes(limit)} this daemon can hold in memory to show it; its summary, search and dumps still work`;
+        if (bytes > limit) return tooLarge(bytes, limit, this.options.maxOpenBytes === undefined);
         let loaded: Loaded | undefined;
         try {
           loaded = await this.catalog.follow(key);
@@ -572,6 +571,17 @@ const FILL_SLICE = 20_000;
 const PRIME_WAIT_MS = 20;
 
 const megabytes = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+/**
+ * Why a session of `bytes` is not opened under `limit`; when the limit comes from the heap's, the
+ * heap (in whole GB) a daemon would need to open it, since its limit is an eighth of that.
+ */
+export function tooLarge(bytes: number, limit: number, fromHeap: boolean): string {
+  const why = `the session is ${megabytes(bytes)}, more than the ${megabytes(limit)} this daemon can hold in memory to show it; its summary, search and dumps still work`;
+  if (!fromHeap) return why;
+  const heapMb = Math.ceil((bytes * 8) / 1024 ** 3) * 1024;
+  return `${why}. A daemon started with NODE_OPTIONS=--max-old-space-size=${heapMb} can open it, if the machine has the memory`;
+}
 
 /** Whether two lists of an event's items are the same items (their fields aside). */
 const sameItems = (a: readonly TranscriptItem[] = [], b: readonly TranscriptItem[] = []): boolean =>

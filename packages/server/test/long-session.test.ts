@@ -10,6 +10,7 @@ import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcr
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexLines } from '../../transcript/test/long-records.js';
 import type { RunningServer } from '../src/index.js';
+import { tooLarge } from '../src/streams.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
 
 const ROLLOUT = ['codex', 'sessions', '2026', '02', '23'];
@@ -110,6 +111,16 @@ describe('opening a session in the reader', () => {
     const summary = await client.request('session_summary_read', { sid: SID, agent: 'codex' });
     expect(summary).toMatchObject({ ok: true });
     client.close();
+  });
+
+  it('names, for a session over the heap-derived limit, the heap a daemon would need to open it', () => {
+    const MB = 1024 * 1024;
+    expect(tooLarge(1024 * MB, 512 * MB, true)).toMatch(
+      /^the session is 1024 MB, more than the 512 MB .*NODE_OPTIONS=--max-old-space-size=8192 /,
+    );
+    expect(tooLarge(600 * MB, 512 * MB, true)).toContain('--max-old-space-size=5120 ');
+    // A limit set by whoever started the daemon is not the heap's: no heap to name.
+    expect(tooLarge(600 * MB, 512 * MB, false)).not.toContain('NODE_OPTIONS');
   });
 
   it('sends an error frame for a session whose files cannot be read', async () => {
