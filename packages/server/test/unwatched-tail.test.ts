@@ -47,12 +47,12 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
         const whole = await loadTranscript(platform, { agent: 'codex', path });
         if (!whole.ok) throw new Error(whole.error.message);
         const want = foldTranscript(whole.value, { prompts: true });
-        const deadline = Date.now() + 10_000;
-        while (JSON.stringify(server.catalog.get(key)?.summary) !== JSON.stringify(want)) {
-          if (Date.now() > deadline)
-            expect(server.catalog.get(key)?.summary, `after ${at + step} lines`).toEqual(want);
-          await sleep(20);
-        }
+        await expect
+          .poll(() => server.catalog.get(key)?.summary, {
+            timeout: 10_000,
+            message: `after ${at + step} lines`,
+          })
+          .toEqual(want);
       }
       // One read of the whole file when it first grew, then only what each append added; read
       // whole at every append, the same appends take twelve times the file.
