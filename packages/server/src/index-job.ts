@@ -54,48 +54,60 @@ export type PreparedIndex = (
 /** Search documents written in one transaction: a few milliseconds of the daemon's thread. */
 export const DOCS_PER_WRITE = 2_000;
 
-/** A batch of documents; from a worker it comes as JSON, so that the daemon's thread takes each in
- * when it writes it rather than the whole session's at once when the result arrives. */
-export type DocBatch = readonly IndexDoc[] | string;
+/**
+ * A batch of documents; from a worker it comes as the bytes of its JSON, each batch in a buffer of
+ * its own that moves to the daemon's thread rather than being copied: a long rollout's documents
+ * are hundreds of MB, and copying them into the daemon's heap at once kept it from answering for
+ * most of a second. The daemon's thread parses each batch when it writes it.
+ */
+export type DocBatch = readonly IndexDoc[] | Uint8Array;
 
-export function docBatches(docs: readonly IndexDoc[], asJson = false): DocBatch[] {
+export function docBatches(docs: readonly IndexDoc[]): DocBatch[] {
   const out: DocBatch[] = [];
-  for (let at = 0; at < docs.length; at += DOCS_PER_WRITE) {
-    const batch = docs.slice(at, at + DOCS_PER_WRITE);
-    out.push(asJson ? JSON.stringify(batch) : batch);
-  }
+  for (let at = 0; at < docs.length; at += DOCS_PER_WRITE) out.push(docs.slice(at, at + DOCS_PER_WRITE));
   return out;
 }
 
+// encode() gives each batch a buffer of its own (Buffer.from may share a pool), so it can move.
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const batchOf = (docs: IndexDoc[], asBytes: boolean): DocBatch =>
+  asBytes ? encoder.encode(JSON.stringify(docs)) : docs;
+
 /**
  * The documents of the lanes' items in batches as docBatches cuts them, each batch made (and for a
- * worker written as JSON) before the next: a session's documents are never all held as objects at
- * once beside their JSON, which for a long rollout is as large as the file.
+ * worker written as JSON bytes) before the next: a session's documents are never all held as
+ * objects at once.
  */
-export function laneDocBatches(lanes: readonly LaneItems[], asJson: boolean): DocBatch[] {
+export function laneDocBatches(lanes: readonly LaneItems[], asBytes: boolean): DocBatch[] {
   const out: DocBatch[] = [];
   let batch: IndexDoc[] = [];
   for (const lane of lanes)
     for (let i = 0; i < lane.classification.items.length; i++) {
       laneDocs(lane, i, batch, NONE, i + 1);
       if (batch.length === DOCS_PER_WRITE) {
-        out.push(asJson ? JSON.stringify(batch) : batch);
+        out.push(batchOf(batch, asBytes));
         batch = [];
       }
     }
-  if (batch.length > 0) out.push(asJson ? JSON.stringify(batch) : batch);
+  if (batch.length > 0) out.push(batchOf(batch, asBytes));
   return out;
 }
 
 const NONE: ReadonlySet<string> = new Set();
 
 export const docsOf = (batch: DocBatch): readonly IndexDoc[] =>
-  typeof batch === 'string' ? (JSON.parse(batch) as IndexDoc[]) : batch;
+  batch instanceof Uint8Array ? (JSON.parse(decoder.decode(batch)) as IndexDoc[]) : batch;
+
+/** The buffers a prepared index's document batches hold, to move rather than copy between threads. */
+export const batchBuffers = (prepared: PreparedIndex): ArrayBuffer[] =>
+  prepared.ok ? prepared.docs.flatMap((b) => (b instanceof Uint8Array ? [b.buffer as ArrayBuffer] : [])) : [];
 
 export async function prepareIndex(
   platform: SessionPlatform,
   job: IndexJob,
-  opts: { json?: boolean } = {},
+  /** Document batches as JSON bytes, for a worker to hand over. */
+  opts: { bytes?: boolean } = {},
 ): Promise<PreparedIndex> {
   const stamps: [string, FileStamp][] = [];
   for (const f of job.files) {
@@ -113,7 +125,7 @@ export async function prepareIndex(
     inFlight: turnInFlight(t),
     listing: listingFacts(job.agent, t, lanes),
     session: headFactsOf(t),
-    docs: laneDocBatches(lanes, opts.json ?? false),
+    docs: laneDocBatches(lanes, opts.bytes ?? false),
     stamps,
   };
 }

@@ -1,14 +1,15 @@
 // A worker thread of the cold index: prepares one session's index from its files per task.
 import { readFileSync } from 'node:fs';
 import { nodePlatform, type SessionPlatform } from '@cairn/transcript';
-import { prepareIndex } from './index-job.js';
+import Tinypool, { type Transferable } from 'tinypool';
+import { batchBuffers, prepareIndex } from './index-job.js';
 import type { IndexTask, IndexTaskResult } from './index-workers.js';
 import { ReadStats, servingPlatform } from './source-files.js';
 
 let platform: SessionPlatform | undefined;
 let platformOf = '';
 
-export default async function prepare(task: IndexTask): Promise<IndexTaskResult> {
+export default async function prepare(task: IndexTask): Promise<object> {
   const key = JSON.stringify([task.env, task.homeDir]);
   if (!platform || key !== platformOf) {
     const base = nodePlatform({ env: task.env, homeDir: task.homeDir });
@@ -18,6 +19,13 @@ export default async function prepare(task: IndexTask): Promise<IndexTaskResult>
     platformOf = key;
   }
   const stats = new ReadStats();
-  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job, { json: true });
-  return { prepared, read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads } };
+  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job, { bytes: true });
+  const result: IndexTaskResult = {
+    prepared,
+    read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads },
+  };
+  // The documents' buffers move to the daemon's thread; the rest of the result is copied.
+  const movable = { [Tinypool.transferableSymbol]: batchBuffers(prepared), [Tinypool.valueSymbol]: result };
+  // Tinypool types these symbols as any symbol, not as the ones its Transferable names.
+  return Tinypool.move(movable as unknown as Transferable);
 }
