@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     reporters: ['default', './scripts/plain-summary-reporter.ts'],
     include: ['packages/*/test/**/*.test.ts'],
+    globalSetup: ['./scripts/test-scratch.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -566,7 +566,10 @@ function stored(text: string, key: string): unknown {
 
 function configure(db: Database.Database): void {
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  // No syncs: the index is a cache of the agents' files. A crash of the machine may lose its last
+  // writes or damage it, and a damaged index is found when opened and rebuilt; an app crash loses
+  // nothing. Without them a cold index's writes take a sixth less of the daemon's thread.
+  db.pragma('synchronous = OFF');
   db.pragma('busy_timeout = 2000');
 }
 
