@@ -301,7 +301,9 @@ export function TimelineView({
     if (t >= 0 && virtualizer.getVirtualItems().some((v) => v.index === t)) return t;
     return top;
   };
-  useEffect(() => {
+  // Swapped in as each render commits, not after paint: a key pressed in between would step
+  // from the target before last.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const tag = (e.target as HTMLElement | null)?.tagName;
