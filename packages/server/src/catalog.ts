@@ -35,6 +35,8 @@ import type { ListingFacts } from './listing.js';
 import { type LiveDelta, LiveTranscript } from './live-transcript.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocsInSlices } from './search-docs.js';
+import { searchStatement } from './search-query.js';
+import type { SearchThread } from './search-thread.js';
 import {
   type FileStamp,
   headPrint,
@@ -101,6 +103,8 @@ export interface CatalogOptions {
   readonly watch?: boolean;
   /** Worker threads for reading sessions whole; without them every read runs on this thread. */
   readonly workers?: IndexWorkers;
+  /** The thread searches run on; without it they run on this thread. */
+  readonly searches?: SearchThread;
   /** The bytes of growing sessions nobody follows whose translations are kept (see keepsTail);
    * from the heap's limit when absent. */
   readonly tailBytes?: number;
@@ -323,8 +327,21 @@ export class Catalog {
     return isActive(this.busy(e, now), this.grewAt.get(e.key), now);
   }
 
-  search(q: SearchQuery): SearchRow[] {
-    return this.options.db.search(q);
+  /** Best matches first, searched on the search thread when there is one. */
+  async search(q: SearchQuery): Promise<SearchRow[]> {
+    const { db, searches } = this.options;
+    const statement = searchStatement(q);
+    if (statement === undefined) return [];
+    const file = db.file;
+    if (searches && file !== undefined) {
+      try {
+        return await searches.run({ file, generation: db.generation, statement });
+      } catch (cause) {
+        // A damaged index included: this thread's search finds the damage and starts the rebuild.
+        this.log(`search: on the search thread: ${(cause as Error).message}; searching here instead`);
+      }
+    }
+    return db.search(q);
   }
 
   /** A platform reading the agents' files as the catalog does: counted, from the cache when held. */

@@ -4,20 +4,13 @@
 import { lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { type SearchQuery, type SearchRow, type SearchTarget, searchStatement } from './search-query.js';
+
+export type { SearchQuery, SearchRow, SearchTarget } from './search-query.js';
+export { ftsExpression, SEARCH_TARGETS } from './search-query.js';
 
 /** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
 export const INDEX_SCHEMA_VERSION = 4;
-
-/** What search looks in. `tool_output` sits in its own FTS column so that leaving it out is a
- * column filter of the index itself, not a scan of its matches. */
-export type SearchTarget = 'prompt' | 'assistant' | 'thinking' | 'tool_input' | 'tool_output';
-export const SEARCH_TARGETS: readonly SearchTarget[] = [
-  'prompt',
-  'assistant',
-  'thinking',
-  'tool_input',
-  'tool_output',
-];
 
 /** A document longer than this is indexed by its beginning; a session is still found by it. */
 export const MAX_DOC_CHARS = 64 * 1024;
@@ -59,31 +52,6 @@ export interface IndexDoc {
   target: SearchTarget;
   at?: number;
   text: string;
-}
-
-export interface SearchQuery {
-  query: string;
-  targets?: readonly SearchTarget[];
-  agents?: readonly string[];
-  sid?: string;
-  cwd?: string;
-  sinceAt?: number;
-  untilAt?: number;
-  limit: number;
-  offset: number;
-}
-
-export interface SearchRow {
-  sessionKey: string;
-  agent: string;
-  sid: string;
-  agentId: string | null;
-  itemUuid: string;
-  itemType: string;
-  target: SearchTarget;
-  at: number | null;
-  snippet: string;
-  score: number;
 }
 
 export type OpenOutcome = 'opened' | 'created' | 'rebuilt-corrupt' | 'rebuilt-schema' | 'in-memory';
@@ -174,6 +142,11 @@ export class IndexDb {
 
   get db(): Database.Database {
     return this.handle;
+  }
+
+  /** The database's file; undefined while the index lives in memory. */
+  get file(): string | undefined {
+    return this.handle.memory ? undefined : this.handle.name;
   }
 
   /** The statement for `sql`, prepared once per handle: a session's record runs the same few many times. */
@@ -467,58 +440,12 @@ export class IndexDb {
   search(q: SearchQuery): SearchRow[] {
     return this.guard(
       'search',
-      () => this.query(q),
+      () => {
+        const statement = searchStatement(q);
+        return statement ? (this.db.prepare(statement.sql).all(...statement.params) as SearchRow[]) : [];
+      },
       () => [],
     );
-  }
-
-  private query(q: SearchQuery): SearchRow[] {
-    const expr = ftsExpression(q.query);
-    if (expr === undefined) return [];
-    const targets = q.targets && q.targets.length > 0 ? q.targets : SEARCH_TARGETS;
-    const withOutput = targets.includes('tool_output');
-    const withText = targets.some((t) => t !== 'tool_output');
-    const match =
-      withOutput && withText ? expr : withOutput ? `{tool_output} : (${expr})` : `{text} : (${expr})`;
-    const where: string[] = ['docs_fts MATCH ?'];
-    const params: unknown[] = [match];
-    if (targets.length < SEARCH_TARGETS.length) {
-      where.push(`d.target IN (${targets.map(() => '?').join(', ')})`);
-      params.push(...targets);
-    }
-    if (q.agents && q.agents.length > 0) {
-      where.push(`s.agent IN (${q.agents.map(() => '?').join(', ')})`);
-      params.push(...q.agents);
-    }
-    if (q.sid !== undefined) {
-      where.push('s.sid = ?');
-      params.push(q.sid);
-    }
-    if (q.cwd !== undefined) {
-      where.push("instr(coalesce(s.cwd, ''), ?) > 0");
-      params.push(q.cwd);
-    }
-    if (q.sinceAt !== undefined) {
-      where.push('d.at >= ?');
-      params.push(q.sinceAt);
-    }
-    if (q.untilAt !== undefined) {
-      where.push('d.at <= ?');
-      params.push(q.untilAt);
-    }
-    params.push(q.limit, q.offset);
-    const sql = `
-      SELECT s.key AS sessionKey, s.agent AS agent, s.sid AS sid, d.agent_id AS agentId,
-             d.item_uuid AS itemUuid, d.item_type AS itemType, d.target AS target, d.at AS at,
-             snippet(docs_fts, -1, char(2), char(3), '…', 16) AS snippet, -bm25(docs_fts) AS score
-      FROM docs_fts
-      JOIN docs d ON d.id = docs_fts.rowid
-      JOIN sessions s ON s.id = d.session_id
-      WHERE ${where.join(' AND ')}
-      ORDER BY bm25(docs_fts), d.id
-      LIMIT ? OFFSET ?`;
-    // Not kept: each mix of filters is SQL of its own.
-    return this.db.prepare(sql).all(...params) as SearchRow[];
   }
 
   docCount(): number {
@@ -529,31 +456,6 @@ export class IndexDb {
     );
   }
 }
-
-/**
- * A user's query as an FTS5 expression: every word and every quoted phrase must occur, each
- * taken literally (FTS5's own operators and column syntax are not the user's to reach); a word
- * ending in `*` matches as a prefix.
- */
-export function ftsExpression(query: string): string | undefined {
-  const terms: string[] = [];
-  const re = /"([^"]*)"|(\S+)/g;
-  for (let m = re.exec(query); m !== null; m = re.exec(query)) {
-    const phrase = m[1];
-    const word = m[2];
-    if (phrase !== undefined) {
-      if (/[\p{L}\p{N}]/u.test(phrase)) terms.push(quote(phrase));
-    } else if (word !== undefined) {
-      const prefix = word.endsWith('*') && word.length > 1;
-      const bare = prefix ? word.slice(0, -1) : word;
-      if (!/[\p{L}\p{N}]/u.test(bare)) continue;
-      terms.push(prefix ? `${quote(bare)} *` : quote(bare));
-    }
-  }
-  return terms.length === 0 ? undefined : terms.join(' AND ');
-}
-
-const quote = (text: string): string => `"${text.replaceAll('"', '""')}"`;
 
 /** A JSON value as the index stored it; one that does not parse means the file is damaged. */
 function stored(text: string, key: string): unknown {

@@ -23,6 +23,7 @@ import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/i
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { IndexWorkers, indexWorkerFile } from './index-workers.js';
+import { SearchThread, searchWorkerFile } from './search-thread.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
 import { SessionsTopic } from './sessions-topic.js';
 import { Streams } from './streams.js';
@@ -60,6 +61,8 @@ export interface ServerOptions {
   /** The built worker file sessions are read whole on; the one beside this code when absent, none
    * with false (everything on this thread, as when running from source). */
   readonly indexWorker?: string | false;
+  /** The built worker file searches run on; the one beside this code when absent, none with false. */
+  readonly searchWorker?: string | false;
   /** The largest session (its files' bytes) opened in the reader; from the heap's limit when absent. */
   readonly maxOpenBytes?: number;
   /** The bytes of growing sessions nobody follows whose translations the catalog keeps. */
@@ -111,11 +114,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   const workerFile = options.indexWorker === undefined ? indexWorkerFile() : options.indexWorker || undefined;
   const workers = workerFile ? new IndexWorkers(workerFile, platform) : undefined;
+  const searchFile =
+    options.searchWorker === undefined ? searchWorkerFile() : options.searchWorker || undefined;
+  const searches = searchFile ? new SearchThread(searchFile) : undefined;
   const catalog = new Catalog({
     platform,
     db,
     log,
     ...(workers ? { workers } : {}),
+    ...(searches ? { searches } : {}),
     ...(options.rescanMs === undefined ? {} : { rescanMs: options.rescanMs }),
     ...(options.tailBytes === undefined ? {} : { tailBytes: options.tailBytes }),
   });
@@ -164,6 +171,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       sessions.close();
       catalog.close();
       await workers?.close();
+      await searches?.close();
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       await stopped;

@@ -42,7 +42,7 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     return fail('invalid_args', 'until_at is before since_at', '/until_at');
   }
   const limit = Math.min(req.limit ?? SEARCH_LIMIT, SEARCH_MAX);
-  const rows = ctx.catalog.search({
+  const rows = await ctx.catalog.search({
     query: req.query,
     ...(req.targets ? { targets: req.targets } : {}),
     ...(req.agents ? { agents: req.agents } : {}),
