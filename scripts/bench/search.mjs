@@ -33,7 +33,13 @@ export async function measureSearch(url, { runs = 20, words = SEARCH_WORDS } = {
         }
       }
       const longestPingMs = await pings.stop();
-      out[kind] = { p50: percentile(all, 50), p95: percentile(all, 95), hits, asked: all.length, longestPingMs };
+      out[kind] = {
+        p50: percentile(all, 50),
+        p95: percentile(all, 95),
+        hits,
+        asked: all.length,
+        longestPingMs,
+      };
     }
   } finally {
     client.close();
