@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { corpus } from '../../transcript/test/corpus.js';
 import type { RunningServer } from '../src/index.js';
-import { buildDaemon, type Daemon, startDaemon } from './daemon.js';
+import { buildDaemon, type Daemon, removeDaemon, startDaemon } from './daemon.js';
 import { Client, claudeSessionHome, corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -203,7 +203,10 @@ describe.skipIf(!corpus)('1,100 idle sockets against a daemon limited to 1,024 d
   beforeAll(async () => {
     file = await buildDaemon();
   }, 60_000);
-  afterAll(() => daemon?.stop());
+  afterAll(async () => {
+    await daemon?.stop();
+    removeDaemon(file);
+  });
 
   it('keeps answering an authenticated client and new authenticated requests', async () => {
     daemon = await startDaemon(file, { ...corpusEnv(), CAIRN_HOME: tempDir('cairn-state-') }, [

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { corpus } from '../../transcript/test/corpus.js';
 import { defaultLimits } from '../src/connections.js';
-import { buildDaemon, type Daemon, startDaemon } from './daemon.js';
+import { buildDaemon, type Daemon, removeDaemon, startDaemon } from './daemon.js';
 import { Client, corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 
 /** Opens `n` TCP connections that never send a byte; resolves once each connected or failed. */
@@ -130,7 +130,10 @@ describe.skipIf(!corpus)('a daemon with 256 file descriptors and 600 idle socket
   beforeAll(async () => {
     file = await buildDaemon();
   }, 60_000);
-  afterAll(() => daemon?.stop());
+  afterAll(async () => {
+    await daemon?.stop();
+    removeDaemon(file);
+  });
 
   it('answers an authenticated client and new authenticated requests throughout', async () => {
     daemon = await startDaemon(file, { ...corpusEnv(), CAIRN_HOME: tempDir('cairn-state-') }, [

@@ -2,7 +2,7 @@
 // under a low limit of open files, say. The bundle sits under the repository's node_modules so that
 // the packages it leaves outside resolve as they do for the built CLI.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -26,6 +26,11 @@ export async function buildDaemon(): Promise<string> {
     external: ['better-sqlite3', 'ws'],
   });
   return outfile;
+}
+
+/** Removes what `buildDaemon` made, if it made anything. */
+export function removeDaemon(file: string | undefined): void {
+  if (file !== undefined) rmSync(dirname(file), { recursive: true, force: true });
 }
 
 export interface Daemon {
