@@ -1,6 +1,6 @@
 // Whole-file reads into buffers kept from one job to the next. A fresh buffer per file costs more
 // than the read: its pages fault in on first touch, and the memory it takes outside the heap
-// starts collections. Reading the 450 MB of the bench's Claude Code sessions took about 8 times
+// starts collections. Reading the 450 MB of the bench's Claude Code sessions took five to eight times
 // as long with a fresh buffer per file as with these.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
