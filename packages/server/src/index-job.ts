@@ -60,7 +60,7 @@ export const DOCS_PER_WRITE = 2_000;
  * are hundreds of MB, and copying them into the daemon's heap at once kept it from answering for
  * most of a second. The daemon's thread parses each batch when it writes it.
  */
-export type DocBatch = readonly IndexDoc[] | Uint8Array;
+export type DocBatch = readonly IndexDoc[] | Uint8Array | Uint16Array;
 
 export function docBatches(docs: readonly IndexDoc[]): DocBatch[] {
   const out: DocBatch[] = [];
@@ -68,11 +68,25 @@ export function docBatches(docs: readonly IndexDoc[]): DocBatch[] {
   return out;
 }
 
-// encode() gives each batch a buffer of its own (Buffer.from may share a pool), so it can move.
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const batchOf = (docs: IndexDoc[], asBytes: boolean): DocBatch =>
-  asBytes ? encoder.encode(JSON.stringify(docs)) : docs;
+/**
+ * A batch's JSON in a buffer of its own (Buffer.from may hand out a shared pool's), so that it can
+ * move: one byte per character when it is all ASCII, else its UTF-16 code units. Either way both
+ * threads copy the characters rather than transcode them: decoding the batches from UTF-8 held the
+ * daemon's thread for most of a second of a cold index.
+ */
+export function batchBytes(docs: readonly IndexDoc[]): Uint8Array | Uint16Array {
+  const json = JSON.stringify(docs);
+  if (Buffer.byteLength(json) === json.length) {
+    const bytes = Buffer.allocUnsafeSlow(json.length);
+    bytes.write(json, 'latin1');
+    return bytes;
+  }
+  const units = Buffer.allocUnsafeSlow(json.length * 2);
+  units.write(json, 'utf16le');
+  return new Uint16Array(units.buffer, 0, json.length);
+}
+
+const batchOf = (docs: IndexDoc[], asBytes: boolean): DocBatch => (asBytes ? batchBytes(docs) : docs);
 
 /**
  * The documents of the lanes' items in batches as docBatches cuts them, each batch made (and for a
@@ -96,12 +110,18 @@ export function laneDocBatches(lanes: readonly LaneItems[], asBytes: boolean): D
 
 const NONE: ReadonlySet<string> = new Set();
 
-export const docsOf = (batch: DocBatch): readonly IndexDoc[] =>
-  batch instanceof Uint8Array ? (JSON.parse(decoder.decode(batch)) as IndexDoc[]) : batch;
+const isBytes = (batch: DocBatch): batch is Uint8Array | Uint16Array =>
+  batch instanceof Uint8Array || batch instanceof Uint16Array;
+
+export function docsOf(batch: DocBatch): readonly IndexDoc[] {
+  if (!isBytes(batch)) return batch;
+  const bytes = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
+  return JSON.parse(bytes.toString(batch instanceof Uint16Array ? 'utf16le' : 'latin1')) as IndexDoc[];
+}
 
 /** The buffers a prepared index's document batches hold, to move rather than copy between threads. */
 export const batchBuffers = (prepared: PreparedIndex): ArrayBuffer[] =>
-  prepared.ok ? prepared.docs.flatMap((b) => (b instanceof Uint8Array ? [b.buffer as ArrayBuffer] : [])) : [];
+  prepared.ok ? prepared.docs.flatMap((b) => (isBytes(b) ? [b.buffer as ArrayBuffer] : [])) : [];
 
 export async function prepareIndex(
   platform: SessionPlatform,
