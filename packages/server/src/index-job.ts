@@ -55,10 +55,11 @@ export type PreparedIndex = (
 export const DOCS_PER_WRITE = 2_000;
 
 /**
- * A batch of documents; from a worker it comes as the bytes of its JSON, each batch in a buffer of
- * its own that moves to the daemon's thread rather than being copied: a long rollout's documents
- * are hundreds of MB, and copying them into the daemon's heap at once kept it from answering for
- * most of a second. The daemon's thread parses each batch when it writes it.
+ * A batch of documents; from a worker it comes as its JSON (bytes or UTF-16 code units, see
+ * batchBytes), each batch in a buffer of its own that moves to the daemon's thread rather than
+ * being copied: a long rollout's documents are hundreds of MB, and copying them into the daemon's
+ * heap at once kept it from answering for most of a second. The daemon's thread parses each batch
+ * when it writes it.
  */
 export type DocBatch = readonly IndexDoc[] | Uint8Array | Uint16Array;
 
