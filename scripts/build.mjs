@@ -1,7 +1,9 @@
 // Bundles each package's entry points with esbuild. Type checking is `npm run typecheck`; the
 // library's declarations for the published package are `scripts/build-types.mjs`.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const common = {
@@ -34,6 +36,33 @@ const entries = [
 
 const cliDir = 'packages/cli/dist';
 
+// The CLI's build id: a hash of every package's sources, so that what one build kept (the summary
+// cache) is not taken for another's.
+function sourcesHash() {
+  const hash = createHash('sha256');
+  for (const pkg of readdirSync('packages').sort()) {
+    const src = join('packages', pkg, 'src');
+    let names;
+    try {
+      names = readdirSync(src, { recursive: true }).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = join(src, name);
+      let bytes;
+      try {
+        bytes = readFileSync(path);
+      } catch {
+        continue; // a folder
+      }
+      hash.update(`${path}\0${bytes.length}\0`).update(bytes);
+    }
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+const cliDefine = { CAIRN_BUILD: JSON.stringify(sourcesHash()) };
+
 const [, cli, cliWorker] = await Promise.all([
   Promise.all(entries.map((e) => build({ ...library, entryPoints: [e], outdir: '.' }))),
   // The CLI is split per command, so each loads only what it runs. Chunks sit beside main.js
@@ -45,6 +74,7 @@ const [, cli, cliWorker] = await Promise.all([
     splitting: true,
     chunkNames: '[name]-[hash]',
     metafile: true,
+    define: cliDefine,
   }),
   build({
     ...common,

@@ -12,8 +12,9 @@ import type {
 } from './model.js';
 import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { isPlainFileOf, isZstd, readLines, readSourceFile } from './read.js';
+import { isZstd, readLines, readSourceFile } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
+import { type FileStamp, fileStamps } from './stamps.js';
 import { SummaryTally } from './tally.js';
 
 export interface SessionPromptsOptions {
@@ -26,6 +27,8 @@ export interface SessionPromptsOptions {
 export interface SummarizeSessionOptions extends OpenOptions {
   /** Also return the main lane's prompts. */
   readonly prompts?: SessionPromptsOptions | boolean;
+  /** Told the stamps of the session's files, taken before any of them is read. */
+  readonly onStamps?: (stamps: FileStamp[]) => void;
 }
 
 const mainLane = (t: Transcript): string | undefined => t.agents.find((a) => a.parentId === undefined)?.id;
@@ -83,8 +86,10 @@ export async function summarizeSession(
   if (!found.ok) return found;
   const { adapter, paths } = found.value;
   const wantPrompts = options.prompts ? (options.prompts === true ? {} : options.prompts) : undefined;
+  const stamps = await fileStamps(platform, paths);
+  options.onStamps?.(stamps);
   let summary: SessionSummaryWithPrompts;
-  if (adapter.summaryPass && (await holdsLargeFile(platform, paths))) {
+  if (adapter.summaryPass && stamps.some((s) => s.size >= STREAM_FROM_BYTES && !isZstd(s.path))) {
     const streamed = await streamSummary(platform, adapter.summaryPass(paths), paths, options);
     if (!streamed.ok) return streamed;
     summary = streamed.value;
@@ -112,11 +117,6 @@ export async function summarizeSession(
 
 /** Files at least this large are summarized a chunk at a time when the adapter can, not held whole. */
 export const STREAM_FROM_BYTES = 32 * 1024 * 1024;
-
-async function holdsLargeFile(platform: SessionPlatform, paths: readonly string[]): Promise<boolean> {
-  for (const path of paths) if (await isPlainFileOf(platform, path, STREAM_FROM_BYTES)) return true;
-  return false;
-}
 
 /** The pass over every file line by line; compressed files are read whole (their codec streams poorly). */
 async function streamSummary(

@@ -3,10 +3,13 @@ import { loadTranscript } from './load.js';
 import type { SessionSummaryWithPrompts, SessionTarget } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
+import type { FileStamp } from './stamps.js';
 import { type SessionPromptsOptions, summarizeSession } from './summary.js';
 
 export interface TaskResults {
   summary: SessionSummaryWithPrompts;
+  /** The summary and its files' stamps taken before they were read, for a caller that keeps it. */
+  stampedSummary: { summary: SessionSummaryWithPrompts; stamps: FileStamp[] };
   /** Loading without handing the transcript back: what a consumer of every transcript pays. */
   load: { events: number; skipped: number };
 }
@@ -22,12 +25,16 @@ export async function runTask<T extends TaskName>(
   target: SessionTarget,
   options: TaskOptions = {},
 ): Promise<Result<TaskResults[T], LoadTranscriptError>> {
-  if (task === 'summary') {
-    return (await summarizeSession(
-      platform,
-      target,
-      options.prompts ? { prompts: options.prompts } : {},
-    )) as Result<TaskResults[T], LoadTranscriptError>;
+  const prompts = options.prompts ? { prompts: options.prompts } : {};
+  if (task === 'summary')
+    return (await summarizeSession(platform, target, prompts)) as Result<TaskResults[T], LoadTranscriptError>;
+  if (task === 'stampedSummary') {
+    let stamps: FileStamp[] = [];
+    const summary = await summarizeSession(platform, target, { ...prompts, onStamps: (s) => (stamps = s) });
+    return (summary.ok ? ok({ summary: summary.value, stamps }) : summary) as Result<
+      TaskResults[T],
+      LoadTranscriptError
+    >;
   }
   const loaded = await loadTranscript(platform, target);
   if (!loaded.ok) return loaded;

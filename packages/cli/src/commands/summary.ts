@@ -1,16 +1,21 @@
 // cairn summary: a session's numbers, or every session's with --all.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import {
+  cairnHome,
   discoverSessions,
   type FoundSession,
   runInPool,
   SESSION_SUMMARY_VERSION,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
+  sessionStamps,
   summarizeSession,
 } from '@cairn/transcript';
 import { count, oneLine } from '../format.js';
 import { progressBar } from '../progress.js';
 import { nameOfPath, resolveRef } from '../refs.js';
+import { buildId, type CachedSummary, SummaryCache, stampsKey } from '../summary-cache.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
 const USAGE = 'cairn summary <ref> | --all [--agent A] [--json]';
@@ -60,30 +65,64 @@ async function summarizeAll(
 ): Promise<number> {
   const heads: FoundSession[] = [];
   const errors: { ref: string; error: string }[] = [];
+  const cache = openCache(platform);
+  // By the heads' index: the summary kept for a session unchanged since.
+  const kept: (SessionSummaryWithPrompts | undefined)[] = [];
+  // The heads' index of each target handed to the pool, in the order they went.
+  const sent: number[] = [];
   // Every file is read in full below, so the sessions are found without the listing's head reads;
   // the workers start on the first ones found while the folders are still being walked.
   async function* targets() {
     for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
-      if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
-      else {
-        heads.push(entry);
-        yield { path: entry.path, agent: entry.agent, sessionId: entry.id };
+      if ('ref' in entry) {
+        errors.push({ ref: entry.ref, error: entry.error.message });
+        continue;
       }
+      const i = heads.push(entry) - 1;
+      const target = { path: entry.path, agent: entry.agent, sessionId: entry.id };
+      // A session the cache has never seen goes straight to the pool, whose workers take its stamps.
+      if (cache?.holds(entry.path)) {
+        const stamps = await sessionStamps(platform, target);
+        kept[i] = stamps && cache.lookup(entry.path, stampsKey(stamps));
+        if (kept[i]) continue;
+      }
+      sent.push(i);
+      yield target;
     }
   }
   const progress = progressBar('summarizing');
   // Sessions are independent: spread them over worker threads, each reading its own files.
-  const results = await runInPool('summary', targets(), {
+  const results = await runInPool('stampedSummary', targets(), {
     env: platform.env,
     homeDir: platform.homeDir,
     onDone: (done, total) => progress.update(done, total),
   });
   progress.done();
+  const outcomes = new Map(sent.map((head, k) => [head, results[k]!]));
   const rows: Row[] = [];
+  const fresh: CachedSummary[] = [];
   for (const [i, h] of heads.entries()) {
-    const result = results[i]!;
-    if (result.ok) rows.push({ agent: h.agent, id: h.id, path: h.path, summary: result.value });
-    else errors.push({ ref: h.path, error: result.error.message });
+    const outcome = outcomes.get(i);
+    if (outcome === undefined) {
+      rows.push({ agent: h.agent, id: h.id, path: h.path, summary: kept[i]! });
+      continue;
+    }
+    if (!outcome.ok) {
+      errors.push({ ref: h.path, error: outcome.error.message });
+      continue;
+    }
+    const { summary, stamps } = outcome.value;
+    rows.push({ agent: h.agent, id: h.id, path: h.path, summary });
+    fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), summary });
+  }
+  if (cache) {
+    try {
+      cache.save(fresh, agent);
+    } catch (error) {
+      warnCache(platform, error, "this run's numbers are not kept");
+    } finally {
+      cache.close();
+    }
   }
   if (json) {
     process.stdout.write(
@@ -102,6 +141,43 @@ async function summarizeAll(
   }
   for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
   return 0;
+}
+
+const cacheFile = (platform: SessionPlatform): string =>
+  join(cairnHome(platform.env, platform.homeDir), 'summaries.sqlite');
+
+/** The summary cache, or undefined from source or when it cannot be used (the run goes on without). */
+function openCache(platform: SessionPlatform): SummaryCache | undefined {
+  const build = buildId();
+  if (build === undefined) return undefined;
+  const file = cacheFile(platform);
+  try {
+    return SummaryCache.open(file, build);
+  } catch (error) {
+    if (!isDamaged(error)) {
+      warnCache(platform, error, 'every session is read');
+      return undefined;
+    }
+    // Only cairn writes the file and it holds nothing that cannot be counted again.
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+    warnCache(platform, error, 'it is made anew');
+    try {
+      return SummaryCache.open(file, build);
+    } catch (again) {
+      warnCache(platform, again, 'every session is read');
+      return undefined;
+    }
+  }
+}
+
+const isDamaged = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
+};
+
+function warnCache(platform: SessionPlatform, error: unknown, outcome: string): void {
+  const why = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`cairn: the summary cache ${cacheFile(platform)}: ${why}; ${outcome}\n`);
 }
 
 function renderSummary({ agent, id, path, mainFileMissing, summary: s }: Row): string {

@@ -1,0 +1,34 @@
+// What a session's files were when a read of them began, so that a caller keeping what the read
+// gave (a cache of summaries) can tell later whether the files are still the ones it read.
+import type { SessionTarget } from './model.js';
+import { findSession } from './open.js';
+import type { SessionPlatform } from './platform.js';
+
+/** One file's size and modification time. A file that cannot be stat'ed has none. */
+export interface FileStamp {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * The stamps of the session's files, or undefined when its files cannot be found (a read then
+ * says why). Taken before the files are read, a change during the read shows at the next look.
+ */
+export async function sessionStamps(
+  platform: SessionPlatform,
+  target: SessionTarget,
+): Promise<FileStamp[] | undefined> {
+  const found = await findSession(platform, target);
+  return found.ok ? fileStamps(platform, found.value.paths) : undefined;
+}
+
+/** The stamps of those of `paths` that can be stat'ed, in their order. */
+export async function fileStamps(platform: SessionPlatform, paths: readonly string[]): Promise<FileStamp[]> {
+  const stamps: FileStamp[] = [];
+  for (const path of paths) {
+    const s = await platform.fs.stat(path).catch(() => undefined);
+    if (s) stamps.push({ path, size: s.size, mtimeMs: s.mtimeMs });
+  }
+  return stamps;
+}
