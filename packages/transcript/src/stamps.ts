@@ -25,10 +25,9 @@ export async function sessionStamps(
 
 /** The stamps of those of `paths` that can be stat'ed, in their order. */
 export async function fileStamps(platform: SessionPlatform, paths: readonly string[]): Promise<FileStamp[]> {
-  const stamps: FileStamp[] = [];
-  for (const path of paths) {
-    const s = await platform.fs.stat(path).catch(() => undefined);
-    if (s) stamps.push({ path, size: s.size, mtimeMs: s.mtimeMs });
-  }
-  return stamps;
+  const stats = await Promise.all(paths.map((path) => platform.fs.stat(path).catch(() => undefined)));
+  return paths.flatMap((path, i) => {
+    const s = stats[i];
+    return s ? [{ path, size: s.size, mtimeMs: s.mtimeMs }] : [];
+  });
 }

@@ -9,6 +9,7 @@ import {
   SESSION_SUMMARY_VERSION,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
+  type SessionTarget,
   sessionStamps,
   summarizeSession,
 } from '@cairn/transcript';
@@ -73,6 +74,9 @@ async function summarizeAll(
   // Every file is read in full below, so the sessions are found without the listing's head reads;
   // the workers start on the first ones found while the folders are still being walked.
   async function* targets() {
+    // Stamps looked up while the walk goes on; the sessions they find changed, not yet handed out.
+    const lookups: Promise<void>[] = [];
+    const changed: [number, SessionTarget][] = [];
     for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
       if ('ref' in entry) {
         errors.push({ ref: entry.ref, error: entry.error.message });
@@ -81,11 +85,21 @@ async function summarizeAll(
       const i = heads.push(entry) - 1;
       const target = { path: entry.path, agent: entry.agent, sessionId: entry.id };
       // A session the cache has never seen goes straight to the pool, whose workers take its stamps.
-      if (cache?.holds(entry.path)) {
-        const stamps = await sessionStamps(platform, target);
-        kept[i] = stamps && cache.lookup(entry.path, stampsKey(stamps));
-        if (kept[i]) continue;
-      }
+      if (cache?.holds(entry.path))
+        lookups.push(
+          sessionStamps(platform, target).then((stamps) => {
+            kept[i] = stamps && cache.lookup(entry.path, stampsKey(stamps));
+            if (!kept[i]) changed.push([i, target]);
+          }),
+        );
+      else changed.push([i, target]);
+      yield* handOut(changed);
+    }
+    await Promise.all(lookups);
+    yield* handOut(changed);
+  }
+  function* handOut(changed: [number, SessionTarget][]) {
+    for (const [i, target] of changed.splice(0)) {
       sent.push(i);
       yield target;
     }
