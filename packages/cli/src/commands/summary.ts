@@ -85,12 +85,16 @@ async function summarizeAll(
       const i = heads.push(entry) - 1;
       const target = { path: entry.path, agent: entry.agent, sessionId: entry.id };
       // A session the cache has never seen goes straight to the pool, whose workers take its stamps.
+      // A lookup that fails hands the session out, for its read to say what is wrong.
       if (cache?.holds(entry.path))
         lookups.push(
-          sessionStamps(platform, target).then((stamps) => {
-            kept[i] = stamps && cache.lookup(entry.path, stampsKey(stamps));
-            if (!kept[i]) changed.push([i, target]);
-          }),
+          sessionStamps(platform, target)
+            .then((stamps) => stamps && cache.lookup(entry.path, stampsKey(stamps)))
+            .catch(() => undefined)
+            .then((summary) => {
+              kept[i] = summary;
+              if (!summary) changed.push([i, target]);
+            }),
         );
       else changed.push([i, target]);
       yield* handOut(changed);
