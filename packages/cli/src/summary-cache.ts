@@ -4,7 +4,7 @@
 // entry holds for the build that wrote it only, since another build may count differently.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { FileStamp, SessionSummaryWithPrompts } from '@cairn/transcript';
+import type { SessionFileStamp, SessionSummaryWithPrompts } from '@cairn/transcript';
 import Database from 'better-sqlite3';
 
 /** The build's id, from the bundler; absent when running from source, which then keeps nothing. */
@@ -21,7 +21,7 @@ CREATE TABLE sessions (path TEXT PRIMARY KEY, agent TEXT NOT NULL, stamps TEXT N
 `;
 
 /** Stamps as the cache compares them: the same files, sizes and times give the same text. */
-export const stampsKey = (stamps: readonly FileStamp[]): string =>
+export const stampsKey = (stamps: readonly SessionFileStamp[]): string =>
   JSON.stringify(stamps.map((s) => [s.path, s.size, s.mtimeMs]));
 
 export interface CachedSummary {

@@ -49,7 +49,7 @@ export { type FilePart, HEAD_BYTES, heldLinesFrom, readParts, readSourceFile } f
 export type * from './result.js';
 export { err, ok, sessionNotFound } from './result.js';
 export { CONTEXT_SHAPE_POINTS, downsampleMax } from './shape.js';
-export { type FileStamp, sessionStamps } from './stamps.js';
+export { type SessionFileStamp, sessionStamps } from './stamps.js';
 export {
   foldTranscript,
   isPrompt,

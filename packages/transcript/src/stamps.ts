@@ -4,8 +4,11 @@ import type { SessionTarget } from './model.js';
 import { findSession } from './open.js';
 import type { SessionPlatform } from './platform.js';
 
-/** One file's size and modification time. A file that cannot be stat'ed has none. */
-export interface FileStamp {
+/**
+ * One of a session's files by its size and modification time; a file that cannot be stat'ed has
+ * none. (The server's FileStamp, which adds the inode, is a stamp of its own.)
+ */
+export interface SessionFileStamp {
   path: string;
   size: number;
   mtimeMs: number;
@@ -18,13 +21,16 @@ export interface FileStamp {
 export async function sessionStamps(
   platform: SessionPlatform,
   target: SessionTarget,
-): Promise<FileStamp[] | undefined> {
+): Promise<SessionFileStamp[] | undefined> {
   const found = await findSession(platform, target);
   return found.ok ? fileStamps(platform, found.value.paths) : undefined;
 }
 
 /** The stamps of those of `paths` that can be stat'ed, in their order. */
-export async function fileStamps(platform: SessionPlatform, paths: readonly string[]): Promise<FileStamp[]> {
+export async function fileStamps(
+  platform: SessionPlatform,
+  paths: readonly string[],
+): Promise<SessionFileStamp[]> {
   const stats = await Promise.all(paths.map((path) => platform.fs.stat(path).catch(() => undefined)));
   return paths.flatMap((path, i) => {
     const s = stats[i];

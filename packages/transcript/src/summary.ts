@@ -14,7 +14,7 @@ import { findSession, type OpenOptions, openFailure, readSessionFiles } from './
 import type { SessionPlatform } from './platform.js';
 import { isZstd, readLines, readSourceFile } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
-import { type FileStamp, fileStamps } from './stamps.js';
+import { fileStamps, type SessionFileStamp } from './stamps.js';
 import { SummaryTally } from './tally.js';
 
 export interface SessionPromptsOptions {
@@ -28,7 +28,7 @@ export interface SummarizeSessionOptions extends OpenOptions {
   /** Also return the main lane's prompts. */
   readonly prompts?: SessionPromptsOptions | boolean;
   /** Told the stamps of the session's files, taken before any of them is read. */
-  readonly onStamps?: (stamps: FileStamp[]) => void;
+  readonly onStamps?: (stamps: SessionFileStamp[]) => void;
 }
 
 const mainLane = (t: Transcript): string | undefined => t.agents.find((a) => a.parentId === undefined)?.id;

@@ -3,13 +3,13 @@ import { loadTranscript } from './load.js';
 import type { SessionSummaryWithPrompts, SessionTarget } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
-import type { FileStamp } from './stamps.js';
+import type { SessionFileStamp } from './stamps.js';
 import { type SessionPromptsOptions, summarizeSession } from './summary.js';
 
 export interface TaskResults {
   summary: SessionSummaryWithPrompts;
   /** The summary and its files' stamps taken before they were read, for a caller that keeps it. */
-  stampedSummary: { summary: SessionSummaryWithPrompts; stamps: FileStamp[] };
+  stampedSummary: { summary: SessionSummaryWithPrompts; stamps: SessionFileStamp[] };
   /** Loading without handing the transcript back: what a consumer of every transcript pays. */
   load: { events: number; skipped: number };
 }
@@ -29,7 +29,7 @@ export async function runTask<T extends TaskName>(
   if (task === 'summary')
     return (await summarizeSession(platform, target, prompts)) as Result<TaskResults[T], LoadTranscriptError>;
   if (task === 'stampedSummary') {
-    let stamps: FileStamp[] = [];
+    let stamps: SessionFileStamp[] = [];
     const summary = await summarizeSession(platform, target, { ...prompts, onStamps: (s) => (stamps = s) });
     return (summary.ok ? ok({ summary: summary.value, stamps }) : summary) as Result<
       TaskResults[T],
