@@ -187,6 +187,9 @@ export class Catalog {
   private readonly transcriptListeners = new Set<(change: TranscriptChange) => void>();
   private readonly headListeners = new Set<(changed: SessionEntry[], removed: SessionEntry[]) => void>();
 
+  /** The check of the index's pages that follows the start (IndexDb.checkPages). */
+  private pageCheck: Promise<void> | undefined;
+
   private get workers(): IndexWorkers | undefined {
     return this.options.workers;
   }
@@ -257,6 +260,8 @@ export class Catalog {
     await this.enqueue(() => this.reconcile());
     this.observing = true;
     for (const e of this.sessions.values()) if (!e.indexed) this.queueIndex(e.key);
+    const { db, searches } = this.options;
+    this.pageCheck = db.checkPages(searches ? (file) => searches.checkPages(file) : undefined);
     if (this.options.watch !== false) {
       this.watcher = new Watcher({
         roots: this.roots.map((r) => r.root),
@@ -278,6 +283,8 @@ export class Catalog {
 
   /** Resolves when no work is queued: the index matches the files as last seen. */
   async settled(): Promise<void> {
+    // Damage the check finds queues the index's rebuild, which this then waits for.
+    await this.pageCheck;
     if (!this.running && this.urgent.length === 0 && this.background.length === 0 && this.deferred.size === 0)
       return;
     await new Promise<void>((resolve) => this.idle.push(resolve));

@@ -213,6 +213,27 @@ export class IndexDb {
     for (const listener of this.rebuiltListeners) listener(reason);
   }
 
+  /**
+   * Reads every page of an index opened from disk (SQLite's quick_check), through `check` (another
+   * thread's connection) when given, else on this thread; damage found starts the index again as
+   * damage met while serving does. A start opens the file without this, so a large index is served
+   * at once and checked meanwhile.
+   */
+  async checkPages(check?: (file: string) => Promise<string | undefined>): Promise<void> {
+    const file = this.file;
+    if (file === undefined || this.outcome !== 'opened' || this.generation > 0 || this.closed) return;
+    let result: string | undefined;
+    try {
+      result = check ? await check(file) : pageCheck(this.handle);
+    } catch (cause) {
+      if (!this.closed) this.log(`index: could not check ${file}: ${(cause as Error).message}`);
+      return;
+    }
+    // Nothing to do when the file was dropped meanwhile, for damage found another way or at close.
+    if (result === undefined || result === 'ok' || this.closed || this.generation > 0) return;
+    this.recover(`integrity check: ${result}`);
+  }
+
   close(): void {
     this.closed = true;
     if (this.db.open) this.db.close();
@@ -548,9 +569,8 @@ function tryOpen(
       return { ok: false, reason: 'schema', message: `schema ${version}` };
     }
     configure(db);
-    // A damaged page anywhere fails here rather than in the middle of serving.
-    const check = db.pragma('quick_check(1)', { simple: true });
-    if (check !== 'ok') throw new Error(`integrity check: ${String(check)}`);
+    // Every page is checked after the start instead (checkPages): reading the whole file here held
+    // up each start by as long as the file takes to read.
     for (const table of ['meta', 'sessions', 'files', 'docs', 'docs_fts']) {
       db.prepare(`SELECT * FROM ${table} LIMIT 1`).all();
     }
@@ -562,6 +582,16 @@ function tryOpen(
       // Closing a database that failed to open has nothing more to tell.
     }
     return { ok: false, reason: 'corrupt', message: (cause as Error).message };
+  }
+}
+
+/** SQLite's quick_check of `db`: 'ok', or what it found first; damage it cannot read past, as its message. */
+export function pageCheck(db: Database.Database): string {
+  try {
+    return String(db.pragma('quick_check(1)', { simple: true }));
+  } catch (cause) {
+    if (isDamage(cause)) return (cause as Error).message;
+    throw cause;
   }
 }
 

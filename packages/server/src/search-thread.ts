@@ -21,10 +21,33 @@ export function searchWorkerFile(): string | undefined {
 
 export class SearchThread {
   private readonly pool: Tinypool;
+  /** The thread of the index's check, while one runs. */
+  private checking: Tinypool | undefined;
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     // One thread: searches take turns, and the cores are left to the daemon and the cold index.
     this.pool = new Tinypool({ filename: file, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  }
+
+  private closed = false;
+
+  /**
+   * SQLite's check of every page of the index, on a thread of its own so that no search waits on
+   * it; undefined when the daemon stopped first.
+   */
+  async checkPages(index: string): Promise<string | undefined> {
+    if (this.closed) return undefined;
+    const pool = new Tinypool({ filename: this.file, minThreads: 0, maxThreads: 1 });
+    this.checking = pool;
+    try {
+      return (await pool.run({ file: index }, { name: 'checkPages' })) as string;
+    } catch (cause) {
+      if (this.closed) return undefined;
+      throw cause;
+    } finally {
+      this.checking = undefined;
+      await pool.destroy();
+    }
   }
 
   /** Rejects when the search fails or the thread dies; the caller searches on its own thread then. */
@@ -33,6 +56,7 @@ export class SearchThread {
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    this.closed = true;
+    await Promise.all([this.pool.destroy(), this.checking?.destroy()]);
   }
 }

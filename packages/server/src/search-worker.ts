@@ -2,6 +2,7 @@
 // lets it read while the daemon's thread writes, and a search that matches much of a large index
 // (hundreds of milliseconds) holds up no other client.
 import Database from 'better-sqlite3';
+import { pageCheck } from './index-db.js';
 import type { SearchRow } from './search-query.js';
 import type { SearchTask } from './search-thread.js';
 
@@ -18,4 +19,14 @@ export default function search(task: SearchTask): SearchRow[] {
     kept = { key, db: new Database(task.file, { readonly: true, fileMustExist: true }) };
   }
   return kept.db.prepare(task.statement.sql).all(...task.statement.params) as SearchRow[];
+}
+
+/** Reads every page of the index over a connection of its own, for IndexDb.checkPages. */
+export function checkPages(task: { file: string }): string {
+  const db = new Database(task.file, { readonly: true, fileMustExist: true });
+  try {
+    return pageCheck(db);
+  } finally {
+    db.close();
+  }
 }
