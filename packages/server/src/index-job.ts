@@ -73,19 +73,42 @@ export function docBatches(docs: readonly IndexDoc[]): DocBatch[] {
  * A batch's JSON in a buffer of its own (Buffer.from may hand out a shared pool's), so that it can
  * move: one byte per character when it is all ASCII, else its UTF-16 code units. Either way both
  * threads copy the characters rather than transcode them: decoding the batches from UTF-8 held the
- * daemon's thread for most of a second of a cold index.
+ * daemon's thread for most of a second of a cold index. The JSON is in pieces of a few documents,
+ * one array per line: V8 makes and collects strings of more than a few hundred KB many times more
+ * slowly per byte than small ones, and whole batches are that large.
  */
 export function batchBytes(docs: readonly IndexDoc[]): Uint8Array | Uint16Array {
-  const json = JSON.stringify(docs);
-  if (Buffer.byteLength(json) === json.length) {
-    const bytes = Buffer.allocUnsafeSlow(json.length);
-    bytes.write(json, 'latin1');
-    return bytes;
+  const pieces: string[] = [];
+  let piece: string[] = [];
+  let chars = 0;
+  let ascii = true;
+  const cut = () => {
+    const json = `[${piece.join(',')}]`;
+    ascii &&= Buffer.byteLength(json) === json.length;
+    pieces.push(json);
+    piece = [];
+    chars = 0;
+  };
+  for (const doc of docs) {
+    const json = JSON.stringify(doc);
+    piece.push(json);
+    chars += json.length;
+    if (chars >= PIECE_CHARS) cut();
   }
-  const units = Buffer.allocUnsafeSlow(json.length * 2);
-  units.write(json, 'utf16le');
-  return new Uint16Array(units.buffer, 0, json.length);
+  if (piece.length > 0 || pieces.length === 0) cut();
+  let length = pieces.length - 1;
+  for (const p of pieces) length += p.length;
+  const out = Buffer.allocUnsafeSlow(ascii ? length : length * 2);
+  let at = 0;
+  for (const [i, p] of pieces.entries()) {
+    if (i > 0) at += out.write('\n', at, ascii ? 'latin1' : 'utf16le');
+    at += out.write(p, at, ascii ? 'latin1' : 'utf16le');
+  }
+  return ascii ? out : new Uint16Array(out.buffer, 0, length);
 }
+
+/** Characters of JSON in one piece of a batch (see batchBytes). */
+const PIECE_CHARS = 32 * 1024;
 
 const batchOf = (docs: IndexDoc[], asBytes: boolean): DocBatch => (asBytes ? batchBytes(docs) : docs);
 
@@ -116,9 +139,21 @@ const isBytes = (batch: DocBatch): batch is Uint8Array | Uint16Array =>
 
 export function docsOf(batch: DocBatch): readonly IndexDoc[] {
   if (!isBytes(batch)) return batch;
+  const wide = batch instanceof Uint16Array;
   const bytes = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
-  return JSON.parse(bytes.toString(batch instanceof Uint16Array ? 'utf16le' : 'latin1')) as IndexDoc[];
+  const docs: IndexDoc[] = [];
+  // A piece ends at a line break, which JSON.stringify writes only as an escape inside a string.
+  for (let at = 0; at < batch.length; ) {
+    let end = batch.indexOf(NEWLINE, at);
+    if (end === -1) end = batch.length;
+    const json = wide ? bytes.toString('utf16le', at * 2, end * 2) : bytes.toString('latin1', at, end);
+    for (const doc of JSON.parse(json) as IndexDoc[]) docs.push(doc);
+    at = end + 1;
+  }
+  return docs;
 }
+
+const NEWLINE = 0x0a;
 
 /** The buffers a prepared index's document batches hold, to move rather than copy between threads. */
 export const batchBuffers = (prepared: PreparedIndex): ArrayBuffer[] =>

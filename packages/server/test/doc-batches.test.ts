@@ -35,6 +35,16 @@ describe('document batches as bytes', () => {
     expect(docsOf(bytes)).toEqual(docs);
   });
 
+  it('give back a batch of many documents, in order, when it is held in pieces', () => {
+    for (const accent of ['', 'é']) {
+      const docs = Array.from({ length: 2_000 }, (_, n) => doc(`${accent}line ${n}\n`.repeat(n % 50), n));
+      const bytes = batchBytes(docs);
+      expect(bytes.indexOf(0x0a)).toBeGreaterThan(0);
+      expect(docsOf(bytes)).toEqual(docs);
+    }
+    expect(docsOf(batchBytes([]))).toEqual([]);
+  });
+
   it('each sit in a buffer of their own, so that they can move to another thread', () => {
     for (const text of ['x', 'ü']) {
       const bytes = batchBytes([doc(text, 1)]);
