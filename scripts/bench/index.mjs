@@ -18,7 +18,7 @@ import { agentEnv, buildCorpus, files, replicaId } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
 import { browserAvailable, firstScreens } from './first-screen.mjs';
 import { countReads, straceWrap } from './read-count.mjs';
-import { untilReady, untilSessions } from './ready.mjs';
+import { TOP_SESSIONS, untilReady, untilSessions } from './ready.mjs';
 import { measureSearch } from './search.mjs';
 import { bytesText, mb, median, percentile } from './stats.mjs';
 
@@ -108,6 +108,7 @@ async function run() {
     }
   }
   const coldMs = median(cold.map((c) => c.readyMs));
+  const topMs = median(cold.map((c) => c.topMs));
   const coldLast = cold[cold.length - 1];
   const dbBytes = ['index.sqlite', 'index.sqlite-wal']
     .map((f) => join(env.CAIRN_HOME, f))
@@ -117,6 +118,11 @@ async function run() {
     `1. cold index (${coldRuns} run${coldRuns > 1 ? 's' : ''})`,
     `${s(coldMs)}  ${(mb(corpusBytes) / (coldMs / 1000)).toFixed(1)} MB/s  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak  longest ping ${Math.max(...cold.map((c) => c.slowestPingMs)).toFixed(0)} ms`,
     `${coldLast.sessions} sessions; server read ${coldLast.serverReadMb ?? '?'} MB (its count, 10^6); index ${bytesText(dbBytes)}`,
+  );
+  row(
+    `   the ${TOP_SESSIONS} most recent sessions`,
+    `${s(topMs)}  ${(topMs / coldMs).toFixed(3)}x the cold index`,
+    'each with its numbers: the first page of the list, filled in',
   );
   if (values['cold-only']) {
     searchRows(coldSearch);

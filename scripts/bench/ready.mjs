@@ -6,10 +6,15 @@ import { sleep } from './stats.mjs';
 
 const PROGRESS = /^index: (\d+)\/(\d+) sessions indexed \(([\d.]+) MB read\)/;
 
+/** Sessions of the list's first page: those a person sees first. */
+export const TOP_SESSIONS = 50;
+
 /**
  * @returns {Promise<{ readyMs: number, sessions: number, indexed: number, serverReadMb: number | undefined,
- *   readyEpochMs: number, slowestPingMs: number }>} readyMs counts from the spawn; slowestPingMs is the
- *   longest a ping waited for its answer meanwhile: how long the daemon stopped answering while it indexed
+ *   readyEpochMs: number, slowestPingMs: number, topMs: number }>} readyMs counts from the spawn;
+ *   slowestPingMs is the longest a ping waited for its answer meanwhile: how long the daemon stopped
+ *   answering while it indexed; topMs is when the TOP_SESSIONS most recently active all had their
+ *   numbers (within the poll interval)
  */
 export async function untilReady(daemon, timeoutMs) {
   const { port, token } = await daemon.url;
@@ -17,12 +22,18 @@ export async function untilReady(daemon, timeoutMs) {
   try {
     const deadline = performance.now() + timeoutMs;
     let slowestPingMs = 0;
+    let topMs;
     for (;;) {
       const asked = performance.now();
       const reply = await client.request('ping');
       if (!reply.ok) throw new Error(`ping refused: ${JSON.stringify(reply.error)}`);
       const now = performance.now();
       slowestPingMs = Math.max(slowestPingMs, now - asked);
+      if (topMs === undefined) {
+        const top = await client.request('session_list', { limit: TOP_SESSIONS });
+        if (top.ok && top.sessions.length > 0 && top.sessions.every((h) => h.input_tokens !== undefined))
+          topMs = now - daemon.startedAt;
+      }
       if (reply.index.state === 'ready') {
         const last = lastProgress(daemon);
         // The progress line marks the end exactly; the ping only confirms it within its poll interval.
@@ -34,6 +45,7 @@ export async function untilReady(daemon, timeoutMs) {
           indexed: last?.total ?? 0,
           serverReadMb: last?.mb,
           slowestPingMs,
+          topMs: Math.min(topMs ?? at - daemon.startedAt, at - daemon.startedAt),
         };
       }
       if (now > deadline) throw new Error(`index not ready after ${timeoutMs} ms\n${daemon.tail()}`);

@@ -165,7 +165,10 @@ export class Catalog {
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
   private readonly roots: { root: string; agent: string }[] = [];
   private readonly urgent: Task[] = [];
+  /** Sessions to index when nothing is urgent, the most recently active first (see nextBackground). */
   private readonly background: string[] = [];
+  /** Keys were queued since the background queue was last put in order. */
+  private backgroundUnsorted = false;
   private readonly queued = new Set<string>();
   /** Background sessions being prepared on the workers ahead of their turn. */
   private readonly preparing = new Map<string, Promise<PreparedIndex>>();
@@ -437,8 +440,23 @@ export class Catalog {
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.background.push(key);
+    this.backgroundUnsorted = true;
     this.progress.total++;
     void this.run();
+  }
+
+  /**
+   * The next session to index in the background: the most recently active of those queued, so that
+   * a first index fills in the sessions at the top of the list first, whatever agent or folder they
+   * are in, and a session that grew unwatched goes before older ones.
+   */
+  private nextBackground(): string | undefined {
+    if (this.backgroundUnsorted) {
+      const at = (key: string) => this.sessions.get(key)?.head.lastActivityAt ?? 0;
+      this.background.sort((a, b) => at(b) - at(a));
+      this.backgroundUnsorted = false;
+    }
+    return this.background.shift();
   }
 
   private async run(): Promise<void> {
@@ -451,7 +469,7 @@ export class Catalog {
           await task().catch((cause) => this.log(`catalog: ${(cause as Error).stack ?? cause}`));
           continue;
         }
-        const key = this.background.shift();
+        const key = this.nextBackground();
         if (key === undefined) break;
         this.queued.delete(key);
         this.prefetch();
