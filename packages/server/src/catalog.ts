@@ -113,6 +113,9 @@ export interface CatalogOptions {
 /** A session is known by its main file: one id can stand under two folders, and both are listed. */
 export const sessionKey = (agent: string, mainPath: string): string => `${agent}:${mainPath}`;
 
+/** Sessions found by a listing told to clients together. */
+const HEADS_PER_EMIT = 200;
+
 /** Transcripts read for requests kept in memory, the most recent ones. */
 const RECENT_LOADS = 4;
 
@@ -190,6 +193,18 @@ export class Catalog {
   private readonly transcriptListeners = new Set<(change: TranscriptChange) => void>();
   private readonly headListeners = new Set<(changed: SessionEntry[], removed: SessionEntry[]) => void>();
 
+  /** Whether the start's comparison of the files with the index is over: every session is listed. */
+  private listingDone = false;
+  private markListed: () => void = () => {};
+  private readonly listing = new Promise<void>((resolve) => {
+    this.markListed = resolve;
+  });
+
+  /** Settles once every session on disk is listed (the start's first look at the files). */
+  listed(): Promise<void> {
+    return this.listing;
+  }
+
   /** The check of the index's pages that follows the start (IndexDb.checkPages). */
   private pageCheck: Promise<void> | undefined;
 
@@ -258,9 +273,17 @@ export class Catalog {
     return adapterTable().map((a) => a.id);
   }
 
-  /** Brings the index up to date with the files (reading only what changed), then keeps it so. */
+  /**
+   * Brings the index up to date with the files (reading only what changed), then keeps it so. The
+   * catalog answers meanwhile: with the sessions listed so far until `listed()` settles.
+   */
   async start(): Promise<void> {
-    await this.enqueue(() => this.reconcile());
+    try {
+      await this.enqueue(() => this.reconcile());
+    } finally {
+      this.listingDone = true;
+      this.markListed();
+    }
     this.observing = true;
     for (const e of this.sessions.values()) if (!e.indexed) this.queueIndex(e.key);
     const { db, searches } = this.options;
@@ -304,7 +327,8 @@ export class Catalog {
   }
 
   indexProgress(): IndexProgress {
-    const building = this.background.length > 0 || this.progress.done < this.progress.total;
+    const building =
+      !this.listingDone || this.background.length > 0 || this.progress.done < this.progress.total;
     return { state: building ? 'building' : 'ready', done: this.progress.done, total: this.progress.total };
   }
 
@@ -314,6 +338,22 @@ export class Catalog {
 
   get(key: string): SessionEntry | undefined {
     return this.sessions.get(key);
+  }
+
+  /** find, and when the session is not listed yet, again once every session is. */
+  async findListed(sid: string, agent?: string): Promise<SessionEntry | undefined> {
+    const found = this.find(sid, agent);
+    if (found || this.listingDone) return found;
+    await this.listing;
+    return this.find(sid, agent);
+  }
+
+  /** get, and when the session is not listed yet, again once every session is. */
+  async getListed(key: string): Promise<SessionEntry | undefined> {
+    const found = this.get(key);
+    if (found || this.listingDone) return found;
+    await this.listing;
+    return this.get(key);
   }
 
   /** The session a sid names, of `agent` when given; the most recent when several share the sid
@@ -623,6 +663,8 @@ export class Catalog {
         if (this.observing) this.grewAt.set(key, Date.now());
         added.push(e);
         this.queueIndex(key);
+        // A long first listing reaches clients as it goes.
+        if (added.length === HEADS_PER_EMIT) this.emitHeads(added.splice(0), []);
       }
     }
     // A file no listing claimed may be a new file of a known session: a subagent's, most often.

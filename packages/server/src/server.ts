@@ -127,8 +127,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.tailBytes === undefined ? {} : { tailBytes: options.tailBytes }),
   });
   const startedAt = Date.now();
-  await catalog.start();
-  if (options.waitForIndex) await catalog.settled();
+  // The daemon serves while it lists the sessions on disk (seconds for a long history on a first
+  // start): clients see the list fill in, and a session asked for by id is looked for once listed.
+  const started = catalog.start().catch((cause) => {
+    log(`catalog: could not list the sessions: ${(cause as Error).stack ?? cause}`);
+  });
+  if (options.waitForIndex) {
+    await started;
+    await catalog.settled();
+  }
 
   const streams = new Streams(catalog, {
     instance: instance.value,

@@ -47,15 +47,16 @@ export const fail = (code: ErrorBody['code'], message: string, field?: string): 
  * The session a request names. A `session` connection reads only its own: another sid is
  * `forbidden` for it, whether or not that session exists.
  */
-export function sessionOf(
+export async function sessionOf(
   ctx: OpContext,
   sid: string,
   agent: string | undefined,
-): { ok: true; entry: SessionEntry } | { ok: false; error: ErrorBody } {
+): Promise<{ ok: true; entry: SessionEntry } | { ok: false; error: ErrorBody }> {
   if (ctx.conn.role === 'session' && ctx.conn.sid !== sid) {
     return fail('forbidden', 'a session connection reads its own session only', '/sid');
   }
-  const entry = ctx.catalog.find(sid, agent);
+  // Asked while the daemon is still listing the sessions on disk: not found means not found yet.
+  const entry = await ctx.catalog.findListed(sid, agent);
   if (!entry)
     return fail('not_found', `no session ${sid}${agent === undefined ? '' : ` of ${agent}`}`, '/sid');
   return { ok: true, entry };

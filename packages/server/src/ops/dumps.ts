@@ -3,7 +3,7 @@ import { readDumpPresets, writeDump } from '@cairn/transcript';
 import { done, fail, type OpHandler, sessionOf } from './context.js';
 
 export const sessionDumpWrite: OpHandler<'session_dump_write'> = async (req, ctx) => {
-  const found = sessionOf(ctx, req.sid, req.agent);
+  const found = await sessionOf(ctx, req.sid, req.agent);
   if (!found.ok) return found;
   const presets = await readDumpPresets(ctx.server.home);
   if (!presets.ok) return fail('internal_error', presets.error.message);

@@ -12,6 +12,8 @@ const SEARCH_MAX = 500;
 export const sessionList: OpHandler<'session_list'> = async (req, ctx) => {
   const offset = offsetOf(req.cursor, 'o');
   if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
+  // A list is whole or not given: asked while the daemon still lists the sessions, it waits.
+  await ctx.catalog.listed();
   const now = Date.now();
   const agents = req.agents ? new Set(req.agents) : undefined;
   const heads = ctx.catalog
@@ -80,7 +82,7 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
 };
 
 export const sessionSummaryRead: OpHandler<'session_summary_read'> = async (req, ctx) => {
-  const found = sessionOf(ctx, req.sid, req.agent);
+  const found = await sessionOf(ctx, req.sid, req.agent);
   if (!found.ok) return found;
   const e = found.entry;
   let summary = e.indexed ? e.summary : undefined;

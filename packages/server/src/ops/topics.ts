@@ -5,7 +5,7 @@ import { done, type Failure, fail, type OpContext, type OpHandler, sessionOf } f
 
 type Target = { kind: 'sessions' } | { kind: 'session'; key: string } | { kind: 'error'; error: Failure };
 
-function target(ctx: OpContext, topic: string): Target {
+async function target(ctx: OpContext, topic: string): Promise<Target> {
   const kind = topicKind(topic);
   if (kind === undefined)
     return { kind: 'error', error: fail('topic_unknown', `no topic ${topic}`, '/topic') };
@@ -19,13 +19,13 @@ function target(ctx: OpContext, topic: string): Target {
   if (kind === 'sessions') return { kind: 'sessions' };
   const named = sessionOfTopic(topic);
   if (!named) return { kind: 'error', error: fail('topic_unknown', `no topic ${topic}`, '/topic') };
-  const found = sessionOf(ctx, named.sid, named.agent);
+  const found = await sessionOf(ctx, named.sid, named.agent);
   if (!found.ok) return { kind: 'error', error: { ok: false, error: { ...found.error, field: '/topic' } } };
   return { kind: 'session', key: found.entry.key };
 }
 
 export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => {
-  const t = target(ctx, req.topic);
+  const t = await target(ctx, req.topic);
   if (t.kind === 'error') return t.error;
   if (t.kind === 'sessions') ctx.sessions.subscribe(ctx.conn);
   // The reply goes first; the history follows it.
@@ -36,7 +36,7 @@ export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => 
 };
 
 export const topicUnsubscribe: OpHandler<'topic_unsubscribe'> = async (req, ctx) => {
-  const t = target(ctx, req.topic);
+  const t = await target(ctx, req.topic);
   if (t.kind === 'error') {
     if (t.error.error.code === 'topic_unknown') return t.error;
     return done({ topic: req.topic, was_subscribed: false });

@@ -35,7 +35,7 @@ export const transcriptRead: OpHandler<'transcript_read'> = async (req, ctx) => 
   if (req.before !== undefined && req.after !== undefined) {
     return fail('invalid_args', 'give before or after, not both', '/after');
   }
-  const found = sessionOf(ctx, req.sid, req.agent);
+  const found = await sessionOf(ctx, req.sid, req.agent);
   if (!found.ok) return found;
   const file = await fileOf(ctx, found.entry, req.agent_id);
   if (!file) return fail('not_found', `no subagent ${req.agent_id} in session ${req.sid}`, '/agent_id');
@@ -125,7 +125,7 @@ function spanBefore(data: Uint8Array, before: number, max: number): Span {
 export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (req, ctx) => {
   const offset = offsetOf(req.cursor, 'i');
   if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
-  const found = sessionOf(ctx, req.sid, req.agent);
+  const found = await sessionOf(ctx, req.sid, req.agent);
   if (!found.ok) return found;
   const presets = await readDumpPresets(ctx.server.home);
   if (!presets.ok) return fail('internal_error', presets.error.message);
