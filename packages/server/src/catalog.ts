@@ -348,14 +348,6 @@ export class Catalog {
     return this.find(sid, agent);
   }
 
-  /** get, and when the session is not listed yet, again once every session is. */
-  async getListed(key: string): Promise<SessionEntry | undefined> {
-    const found = this.get(key);
-    if (found || this.listingDone) return found;
-    await this.listing;
-    return this.get(key);
-  }
-
   /** The session a sid names, of `agent` when given; the most recent when several share the sid
    * (two agents, or one session id under two folders). */
   find(sid: string, agent?: string): SessionEntry | undefined {

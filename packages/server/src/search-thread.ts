@@ -23,13 +23,12 @@ export class SearchThread {
   private readonly pool: Tinypool;
   /** The thread of the index's check, while one runs. */
   private checking: Tinypool | undefined;
+  private closed = false;
 
   constructor(private readonly file: string) {
     // One thread: searches take turns, and the cores are left to the daemon and the cold index.
     this.pool = new Tinypool({ filename: file, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
   }
-
-  private closed = false;
 
   /**
    * SQLite's check of every page of the index, on a thread of its own so that no search waits on

@@ -342,7 +342,7 @@ export class Streams {
     let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
-        const entry = await this.catalog.getListed(key);
+        const entry = this.catalog.get(key);
         if (!entry) return 'the session is gone';
         const bytes = await this.catalog.sessionBytes(key);
         const limit = this.options.maxOpenBytes ?? defaultMaxOpenBytes();
