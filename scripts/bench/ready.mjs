@@ -32,7 +32,7 @@ export async function untilReady(daemon, timeoutMs) {
       if (topMs === undefined) {
         const top = await client.request('session_list', { limit: TOP_SESSIONS });
         if (top.ok && top.sessions.length > 0 && top.sessions.every((h) => h.input_tokens !== undefined))
-          topMs = now - daemon.startedAt;
+          topMs = performance.now() - daemon.startedAt;
       }
       if (reply.index.state === 'ready') {
         const last = lastProgress(daemon);
