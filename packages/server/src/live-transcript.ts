@@ -341,5 +341,6 @@ interface PushedValue {
 }
 type Pushed = Result<PushedValue, LoadTranscriptError>;
 
-/** Bytes of a session's main file taken by each part of a first read: a few tenths of a second's work. */
-const PART_BYTES = 4 * 1024 * 1024;
+/** Bytes of a session's main file taken by each part of a first read: a few hundredths of a second's
+ * work, and parsed lines that die young (see loadTranscript's parts). */
+const PART_BYTES = 1024 * 1024;

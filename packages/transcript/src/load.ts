@@ -43,8 +43,12 @@ export async function loadTranscript(
   return ok(finishTranscript(adapter.id, translated.value));
 }
 
-/** Bytes of a long file's main file read in each part. */
-const LOAD_PART_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes of a long file's main file read in each part. Small, so that a part's parsed lines die
+ * while still young: with parts of 16 MB they outlived the young generation, and a 256 MB rollout
+ * spent twice as long collecting garbage and peaked 150 MB higher.
+ */
+const LOAD_PART_BYTES = 1024 * 1024;
 
 /**
  * The session with its main file read and translated a part at a time, so that only one part's

@@ -92,9 +92,10 @@ describe('loading a long session', () => {
       if (!loaded.ok) throw new Error(loaded.error.message);
       expectSameTranscript(loaded.value, wholeTranscript(agent, path, data));
       expect(wholeReads).not.toContain(path);
-      const parts = rangeReads.filter((r) => r.path === path && r.length > 1024 * 1024);
-      expect(parts.length).toBeGreaterThanOrEqual(2);
-      expect(Math.max(...parts.map((r) => r.length))).toBeLessThanOrEqual(16 * 1024 * 1024);
+      // Parts of a megabyte (the heads the listing reads are a few KB).
+      const parts = rangeReads.filter((r) => r.path === path && r.length > 512 * 1024);
+      expect(parts.length).toBeGreaterThanOrEqual(16);
+      expect(Math.max(...parts.map((r) => r.length))).toBeLessThanOrEqual(1024 * 1024);
     },
   );
 
