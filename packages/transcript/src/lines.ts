@@ -29,6 +29,17 @@ export function* splitLines(data: Uint8Array, from = 0, firstLine = 1): Generato
   }
 }
 
+/**
+ * The file offset where the line after `span` (a line of `file`) starts: past its '\n' and a '\r'
+ * before it, which the span's length leaves out; the file's end after a line without a newline.
+ */
+export function nextLineOffset(file: SourceFile, span: LineSpan): number {
+  const base = file.start ?? 0;
+  if (span.unterminated) return base + file.data.length;
+  const end = span.offset - base + span.length;
+  return base + (file.data[end] === 13 ? end + 2 : end + 1);
+}
+
 /** Counts the lines splitLines would yield. */
 export function countLines(data: Uint8Array): number {
   let n = 0;

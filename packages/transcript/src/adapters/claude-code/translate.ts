@@ -8,7 +8,7 @@ import {
   type TranslationDelta,
 } from '../../adapter.js';
 import { appendAll, insertAll } from '../../arrays.js';
-import { parsedLines } from '../../lines.js';
+import { nextLineOffset, parsedLines } from '../../lines.js';
 import {
   CAPABILITIES,
   type Capability,
@@ -117,7 +117,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
       }
       this.files[i] = state;
       const last = lines[lines.length - 1]!.span;
-      state.offset = Math.min(fileEnd(file), last.offset + last.length + 1);
+      state.offset = nextLineOffset(file, last);
       state.nextLine = last.line + 1;
       state.endsOpen = last.unterminated;
 

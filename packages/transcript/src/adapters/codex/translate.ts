@@ -8,6 +8,7 @@ import {
   type TranslationDelta,
 } from '../../adapter.js';
 import { appendAll } from '../../arrays.js';
+import { nextLineOffset } from '../../lines.js';
 import type {
   Capability,
   Lane,
@@ -336,7 +337,7 @@ export class CodexTranslation implements IncrementalTranslation {
     appendAll(this.recs, fresh);
     const last = fresh[fresh.length - 1]?.span;
     if (last) {
-      this.offset = Math.min(fileEnd(file), last.offset + last.length + 1);
+      this.offset = nextLineOffset(file, last);
       this.nextLine = last.line + 1;
       this.endsOpen = last.unterminated;
     }
