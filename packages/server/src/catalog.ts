@@ -136,6 +136,9 @@ const HOLD_MS = 500;
 /** How many times its last whole read's length a session read whole again waits for the next. */
 const WHOLE_READ_SPACING = 20;
 
+/** Document keys read from the index in one turn of the event loop: 10-20 ms of work. */
+const DOC_KEY_PAGE = 5_000;
+
 /** A growing session nobody follows lets its translation go after this long without growing. */
 const TAIL_IDLE_MS = 10 * 60_000;
 
@@ -864,11 +867,8 @@ export class Catalog {
     // indexed already: only the items the index lacks are made documents.
     let known: Set<string> | undefined;
     if (!live.delta && !opts.replaced) {
-      // A read from the start may have just translated a long session: the index's keys for it, a
-      // long list too, are looked up in a turn of their own.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.closed) return;
-      known = this.options.db.docKeys(e.key);
+      known = await this.docKeysInPages(e.key);
+      if (!known) return;
     }
     const docs = docBatches(live.delta ? live.delta.docs : await searchDocsInSlices(lanes, known));
     if (!(await this.record(e, stamps, facts, docs, { ...opts, onlyNew: true }))) return;
@@ -878,6 +878,23 @@ export class Catalog {
     if (live.delta) change.delta = live.delta;
     for (const listener of this.transcriptListeners) listener(change);
     this.emitHeads([e], []);
+  }
+
+  /**
+   * The index's keys of a session's documents. A read from the start may have just translated a
+   * long session, whose keys are a long list too: they are read a page at a time, letting others in
+   * between. Undefined when the server closed meanwhile.
+   */
+  private async docKeysInPages(key: string): Promise<Set<string> | undefined> {
+    const known = new Set<string>();
+    for (let after = 0; ; ) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return undefined;
+      const page = this.options.db.docKeyPage(key, after, DOC_KEY_PAGE);
+      for (const k of page.keys) known.add(k);
+      if (page.keys.length < DOC_KEY_PAGE) return known;
+      after = page.lastId;
+    }
   }
 
   /**
@@ -1012,7 +1029,8 @@ export class Catalog {
     const db = this.options.db;
     if (opts.replaced) db.transaction(() => db.clearDocs(key));
     // Otherwise the index says which it has.
-    const have = opts.onlyNew || opts.replaced ? new Set<string>() : db.docKeys(key);
+    const have = opts.onlyNew || opts.replaced ? new Set<string>() : await this.docKeysInPages(key);
+    if (!have) return false;
     const fresh = (batch: DocBatch) => {
       const all = docsOf(batch);
       return have.size === 0 ? all : all.filter((d) => !have.has(d.itemKey));

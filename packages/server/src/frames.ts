@@ -70,7 +70,8 @@ export class FrameBuilder {
   private readonly open = new Map<string, OpenMessage>();
   private readonly messageOfCall = new Map<string, string>();
   private readonly requests = new Map<string, TranscriptEventOf<'request'>>();
-  private readonly lastOfRequest = new Map<string, string>();
+  /** Each request's latest output: the highest seq wins, so that events may be learned in any order. */
+  private readonly lastOfRequest = new Map<string, TranscriptEvent>();
   private readonly lanes = new Map<string, Lane>();
   private readonly mainLane: string | undefined;
   private sawPrompt = false;
@@ -81,13 +82,15 @@ export class FrameBuilder {
   /** The tool calls seen, by event id: what a lane's spawn may name. */
   private readonly calls = new Map<string, TranscriptEventOf<'tool_call'>>();
 
+  /** `learn: false` leaves the transcript's events to be learned by `extend`, before any is framed. */
   constructor(
     t: Transcript,
     private readonly sid: string,
     private items: Map<string, TranscriptItem[]>,
+    learn = true,
   ) {
     this.mainLane = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
-    this.extend(t, t.events);
+    if (learn) this.extend(t, t.events);
   }
 
   /** Frames from now on with `items`: the same items of the events framed so far, their fields as now known. */
@@ -102,7 +105,9 @@ export class FrameBuilder {
     for (const e of added) {
       if (e.kind === 'tool_call') this.calls.set(e.id, e);
       else if (e.kind === 'request') this.requests.set(e.id, e);
-      if (e.requestId !== undefined) this.lastOfRequest.set(e.requestId, e.id);
+      if (e.requestId === undefined) continue;
+      const last = this.lastOfRequest.get(e.requestId);
+      if (!last || last.seq <= e.seq) this.lastOfRequest.set(e.requestId, e);
     }
   }
 
@@ -249,7 +254,7 @@ export class FrameBuilder {
     e: TranscriptEvent,
     frame: (type: string, fields: Record<string, unknown>) => StreamFrame,
   ) {
-    if (e.requestId === undefined || this.lastOfRequest.get(e.requestId) !== e.id) return;
+    if (e.requestId === undefined || this.lastOfRequest.get(e.requestId)?.id !== e.id) return;
     if (this.requests.get(e.requestId)?.payload.stopReason === undefined) return;
     this.close(e.agentId, frame);
   }

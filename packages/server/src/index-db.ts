@@ -401,16 +401,20 @@ export class IndexDb {
 
   // --- full text ---
 
-  docKeys(sessionKey: string): Set<string> {
+  /**
+   * The keys of a session's documents past row `afterId`, at most `limit` of them, in row order,
+   * with the last one's row: a long session's keys are read a page at a time.
+   */
+  docKeyPage(sessionKey: string, afterId: number, limit: number): { keys: string[]; lastId: number } {
     return this.guard(
       'reading documents',
-      () =>
-        new Set(
-          this.stmt('SELECT item_key FROM docs WHERE session_id = (SELECT id FROM sessions WHERE key = ?)')
-            .pluck()
-            .all(sessionKey) as string[],
-        ),
-      () => new Set(),
+      () => {
+        const rows = this.stmt(
+          'SELECT id, item_key AS key FROM docs WHERE session_id = (SELECT id FROM sessions WHERE key = ?) AND id > ? ORDER BY id LIMIT ?',
+        ).all(sessionKey, afterId, limit) as { id: number; key: string }[];
+        return { keys: rows.map((r) => r.key), lastId: rows.at(-1)?.id ?? afterId };
+      },
+      () => ({ keys: [], lastId: afterId }),
     );
   }
 

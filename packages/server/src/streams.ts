@@ -58,7 +58,7 @@ class SessionStream {
   lingerTimer: NodeJS.Timeout | undefined;
   /** The builder of the live frames and how many events of the log it has framed; it carries on
    * from append to append, so that framing an append costs what the append holds. */
-  private live: { builder: FrameBuilder; framed: number } | undefined;
+  private live: LiveBuilder | undefined;
   /** The frames the live builder made for the log's latest events, oldest first: event
    * `recentFrom + k`'s at `k`. A client resuming after a seq among them is answered from here. */
   private recent: StreamFrame[][] = [];
@@ -171,7 +171,14 @@ class SessionStream {
    * it got to, and a new numbering ends it.
    */
   async prime(): Promise<void> {
-    const live = this.liveBuilder();
+    this.live ??= this.newLiveBuilder();
+    const live = this.live;
+    // A long transcript's events are learned a slice at a time too (appends meanwhile are learned
+    // as they come: the builder takes events in any order).
+    while (this.live === live && live.learned < this.transcript.events.length) {
+      this.learn(live, live.learned + PRIME_SLICE);
+      await setImmediate();
+    }
     while (this.live === live && live.framed < this.log.length) {
       if (this.held.size > 0) {
         await sleep(PRIME_WAIT_MS);
@@ -195,9 +202,24 @@ class SessionStream {
     this.recentFrom = 0;
   }
 
-  private liveBuilder(): { builder: FrameBuilder; framed: number } {
-    this.live ??= { builder: new FrameBuilder(this.transcript, this.sid, this.items), framed: 0 };
+  /** The live builder, every event of the transcript learned. */
+  private liveBuilder(): LiveBuilder {
+    this.live ??= this.newLiveBuilder();
+    this.learn(this.live, Number.POSITIVE_INFINITY);
     return this.live;
+  }
+
+  private newLiveBuilder(): LiveBuilder {
+    return { builder: new FrameBuilder(this.transcript, this.sid, this.items, false), framed: 0, learned: 0 };
+  }
+
+  /** Has the live builder learn the transcript's events on to index `end`. */
+  private learn(live: LiveBuilder, end: number): void {
+    const events = this.transcript.events;
+    if (live.learned >= events.length) return;
+    const to = Math.min(end, events.length);
+    live.builder.extend(this.transcript, events.slice(live.learned, to));
+    live.learned = to;
   }
 
   /** Frames the log on to index `end` with the live builder; answers the frames past `afterSeq`. */
@@ -257,6 +279,17 @@ class SessionStream {
   runState(): WireRunState {
     return runStateOf(this.transcript, this.busy);
   }
+}
+
+/**
+ * The builder of a stream's live frames: how many of the transcript's events it has learned (what
+ * framing an event may need from later ones: its request, the request's last output) and how many
+ * of the log's events it has framed.
+ */
+interface LiveBuilder {
+  builder: FrameBuilder;
+  framed: number;
+  learned: number;
 }
 
 /** Every session stream of the server, fed by the catalog's changes. */
@@ -566,7 +599,7 @@ const RECENT_EVENTS = 10_000;
 /** Events the live builder frames between two turns of the event loop while it primes. */
 const PRIME_SLICE = 5_000;
 /** Items, then events, a new stream takes between two turns of the event loop. */
-const FILL_SLICE = 20_000;
+const FILL_SLICE = 5_000;
 /** How long priming waits before it looks again whether the histories have gone out. */
 const PRIME_WAIT_MS = 20;
 
