@@ -55,41 +55,45 @@ function expectSame(got: Transcript, want: Transcript): void {
 }
 
 describe.skipIf(!corpus)('a session with CRLF line ends, read in parts', () => {
-  it.each(SESSIONS)('%s: parts of whole files, tails alone and a load from disk all give the whole read', {
-    timeout: 60_000,
-  }, async (agent, at) => {
-    const file = await crlfFile(at);
-    const want = whole(agent, file);
-    expect(want.skipped.filter((s) => s.reason === 'empty line')).toEqual([]);
-    const adapter = findAdapter(agent)!;
-    const parts = lineParts([file], PART_BYTES, adapter.keepWithNext);
-    expect(parts.length).toBeGreaterThan(3);
+  it.each(SESSIONS)(
+    '%s: parts of whole files, tails alone and a load from disk all give the whole read',
+    {
+      timeout: 60_000,
+    },
+    async (agent, at) => {
+      const file = await crlfFile(at);
+      const want = whole(agent, file);
+      expect(want.skipped.filter((s) => s.reason === 'empty line')).toEqual([]);
+      const adapter = findAdapter(agent)!;
+      const parts = lineParts([file], PART_BYTES, adapter.keepWithNext);
+      expect(parts.length).toBeGreaterThan(3);
 
-    const onWhole = new Translator(adapter);
-    for (const part of parts) {
-      const pushed = onWhole.push(part);
-      if (!pushed.ok) throw new Error(pushed.error.message);
-    }
-    expectSame(onWhole.snapshot(), want);
+      const onWhole = new Translator(adapter);
+      for (const part of parts) {
+        const pushed = onWhole.push(part);
+        if (!pushed.ok) throw new Error(pushed.error.message);
+      }
+      expectSame(onWhole.snapshot(), want);
 
-    const onTails = new Translator(adapter);
-    let start = 0;
-    for (const [first, part] of parts.map((p, i) => [i === 0, p[0]!] as const)) {
-      const tail: SourceFile = { ...part, data: part.data.subarray(start), start };
-      const pushed = first ? onTails.push([tail]) : onTails.pushTail([tail]);
-      if (!pushed.ok) throw new Error(pushed.error.message);
-      expect(pushed.value).not.toBe('rewrite');
-      start = part.data.length;
-    }
-    expectSame(onTails.snapshot(), want);
+      const onTails = new Translator(adapter);
+      let start = 0;
+      for (const [first, part] of parts.map((p, i) => [i === 0, p[0]!] as const)) {
+        const tail: SourceFile = { ...part, data: part.data.subarray(start), start };
+        const pushed = first ? onTails.push([tail]) : onTails.pushTail([tail]);
+        if (!pushed.ok) throw new Error(pushed.error.message);
+        expect(pushed.value).not.toBe('rewrite');
+        start = part.data.length;
+      }
+      expectSame(onTails.snapshot(), want);
 
-    const home = file.path.slice(0, file.path.length - at.length - 1);
-    const platform = nodePlatform({
-      env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude'), CODEX_HOME: join(home, 'codex') },
-      homeDir: home,
-    });
-    const loaded = await loadTranscript(platform, { agent, path: file.path });
-    if (!loaded.ok) throw new Error(loaded.error.message);
-    expectSame(loaded.value, want);
-  });
+      const home = file.path.slice(0, file.path.length - at.length - 1);
+      const platform = nodePlatform({
+        env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude'), CODEX_HOME: join(home, 'codex') },
+        homeDir: home,
+      });
+      const loaded = await loadTranscript(platform, { agent, path: file.path });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      expectSame(loaded.value, want);
+    },
+  );
 });
