@@ -170,6 +170,8 @@ export class Catalog {
   private readonly releases = new Map<string, NodeJS.Timeout>();
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
   private readonly roots: { root: string; agent: string }[] = [];
+  /** Each agent's homes as configured now: the index holds only sessions under them. */
+  private readonly homes: { home: string; agent: string }[] = [];
   private readonly urgent: Task[] = [];
   /** Sessions to index when nothing is urgent, the most recently active first (see nextBackground). */
   private readonly background: string[] = [];
@@ -223,6 +225,7 @@ export class Catalog {
     });
     for (const adapter of adapterTable()) {
       for (const home of adapter.homes(options.platform)) {
+        this.homes.push({ home, agent: adapter.id });
         for (const sub of SESSION_FOLDERS[adapter.id] ?? ['']) {
           this.roots.push({ root: sub === '' ? home : options.platform.join(home, sub), agent: adapter.id });
         }
@@ -588,6 +591,10 @@ export class Catalog {
    * the index recorded of it. */
   private async reconcile(found?: Map<string, FileStamp>): Promise<void> {
     const walked = found ?? (await walkRoots(this.roots.map((r) => r.root)));
+    // The index covers the homes configured now. A session recorded under a home that no longer is
+    // (CLAUDE_CONFIG_DIR pointed elsewhere) leaves it, though its files are still there: else it
+    // stayed listed beside its copy in the new home, and a search found both.
+    for (const e of [...this.sessions.values()]) if (!this.inHomes(e.agent, e.head.path)) this.remove(e);
     const changed = new Set<string>();
     const fresh: string[] = [];
     for (const [path, st] of walked) {
@@ -675,6 +682,11 @@ export class Catalog {
     }
     if (added.length > 0) this.emitHeads(added, []);
     return grown;
+  }
+
+  /** Whether `path` is under one of the agent's homes as configured now. */
+  private inHomes(agent: string, path: string): boolean {
+    return this.homes.some((h) => h.agent === agent && path.startsWith(`${h.home}/`));
   }
 
   private hasKnownFiles(key: string): boolean {
