@@ -3,9 +3,10 @@
 // every event as a builder that learned them all at once in transcript order does: each reply closes
 // at its request's last output. Corpus sessions are learned backwards, in reverse slices and
 // interleaved, and framed.
-import { loadTranscript, nodePlatform, type Transcript } from '@cairn/transcript';
+import { loadTranscript, type Transcript } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { corpusPlatform } from '../../transcript/test/homes.js';
 import { FrameBuilder, itemsByEvent, type StreamFrame } from '../src/frames.js';
 import { laneItems } from '../src/search-docs.js';
 
@@ -18,12 +19,7 @@ const SESSIONS = [
 ] as const;
 
 async function load(agent: string, at: string): Promise<Transcript> {
-  const home = corpusPath();
-  const platform = nodePlatform({
-    env: { HOME: home, CLAUDE_CONFIG_DIR: corpusPath('claude'), CODEX_HOME: corpusPath('codex') },
-    homeDir: home,
-  });
-  const loaded = await loadTranscript(platform, { agent, path: corpusPath(at) });
+  const loaded = await loadTranscript(corpusPlatform(), { agent, path: corpusPath(at) });
   if (!loaded.ok) throw new Error(loaded.error.message);
   return loaded.value;
 }

@@ -4,21 +4,21 @@
 // line ends rewritten, are read in parts of a few KB three ways: each push given the files whole,
 // each given only the new bytes, and through loadTranscript from disk; every way gives the
 // transcript of the same bytes translated whole.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   findAdapter,
   lineParts,
   loadTranscript,
-  nodePlatform,
   type SourceFile,
   type Transcript,
   Translator,
 } from '../src/index.js';
 import { finishTranscript } from '../src/load.js';
 import { corpus, corpusPath } from './corpus.js';
+import { tempHome, tempPlatform } from './homes.js';
 
 const SESSIONS = [
   ['claude-code', 'claude/projects/-work-spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl'],
@@ -30,15 +30,15 @@ const SESSIONS = [
 
 const PART_BYTES = 64 * 1024;
 
-async function crlfFile(at: string): Promise<SourceFile> {
-  const { readFile } = await import('node:fs/promises');
+/** The corpus file `at`, its line ends made CRLF, in a fresh home laid out as the agents' own. */
+async function crlfFile(at: string): Promise<{ home: string; file: SourceFile }> {
   const text = (await readFile(corpusPath(at), 'utf8')).replaceAll('\r\n', '\n').replaceAll('\n', '\r\n');
-  const home = mkdtempSync(join(tmpdir(), 'cairn-crlf-'));
-  const path = join(home, at);
+  const home = tempHome();
+  const path = join(home, `.${at}`);
   mkdirSync(dirname(path), { recursive: true });
   const data = Buffer.from(text);
   writeFileSync(path, data);
-  return { path, data, wellFormedUtf8: true };
+  return { home, file: { path, data, wellFormedUtf8: true } };
 }
 
 function whole(agent: string, file: SourceFile): Transcript {
@@ -61,7 +61,7 @@ describe.skipIf(!corpus)('a session with CRLF line ends, read in parts', () => {
       timeout: 60_000,
     },
     async (agent, at) => {
-      const file = await crlfFile(at);
+      const { home, file } = await crlfFile(at);
       const want = whole(agent, file);
       expect(want.skipped.filter((s) => s.reason === 'empty line')).toEqual([]);
       const adapter = findAdapter(agent)!;
@@ -86,12 +86,7 @@ describe.skipIf(!corpus)('a session with CRLF line ends, read in parts', () => {
       }
       expectSame(onTails.snapshot(), want);
 
-      const home = file.path.slice(0, file.path.length - at.length - 1);
-      const platform = nodePlatform({
-        env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude'), CODEX_HOME: join(home, 'codex') },
-        homeDir: home,
-      });
-      const loaded = await loadTranscript(platform, { agent, path: file.path });
+      const loaded = await loadTranscript(tempPlatform(home), { agent, path: file.path });
       if (!loaded.ok) throw new Error(loaded.error.message);
       expectSame(loaded.value, want);
     },
