@@ -40,12 +40,19 @@ export function writeBigRollout({ source, work, bytes }) {
   try {
     let written = writeSync(fd, `${meta}\n`);
     // Each repetition with call ids of its own, as a long session has.
-    for (let n = 1; written < bytes; n++) written += writeSync(fd, block.replaceAll('"call_', `"call_${n}_`));
+    for (let n = 1; written < bytes; n++) written += writeSync(fd, withOwnCallIds(block, n));
     return { path, bytes: written };
   } finally {
     closeSync(fd);
   }
 }
+
+/**
+ * A rollout's lines with call ids of their own (`call_…` becomes `call_<tag>_…`), as a long
+ * session's repeated calls have. Only the ids: the `call_id` key they sit under keeps its name,
+ * or every call would lose its id and every output its call.
+ */
+export const withOwnCallIds = (text, tag) => text.replaceAll(/"call_(?!id")/g, `"call_${tag}_`);
 
 const CLAUDE_SOURCE = 'claude/projects/-work-spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl';
 

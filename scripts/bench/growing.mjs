@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SOURCE, writeBigRollout } from './big-rollout.mjs';
+import { SOURCE, withOwnCallIds, writeBigRollout } from './big-rollout.mjs';
 import { agentEnv } from './corpus.mjs';
 import { Daemon } from './daemon.mjs';
 import { untilReady } from './ready.mjs';
@@ -38,7 +38,7 @@ async function measure({ source, sizeMb, seconds }) {
     const grow = async (ms) => {
       for (const until = performance.now() + ms; performance.now() < until; n++) {
         // Call ids of their own, as the rollout's copies have.
-        appendFileSync(path, `${more[n % more.length].replaceAll('"call_', `"call_g${n}_`)}\n`);
+        appendFileSync(path, `${withOwnCallIds(more[n % more.length], `g${n}`)}\n`);
         await sleep(APPEND_EVERY_MS);
       }
     };
