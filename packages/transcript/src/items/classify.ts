@@ -102,7 +102,10 @@ export class Classifier {
   private readonly items: Item[] = [];
   private readonly sources: TranscriptEvent[][] = [];
   private readonly bookkept: { event: TranscriptEvent; reason: string }[] = [];
-  private readonly placed = new Set<TranscriptEvent>();
+  /** The event last made an item or bookkept: whether the one being read became anything. One
+   * reference rather than a set of every event, which on a long lane grew to hundreds of
+   * thousands of entries and stalled the thread each time it doubled. */
+  private placed: TranscriptEvent | undefined;
   private readonly calls = new Map<string, OpenCall>();
   /** Spawning event id → the lane it started. */
   private readonly spawned = new Map<string, Lane>();
@@ -187,7 +190,7 @@ export class Classifier {
       if (e.timestamp !== undefined) this.at = e.timestamp;
       this.event(e);
       // A guard against a gap in the rules above: an event that made nothing is shown, not lost.
-      if (!this.placed.has(e)) this.unknown(e);
+      if (this.placed !== e) this.unknown(e);
     }
   }
 
@@ -250,13 +253,13 @@ export class Classifier {
     const item = { uuid, type, at: this.at, turn: this.turn, ...fields, source: e.source } as Item;
     this.items.push(item);
     this.sources.push([e]);
-    this.placed.add(e);
+    this.placed = e;
     return item;
   }
 
   private keep(e: TranscriptEvent, reason: string): void {
     this.bookkept.push({ event: e, reason });
-    this.placed.add(e);
+    this.placed = e;
   }
 
   private unknown(e: TranscriptEvent): void {

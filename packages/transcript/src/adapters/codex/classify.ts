@@ -28,6 +28,7 @@ import {
   ENVELOPE_TYPES,
   isObject,
   type Json,
+  type RecordList,
   readRecords,
   str,
   timeOf,
@@ -180,7 +181,7 @@ export class ClassifyState {
   /** Classifies record `i` of one file's records. */
   item(
     session: ClassifiedSession,
-    recs: readonly CodexRecord[],
+    recs: RecordList,
     i: number,
     firstIndex: number,
     copyEnd: number,
@@ -338,7 +339,7 @@ export class Prescan {
    * being one (the last user message read before, which no user_message came to mirror).
    */
   add(
-    recs: readonly CodexRecord[],
+    recs: RecordList,
     firstIndex: number,
     copyEnd: number,
     from: number,

@@ -42,6 +42,12 @@ export class CodexRecord {
   }
 }
 
+/**
+ * A file's records by line order. A translation that goes on as the file grows lets go of the
+ * records no later line reads (undefined here), so that a long rollout's are not all held.
+ */
+export type RecordList = readonly (CodexRecord | undefined)[];
+
 const recordFile = (file: SourceFile): RecordFile =>
   file.codec === undefined ? { path: file.path } : { path: file.path, codec: file.codec };
 

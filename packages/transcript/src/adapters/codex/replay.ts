@@ -10,7 +10,7 @@
 // turn id, the copy is the burst of snapshots Codex wrote back to back: if the first two usage
 // snapshots are at most a second apart, every record up to the last snapshot of that burst
 // (snapshots each at most a second after the previous one) is the copy.
-import { type CodexRecord, isObject, str } from './records.js';
+import { type CodexRecord, isObject, type RecordList, str } from './records.js';
 
 const UUID_V7 = /^[\da-f]{8}-[\da-f]{4}-7[\da-f]{3}-[89ab][\da-f]{3}-[\da-f]{12}$/i;
 export const BURST_GAP_MS = 1000;
@@ -51,7 +51,7 @@ const isUsage = (r: CodexRecord): boolean =>
  * after a copied parent history; records between the session_meta at `metaIndex` and it are the
  * copy. Returns `metaIndex + 1` when nothing is copied.
  */
-export function replayEnd(records: readonly CodexRecord[], metaIndex: number): number {
+export function replayEnd(records: RecordList, metaIndex: number): number {
   const none = metaIndex + 1;
   const meta = records[metaIndex];
   if (meta?.type !== 'session_meta' || !isForked(meta.payload)) return none;
@@ -69,7 +69,7 @@ export function replayEnd(records: readonly CodexRecord[], metaIndex: number): n
 }
 
 /** One past the last snapshot of a burst starting at `first`, or undefined when there is no burst. */
-function burstEnd(records: readonly CodexRecord[], first: number): number | undefined {
+function burstEnd(records: RecordList, first: number): number | undefined {
   let previous = records[first]!.ts;
   if (previous === undefined) return undefined;
   let end: number | undefined;

@@ -92,6 +92,9 @@ export class RolloutEvents {
   private openRequest: string | undefined;
   private shadowFrom = 0;
   private readonly turnStarts = new Map<string, number>();
+  /** Skipped records' type tags by envelope and payload type: a long rollout skips hundreds of
+   * thousands of mirror lines, and one string per tag rather than per record keeps them small. */
+  private readonly recordTypes = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly main: string,
@@ -118,6 +121,14 @@ export class RolloutEvents {
     };
     if (s.agentVersion !== undefined) translated.agentVersion = s.agentVersion;
     return translated;
+  }
+
+  private recordType(r: CodexRecord): string {
+    let bySub = this.recordTypes.get(r.type);
+    if (!bySub) this.recordTypes.set(r.type, (bySub = new Map()));
+    let tag = bySub.get(r.sub);
+    if (tag === undefined) bySub.set(r.sub, (tag = r.sub ? `${r.type}:${r.sub}` : r.type));
+    return tag;
   }
 
   /** A user message read as injected context that a later record shows to be a prompt. */
@@ -172,8 +183,11 @@ export class RolloutEvents {
       const p: Json = r.payload ?? {};
       switch (it.kind) {
         case 'skip': {
-          const skip: SkippedRecord = { source: linePointer(r.file, r.span), reason: it.reason };
-          if (r.type) skip.recordType = r.sub ? `${r.type}:${r.sub}` : r.type;
+          const source = linePointer(r.file, r.span);
+          // One literal per shape: a member added afterwards costs every record a second allocation.
+          const skip: SkippedRecord = r.type
+            ? { source, reason: it.reason, recordType: this.recordType(r) }
+            : { source, reason: it.reason };
           this.skipped.push(skip);
           break;
         }
@@ -307,8 +321,9 @@ export class RolloutEvents {
  * user message paired with the record after it) makes the push answer 'rewrite'.
  */
 export class CodexTranslation implements IncrementalTranslation {
-  private readonly recs: CodexRecord[] = [];
-  /** Records before this index have let their parsed lines go (see release). */
+  /** The rollout's records; those before `releasedTo` (but the session_meta) are let go. */
+  private readonly recs: (CodexRecord | undefined)[] = [];
+  /** Records before this index have been let go (see release). */
   private releasedTo = 0;
   private path: string | undefined;
   private offset = 0;
@@ -342,7 +357,7 @@ export class CodexTranslation implements IncrementalTranslation {
       this.endsOpen = last.unterminated;
     }
     if (this.firstIndex === -1) {
-      this.firstIndex = this.recs.findIndex((r) => r.reason === undefined);
+      this.firstIndex = this.recs.findIndex((r) => r !== undefined && r.reason === undefined);
       const first = this.recs[this.firstIndex];
       const why = first && unknownGeneration(first);
       if (first && why) return err(unknownFormatGeneration(file.path, first.span.line, why));
@@ -378,16 +393,22 @@ export class CodexTranslation implements IncrementalTranslation {
   }
 
   /**
-   * Lets go of the parsed lines no later push reads: every record's but the session_meta's and the
-   * last parsed one's (a user_message after it pairs with it). A forked rollout keeps them all, as
-   * where its copy of the parent's history ends is found again from its records at every push.
+   * Lets go of the records no later push reads: every one but the session_meta and the last parsed
+   * one (a user_message after it pairs with it). A user message's record stays only as the key its
+   * event is patched by, without its parsed line. Without this a long rollout's records, though
+   * small, held as much memory as its events. A forked rollout keeps them all, as where its copy
+   * of the parent's history ends is found again from its records at every push.
    */
   private release(): void {
     const meta = this.recs[this.firstIndex];
     if (!meta || (meta.type === 'session_meta' && isForked(meta.payload))) return;
     let last = this.recs.length - 1;
     while (last >= 0 && this.recs[last]!.reason !== undefined) last--;
-    for (let i = this.releasedTo; i < last; i++) if (i !== this.firstIndex) this.recs[i]!.release();
+    for (let i = this.releasedTo; i < last; i++) {
+      if (i === this.firstIndex) continue;
+      this.recs[i]!.release();
+      this.recs[i] = undefined;
+    }
     this.releasedTo = Math.max(this.releasedTo, last);
   }
 
