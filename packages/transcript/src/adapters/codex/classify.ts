@@ -338,12 +338,7 @@ export class Prescan {
    * mends ('rewrite'), else the earlier user messages that became prompts and the one that stopped
    * being one (the last user message read before, which no user_message came to mirror).
    */
-  add(
-    recs: RecordList,
-    firstIndex: number,
-    copyEnd: number,
-    from: number,
-  ): PromptChanges | 'rewrite' {
+  add(recs: RecordList, firstIndex: number, copyEnd: number, from: number): PromptChanges | 'rewrite' {
     const start = this.own.length;
     const hadUserMessages = this.hasUserMessages;
     for (let i = from; i < recs.length; i++)

@@ -125,9 +125,15 @@ export class RolloutEvents {
 
   private recordType(r: CodexRecord): string {
     let bySub = this.recordTypes.get(r.type);
-    if (!bySub) this.recordTypes.set(r.type, (bySub = new Map()));
+    if (!bySub) {
+      bySub = new Map();
+      this.recordTypes.set(r.type, bySub);
+    }
     let tag = bySub.get(r.sub);
-    if (tag === undefined) bySub.set(r.sub, (tag = r.sub ? `${r.type}:${r.sub}` : r.type));
+    if (tag === undefined) {
+      tag = r.sub ? `${r.type}:${r.sub}` : r.type;
+      bySub.set(r.sub, tag);
+    }
     return tag;
   }
 
