@@ -28,7 +28,8 @@ export interface WireChannel {
 }
 
 export interface WorkstationOptions {
-  readonly ticket: string;
+  /** The secret it proves itself with over a network; none for a workstation joined in process. */
+  readonly ticket?: string;
   readonly cairnHome: string;
   readonly journal: Journal;
   /** The user's environment the agents start from. */
@@ -84,7 +85,7 @@ export class Workstation {
     this.undecodable = 0;
     const bridges = await rosterInfo(this.options.cairnHome, this.options.env);
     if (this.channel !== channel) return;
-    this.emit({ t: 'agent_hello', ticket: this.options.ticket, bridges });
+    this.emit({ t: 'agent_hello', ticket: this.options.ticket ?? '', bridges });
   }
 
   /** The connection is gone; sessions and their agents live on, journaling. */

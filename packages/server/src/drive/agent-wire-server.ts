@@ -2,6 +2,10 @@
 // `cairn run`), say hello with a ticket, and from then on this side opens sessions on them, sends
 // prompts and answers, and receives every event exactly once: stored in the event log first, then
 // acked, then handed to subscribers. After a reconnect it asks each workstation for what it missed.
+//
+// A workstation is trusted with its own sessions only: a frame that names a session is accepted
+// from the workstation the session was opened on and refused (logged, counted, nothing stored)
+// from any other, so one ticket never reaches another machine's sessions.
 import { randomUUID } from 'node:crypto';
 import {
   AGENT_WIRE_VERSION,
@@ -27,12 +31,47 @@ export interface AgentWireServerOptions {
   readonly logLine?: (line: string) => void;
 }
 
+/**
+ * How each frame a workstation sends names a session, and so how it is checked:
+ * - `field`: its `sessionRef` must be a session opened on the sending workstation;
+ * - `request`: it answers a request (by `id`) this side sent to the sending workstation;
+ * - `inventory`: each entry of its `sessions` list must be the sender's; the others are refused;
+ * - `server-only`: a frame only this side sends, refused from a workstation.
+ * Frames that name no session are not listed.
+ */
+export const SESSION_FRAME_RULES = {
+  agent_event: 'field',
+  agent_turn_done: 'field',
+  agent_session_lost: 'field',
+  agent_backfill_events: 'request',
+  agent_backfill_done: 'request',
+  agent_resume_offer: 'inventory',
+  heartbeat: 'inventory',
+  agent_open: 'server-only',
+  agent_prompt: 'server-only',
+  agent_answer: 'server-only',
+  agent_interrupt: 'server-only',
+  agent_close: 'server-only',
+  agent_event_ack: 'server-only',
+  agent_steer: 'server-only',
+  agent_set_config_option: 'server-only',
+} as const satisfies Partial<Record<AgentFrame['t'], 'field' | 'request' | 'inventory' | 'server-only'>>;
+
+/** Refusals are logged one by one up to this many per connection, then once per this many. */
+const REFUSALS_LOGGED = 20;
+
 /** What subscribers of a session receive: a stored event, or a notice that is not numbered. */
 export type DriveNotice =
   | { kind: 'event'; sessionRef: string; event: LoggedEvent }
   | { kind: 'lost'; sessionRef: string; action: string; error: string };
 
 type Reply<T extends AgentFrame['t']> = AgentFrameOf<T>;
+
+/** What the transport calls for one connection. */
+export interface ConnectionSide {
+  receive(text: string): void;
+  closed(): void;
+}
 
 interface PendingRequest {
   resolve(frame: AgentFrame): void;
@@ -44,6 +83,11 @@ const MAX_CONSECUTIVE_UNDECODABLE = 8;
 /** One connected workstation. */
 class Link {
   name: string | undefined;
+  /** Set for a workstation in this process: it is this name without a ticket. */
+  trustedName: string | undefined;
+  /** The ticket it said hello with, checked again at each heartbeat so a revoked one is cut. */
+  ticket: string | undefined;
+  refused = 0;
   bridges: BridgeInfo[] = [];
   undecodable = 0;
   readonly pending = new Map<string, PendingRequest>();
@@ -63,6 +107,12 @@ export class AgentWireServer {
     (step: { url?: string; elicitationId: string; done: boolean }) => void
   >();
   private readonly byName = new Map<string, Link>();
+  /** Names held by workstations in this process; no ticket can take them. */
+  private readonly reservedNames = new Set<string>();
+  /** Which workstation each session was opened on, as the event log says (read once). */
+  private readonly ownerCache = new Map<string, string | null>();
+  private readonly refusedCounts = new Map<string, number>();
+  private stopped = false;
   private readonly listeners = new Map<string, Set<(notice: DriveNotice) => void>>();
   private readonly workstationListeners = new Set<() => void>();
   readonly generation = randomUUID();
@@ -70,19 +120,46 @@ export class AgentWireServer {
   constructor(private readonly options: AgentWireServerOptions) {}
 
   /** A new connection; `agentWire` is the version the workstation speaks. */
-  attach(
-    channel: WireChannel,
-    agentWire: number = AGENT_WIRE_VERSION,
-  ): {
-    receive(text: string): void;
-    closed(): void;
-  } {
+  attach(channel: WireChannel, agentWire: number = AGENT_WIRE_VERSION): ConnectionSide {
+    return this.connect(channel, agentWire, undefined);
+  }
+
+  /**
+   * A workstation in this process, known to be `name` without a ticket: there is no secret for
+   * another process to learn, and no ticket can take the name from it.
+   */
+  attachTrusted(channel: WireChannel, name: string, agentWire: number = AGENT_WIRE_VERSION): ConnectionSide {
+    this.reservedNames.add(name);
+    return this.connect(channel, agentWire, name);
+  }
+
+  private connect(channel: WireChannel, agentWire: number, trustedName: string | undefined): ConnectionSide {
     const link = new Link(channel, Math.min(agentWire, AGENT_WIRE_VERSION));
+    link.trustedName = trustedName;
     this.links.add(link);
     return {
       receive: (text) => this.receive(link, text),
       closed: () => this.detach(link),
     };
+  }
+
+  /** True once `close()` ran: nothing should connect again. */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
+  /** Frames refused so far, by the workstation that sent them (`?` before its hello). */
+  refusals(): Record<string, number> {
+    return Object.fromEntries(this.refusedCounts);
+  }
+
+  /** Cuts a workstation's connection (a revoked ticket); it is told why. */
+  disconnect(name: string, reason: string): boolean {
+    const link = this.byName.get(name);
+    if (!link) return false;
+    link.channel.close(1008, reason);
+    this.detach(link);
+    return true;
   }
 
   /** Names of the workstations connected now. */
@@ -147,6 +224,7 @@ export class AgentWireServer {
         error: `workstation ${request.workstation} is not connected`,
         sessionRef,
       };
+    this.ownerCache.set(sessionRef, request.workstation);
     this.options.log.upsert({
       sessionRef,
       workstation: request.workstation,
@@ -337,6 +415,7 @@ export class AgentWireServer {
 
   /** Closes every connection. */
   close(): void {
+    this.stopped = true;
     for (const link of [...this.links]) {
       link.channel.close(1001, 'server stopping');
       this.detach(link);
@@ -374,18 +453,35 @@ export class AgentWireServer {
   private handle(link: Link, frame: AgentFrame): void {
     switch (frame.t) {
       case 'agent_hello': {
-        const name = this.options.ticketOwner(frame.ticket);
+        const name = link.trustedName ?? this.options.ticketOwner(frame.ticket);
         if (name === undefined) {
           link.channel.close(1008, 'unknown ticket');
           this.detach(link);
           return;
         }
+        if (link.trustedName === undefined && this.reservedNames.has(name)) {
+          this.refuse(
+            link,
+            frame.t,
+            undefined,
+            `the name ${name} belongs to the workstation in this process`,
+            name,
+          );
+          link.channel.close(1008, `the name ${name} is reserved`);
+          this.detach(link);
+          return;
+        }
         const previous = this.byName.get(name);
         if (previous && previous !== link) {
+          // The same workstation again (its old socket may not have noticed it died): the newer wins.
+          this.options.logLine?.(
+            `agent wire: workstation ${name} connected again; closing its older connection`,
+          );
           previous.channel.close(1000, 'replaced by a new connection');
           this.detach(previous);
         }
         link.name = name;
+        if (link.trustedName === undefined) link.ticket = frame.ticket;
         link.bridges = frame.bridges ?? [];
         this.byName.set(name, link);
         this.send(link, { t: 'agent_ready', generation: this.generation, agentWire: link.version });
@@ -393,12 +489,20 @@ export class AgentWireServer {
         return;
       }
       case 'heartbeat':
+        if (link.ticket !== undefined && this.options.ticketOwner(link.ticket) !== link.name) {
+          this.options.logLine?.(`agent wire: the ticket of workstation ${link.name} was revoked; closing`);
+          link.channel.close(1008, 'ticket revoked');
+          this.detach(link);
+          return;
+        }
+        this.ownedEntries(link, frame.t, frame.sessions ?? []);
         this.send(link, { t: 'heartbeat_ack', seq: frame.seq });
         return;
       case 'agent_resume_offer':
-        this.onResumeOffer(link, frame.sessions);
+        this.onResumeOffer(link, this.ownedEntries(link, frame.t, frame.sessions));
         return;
       case 'agent_event':
+        if (!this.owns(link, frame.t, frame.sessionRef)) return;
         this.store(link, frame.sessionRef, {
           seq: frame.seq,
           eventName: frame.eventName,
@@ -406,6 +510,7 @@ export class AgentWireServer {
         });
         return;
       case 'agent_turn_done':
+        if (!this.owns(link, frame.t, frame.sessionRef)) return;
         this.store(link, frame.sessionRef, {
           seq: frame.seq,
           eventName: 'agent_turn_done',
@@ -413,14 +518,25 @@ export class AgentWireServer {
         });
         return;
       case 'agent_backfill_events': {
+        const ref = link.pending.has(frame.id) ? this.pendingSessionRef.get(frame.id) : undefined;
+        if (ref === undefined) {
+          this.refuse(link, frame.t, undefined, 'it answers no backfill asked of this workstation');
+          return;
+        }
         for (const event of frame.events) {
           const seq = (event as { seq?: unknown }).seq;
-          const ref = this.pendingSessionRef.get(frame.id);
-          if (typeof seq !== 'number' || ref === undefined) continue;
+          if (typeof seq !== 'number') continue;
           this.store(link, ref, { seq, eventName: event.eventName, payload: event.payload });
         }
         return;
       }
+      case 'agent_backfill_done':
+        if (!link.pending.has(frame.id)) {
+          this.refuse(link, frame.t, undefined, 'it answers no backfill asked of this workstation');
+          return;
+        }
+        this.afterBackfill(frame.id);
+        return;
       case 'agent_auth_url':
         this.authSteps.get(frame.id)?.({ url: frame.url, elicitationId: frame.elicitationId, done: false });
         return;
@@ -433,6 +549,8 @@ export class AgentWireServer {
         this.resolvePending(link, frame);
         return;
       case 'agent_session_lost':
+        if (!this.owns(link, frame.t, frame.sessionRef)) return;
+        this.options.log.setTurnRunning(frame.sessionRef, false);
         this.notify(frame.sessionRef, {
           kind: 'lost',
           sessionRef: frame.sessionRef,
@@ -440,8 +558,66 @@ export class AgentWireServer {
           error: lostMessage(frame.action),
         });
         return;
+      case 'agent_open':
+      case 'agent_prompt':
+      case 'agent_answer':
+      case 'agent_interrupt':
+      case 'agent_close':
+      case 'agent_event_ack':
+      case 'agent_steer':
+      case 'agent_set_config_option':
+        this.refuse(link, frame.t, frame.sessionRef, 'only the server sends it');
+        return;
       default:
         this.resolvePending(link, frame);
+    }
+  }
+
+  /** The workstation a session was opened on, or null for a session this server never opened. */
+  private ownerOf(sessionRef: string): string | null {
+    let owner = this.ownerCache.get(sessionRef);
+    if (owner === undefined) {
+      owner = this.options.log.get(sessionRef)?.workstation ?? null;
+      this.ownerCache.set(sessionRef, owner);
+    }
+    return owner;
+  }
+
+  private owns(link: Link, type: string, sessionRef: string): boolean {
+    const owner = this.ownerOf(sessionRef);
+    if (owner !== null && owner === link.name) return true;
+    this.refuse(
+      link,
+      type,
+      sessionRef,
+      owner === null ? 'no such session' : 'the session runs on another workstation',
+    );
+    return false;
+  }
+
+  /** The entries of an inventory that name the sender's own sessions; the rest are refused. */
+  private ownedEntries<T extends { sessionRef: string }>(
+    link: Link,
+    type: string,
+    entries: readonly T[],
+  ): T[] {
+    return entries.filter((entry) => this.owns(link, type, entry.sessionRef));
+  }
+
+  /** A frame refused: counted by sender, logged (a flood only now and then), nothing kept. */
+  private refuse(
+    link: Link,
+    type: string,
+    sessionRef: string | undefined,
+    why: string,
+    who = link.name ?? '?',
+  ): void {
+    link.refused += 1;
+    this.refusedCounts.set(who, (this.refusedCounts.get(who) ?? 0) + 1);
+    if (link.refused <= REFUSALS_LOGGED || link.refused % 1000 === 0) {
+      const about = sessionRef === undefined ? '' : ` for session ${sessionRef}`;
+      const count = link.refused > REFUSALS_LOGGED ? ` (${link.refused} refused from it so far)` : '';
+      this.options.logLine?.(`agent wire: refused ${type}${about} from workstation ${who}: ${why}${count}`);
     }
   }
 
@@ -486,6 +662,8 @@ export class AgentWireServer {
       }
       const id = randomUUID();
       this.pendingSessionRef.set(id, record.sessionRef);
+      // The workstation restarted under a running turn: its agent is gone and no end will come.
+      if (!entry.agentAlive && record.turnRunning) this.endAfterBackfill.set(id, record.sessionRef);
       const frame: AgentFrameOf<'agent_open'> = {
         t: 'agent_open',
         id,
@@ -500,6 +678,7 @@ export class AgentWireServer {
       };
       void this.request(link, frame, 120_000).then((reply) => {
         this.pendingSessionRef.delete(id);
+        this.afterBackfill(id);
         if (reply.t === 'agent_opened' && !reply.ok) {
           this.notify(record.sessionRef, {
             kind: 'lost',
@@ -510,6 +689,27 @@ export class AgentWireServer {
         }
       });
     }
+  }
+
+  /** Turns to end once their backfill is in, keyed by the reopening request's id. */
+  private readonly endAfterBackfill = new Map<string, string>();
+
+  /**
+   * A backfill is in: a turn its agent can no longer finish ends now, with what the journal held
+   * and before the reopened agent replays its history, which is then no part of that reply.
+   */
+  private afterBackfill(id: string): void {
+    const sessionRef = this.endAfterBackfill.get(id);
+    if (sessionRef === undefined) return;
+    this.endAfterBackfill.delete(id);
+    if (!this.options.log.get(sessionRef)?.turnRunning) return;
+    this.options.log.setTurnRunning(sessionRef, false);
+    this.notify(sessionRef, {
+      kind: 'lost',
+      sessionRef,
+      action: 'agent_gone',
+      error: lostMessage('agent_gone'),
+    });
   }
 
   /** Stores one event in order, acks it soon after, and hands it on; a gap asks for a backfill. */
@@ -662,6 +862,8 @@ function lostMessage(action: string): string {
       return 'the agent process ended';
     case 'reopen_failed':
       return 'the agent could not be started again for this session';
+    case 'agent_gone':
+      return 'the workstation restarted and the agent of this session with it; the running turn was lost';
     case 'unknown_session':
       return 'the workstation does not know this session';
     default:

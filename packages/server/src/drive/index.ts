@@ -26,9 +26,8 @@ export function startDrive(options: {
   log: (line: string) => void;
   localWorkstation: boolean;
 }): Drive {
-  const localTicket = `local-${process.pid}-${Date.now()}`;
-  const ticketOwner = (ticket: string) =>
-    ticket === localTicket ? LOCAL_WORKSTATION : storedTicketOwner(options.cairnHome, ticket);
+  // Only other machines' workstations have tickets; the local one is joined in process.
+  const ticketOwner = (ticket: string) => storedTicketOwner(options.cairnHome, ticket);
   const eventLog = new EventLog(join(options.cairnHome, 'drive.sqlite'));
   const wire = new AgentWireServer({ log: eventLog, ticketOwner, logLine: options.log });
   const endpoint = new AgentEndpoint(wire, ticketOwner);
@@ -37,14 +36,13 @@ export function startDrive(options: {
   if (options.localWorkstation) {
     journal = Journal.open(join(options.cairnHome, 'journal.sqlite'));
     local = new Workstation({
-      ticket: localTicket,
       cairnHome: options.cairnHome,
       journal,
       env: options.env,
       resolveLaunch: rosterLaunchResolver({ cairnHome: options.cairnHome }),
       log: options.log,
     });
-    linkInProcess(wire, local);
+    linkInProcess(wire, local, { as: LOCAL_WORKSTATION, reattach: true });
   }
   return {
     wire,

@@ -26,16 +26,15 @@ export interface LocalDriveOptions {
 }
 
 export async function startLocalDrive(options: LocalDriveOptions): Promise<LocalDrive> {
-  const ticket = `local-${process.pid}-${Date.now()}`;
   const eventLog = new EventLog(options.eventLogPath ?? ':memory:');
+  // No ticket opens this server: its one workstation is joined in process.
   const server = new AgentWireServer({
     log: eventLog,
-    ticketOwner: (t) => (t === ticket ? LOCAL_WORKSTATION : undefined),
+    ticketOwner: () => undefined,
     ...(options.log ? { logLine: options.log } : {}),
   });
   const journal = Journal.open(join(options.cairnHome, 'journal.sqlite'));
   const workstation = new Workstation({
-    ticket,
     cairnHome: options.cairnHome,
     journal,
     env: options.env,
@@ -46,7 +45,7 @@ export async function startLocalDrive(options: LocalDriveOptions): Promise<Local
     ...(options.log ? { log: options.log } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  linkInProcess(server, workstation);
+  linkInProcess(server, workstation, { as: LOCAL_WORKSTATION, reattach: true });
   await server.waitForWorkstation(LOCAL_WORKSTATION);
   return {
     server,
