@@ -12,7 +12,8 @@
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
 // a 5 GB corpus, when the disk has room), --large-size MB (default 5120), --growing MB,MB (rollouts
 // of these sizes growing while nobody follows them: the daemon's CPU meanwhile; default 100,300; 0
-// skips it).
+// skips it). Arguments after a second `--` go to the bench of --only (npm run bench -- --only chat --
+// --load-only).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ import { agentEnv, buildCorpus } from './bench/corpus.mjs';
 import { benchGrowing } from './bench/growing.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
   options: {
     size: { type: 'string', default: '500' },
     runs: { type: 'string', default: '3' },
@@ -35,19 +36,23 @@ const { values } = parseArgs({
     'large-size': { type: 'string', default: '5120' },
     growing: { type: 'string', default: '100,300' },
   },
+  allowPositionals: true,
 });
+const extra = values.only === undefined ? [] : positionals;
 const drive = () =>
-  execFileSync(process.execPath, [join(root, 'scripts/bench/drive.mjs'), '--runs', values.runs], {
+  execFileSync(process.execPath, [join(root, 'scripts/bench/drive.mjs'), '--runs', values.runs, ...extra], {
     stdio: 'inherit',
   });
 const chat = () =>
-  execFileSync(process.execPath, [join(root, 'scripts/bench/chat.mjs'), '--runs', values.runs], {
+  execFileSync(process.execPath, [join(root, 'scripts/bench/chat.mjs'), '--runs', values.runs, ...extra], {
     stdio: 'inherit',
   });
 // The reader in Chromium on a 30 MB session of its own: first screen with and without the highlighter,
 // frame times while scrolling.
 const reader = () =>
-  execFileSync(process.execPath, [join(root, 'scripts/bench/reader-bench.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts/bench/reader-bench.mjs'), ...extra], {
+    stdio: 'inherit',
+  });
 if (values.only !== undefined) {
   if (values.only !== 'drive' && values.only !== 'chat' && values.only !== 'reader') {
     console.error(`bench: --only knows drive, chat and reader, not ${values.only}`);

@@ -18,7 +18,15 @@
 // Every clock is `performance.timeOrigin + performance.now()` of its own process (agent, daemon,
 // this process, the page), all on this machine.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -62,6 +70,7 @@ function stampOf(text: string): number {
 // The daemon
 
 interface Running {
+  readonly pid: number;
   readonly port: number;
   readonly token: string;
   readonly base: string;
@@ -105,7 +114,7 @@ function wireAgents(deltas: number, paceMs: number, paragraph = 0) {
 async function startDaemon(
   dir: string,
   agents: Record<string, unknown>,
-  extra: { env?: Record<string, string>; agentsFolder?: string } = {},
+  extra: { env?: Record<string, string>; agentsFolder?: string; nodeArgs?: string[] } = {},
 ): Promise<Running> {
   const home = join(dir, 'home');
   const cairnHome = join(dir, 'cairn');
@@ -122,11 +131,15 @@ async function startDaemon(
     ...extra.env,
     CAIRN_HOME: cairnHome,
   };
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--no-demo'], {
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(extra.nodeArgs ?? []), CLI, 'serve', '--port', '0', '--no-demo'],
+    {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.add(child);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const tail: string[] = [];
@@ -175,7 +188,7 @@ async function startDaemon(
     })();
     return stopping;
   };
-  return { port, token, base, project, api, stop };
+  return { pid: child.pid!, port, token, base, project, api, stop };
 }
 
 /** A new chat with `agent` in the daemon's project, once the local workstation offers the agent. */
@@ -301,6 +314,138 @@ async function deltasWs(dir: string, deltas: number, paceMs: number) {
       one: { ...figures(one), clientLoopP99Ms: oneLoop },
       ten: { ...figures(ten), clientLoopP99Ms: tenLoop },
     };
+  } finally {
+    for (const t of tabs) t.close();
+    await d.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many sessions at once
+
+/** Ticks a second of /proc's CPU times. */
+const CLOCK_TICKS = 100;
+
+/** Every process's parent and CPU seconds so far, from /proc (empty where there is none). */
+function processTable(): Map<number, { ppid: number; cpu: number }> {
+  const table = new Map<number, { ppid: number; cpu: number }>();
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return table;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name may hold spaces and parentheses; the fields after its last ')' do not.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(name), { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / CLOCK_TICKS });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return table;
+}
+
+/** Seconds the main thread of a process has run, and waited runnable for a core (Linux schedstat). */
+function schedstat(pid: number): { ran: number; waited: number } {
+  try {
+    const [ran, waited] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { ran: ran! / 1e9, waited: waited! / 1e9 };
+  } catch {
+    return { ran: Number.NaN, waited: Number.NaN };
+  }
+}
+
+/** CPU seconds of the daemon itself and of everything it started (its agents). */
+function daemonCpu(pid: number): { daemon: number; agents: number } {
+  const table = processTable();
+  const children = new Map<number, number[]>();
+  for (const [p, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), p]);
+  let agents = 0;
+  const stack = [...(children.get(pid) ?? [])];
+  while (stack.length > 0) {
+    const p = stack.pop()!;
+    agents += table.get(p)?.cpu ?? 0;
+    stack.push(...(children.get(p) ?? []));
+  }
+  return { daemon: table.get(pid)?.cpu ?? Number.NaN, agents };
+}
+
+/** One turn in every session at once, each recorded by its own tab. */
+async function loadTurn(d: Running, tabs: Tab[], deltas: number, text: string) {
+  for (const t of tabs) {
+    t.deltas.length = 0;
+    t.recording = true;
+  }
+  const ends = tabs.map((t) => t.ends);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const cpuBefore = daemonCpu(d.pid);
+  const schedBefore = schedstat(d.pid);
+  const clientBefore = process.cpuUsage();
+  // The monotonic clock is the one a CPU profile's timestamps use, so a profile can be cut to the turn.
+  const monoStart = process.hrtime.bigint();
+  const start = now();
+  for (const t of tabs) t.send({ type: 'user_message', content: text });
+  await Promise.all(tabs.map((t, i) => t.until(() => t.ends > ends[i]!, 'the end of the turn', 300_000)));
+  const wallMs = now() - start;
+  const monoEnd = process.hrtime.bigint();
+  const cpuAfter = daemonCpu(d.pid);
+  const schedAfter = schedstat(d.pid);
+  const client = process.cpuUsage(clientBefore);
+  loop.disable();
+  const latencies: number[] = [];
+  const worst: number[] = [];
+  for (const t of tabs) {
+    t.recording = false;
+    if (t.deltas.length !== deltas) throw new Error(`a tab received ${t.deltas.length} of ${deltas} deltas`);
+    const own = t.deltas.map((x) => x.at - stampOf(x.text));
+    latencies.push(...own);
+    worst.push(percentile(own, 95));
+  }
+  const share = (seconds: number) => seconds / (wallMs / 1000);
+  return {
+    ...figures(latencies),
+    wallMs,
+    /** Deltas a second the clients received, all sessions together. */
+    rate: (deltas * tabs.length) / (wallMs / 1000),
+    /** The worst session's own p95. */
+    worstSessionP95Ms: Math.max(...worst),
+    clientLoopP99Ms: loop.percentile(99) / 1e6,
+    /** Shares of one core over the turn. */
+    daemonCpu: share(cpuAfter.daemon - cpuBefore.daemon),
+    agentsCpu: share(cpuAfter.agents - cpuBefore.agents),
+    /**
+     * The daemon's main thread: running, and ready to run but waiting for a core (the machine's
+     * other work); when the second is large the daemon was starved, not slow.
+     */
+    daemonRan: share(schedAfter.ran - schedBefore.ran),
+    daemonWaitedForCore: share(schedAfter.waited - schedBefore.waited),
+    clientCpu: share((client.user + client.system) / 1e6),
+    /** The turn on the monotonic clock, in µs. */
+    window: [Number(monoStart / 1000n), Number(monoEnd / 1000n)],
+  };
+}
+
+async function loadWs(dir: string, sessions: number, deltas: number, paceMs: number) {
+  const profile = process.env.CAIRN_BENCH_DAEMON_PROFILE;
+  const d = await startDaemon(
+    dir,
+    wireAgents(deltas, paceMs),
+    profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {},
+  );
+  const tabs: Tab[] = [];
+  try {
+    // One chat each, each opened (its agent started) before any turn.
+    const chats: string[] = [];
+    for (let i = 0; i < sessions; i++) chats.push(await newChat(d, 'stream'));
+    for (const chat of chats) tabs.push(await openTab(d, chat));
+    await loadTurn(d, tabs, deltas, 'warm up');
+    const turn = await loadTurn(d, tabs, deltas, 'measured');
+    return { sessions, deltas, paceMs, ...turn };
   } finally {
     for (const t of tabs) t.close();
     await d.stop();
@@ -714,7 +859,9 @@ try {
         ? await deltasPage(dir, Number(a), Number(b), Number(c ?? 0))
         : what === 'ttft'
           ? await ttft(dir, Number(a), b ?? 'wire')
-          : undefined;
+          : what === 'load-ws'
+            ? await loadWs(dir, Number(a), Number(b), Number(c))
+            : undefined;
   if (result === undefined) throw new Error(`unknown measurement ${what}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {

@@ -10,12 +10,19 @@
 //      painted, a `ws` client (user_message → text_delta), and the same agent driven by a bare SDK
 //      client (prompt → first chunk received); on the scripted agent, then on the real Claude Code
 //      adapter against the fake model
+//   3. many sessions at once: --load-sessions chats streaming together, each watched by one `ws`
+//      client, the agents paced --load-pace-ms between deltas (20: 50 a second each), then not
+//      paced at all; per-delta latency from the agent to its client (target p95 < 50 ms paced), and
+//      the share of a core the daemon and its agents used meanwhile
 // The measurements (scripts/bench/chat-measure.ts) are bundled here and run in a fresh process each.
 // Options: --runs N (runs of each delta measurement, default 3), --deltas N (default 2000),
 // --pace-ms N (the agent's pause before each chunk, default 2), --page-deltas N (default 500),
 // --page-pace-ms N (default 5), --page-paragraph N (a blank line after every Nth delta, as replies
 // are written in paragraphs, default 20; 0 for one paragraph), --turns N (scripted agent, default 30), --claude-turns N (default
-// 10), --no-browser (the `ws` figures alone), --no-agents (skip Claude Code).
+// 10), --no-browser (the `ws` figures alone), --no-agents (skip Claude Code), --load-sessions N
+// (default 20), --load-deltas N (each session's turn, default 250), --load-pace-ms N (default 20),
+// --load-runs N (default 1), --load-only (that part alone), --no-load, --load-profile DIR (the
+// daemon of each paced run writes a CPU profile there).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -39,6 +46,13 @@ const { values } = parseArgs({
     'claude-turns': { type: 'string', default: '10' },
     'no-browser': { type: 'boolean' },
     'no-agents': { type: 'boolean' },
+    'load-sessions': { type: 'string', default: '20' },
+    'load-deltas': { type: 'string', default: '250' },
+    'load-pace-ms': { type: 'string', default: '20' },
+    'load-runs': { type: 'string', default: '1' },
+    'load-only': { type: 'boolean' },
+    'no-load': { type: 'boolean' },
+    'load-profile': { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -64,9 +78,13 @@ await build({
 });
 
 function measure(...args) {
+  return measureWith({}, ...args);
+}
+
+function measureWith(env, ...args) {
   const out = execFileSync(process.execPath, [bundle, ...args.map(String)], {
     cwd: root,
-    env: { ...process.env, CAIRN_BENCH_ROOT: root },
+    env: { ...process.env, ...env, CAIRN_BENCH_ROOT: root },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 26,
@@ -82,13 +100,79 @@ const row = (name, cells) => console.log(`  ${name.padEnd(44)} ${cells.join(' ')
 /** Each run's p95, so the spread behind a median shows. */
 const runsText = (samples, pick) => samples.map((s) => pick(s).toFixed(0)).join(' ');
 
-// 1. Per-delta latency.
-const deltas = Number(values.deltas);
-const pace = Number(values['pace-ms']);
 const load = () =>
   `load average ${loadavg()
     .map((x) => x.toFixed(1))
     .join(' ')} on ${availableParallelism()} cores`;
+
+// 3. Many sessions at once, first when asked alone.
+const cpu = (x) => `${Number.isFinite(x) ? (x * 100).toFixed(0) : '?'}%`.padStart(11);
+function many() {
+  const sessions = Number(values['load-sessions']);
+  const perSession = Number(values['load-deltas']);
+  const pacing = Number(values['load-pace-ms']);
+  const loadRuns = Number(values['load-runs']);
+  console.log(`\nchat: ${load()}`);
+  console.log(
+    `chat: ${sessions} sessions streaming at once, one ws client each, turns of ${perSession} deltas a session, ` +
+      `paced ${pacing} ms and not paced (a turn first, not counted), ${loadRuns} run${loadRuns > 1 ? 's' : ''}${loadRuns > 1 ? ', medians' : ''}`,
+  );
+  const paced = [];
+  const unpaced = [];
+  for (let i = 0; i < loadRuns; i++) {
+    const profile = values['load-profile']
+      ? { CAIRN_BENCH_DAEMON_PROFILE: resolve(values['load-profile']) }
+      : {};
+    paced.push(measureWith(profile, 'load-ws', sessions, perSession, pacing));
+    unpaced.push(measure('load-ws', sessions, perSession, 0));
+  }
+  header(['p50', 'p95', 'max', 'deltas/s', 'daemon CPU', 'agents CPU']);
+  const line = (name, samples) => {
+    row(name, [
+      ms(med(samples, (s) => s.p50Ms)),
+      ms(med(samples, (s) => s.p95Ms)),
+      ms(med(samples, (s) => s.maxMs)),
+      med(samples, (s) => s.rate)
+        .toFixed(0)
+        .padStart(11),
+      cpu(med(samples, (s) => s.daemonCpu)),
+      cpu(med(samples, (s) => s.agentsCpu)),
+    ]);
+  };
+  line(`(y) ${sessions} sessions × ${pacing} ms pace`, paced);
+  line(`(z) ${sessions} sessions, not paced`, unpaced);
+  console.log(
+    `  CPU as a share of one core over the turn; the clients' own: ${cpu(med(paced, (s) => s.clientCpu)).trim()} paced, ` +
+      `${cpu(med(unpaced, (s) => s.clientCpu)).trim()} not paced; their event-loop delay p99 ` +
+      `${med(paced, (s) => s.clientLoopP99Ms).toFixed(1)} ms, ${med(unpaced, (s) => s.clientLoopP99Ms).toFixed(1)} ms`,
+  );
+  console.log(
+    `  the daemon's main thread, share of the turn: running ${cpu(med(paced, (s) => s.daemonRan)).trim()}, ` +
+      `waiting for a core ${cpu(med(paced, (s) => s.daemonWaitedForCore)).trim()} paced; ` +
+      `${cpu(med(unpaced, (s) => s.daemonRan)).trim()}, ${cpu(med(unpaced, (s) => s.daemonWaitedForCore)).trim()} not paced`,
+  );
+  console.log(
+    `  the worst session's p95: ${med(paced, (s) => s.worstSessionP95Ms).toFixed(1)} ms paced, ` +
+      `${med(unpaced, (s) => s.worstSessionP95Ms).toFixed(1)} ms not paced`,
+  );
+  if (loadRuns > 1)
+    console.log(
+      `  p95 of each run, ms: paced ${runsText(paced, (s) => s.p95Ms)}; not paced ${runsText(unpaced, (s) => s.p95Ms)}`,
+    );
+  console.log(`chat: ${load()} after`);
+  return { paced: med(paced, (s) => s.p95Ms), unpaced: med(unpaced, (s) => s.p95Ms) };
+}
+if (values['load-only']) {
+  const r = many();
+  console.log(
+    `\n  (y)        p95 per delta, ${values['load-sessions']} paced sessions  ${ms(r.paced)}  (target < 50 ms)`,
+  );
+  process.exit(0);
+}
+
+// 1. Per-delta latency.
+const deltas = Number(values.deltas);
+const pace = Number(values['pace-ms']);
 console.log(`\nchat: ${load()} before the chat bench (the figures move with it)`);
 console.log(
   `chat: per-delta latency, agent → tab, turns of ${deltas.toLocaleString('en-US')} deltas paced ${pace} ms (two with one tab, two with ten, a run), ${runs} runs, medians`,
@@ -194,6 +278,8 @@ const claude =
       ])
     : undefined;
 
+const loaded = values['no-load'] ? undefined : many();
+
 console.log('\nratios and differences (lower is better for cairn):');
 console.log(`  (k)        p95 per delta, one ws tab          ${ms(wsOne.p95)}  (target < 50 ms)`);
 console.log(`  (l)        p95 per delta, ten ws tabs         ${ms(wsTen.p95)}  (target < 50 ms)`);
@@ -213,5 +299,11 @@ const added = (r, names) => {
     `  ${names}  Send → painted vs bare, p95        ${ms(r.pagePainted.p95Ms - r.bare.p95Ms)} added, ${ratio(r.pagePainted.p95Ms, r.bare.p95Ms)}`,
   );
 };
+if (loaded) {
+  console.log(`  (y)        p95 per delta, many paced sessions ${ms(loaded.paced)}  (target < 50 ms)`);
+  console.log(
+    `  (z) / (y)  p95, not paced vs paced           ${ratio(loaded.unpaced, loaded.paced).padStart(11)}`,
+  );
+}
 if (scripted) added(scripted, '(t) − (q)');
 if (claude) added(claude, '(x) − (u)');
