@@ -4,6 +4,7 @@
 // entry holds for the build that wrote it only, since another build may count differently.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import type { SessionFileStamp, SessionSummaryWithPrompts } from '@cairn/transcript';
 import Database from 'better-sqlite3';
 
@@ -47,8 +48,8 @@ export class SummaryCache {
 
   /** Opens (or makes) the cache at `file` for build `build`; throws what SQLite or the folder throws. */
   static open(file: string, build: string): SummaryCache {
-    mkdirSync(dirname(file), { recursive: true });
-    const db = new Database(file, { timeout: 2_000 });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const db = new Database(ownerOnlyFile(file), { timeout: 2_000 });
     try {
       db.pragma('journal_mode = WAL');
       if (db.pragma('user_version', { simple: true }) !== LAYOUT)

@@ -52,12 +52,18 @@ usage:
                                              accepts a session, or sign in
   cairn run <agent> [--cwd DIR] [--session REF] [--mode M] [--allow|--deny] [--json] "prompt"
                                              one turn of an agent, streamed; --session continues one
-  cairn workstation --server URL --ticket T  drive this machine's agents for a server elsewhere
-  cairn workstation ticket <name>            a ticket for a workstation to connect to this server
+  cairn workstation --server URL [--ticket-file PATH]
+                                             drive this machine's agents for a server elsewhere;
+                                             the ticket comes from CAIRN_TICKET or the file
+  cairn workstation ticket <name> [--replace] [--json]
+                                             a ticket for a workstation to connect to this server
+                                             (--replace revokes the name's ticket in force)
+  cairn workstation ticket --list | --revoke <name> [--json]
+                                             the tickets issued (names and dates), or revoke one
   cairn --version                            the version of cairn
 
 A <ref> is a session file's path, a session id, or a unique prefix of one.
 Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exclude, @preset to
 expand one, applied left to right. Times are ISO (2026-02-12T16:00:00Z) or relative (-10m, -2h, -1d).
-Agent homes come from CLAUDE_CONFIG_DIR, CODEX_HOME and GEMINI_CLI_HOME (else the defaults).
+Agent homes come from CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and QWEN_HOME (else the defaults).
 Exit status: 0 success, 1 expected failure (not found, unknown format), 2 usage error.`;

@@ -64,8 +64,8 @@ beforeAll(() => {
   const base: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (/^npm_/i.test(key) || key === 'INIT_CWD') continue;
-    if (['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'XDG_CONFIG_HOME', 'CAIRN_HOME'].includes(key))
-      continue;
+    const homes = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR'];
+    if ([...homes, 'XDG_CONFIG_HOME', 'CAIRN_HOME'].includes(key)) continue;
     if (key === 'CAIRN_TOKEN' || key === 'CAIRN_CORPUS') continue;
     base[key] = value;
   }

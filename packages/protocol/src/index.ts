@@ -3,6 +3,7 @@
 export * from './agent-wire/index.js';
 export * from './chat/index.js';
 export * from './conversation-items.js';
+export * from './depth.js';
 export * from './dump.js';
 export * from './envelope.js';
 export * from './errors.js';

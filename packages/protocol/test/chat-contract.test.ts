@@ -349,16 +349,14 @@ describe('the HTTP bodies', () => {
     },
   );
 
-  it('type a chat session as a session summary with its agent and native id', () => {
-    expectTypeOf<ChatSessionSummary>().toEqualTypeOf<{
-      [K in keyof (WireSessionSummary & {
-        agent: string;
-        nativeSessionId: string | null;
-      })]: (WireSessionSummary & {
-        agent: string;
-        nativeSessionId: string | null;
-      })[K];
-    }>();
+  it('type a chat session as a session summary with its agent, native id and workstation', () => {
+    type Expected = WireSessionSummary & {
+      agent: string;
+      nativeSessionId: string | null;
+      workstation: string;
+      workstationOnline: boolean;
+    };
+    expectTypeOf<ChatSessionSummary>().toEqualTypeOf<{ [K in keyof Expected]: Expected[K] }>();
   });
 });
 

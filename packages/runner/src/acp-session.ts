@@ -2,6 +2,7 @@
 // session on it. Everything the agent says comes out of `onEvent` in the order it arrived, as a
 // wire event name and a JSON payload; turns, permissions, steering and config options are methods.
 import * as acp from '@agentclientprotocol/sdk';
+import { boundDepth, MAX_VALUE_DEPTH } from '@cairn/protocol';
 import { type AgentCommand, AgentProcess, type ProcessTracker } from './agent-process.js';
 import { TerminalError, type Terminals } from './terminals.js';
 
@@ -54,6 +55,8 @@ export interface OpenRequest {
   readonly track?: ProcessTracker;
   /** Runs the commands the agent asks for; with it, the terminal capability is advertised. */
   readonly terminals?: Terminals;
+  /** Hears what the agent sent that was refused or bounded. */
+  readonly log?: (line: string) => void;
 }
 
 export interface OpenedSession {
@@ -129,17 +132,34 @@ export class AcpSession {
       env: request.env,
       ...(request.track ? { track: request.track } : {}),
     });
+    const log = request.log ?? (() => {});
     let session: AcpSession | undefined;
+    // Only updates and questions for the session this connection opened are the session's. Until
+    // `session/new` answers, its id is unknown: updates arriving meanwhile wait and are sorted then.
+    let ownId: string | undefined = request.nativeSessionId ?? undefined;
     const permission = (ctx: { params: acp.RequestPermissionRequest }) => {
-      if (!session) return Promise.resolve({ outcome: { outcome: 'cancelled' as const } });
+      const foreign = ctx.params.sessionId !== ownId;
+      if (foreign) log(`workstation: refused a permission request ${notOurs(ctx.params.sessionId, ownId)}`);
+      if (!session || foreign) return Promise.resolve({ outcome: { outcome: 'cancelled' as const } });
       return session.askPermission(ctx.params);
+    };
+    let early: acp.SessionNotification[] | undefined = ownId === undefined ? [] : undefined;
+    const hear = (params: acp.SessionNotification) => {
+      const { update } = params;
+      if (params.sessionId !== ownId) {
+        log(
+          `workstation: refused an update (${String(update?.sessionUpdate)}) ${notOurs(params.sessionId, ownId)}`,
+        );
+        return;
+      }
+      request.onEvent(update.sessionUpdate, update as unknown as Record<string, unknown>);
     };
     const app = acp
       .client({ name: 'cairn' })
       .onRequest('session/request_permission', permission)
       .onNotification('session/update', (ctx) => {
-        const { update } = ctx.params;
-        request.onEvent(update.sessionUpdate, update as unknown as Record<string, unknown>);
+        if (early) early.push(ctx.params);
+        else hear(ctx.params);
       })
       .onNotification('*', (ctx) => {
         const method = (ctx as unknown as { method?: string }).method ?? 'extension';
@@ -147,17 +167,23 @@ export class AcpSession {
       });
     if (request.terminals) serveTerminals(app, request.terminals);
     const { output, input } = child.streams();
-    const connection = app.connect(acp.ndJsonStream(output, input));
+    const connection = app.connect(boundedStream(acp.ndJsonStream(output, input), log));
     const failOpen = async (refusal: Refusal) => {
       connection.close();
       await child.kill(500);
       return { ok: false as const, refusal };
     };
-
-    const exited = child.exited.then(({ code, signal }) => {
-      const reason = `the agent exited (${signal ?? `code ${code}`})${tail(child.stderr())}`;
-      return reason;
+    // A connection the SDK gave up on (a line over its size limit) cannot be talked to again; the
+    // agent goes, and the reason it is gone is that, not how it exited.
+    void connection.closed.then(() => {
+      if (connectionFault(connection) !== undefined && child.alive) void child.kill(500);
     });
+
+    const exited = child.exited.then(
+      ({ code, signal }) =>
+        connectionFault(connection) ??
+        `the agent exited (${signal ?? `code ${code}`})${tail(child.stderr())}`,
+    );
     const deadline = <T>(work: Promise<T>, what: string): Promise<T> =>
       race(work, exited, limits.openMs, what);
 
@@ -194,12 +220,19 @@ export class AcpSession {
     const nativeId = request.nativeSessionId ?? undefined;
     let opened: { sessionId: string; configOptions?: unknown; modes?: unknown };
     let reloaded = true;
+    const settleEarly = () => {
+      const held = early ?? [];
+      early = undefined;
+      for (const params of held) hear(params);
+    };
     try {
       if (nativeId === undefined) {
         opened = await deadline(
           connection.agent.request('session/new', { cwd: request.cwd, mcpServers: [] }),
           'session/new',
         );
+        ownId = opened.sessionId;
+        settleEarly();
       } else if (caps.loadSession) {
         const loaded = await deadline(
           connection.agent.request('session/load', { sessionId: nativeId, cwd: request.cwd, mcpServers: [] }),
@@ -221,6 +254,7 @@ export class AcpSession {
         return failOpen({ message: 'this agent cannot reopen a session (no session/load or resume)' });
       }
     } catch (error) {
+      settleEarly();
       return failOpen(refusalOf(error, authMethods));
     }
 
@@ -285,6 +319,8 @@ export class AcpSession {
         ? { status: 'cancelled', stopReason, ...counted }
         : { status: 'completed', stopReason, ...counted };
     } catch (error) {
+      const fault = connectionFault(this.connection);
+      if (fault !== undefined) return { status: 'failed', message: fault };
       // A closed connection is usually the agent dying: wait a moment for its exit to say how.
       const exited = await Promise.race([
         this.process.exited.then(() => true),
@@ -430,6 +466,8 @@ export class AcpSession {
 
   private async exitMessage(): Promise<string> {
     const { code, signal } = await this.process.exited;
+    const fault = connectionFault(this.connection);
+    if (fault !== undefined) return fault;
     return `the agent exited (${signal ?? `code ${code}`})${tail(this.process.stderr())}`;
   }
 
@@ -471,6 +509,42 @@ function serveTerminals(app: ClientApp, terminals: Terminals): void {
         return {};
       }),
     );
+}
+
+/**
+ * The SDK's stream with every message bounded in depth before the SDK validates it: its schema
+ * check overflows the stack on a value nested thousands of levels deep and the message is lost
+ * without a word. Two levels more than the bound, so an update's own value keeps MAX_VALUE_DEPTH.
+ */
+function boundedStream(stream: acp.Stream, log: (line: string) => void): acp.Stream {
+  const bound = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform(message, controller) {
+      const { value, cut } = boundDepth(message, MAX_VALUE_DEPTH + 2);
+      if (cut > 0) {
+        const method = (message as { method?: unknown }).method;
+        log(
+          `workstation: the agent sent ${typeof method === 'string' ? `a ${method}` : 'a message'} nested ` +
+            `deeper than ${MAX_VALUE_DEPTH} levels; ${cut} value(s) below that were replaced by a marker`,
+        );
+      }
+      controller.enqueue(value as acp.AnyMessage);
+    },
+  });
+  return { readable: stream.readable.pipeThrough(bound), writable: stream.writable };
+}
+
+/** Why the SDK closed the connection when the cause was the agent's, not its exit or ours. */
+function connectionFault(connection: acp.ClientConnection): string | undefined {
+  const reason: unknown = connection.signal.aborted ? connection.signal.reason : undefined;
+  if (reason instanceof acp.MessageTooLargeError) {
+    const mib = Math.round(reason.maxMessageBytes / (1024 * 1024));
+    return `the agent sent a message longer than the ${mib} MiB one ACP message may take; the connection to it was closed`;
+  }
+  return undefined;
+}
+
+function notOurs(sessionId: unknown, ownId: string | undefined): string {
+  return `for session ${JSON.stringify(sessionId)}, which this connection did not open (it opened ${ownId ?? 'none yet'})`;
 }
 
 function tail(stderr: string): string {

@@ -1,12 +1,17 @@
-// One agent as a child process: its own process group (some agents re-launch themselves and ignore
-// signals on the parent, so only a group signal ends them all), stdio as web streams for the SDK,
-// stderr kept as a short tail for error messages, and nothing of cairn's own secrets in its env.
+// One agent as a child process: the leader of a process tree of its own (some agents re-launch
+// themselves and ignore signals on the parent, and what they start may leave the group, so only
+// ending the whole tree ends them all), stdio as web streams for the SDK, stderr kept as a short
+// tail for error messages, and nothing of cairn's own secrets in its env.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
+import { PROCESS_TREE_VARIABLE, signalPids, treeMembers } from './process-ledger.js';
 
 export interface AgentCommand {
   readonly command: string;
   readonly args: readonly string[];
+  /** Where the process starts when that must not be the session's folder (`SpawnOptions.cwd`). */
+  readonly cwd?: string;
 }
 
 export interface SpawnOptions {
@@ -18,7 +23,9 @@ export interface SpawnOptions {
 }
 
 export interface ProcessTracker {
-  started(pid: number): void;
+  /** A tree started: its leader and the mark its processes carry. */
+  started(pid: number, mark: string): void;
+  /** It ended, every process in it. */
   ended(pid: number): void;
 }
 
@@ -53,6 +60,8 @@ export class AgentProcess {
   readonly child: ChildProcess;
   /** Settles with the exit code or signal once the process is gone (and reaped). */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Inherited by every process the leader starts, even one that leaves its group and session. */
+  readonly mark = randomUUID();
   private stderrTail = '';
   private gone = false;
 
@@ -61,13 +70,13 @@ export class AgentProcess {
     private readonly options: SpawnOptions,
   ) {
     this.child = spawn(command.command, [...command.args], {
-      cwd: options.cwd,
-      env: options.env,
+      cwd: command.cwd ?? options.cwd,
+      env: { ...options.env, [PROCESS_TREE_VARIABLE]: this.mark },
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const { pid } = this.child;
-    if (pid !== undefined) options.track?.started(pid);
+    if (pid !== undefined) options.track?.started(pid, this.mark);
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.gone = true;
@@ -112,24 +121,27 @@ export class AgentProcess {
     };
   }
 
-  /** Ends the whole process group: TERM, then KILL after `graceMs` if anything is left. */
+  /** Ends the whole tree: TERM, then KILL after `graceMs` if anything is left. */
   async kill(graceMs = 2_000): Promise<void> {
     const pid = this.child.pid;
     if (pid === undefined) return;
-    signalGroup(pid, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), graceMs);
+    this.signalTree(pid, 'SIGTERM');
+    const timer = setTimeout(() => this.signalTree(pid, 'SIGKILL'), graceMs);
     await this.exited;
     clearTimeout(timer);
-    // The leader is gone; children it left in the group are not.
-    signalGroup(pid, 'SIGKILL');
+    // The leader is gone; what it started is not.
+    this.signalTree(pid, 'SIGKILL');
     this.options.track?.ended(pid);
   }
-}
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
+  /** The group, the session and every marked process (the session id stays the leader's pid
+   * while anything is in it, so no other process can have taken it). */
+  private signalTree(pid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+    signalPids(treeMembers([{ sessionLeader: pid, mark: this.mark }]), signal);
   }
 }

@@ -5,7 +5,7 @@
 // A built-in adapter is looked for first under `$CAIRN_HOME/agents/<key>` (where `cairn agents
 // install` puts it), then on PATH. A declared agent is its own command, found on PATH or by path.
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+import { access, mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
@@ -34,6 +34,12 @@ export interface BuiltInBridge {
    */
   readonly supportsSteering: boolean;
   readonly supportsImageInput: boolean;
+  /**
+   * Start the process in a folder of cairn's own (`agentStartDir`) instead of the session's.
+   * For an agent whose start-up housekeeping deletes files in the store of the folder it starts
+   * in; its sessions still get their own folder in `session/new` and `session/load`.
+   */
+  readonly startsInOwnFolder?: boolean;
 }
 
 /** An ACP agent the user declared under `agents` in `$CAIRN_HOME/config.json`. */
@@ -86,6 +92,12 @@ export const BUILT_IN_BRIDGES: readonly BuiltInBridge[] = [
     cli: 'gemini',
     supportsSteering: false,
     supportsImageInput: true,
+    // Every start sweeps the chats of the folder it starts in (`general.sessionRetention`, on by
+    // default): it deletes sessions older than 30 days, even the one about to be loaded, and takes
+    // for debris the header-only file each `session/load` leaves beside the loaded session, then
+    // deletes every file sharing the session's 8-character id prefix: the session itself. Started
+    // in a folder of cairn's, its sweeps never reach the user's projects.
+    startsInOwnFolder: true,
   },
   {
     kind: 'builtin',
@@ -121,6 +133,11 @@ export function cairnHomeOf(env: Env = process.env): string {
 /** Where `cairn agents install <key>` puts an adapter: its own npm prefix. */
 export function adapterDir(cairnHome: string, key: string): string {
   return join(cairnHome, 'agents', key);
+}
+
+/** The folder a bridge with `startsInOwnFolder` starts in: cairn's, never a project of the user's. */
+export function agentStartDir(cairnHome: string, key: string): string {
+  return join(cairnHome, 'agent-cwd', key);
 }
 
 /** The adapter's executable inside its install folder. */
@@ -194,6 +211,8 @@ export interface BridgeCommand {
   readonly env: Readonly<Record<string, string>>;
   /** `cairn`: the adapter under `$CAIRN_HOME/agents`; `path`: found on PATH; `declared`: config. */
   readonly source: 'cairn' | 'path' | 'declared';
+  /** The folder the process starts in, when it must not be the session's (it exists). */
+  readonly cwd?: string;
 }
 
 export interface BridgeNotInstalled {
@@ -226,16 +245,24 @@ export async function resolveBridgeCommand(
     return { installed: true, command, args: bridge.args, env: bridge.env, source: 'declared' };
   }
   const own = adapterBinPath(options.cairnHome, bridge);
+  const where = await startFolder(bridge, options.cairnHome);
   if (await isExecutable(own))
-    return { installed: true, command: own, args: bridge.args, env: {}, source: 'cairn' };
+    return { installed: true, command: own, args: bridge.args, env: {}, source: 'cairn', ...where };
   const onPath = await findOnPath(bridge.bin, env);
   if (onPath !== undefined) {
-    return { installed: true, command: onPath, args: bridge.args, env: {}, source: 'path' };
+    return { installed: true, command: onPath, args: bridge.args, env: {}, source: 'path', ...where };
   }
   return {
     installed: false,
     message: `${bridge.name} is not installed: cairn agents install ${bridge.key}`,
   };
+}
+
+async function startFolder(bridge: BuiltInBridge, cairnHome: string): Promise<{ cwd?: string }> {
+  if (bridge.startsInOwnFolder !== true) return {};
+  const cwd = agentStartDir(cairnHome, bridge.key);
+  await mkdir(cwd, { recursive: true, mode: 0o700 });
+  return { cwd };
 }
 
 async function resolveDeclared(bridge: DeclaredBridge, cairnHome: string | undefined, env: Env) {

@@ -11,6 +11,7 @@ import {
   type TurnOutcome,
 } from './acp-session.js';
 import type { AgentCommand, ProcessTracker } from './agent-process.js';
+import { fitEvent } from './event-size.js';
 import type { Journal } from './journal.js';
 import { Terminals } from './terminals.js';
 
@@ -25,6 +26,8 @@ export interface SessionLaunch {
   readonly track?: ProcessTracker;
   /** Where the whole output of the commands the agent runs is written. */
   readonly terminalLogDir?: string;
+  /** Hears what was refused or cut on the way (the workstation's log). */
+  readonly log?: (line: string) => void;
 }
 
 /** Frames the session produces; the journal has numbered and stored them already. */
@@ -191,8 +194,17 @@ export class DrivenSession {
     this.journal.markClosed(this.sessionRef);
   }
 
-  /** Numbers and stores one event, then hands it on. Synchronous, so arrival order is seq order. */
-  private record(eventName: string, payload: Record<string, unknown>): void {
+  /**
+   * Numbers and stores one event, then hands it on. Synchronous, so arrival order is seq order.
+   * One too large to carry is cut first, so the journal and every resend hold the same thing.
+   */
+  private record(eventName: string, raw: Record<string, unknown>): void {
+    const { payload, cutFrom } = fitEvent(raw);
+    if (cutFrom !== undefined) {
+      this.launch.log?.(
+        `workstation: ${this.sessionRef}: a ${eventName} event of ${cutFrom} bytes was cut to fit the event limit`,
+      );
+    }
     const frame = this.journal.append(this.sessionRef, (seq) => ({
       t: 'agent_event' as const,
       sessionRef: this.sessionRef,

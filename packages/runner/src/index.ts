@@ -6,6 +6,7 @@ export * from './bridges.js';
 export * from './driven-session.js';
 export * from './install.js';
 export * from './journal.js';
+export * from './owner-only.js';
 export * from './probes.js';
 export * from './process-ledger.js';
 export * from './roster.js';

@@ -16,6 +16,7 @@ import {
   findBridge,
   installedAdapterVersion,
 } from './bridges.js';
+import { ownerOnlyTree } from './owner-only.js';
 
 export { installedAdapterVersion };
 
@@ -122,13 +123,13 @@ async function installLocked(
 
 async function install(bridge: BuiltInBridge, dir: string, options: InstallOptions): Promise<InstallResult> {
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     // A manifest of its own, so npm treats this folder as the project and never walks up. Kept
     // when present: it lists what an earlier install put here.
     await writeFile(
       join(dir, 'package.json'),
       `${JSON.stringify({ name: `cairn-agent-${bridge.key}`, private: true, description: `${bridge.name} ACP adapter, installed by cairn` }, null, 2)}\n`,
-      { flag: 'wx' },
+      { flag: 'wx', mode: 0o600 },
     ).catch((cause: NodeJS.ErrnoException) => {
       if (cause.code !== 'EEXIST') throw cause;
     });
@@ -189,6 +190,7 @@ async function settled(
   options: InstallOptions,
   pinnedUnavailable: string | undefined,
 ): Promise<InstallResult> {
+  ownerOnlyTree(dir);
   const version = await installedAdapterVersion(bridge, options.cairnHome);
   if (version === undefined) {
     return {
@@ -314,12 +316,12 @@ function alive(pid: number): boolean {
 }
 
 async function acquireLock(path: string, signal: AbortSignal | undefined): Promise<Lock | undefined> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   for (;;) {
     if (signal?.aborted) return undefined;
     try {
-      await mkdir(path);
-      await writeFile(join(path, 'pid'), String(process.pid));
+      await mkdir(path, { mode: 0o700 });
+      await writeFile(join(path, 'pid'), String(process.pid), { mode: 0o600 });
       return { release: () => rm(path, { recursive: true, force: true }) };
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code !== 'EEXIST') throw cause;

@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { ownerOnlyFile } from './owner-only.js';
 
 export interface JournalSession {
   readonly sessionRef: string;
@@ -22,6 +23,8 @@ export interface JournalEntry {
   readonly seq: number;
   /** The frame exactly as it went (or will go) on the wire. */
   readonly frame: Record<string, unknown>;
+  /** Its size as stored JSON, in bytes. */
+  readonly bytes: number;
 }
 
 const SCHEMA = `
@@ -37,7 +40,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE TABLE IF NOT EXISTS agent_processes (
   pid INTEGER PRIMARY KEY,
-  started TEXT NOT NULL
+  started TEXT NOT NULL,
+  mark TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS entries (
   session_ref TEXT NOT NULL,
@@ -50,18 +54,29 @@ CREATE TABLE IF NOT EXISTS entries (
 export class Journal {
   private readonly db: Database.Database;
   private readonly insertEntry: Database.Statement;
+  private readonly setAcked: Database.Statement;
   private readonly maxSeqs = new Map<string, number>();
+  /** The last ack written per session: an ack comes with every burst of events, most repeat it. */
+  private readonly ackedSeqs = new Map<string, number>();
 
   private constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.db = new Database(path);
+    this.db = new Database(ownerOnlyFile(path));
     this.db.pragma('journal_mode = WAL');
     // A crash of the machine may lose the last few frames; a crash of the process loses none.
     this.db.pragma('synchronous = NORMAL');
     // `cairn serve` and a `cairn run` may share the file.
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // Journals from before process trees were marked.
+    const columns = this.db.prepare('PRAGMA table_info(agent_processes)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'mark')) {
+      this.db.exec("ALTER TABLE agent_processes ADD COLUMN mark TEXT NOT NULL DEFAULT ''");
+    }
     this.insertEntry = this.db.prepare('INSERT INTO entries (session_ref, seq, frame) VALUES (?, ?, ?)');
+    this.setAcked = this.db.prepare(
+      'UPDATE sessions SET acked_seq = MAX(acked_seq, ?) WHERE session_ref = ?',
+    );
     const rows = this.db
       .prepare(
         `SELECT s.session_ref, COALESCE(MAX(e.seq), 0) AS max_seq FROM sessions s
@@ -122,9 +137,10 @@ export class Journal {
 
   /** The server holds everything through `throughSeq`; never moves backwards. */
   ack(sessionRef: string, throughSeq: number): void {
-    this.db
-      .prepare('UPDATE sessions SET acked_seq = MAX(acked_seq, ?) WHERE session_ref = ?')
-      .run(Math.min(throughSeq, this.maxSeq(sessionRef)), sessionRef);
+    const seq = Math.min(throughSeq, this.maxSeq(sessionRef));
+    if (seq <= (this.ackedSeqs.get(sessionRef) ?? 0)) return;
+    this.setAcked.run(seq, sessionRef);
+    this.ackedSeqs.set(sessionRef, seq);
   }
 
   /** Entries with seq > `afterSeq`, in order, at most `limit`. */
@@ -132,7 +148,11 @@ export class Journal {
     const rows = this.db
       .prepare('SELECT seq, frame FROM entries WHERE session_ref = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(sessionRef, afterSeq, limit) as { seq: number; frame: string }[];
-    return rows.map((row) => ({ seq: row.seq, frame: JSON.parse(row.frame) as Record<string, unknown> }));
+    return rows.map((row) => ({
+      seq: row.seq,
+      frame: JSON.parse(row.frame) as Record<string, unknown>,
+      bytes: Buffer.byteLength(row.frame),
+    }));
   }
 
   session(sessionRef: string): JournalSession | undefined {
@@ -154,19 +174,25 @@ export class Journal {
     this.db.prepare('UPDATE sessions SET closed = 1 WHERE session_ref = ?').run(sessionRef);
   }
 
-  /** An agent process group this workstation started, with the leader's start time. */
-  recordProcess(pid: number, started: string): void {
-    this.db.prepare('INSERT OR REPLACE INTO agent_processes (pid, started) VALUES (?, ?)').run(pid, started);
+  /**
+   * A process tree this workstation started: its leader (whose group and session it heads), the
+   * leader's start time, and the mark its environment passes to every descendant.
+   */
+  recordProcess(pid: number, started: string, mark = ''): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO agent_processes (pid, started, mark) VALUES (?, ?, ?)')
+      .run(pid, started, mark);
   }
 
   forgetProcess(pid: number): void {
     this.db.prepare('DELETE FROM agent_processes WHERE pid = ?').run(pid);
   }
 
-  processes(): { pid: number; started: string }[] {
-    return this.db.prepare('SELECT pid, started FROM agent_processes').all() as {
+  processes(): { pid: number; started: string; mark: string }[] {
+    return this.db.prepare('SELECT pid, started, mark FROM agent_processes').all() as {
       pid: number;
       started: string;
+      mark: string;
     }[];
   }
 

@@ -47,7 +47,11 @@ export function rosterLaunchResolver(options: {
     return {
       ok: true,
       launch: {
-        command: { command: resolved.command, args: resolved.args },
+        command: {
+          command: resolved.command,
+          args: resolved.args,
+          ...(resolved.cwd ? { cwd: resolved.cwd } : {}),
+        },
         cwd: context.cwd,
         env: { ...env, ...resolved.env },
         ...launchExtras(extras),

@@ -1,6 +1,6 @@
 // The ACP terminal capability: commands an agent asks the client to run (`terminal/create`), run in
-// the session's project as processes of their own (a process group each, so a dev server and what
-// it starts end together), with their output kept for the agent within its byte limit, written
+// the session's project as process trees of their own (so a dev server and everything it starts,
+// even what left its group with `setsid`, end together), with their output kept for the agent within its byte limit, written
 // whole to a log file, and reported as dev processes: a `dev_process` event when one starts, exits
 // or is killed, `dev_process_output` for its output, coalesced. They outlive the agent that started
 // them (a dev server stays up if the agent dies) and end with the session.
@@ -210,7 +210,7 @@ export class Terminals {
     terminal.exit = exit;
     terminal.endedAt = Date.now();
     if (terminal.status === 'running') terminal.status = 'exited';
-    // The leader is gone; what it left in its group goes with it, and the ledger forgets it.
+    // The leader is gone; what it left in its tree goes with it, and the ledger forgets it.
     void terminal.process.kill(0);
     terminal.log?.end();
     // Its last output goes out before the news of its end.

@@ -47,8 +47,17 @@ export function connectToServer(options: {
       options.log?.(`workstation: the server refused the connection (${res.statusCode})`);
     });
     ws.on('error', (error) => options.log?.(`workstation: ${error.message}`));
-    ws.on('close', () => {
+    ws.on('close', (code, reason) => {
       if (socket === ws) options.workstation.detach();
+      if (code === 1009) {
+        options.log?.(
+          `workstation: the server closed the connection because a frame was larger than it takes (1009${reason.length > 0 ? `: ${reason}` : ''}); reconnecting`,
+        );
+      } else if (!stopped && code !== 1000) {
+        options.log?.(
+          `workstation: the connection closed (${code}${reason.length > 0 ? `: ${reason}` : ''}); reconnecting`,
+        );
+      }
       if (stopped) return;
       timer = setTimeout(open, delay);
       delay = Math.min(delay * 2, 5_000);

@@ -4,6 +4,8 @@
 
 import { join } from 'node:path';
 import {
+  AGENT_EVENT_MAX_BYTES,
+  AGENT_FRAME_MAX_BYTES,
   AGENT_WIRE_VERSION,
   type AgentFrame,
   type AgentFrameOf,
@@ -17,7 +19,8 @@ import {
 import type { ImageInput } from './acp-session.js';
 import { agentEnvironment, type ProcessTracker } from './agent-process.js';
 import { DrivenSession, type SessionLaunch, type SessionOutput } from './driven-session.js';
-import type { Journal } from './journal.js';
+import { fitEvent } from './event-size.js';
+import type { Journal, JournalEntry } from './journal.js';
 import { type LaunchResolver, Probes } from './probes.js';
 import { processLedger, reapLeftoverAgents } from './process-ledger.js';
 import { rosterInfo } from './roster.js';
@@ -45,9 +48,17 @@ export interface WorkstationOptions {
 
 /** After this many undecodable frames in a row the channel is closed: the peer is not speaking the wire. */
 const MAX_CONSECUTIVE_UNDECODABLE = 8;
-const BACKFILL_BATCH = 500;
+/** Journal entries read at a time for a backfill. */
+const BACKFILL_READ = 500;
+/**
+ * What one backfill batch may hold, counted as the journal stores its events. Events are at most
+ * AGENT_EVENT_MAX_BYTES, so a batch stays well under the frame limit.
+ */
+const BACKFILL_BATCH_BYTES = 2 * AGENT_EVENT_MAX_BYTES;
 
 type Inbound = AgentFrame;
+/** The server reads `seq` beside the contract's fields, as the seed's own workstation sends it. */
+type BackfillEvent = AgentFrameOf<'agent_backfill_events'>['events'][number] & { seq: number };
 
 export class Workstation {
   private readonly sessions = new Map<string, DrivenSession>();
@@ -247,26 +258,53 @@ export class Workstation {
     });
   }
 
-  /** Sends the journal's entries after `afterSeq` as batches, then `agent_backfill_done`. */
+  /**
+   * Sends the journal's entries after `afterSeq` as batches sized by bytes, so none comes near the
+   * frame limit, then `agent_backfill_done`.
+   */
   private backfill(id: string, sessionRef: string, afterSeq: number): void {
     let count = 0;
     let cursor = afterSeq;
+    let batch: BackfillEvent[] = [];
+    let batchBytes = 0;
+    const send = () => {
+      if (batch.length > 0) this.emit({ t: 'agent_backfill_events', id, events: batch });
+      batch = [];
+      batchBytes = 0;
+    };
     for (;;) {
-      const entries = this.options.journal.read(sessionRef, cursor, BACKFILL_BATCH);
+      const entries = this.options.journal.read(sessionRef, cursor, BACKFILL_READ);
       if (entries.length === 0) break;
-      this.emit({
-        t: 'agent_backfill_events',
-        id,
-        events: entries.map((e) => ({
-          seq: e.seq,
-          eventName: e.frame.t === 'agent_turn_done' ? 'agent_turn_done' : String(e.frame.eventName),
-          payload: (e.frame.t === 'agent_turn_done' ? e.frame : e.frame.payload) as Record<string, unknown>,
-        })),
-      });
-      count += entries.length;
-      cursor = entries[entries.length - 1]!.seq;
+      for (const entry of entries) {
+        const event = this.backfillEvent(sessionRef, entry);
+        if (batchBytes + event.bytes > BACKFILL_BATCH_BYTES) send();
+        batch.push(event.event);
+        batchBytes += event.bytes;
+        count += 1;
+        cursor = entry.seq;
+      }
     }
+    send();
     this.emit({ t: 'agent_backfill_done', id, ok: true, count });
+  }
+
+  /** One journal entry as a backfill event; one stored before events were bounded is cut now. */
+  private backfillEvent(sessionRef: string, entry: JournalEntry): { event: BackfillEvent; bytes: number } {
+    const done = entry.frame.t === 'agent_turn_done';
+    const eventName = done ? 'agent_turn_done' : String(entry.frame.eventName);
+    const payload = (done ? entry.frame : entry.frame.payload) as Record<string, unknown>;
+    if (entry.bytes <= AGENT_EVENT_MAX_BYTES)
+      return { event: { seq: entry.seq, eventName, payload }, bytes: entry.bytes };
+    const fitted = fitEvent(payload);
+    if (fitted.cutFrom !== undefined) {
+      this.log(
+        `workstation: ${sessionRef}: journal entry ${entry.seq} of ${entry.bytes} bytes was cut to be resent`,
+      );
+    }
+    return {
+      event: { seq: entry.seq, eventName, payload: fitted.payload },
+      bytes: Buffer.byteLength(JSON.stringify(fitted.payload)),
+    };
   }
 
   private async onPrompt(frame: AgentFrameOf<'agent_prompt'>): Promise<void> {
@@ -326,6 +364,7 @@ export class Workstation {
       {
         ...launch.launch,
         track: this.ledger,
+        log: this.log,
         terminalLogDir: join(this.options.cairnHome, 'terminals'),
         ...(this.options.limits ? { limits: this.options.limits } : {}),
       },
@@ -457,6 +496,15 @@ export class Workstation {
       if (reply) channel.send(encodeAgentFrame(reply));
       return;
     }
-    channel.send(encodeAgentFrame(out));
+    const text = encodeAgentFrame(out);
+    // Past the limit the server closes the connection, and a resend would close it again.
+    if (text.length * 3 > AGENT_FRAME_MAX_BYTES && Buffer.byteLength(text) > AGENT_FRAME_MAX_BYTES) {
+      const reason = `${Buffer.byteLength(text)} bytes, over the ${AGENT_FRAME_MAX_BYTES} a frame may take`;
+      this.log(`workstation: did not send a ${out.t} of ${reason}`);
+      const reply = outboundFailureReply(out, reason);
+      if (reply) channel.send(encodeAgentFrame(reply));
+      return;
+    }
+    channel.send(text);
   }
 }

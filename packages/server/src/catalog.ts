@@ -56,6 +56,7 @@ const SESSION_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   'claude-code': ['projects'],
   codex: ['sessions', 'archived_sessions'],
   'gemini-cli': ['tmp'],
+  'qwen-code': ['projects'],
 };
 
 /** A library head with the listing facts the server read from the transcript. */

@@ -7,14 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface DemoHome {
-  /** Stands for the user's home: `.claude`, `.codex` and `.gemini` are inside. */
+  /** Stands for the user's home: `.claude`, `.codex`, `.gemini` and `.qwen` are inside. */
   readonly home: string;
   /** A cairn home of its own, so the demo's index never mixes with a real one. */
   readonly cairnHome: string;
   /** The environment that points every agent at `home`. */
   readonly env: Record<string, string>;
   /** The session files written, by agent. */
-  readonly files: Record<'claude-code' | 'codex' | 'gemini-cli', string[]>;
+  readonly files: Record<'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code', string[]>;
   remove(): void;
 }
 
@@ -33,6 +33,7 @@ export function makeDemoHome(now = Date.now()): DemoHome {
     ],
     codex: [writeCodexRollout(home, now - 5 * 3_600_000)],
     'gemini-cli': [writeGeminiSession(home, now - 30 * 3_600_000)],
+    'qwen-code': [writeQwenSession(home, now - 50 * 3_600_000)],
   };
   return {
     home,
@@ -42,6 +43,9 @@ export function makeDemoHome(now = Date.now()): DemoHome {
       CLAUDE_CONFIG_DIR: join(home, '.claude'),
       CODEX_HOME: join(home, '.codex'),
       GEMINI_CLI_HOME: home,
+      // Both: Qwen Code keeps sessions under its runtime folder, which the second variable moves.
+      QWEN_HOME: join(home, '.qwen'),
+      QWEN_RUNTIME_DIR: join(home, '.qwen'),
       CAIRN_HOME: cairnHome,
     },
     files,
@@ -682,5 +686,168 @@ function writeGeminiSession(home: string, start: number): string {
     path,
     `${JSON.stringify({ sessionId, projectHash, startTime: iso(start), lastUpdated: iso(tick()), messages }, null, 2)}\n`,
   );
+  return path;
+}
+
+// --- Qwen Code: one JSONL chat file, records chained by parentUuid ---
+
+function writeQwenSession(home: string, start: number): string {
+  const sessionId = randomUUID();
+  const dir = join(home, '.qwen', 'projects', mungedCwd(PROJECT), 'chats');
+  mkdirSync(dir, { recursive: true });
+  const tick = clock(start);
+  let parentUuid: string | null = null;
+  const rec = (type: string, fields: object) => {
+    const uuid = randomUUID();
+    const r = {
+      uuid,
+      parentUuid,
+      sessionId,
+      timestamp: iso(tick()),
+      type,
+      cwd: PROJECT,
+      version: '0.21.13',
+      gitBranch: 'main',
+      ...fields,
+    };
+    parentUuid = uuid;
+    return r;
+  };
+  const model = 'qwen3-coder-plus';
+  const usage = (prompt: number, cached: number, output: number, thoughts: number) => ({
+    promptTokenCount: prompt,
+    cachedContentTokenCount: cached,
+    candidatesTokenCount: output,
+    thoughtsTokenCount: thoughts,
+    totalTokenCount: prompt + output,
+  });
+  const prompt = 'The `--city` flag ignores spaces: "New York" finds nothing. Can you fix it?';
+  const records = [
+    rec('user', {
+      message: { role: 'user', parts: [{ text: prompt }] },
+      systemPayload: { displayText: prompt },
+    }),
+    rec('assistant', {
+      model,
+      message: {
+        role: 'model',
+        parts: [
+          {
+            text: 'The city name probably reaches the API unencoded. I should grep for where the URL is built.',
+            thought: true,
+          },
+          {
+            functionCall: {
+              id: 'call_demo_grep',
+              name: 'grep_search',
+              args: { pattern: 'weather\\?q=', path: 'src' },
+            },
+          },
+        ],
+      },
+      usageMetadata: usage(7_400, 0, 96, 38),
+    }),
+    rec('tool_result', {
+      message: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'call_demo_grep',
+              name: 'grep_search',
+              response: {
+                output: "src/api.ts:12:  const url = BASE + '/weather?q=' + city + '&units=' + units;",
+              },
+            },
+          },
+        ],
+      },
+      toolCallResult: { callId: 'call_demo_grep', status: 'success' },
+    }),
+    rec('assistant', {
+      model,
+      message: {
+        role: 'model',
+        parts: [
+          { text: 'Found it: `city` goes into the query string as is. Encoding it fixes names with spaces.' },
+          {
+            functionCall: {
+              id: 'call_demo_edit',
+              name: 'edit',
+              args: {
+                file_path: `${PROJECT}/src/api.ts`,
+                old_string: "'/weather?q=' + city",
+                new_string: "'/weather?q=' + encodeURIComponent(city)",
+              },
+            },
+          },
+        ],
+      },
+      usageMetadata: usage(7_650, 7_200, 140, 0),
+    }),
+    rec('tool_result', {
+      message: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'call_demo_edit',
+              name: 'edit',
+              response: { output: `The file: ${PROJECT}/src/api.ts has been updated.` },
+            },
+          },
+        ],
+      },
+      toolCallResult: { callId: 'call_demo_edit', status: 'success' },
+    }),
+    rec('assistant', {
+      model,
+      message: {
+        role: 'model',
+        parts: [
+          {
+            functionCall: {
+              id: 'call_demo_test',
+              name: 'run_shell_command',
+              args: { command: 'npm test -- api', description: 'Run the API tests' },
+            },
+          },
+        ],
+      },
+      usageMetadata: usage(7_900, 7_500, 40, 0),
+    }),
+    rec('tool_result', {
+      message: {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: 'call_demo_test',
+              name: 'run_shell_command',
+              response: {
+                output:
+                  'PASS test/api.test.ts\n  ✓ builds the forecast URL (3 ms)\n  ✓ encodes city names (1 ms)',
+              },
+            },
+          },
+        ],
+      },
+      toolCallResult: { callId: 'call_demo_test', status: 'success' },
+    }),
+    rec('assistant', {
+      model,
+      message: {
+        role: 'model',
+        parts: [
+          {
+            text: '`src/api.ts` now encodes the city name, so `--city "New York"` works; the API tests pass.',
+          },
+        ],
+      },
+      usageMetadata: usage(8_100, 7_800, 35, 0),
+    }),
+  ];
+  const path = join(dir, `${sessionId}.jsonl`);
+  writeFileSync(path, jsonl(records));
   return path;
 }

@@ -3,6 +3,7 @@
 // and a full-text index of what the sessions said and did.
 import { lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
 import { type SearchQuery, type SearchRow, type SearchTarget, searchStatement } from './search-query.js';
 
@@ -164,7 +165,7 @@ export class IndexDb {
    * sound database, or when it was written by another schema version. `log` hears why.
    */
   static open(path: string, log: (line: string) => void = () => {}): IndexDb {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     return new IndexDb(path, openOrRebuild(path, log), log);
   }
 
@@ -501,7 +502,7 @@ function configure(db: Database.Database): void {
 }
 
 function createDatabase(path: string): Database.Database {
-  const db = new Database(path);
+  const db = new Database(ownerOnlyFile(path));
   configure(db);
   db.exec(SCHEMA);
   db.pragma(`user_version = ${INDEX_SCHEMA_VERSION}`);

@@ -11,7 +11,15 @@ export { AgentWireServer, type DriveNotice } from './drive/agent-wire-server.js'
 export { EventLog, type LoggedEvent } from './drive/event-log.js';
 export { LOCAL_WORKSTATION, type LocalDrive, startLocalDrive } from './drive/local-drive.js';
 export { linkInProcess } from './drive/local-link.js';
-export { issueTicket } from './drive/tickets.js';
+export {
+  type IssueResult,
+  issueTicket,
+  isWorkstationName,
+  listTickets,
+  makeTicket,
+  revokeTickets,
+  type TicketInfo,
+} from './drive/tickets.js';
 export { INDEX_SCHEMA_VERSION, IndexDb } from './index-db.js';
 export { CONTENT_SECURITY_POLICY, keptToken, TOKEN_COOKIE } from './security.js';
 export { type RunningServer, SERVER_VERSION, type ServerOptions, startServer } from './server.js';

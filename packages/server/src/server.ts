@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type SessionDumpFile, SessionDumpFile as SessionDumpFileSchema, validate } from '@cairn/protocol';
+import { secureCairnHome } from '@cairn/runner/owner-only';
 import {
   adapterTable,
   cairnHome,
@@ -20,6 +21,7 @@ import { ConnectionGuard, type ConnectionLimits } from './connections.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './daemon-record.js';
 import { type DemoHome, makeDemoHome } from './demo.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
+import { listTickets } from './drive/tickets.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { IndexWorkers, indexWorkerFile } from './index-workers.js';
@@ -108,6 +110,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     home = demo.cairnHome;
     log(`cairn: no agent sessions found; serving demo sessions written to ${demo.home}`);
   }
+  secureCairnHome(home);
   const db = IndexDb.open(join(home, 'index.sqlite'), log);
   const instance = await instanceId(home);
   if (!instance.ok) throw new Error(instance.error.message);
@@ -162,6 +165,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     storePath: join(home, 'chat.sqlite'),
     wire: drive.wire,
     workstation: LOCAL_WORKSTATION,
+    localInProcess: options.localWorkstation !== false,
+    knownWorkstations: () => listTickets(home).map((t) => t.name),
     platform,
     log,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -103,7 +103,10 @@ describe('a chat', () => {
     const c = await chatServer({ WIRE_AGENT_CHUNKS: '30', WIRE_AGENT_DELAY_MS: '15' });
     const id = await c.newChat();
     const one = await c.tab(id);
-    const ready = await one.ready();
+    await one.ready();
+    // The state comes at once, and again once the agent is up, with what it can do.
+    await one.until(() => one.count('session_ready') > 1, 'the agent up');
+    const ready = one.events.filter((e) => e.type === 'session_ready').at(-1)!;
     expect(ready).toMatchObject({ agent: 'wire', supportsSteering: true, history: [], currentTurn: null });
     one.send({ type: 'user_message', content: 'Tell me a story' });
     await one.until(() => one.count('text_delta') >= 5, 'some deltas');

@@ -21,13 +21,13 @@ describe('demo mode', () => {
     await server?.close();
   });
 
-  it('lists demo sessions of all three agents, from a temporary home and not the real one', async () => {
+  it('lists demo sessions of every agent, from a temporary home and not the real one', async () => {
     expect(server.demoHome).toBeDefined();
     expect(server.demoHome!.startsWith(home)).toBe(false);
     expect(existsSync(`${home}/.claude`)).toBe(false);
     const reply = await client.request('session_list');
     const agents = new Set((reply.sessions as { agent: string }[]).map((h) => h.agent));
-    expect(agents).toEqual(new Set(['claude-code', 'codex', 'gemini-cli']));
+    expect(agents).toEqual(new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code']));
   });
 
   it('writes files every adapter reads without a skipped record: a Claude Code session with a subagent and a compaction', async () => {

@@ -33,9 +33,11 @@ function startWorkstation(
     join(cairnHome, 'config.json'),
     JSON.stringify({ agents: { wire: { command: process.execPath, args: [AGENT] } } }),
   );
-  const child = spawn(process.execPath, [bin, 'workstation', '--server', url, '--ticket', ticket], {
+  // The ticket goes in the environment: a command line is visible to every user of the machine.
+  const child = spawn(process.execPath, [bin, 'workstation', '--server', url], {
     env: {
       PATH: process.env.PATH,
+      CAIRN_TICKET: ticket,
       HOME: cairnHome,
       CAIRN_HOME: cairnHome,
       WIRE_AGENT_CHUNKS: String(chunks),

@@ -23,7 +23,9 @@ describe.skipIf(!corpus)(`${CASES} fuzzed session files from seed ${SEED}`, () =
   const platform = nodePlatform({ env, homeDir: home });
 
   it('start from sessions of every agent and use every kind of mutation', () => {
-    expect(new Set(sessions.map((s) => s.agent))).toEqual(new Set(['claude-code', 'codex', 'gemini-cli']));
+    expect(new Set(sessions.map((s) => s.agent))).toEqual(
+      new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code']),
+    );
     const used = new Set<string>();
     for (let i = 0; i < Math.min(CASES, 500); i++)
       for (const step of makeCase(SEED + i, sessions).steps.slice(1)) used.add(step.split('@')[0]!);

@@ -98,7 +98,7 @@ export interface IncrementalTranslation {
 }
 
 export interface SessionAdapter {
-  /** Catalog id: 'claude-code', 'codex', 'gemini-cli'. */
+  /** Catalog id: 'claude-code', 'codex', 'gemini-cli', 'qwen-code'. */
   readonly id: string;
   readonly aliases: readonly string[];
   /** Everything this agent's logs can record; a transcript lists the subset its files show. */

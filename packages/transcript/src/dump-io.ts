@@ -168,8 +168,8 @@ export async function writeDump(
 export async function writeAtomic(path: string, content: string): Promise<Result<void, DumpWriteFailed>> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(temp, content, { flag: 'wx' });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFile(temp, content, { flag: 'wx', mode: 0o600 });
     await rename(temp, path);
     return ok(undefined);
   } catch (cause) {

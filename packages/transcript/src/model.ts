@@ -256,6 +256,8 @@ export interface SessionHead {
   startedAt?: number;
   /** The git branch the session started on, when the agent records one. */
   gitBranch?: string;
+  /** The model of the session's first answer, when the head of its file records one. */
+  model?: string;
   /** The time of the latest last record across its files, whole ms since the epoch; the files'
    * latest modification time only when no record carries a time. */
   lastActivityAt?: number;

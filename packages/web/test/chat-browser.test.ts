@@ -5,11 +5,12 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RunningServer, startServer } from '@cairn/server';
+import { issueTicket, type RunningServer, startServer } from '@cairn/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentNoCredentialsEnv, agentTestEnv, ensureTestAgents } from '../../runner/test/support/agents.js';
 import { type FakeModel, startFakeModel } from '../../runner/test/support/fake-model.js';
+import { startWorkstationProcess } from '../../server/test/support/workstation-process.js';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import {
   buildUi,
@@ -583,6 +584,62 @@ describe('chatting with the scripted agent in the browser', () => {
       expect(errors).toEqual([]);
       expect(await violations(page)).toEqual([]);
       await context.close();
+    },
+    SLOW,
+  );
+
+  it(
+    'runs a chat on another machine picked in New chat, and says so when that machine goes offline',
+    async () => {
+      const ticket = issueTicket(served.server.home, 'laptop');
+      const stops: (() => Promise<void>)[] = [];
+      const station = startWorkstationProcess({
+        serverUrl: `http://127.0.0.1:${served.server.port}`,
+        ticket,
+        cairnHome: join(scratch, 'laptop'),
+        env: { WIRE_AGENT_CHUNKS: '2' },
+        onCleanup: (stop) => stops.push(stop),
+      });
+      try {
+        expect(await served.server.drive.wire.waitForWorkstation('laptop', 30_000)).toBe(true);
+        const { page, context, errors } = await openPage(browser, served);
+        await page.getByRole('button', { name: 'New chat', exact: true }).click();
+        const machine = page.getByRole('combobox', { name: 'Machine' });
+        await expect.poll(() => machine.locator('option[value="laptop"]:not([disabled])').count()).toBe(1);
+        expect(await machine.inputValue()).toBe('local');
+        await machine.selectOption('laptop');
+        // The agents are the laptop's: only the scripted one is declared there, nothing installed.
+        const agent = page.getByRole('combobox', { name: 'Agent' });
+        await expect.poll(() => agent.locator('option:not([disabled])').allTextContents()).toEqual(['Wire']);
+        expect(await agent.inputValue()).toBe('wire');
+        await page.getByRole('textbox', { name: 'Project folder' }).fill(join(scratch, 'laptop'));
+        await screenshot(page, 'chat-new-machine-light');
+        await page.getByRole('button', { name: 'Start', exact: true }).click();
+        await page.waitForURL(/#\/chat\/[^/]+$/, { timeout: 60_000 });
+        await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
+        expect(await shownText(page.locator('.workstation-badge'))).toBe('on laptop');
+        await say(page, 'hello laptop');
+        await expect.poll(() => lastReply(page), { timeout: 60_000 }).toContain('t1c1');
+
+        const gone = new Promise((r) => station.once('exit', r));
+        station.kill('SIGTERM');
+        await gone;
+        await page.reload();
+        await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
+        await expect.poll(() => page.locator('.workstation-badge').getAttribute('data-online')).toBe('no');
+        expect(await shownText(page.locator('.workstation-badge'))).toBe('on laptop · offline');
+        await expect
+          .poll(() => shownText(page.locator('.chat-log')))
+          .toContain('The workstation laptop is not connected');
+        // The history stays.
+        expect(await lastReply(page)).toContain('t1c1');
+        await screenshot(page, 'chat-machine-offline-light');
+        expect(errors).toEqual([]);
+        expect(await violations(page)).toEqual([]);
+        await context.close();
+      } finally {
+        for (const stop of stops) await stop();
+      }
     },
     SLOW,
   );

@@ -53,7 +53,7 @@ function nothingFound(platform: SessionPlatform, agent: string | undefined): str
   return [
     'cairn: no sessions found. Looked in:',
     ...lines,
-    'Set CLAUDE_CONFIG_DIR, CODEX_HOME or GEMINI_CLI_HOME to read sessions kept elsewhere.',
+    'Set CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME or QWEN_HOME to read sessions kept elsewhere.',
     '',
   ].join('\n');
 }

@@ -6,20 +6,67 @@ import { BridgeInfoSchema } from './agent-wire-shapes.js';
 import { Id } from './fields.js';
 import { WireProject, WireSessionSummary } from './projects.js';
 
-/** cairn's: a chat session's row, with the agent that runs it and that agent's own id for the session
- * (null until the agent has given one). */
+/** A query or body that names a workstation; the daemon's own (`local`) when it names none. */
+const OnWorkstation = { workstation: Type.Optional(Id) };
+
+/** cairn's: a chat session's row, with the agent that runs it, that agent's own id for the session
+ * (null until the agent has given one), and the workstation it runs on and whether that one is
+ * connected now (an offline one's sessions keep their history). */
 export const ChatSessionSummary = Type.Object(
-  { ...WireSessionSummary.properties, agent: Id, nativeSessionId: Type.Union([Id, Type.Null()]) },
+  {
+    ...WireSessionSummary.properties,
+    agent: Id,
+    nativeSessionId: Type.Union([Id, Type.Null()]),
+    workstation: Id,
+    workstationOnline: Type.Boolean(),
+  },
   { $id: 'ChatSessionSummary' },
 );
 export type ChatSessionSummary = Static<typeof ChatSessionSummary>;
 
-/** `GET /api/agents`: the roster, as the workstations report it. */
+/** `GET /api/agents?workstation=…`: one workstation's roster, as it reports it. */
+export const ChatAgentsQuery = Type.Object(OnWorkstation, { $id: 'ChatAgentsQuery' });
+export type ChatAgentsQuery = Static<typeof ChatAgentsQuery>;
+
 export const ChatAgentsResponse = Type.Object(
   { agents: Type.Array(BridgeInfoSchema) },
   { $id: 'ChatAgentsResponse' },
 );
 export type ChatAgentsResponse = Static<typeof ChatAgentsResponse>;
+
+/** `POST /api/agents/install`: installs an agent's pinned adapter on a workstation. */
+export const ChatAgentInstallRequest = Type.Object(
+  { agent: Id, ...OnWorkstation },
+  { $id: 'ChatAgentInstallRequest' },
+);
+export type ChatAgentInstallRequest = Static<typeof ChatAgentInstallRequest>;
+
+export const ChatAgentInstallResponse = Type.Object(
+  { ok: Type.Literal(true) },
+  { $id: 'ChatAgentInstallResponse' },
+);
+export type ChatAgentInstallResponse = Static<typeof ChatAgentInstallResponse>;
+
+/** One machine agents can run on: the daemon's own, or one that connects with a ticket. */
+export const ChatWorkstation = Type.Object(
+  {
+    name: Id,
+    /** The workstation inside the daemon's process. */
+    local: Type.Boolean(),
+    online: Type.Boolean(),
+    /** What it reported when it last connected; empty while it never has. */
+    agents: Type.Array(BridgeInfoSchema),
+  },
+  { $id: 'ChatWorkstation' },
+);
+export type ChatWorkstation = Static<typeof ChatWorkstation>;
+
+/** `GET /api/workstations`: every workstation known, the local one first, online or not. */
+export const ChatWorkstationsResponse = Type.Object(
+  { workstations: Type.Array(ChatWorkstation) },
+  { $id: 'ChatWorkstationsResponse' },
+);
+export type ChatWorkstationsResponse = Static<typeof ChatWorkstationsResponse>;
 
 /** `GET /api/projects`. */
 export const ChatProjectsResponse = Type.Object(
@@ -31,7 +78,11 @@ export type ChatProjectsResponse = Static<typeof ChatProjectsResponse>;
 /** `POST /api/projects`: declare a folder. The path must be absolute and exist; the name defaults to
  * the folder's. */
 export const ChatProjectCreateRequest = Type.Object(
-  { path: Type.String({ minLength: 1 }), name: Type.Optional(Type.String({ minLength: 1 })) },
+  {
+    path: Type.String({ minLength: 1 }),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    ...OnWorkstation,
+  },
   { $id: 'ChatProjectCreateRequest' },
 );
 export type ChatProjectCreateRequest = Static<typeof ChatProjectCreateRequest>;
@@ -54,7 +105,7 @@ export type ChatSessionsResponse = Static<typeof ChatSessionsResponse>;
 
 /** `POST /api/sessions`: a new chat with an agent of the roster, in a project. */
 export const ChatSessionCreateRequest = Type.Object(
-  { projectId: Id, agent: Id },
+  { projectId: Id, agent: Id, ...OnWorkstation },
   { $id: 'ChatSessionCreateRequest' },
 );
 export type ChatSessionCreateRequest = Static<typeof ChatSessionCreateRequest>;
@@ -68,7 +119,7 @@ export type ChatSessionCreateResponse = Static<typeof ChatSessionCreateResponse>
 /** `POST /api/sessions/continue`: carry on a session the agent already has (one started in a
  * terminal, say), by its native id, in the folder it ran in. */
 export const ChatSessionContinueRequest = Type.Object(
-  { agent: Id, nativeSessionId: Id, cwd: Type.String({ minLength: 1 }) },
+  { agent: Id, nativeSessionId: Id, cwd: Type.String({ minLength: 1 }), ...OnWorkstation },
   { $id: 'ChatSessionContinueRequest' },
 );
 export type ChatSessionContinueRequest = Static<typeof ChatSessionContinueRequest>;
@@ -94,7 +145,14 @@ export interface ChatRoute {
 
 /** The chat's routes, each with its bodies. */
 export const CHAT_HTTP_ROUTES = {
-  agents: { method: 'GET', path: '/api/agents', response: ChatAgentsResponse },
+  workstations: { method: 'GET', path: '/api/workstations', response: ChatWorkstationsResponse },
+  agents: { method: 'GET', path: '/api/agents', request: ChatAgentsQuery, response: ChatAgentsResponse },
+  agent_install: {
+    method: 'POST',
+    path: '/api/agents/install',
+    request: ChatAgentInstallRequest,
+    response: ChatAgentInstallResponse,
+  },
   projects: { method: 'GET', path: '/api/projects', response: ChatProjectsResponse },
   project_create: {
     method: 'POST',
@@ -124,7 +182,11 @@ export const CHAT_HTTP_ROUTES = {
 
 /** Every HTTP body schema of the chat, the error included. */
 export const CHAT_HTTP_BODIES = [
+  ChatWorkstationsResponse,
+  ChatAgentsQuery,
   ChatAgentsResponse,
+  ChatAgentInstallRequest,
+  ChatAgentInstallResponse,
   ChatProjectsResponse,
   ChatProjectCreateRequest,
   ChatProjectCreateResponse,

@@ -16,6 +16,15 @@
 //   auth       session/prompt fails -32000 until `authenticate {methodId: 'scripted-login'}`
 //   auth-new   session/new fails -32000 until then
 //   refuse     ends the turn with `refusal`
+//   foreign    an update and a permission request naming another session id, then its own
+//              text, saying how the permission was answered
+//   huge       one agent_message_chunk of N bytes of text (default 20 MB), then end_turn
+//   bulk       N agent_message_chunk updates of 100 KB each, then end_turn
+//   deep       a tool_call whose rawInput nests N levels deep (default 5000), written past the
+//              SDK, then a chunk and end_turn
+//   overlong   one update on a single line longer than the SDK's 32 MiB limit, then waits
+//   no-init    never answers `initialize` (with SCRIPTED_AGENT_NO_INIT_WHILE=<file>: only while that
+//              file exists, so a test can let a later start through)
 //
 // Other settings: SCRIPTED_AGENT_BURST (N, 100000), SCRIPTED_AGENT_CHUNKS (normal text chunks, 3),
 // SCRIPTED_AGENT_DELAY_MS (between updates, 0), SCRIPTED_AGENT_STATE (a folder where sessions are
@@ -103,17 +112,33 @@ function behaviourOf(text) {
 
 const app = acp.agent({ name: 'scripted-agent' });
 
-app.onRequest('initialize', () => ({
-  protocolVersion: acp.PROTOCOL_VERSION,
-  agentInfo: { name: 'scripted-agent', title: 'Scripted agent', version: '1.0.0' },
-  agentCapabilities: {
-    loadSession: true,
-    promptCapabilities: { image: true, embeddedContext: true },
-    sessionCapabilities: { list: {}, resume: {} },
-  },
-  authMethods: [{ id: 'scripted-login', name: 'Scripted login', description: 'Signs in at once' }],
-  ...(STEERING ? { _meta: { steering: { supported: true } } } : {}),
-}));
+/** no-init: whether this process keeps `initialize` unanswered. */
+function withholdsInit() {
+  if (BEHAVIOUR !== 'no-init') return false;
+  const file = settings.SCRIPTED_AGENT_NO_INIT_WHILE;
+  if (file === undefined) return true;
+  try {
+    readFileSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+app.onRequest('initialize', async () => {
+  if (withholdsInit()) await new Promise(() => {});
+  return {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentInfo: { name: 'scripted-agent', title: 'Scripted agent', version: '1.0.0' },
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, embeddedContext: true },
+      sessionCapabilities: { list: {}, resume: {} },
+    },
+    authMethods: [{ id: 'scripted-login', name: 'Scripted login', description: 'Signs in at once' }],
+    ...(STEERING ? { _meta: { steering: { supported: true } } } : {}),
+  };
+});
 
 app.onRequest('authenticate', ({ params }) => {
   if (params.methodId !== 'scripted-login')
@@ -301,6 +326,44 @@ async function runTurn(sessionId, session, prompt, client, signal) {
           else await new Promise((r) => (wake = r));
         }
         return finish('cancelled');
+      }
+      case 'foreign': {
+        await client.notify('session/update', {
+          sessionId: `${sessionId}-elsewhere`,
+          update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'foreign text' } },
+        });
+        const asked = await client.request('session/request_permission', {
+          sessionId: `${sessionId}-elsewhere`,
+          toolCall: { toolCallId: 'foreign', title: 'Foreign', kind: 'other', status: 'pending' },
+          options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
+        });
+        await say(`own text, foreign permission ${asked.outcome.outcome}`);
+        return finish('end_turn');
+      }
+      case 'huge': {
+        await say('x'.repeat(behaviour.n ?? 20_000_000));
+        return finish('end_turn');
+      }
+      case 'bulk': {
+        for (let i = 0; i < (behaviour.n ?? 300); i++) await say(`[${i}]${'b'.repeat(100_000)}`);
+        return finish('end_turn');
+      }
+      case 'deep': {
+        // Written by hand, past the SDK (whose own send refuses a value this deep; an agent of
+        // another make need not), and as text (JSON.stringify itself gives up at some depth).
+        const n = behaviour.n ?? 5000;
+        const rawInput = `${'{"inner":'.repeat(n - 1)}{"bottom":true}${'}'.repeat(n - 1)}`;
+        const u = `{"sessionUpdate":"tool_call","toolCallId":"deep","title":"Deep","kind":"other","rawInput":${rawInput}}`;
+        process.stdout.write(
+          `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sessionId)},"update":${u}}}\n`,
+        );
+        await say('after the deep one');
+        return finish('end_turn');
+      }
+      case 'overlong': {
+        await say('x'.repeat(33 * 1024 * 1024));
+        await new Promise(() => {});
+        return finish('end_turn');
       }
       case 'refuse': {
         await say('I cannot help with that.');

@@ -1,6 +1,7 @@
 // The chat: projects, chat sessions and their live state, the JSON API the web UI calls, and the
-// `/chat` WebSocket a tab opens per session. Agents run on the local workstation through the
-// agent wire; a continued session's past is read from the agent's own files, once.
+// `/chat` WebSocket a tab opens per session. Agents run on a workstation (the daemon's own, or one
+// connected from another machine) through the agent wire; a continued session's past is read from
+// the agent's own files, once.
 
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
@@ -21,7 +22,12 @@ const MAX_CHAT_FRAME = 4 * 1024 * 1024;
 export interface ChatServiceOptions {
   readonly storePath: string;
   readonly wire: AgentWireServer;
+  /** The workstation a request that names none means: the daemon's own. */
   readonly workstation: string;
+  /** Whether that workstation runs inside the daemon (else every workstation connects in). */
+  readonly localInProcess?: boolean;
+  /** Workstations known besides the connected ones (those with a ticket), online or not. */
+  readonly knownWorkstations?: () => readonly string[];
   readonly platform: SessionPlatform;
   readonly log: (line: string) => void;
   readonly clock?: Clock;
@@ -68,7 +74,7 @@ export class ChatService {
     const session = new ChatSession(row, project.path, {
       store: this.store,
       wire: this.options.wire,
-      workstation: this.options.workstation,
+      workstation: row.workstation,
       clock: this.options.clock ?? realClock,
       log: this.options.log,
     });
@@ -82,12 +88,17 @@ export class ChatService {
     const route = `${req.method} ${url.pathname}`;
     try {
       switch (route) {
-        case 'GET /api/agents':
-          return json(res, 200, { agents: this.options.wire.roster(this.options.workstation) });
+        case 'GET /api/workstations':
+          return json(res, 200, { workstations: this.workstations() });
+        case 'GET /api/agents': {
+          const workstation = this.workstationNamed(url.searchParams.get('workstation'));
+          return json(res, 200, { agents: this.options.wire.roster(workstation) });
+        }
         case 'POST /api/agents/install': {
           const body = await readBody(req);
           const agent = stringField(body, 'agent');
-          const reply = await this.options.wire.install(this.options.workstation, agent);
+          const workstation = this.onlineWorkstation(body.workstation);
+          const reply = await this.options.wire.install(workstation, agent);
           return reply.ok
             ? json(res, 200, { ok: true })
             : json(res, 400, { error: reply.error ?? 'install failed' });
@@ -96,7 +107,11 @@ export class ChatService {
           return json(res, 200, { projects: this.store.projects().map((p) => this.wireProject(p)) });
         case 'POST /api/projects': {
           const body = await readBody(req);
-          const path = folder(stringField(body, 'path'));
+          // A folder on another workstation cannot be checked from here; its agent's start will say.
+          const path =
+            this.workstationNamed(body.workstation) === this.options.workstation
+              ? folder(stringField(body, 'path'))
+              : absolute(stringField(body, 'path'));
           const name =
             typeof body.name === 'string' && body.name.trim() !== '' ? body.name.trim() : undefined;
           const project = this.store.project(path, name);
@@ -112,18 +127,24 @@ export class ChatService {
           const body = await readBody(req);
           const project = this.store.projectById(stringField(body, 'projectId'));
           if (!project) throw new BadRequest('no such project');
-          const agent = this.knownAgent(stringField(body, 'agent'));
-          const row = this.store.createSession(project.id, agent, null);
+          const workstation = this.onlineWorkstation(body.workstation);
+          const agent = this.knownAgent(stringField(body, 'agent'), workstation);
+          const row = this.store.createSession(project.id, agent, null, undefined, workstation);
           return json(res, 200, { session: this.wireSession({ ...row, messageCount: 0 }) });
         }
         case 'POST /api/sessions/continue': {
           const body = await readBody(req);
-          const agent = this.knownAgent(stringField(body, 'agent'));
+          const workstation = this.onlineWorkstation(body.workstation);
+          const agent = this.knownAgent(stringField(body, 'agent'), workstation);
           const nativeSessionId = stringField(body, 'nativeSessionId');
-          const cwd = folder(stringField(body, 'cwd'));
+          // The folder is the workstation's: only the daemon's own can be checked from here.
+          const cwd =
+            workstation === this.options.workstation
+              ? folder(stringField(body, 'cwd'))
+              : stringField(body, 'cwd');
           const row =
             this.store.sessionByNative(agent, nativeSessionId) ??
-            (await this.importSession(agent, nativeSessionId, cwd));
+            (await this.importSession(agent, nativeSessionId, cwd, workstation));
           return json(res, 200, {
             session: this.wireSession({ ...row, messageCount: this.store.messages(row.id).length }),
           });
@@ -197,14 +218,53 @@ export class ChatService {
     this.store.close();
   }
 
-  private knownAgent(agent: string): string {
-    const roster = this.options.wire.roster(this.options.workstation);
-    if (!roster.some((b) => b.key === agent)) throw new BadRequest(`no agent named ${agent}`);
+  /** Every workstation known, the daemon's own first: connected ones, ticketed ones, and those
+   * chat sessions run on. One that is not connected is listed offline with no agents. */
+  private workstations() {
+    const { wire, workstation: own } = this.options;
+    const online = new Set(wire.workstations());
+    const names = new Set<string>();
+    if (this.options.localInProcess !== false || online.has(own)) names.add(own);
+    for (const name of [...online].sort()) names.add(name);
+    for (const name of [...(this.options.knownWorkstations?.() ?? []), ...this.store.workstations()].sort())
+      names.add(name);
+    return [...names].map((name) => ({
+      name,
+      local: name === own && this.options.localInProcess !== false,
+      online: online.has(name),
+      agents: wire.roster(name),
+    }));
+  }
+
+  /** The workstation a query names, else the default one. */
+  private workstationNamed(value: unknown): string {
+    if (value === undefined || value === null) return this.options.workstation;
+    if (typeof value !== 'string' || value === '')
+      throw new BadRequest('workstation must be a non-empty string');
+    return value;
+  }
+
+  /** The workstation a request names, which must be connected now. */
+  private onlineWorkstation(value: unknown): string {
+    const name = this.workstationNamed(value);
+    if (!this.options.wire.workstations().includes(name))
+      throw new BadRequest(`workstation ${name} is not connected`);
+    return name;
+  }
+
+  private knownAgent(agent: string, workstation: string): string {
+    const roster = this.options.wire.roster(workstation);
+    if (!roster.some((b) => b.key === agent))
+      throw new BadRequest(
+        workstation === this.options.workstation
+          ? `no agent named ${agent}`
+          : `no agent named ${agent} on workstation ${workstation}`,
+      );
     return agent;
   }
 
   /** A chat session for a session the agent wrote, with its past read from the files. */
-  private async importSession(agent: string, nativeSessionId: string, cwd: string) {
+  private async importSession(agent: string, nativeSessionId: string, cwd: string, workstation: string) {
     const project = this.store.project(cwd);
     let title = 'Continued session';
     const past: { role: 'user' | 'assistant'; content: string; at: number }[] = [];
@@ -223,7 +283,7 @@ export class ChatService {
       }
       break;
     }
-    const row = this.store.createSession(project.id, agent, nativeSessionId, title);
+    const row = this.store.createSession(project.id, agent, nativeSessionId, title, workstation);
     for (const m of past) {
       this.store.addMessage({
         id: randomUUID(),
@@ -261,6 +321,8 @@ export class ChatService {
       messageCount: s.messageCount,
       agent: s.agent,
       nativeSessionId: s.nativeSessionId,
+      workstation: s.workstation,
+      workstationOnline: this.options.wire.workstations().includes(s.workstation),
       ...(busy ? { hasActiveTurn: true, busy: true } : {}),
     };
   }
@@ -300,10 +362,15 @@ function stringField(body: Record<string, unknown>, name: string): string {
   return value;
 }
 
+/** An absolute path, normalized. */
+function absolute(path: string): string {
+  if (!isAbsolute(path)) throw new BadRequest(`the project folder must be an absolute path: ${path}`);
+  return resolve(path);
+}
+
 /** An absolute path of an existing folder, normalized. */
 function folder(path: string): string {
-  if (!isAbsolute(path)) throw new BadRequest(`the project folder must be an absolute path: ${path}`);
-  const normalized = resolve(path);
+  const normalized = absolute(path);
   let isDir = false;
   try {
     isDir = statSync(normalized).isDirectory();

@@ -28,6 +28,8 @@ export const realClock: Clock = {
 };
 
 export const MAX_LOOP_ITERATIONS = 25;
+/** The most prompts a session's queue holds; one more is refused with a message. */
+export const MAX_QUEUE = 50;
 const DEFAULT_LOOP_ITERATIONS = 10;
 export const LOOP_DONE = '<LOOP_DONE>';
 const AUTH_REQUIRED = -32000;
@@ -101,13 +103,29 @@ export class ChatSession {
     | undefined;
   private stopping = false;
   private readonly devProcesses = new DevProcesses();
+  /** Why the agent's last start failed; a tab that attaches is told, and the next prompt tries again. */
+  private startError: string | undefined;
+  /** A prompt is on its way to the agent (waiting for it to start); more prompts queue. */
+  private starting = false;
+  /** A chosen config value the last start could not set again: the next prompt is refused. */
+  private configFailure: string | undefined;
+  /** The queue_changed of this macrotask's edits, sent once they are done. */
+  private queueFlush: NodeJS.Immediate | undefined;
+  private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
     private row: ChatSessionRow,
     private readonly cwd: string,
     private readonly deps: ChatDeps,
   ) {
-    deps.wire.subscribe(row.id, (notice) => this.onNotice(notice));
+    this.unsubscribe.push(deps.wire.subscribe(row.id, (notice) => this.onNotice(notice)));
+    // A workstation that went away may come back as a new process whose agent session has lost
+    // the chosen config: open it again (and set them again) before the next prompt.
+    this.unsubscribe.push(
+      deps.wire.onWorkstationsChanged(() => {
+        if (!deps.wire.workstations().includes(deps.workstation)) this.opened = undefined;
+      }),
+    );
   }
 
   get id(): string {
@@ -115,14 +133,27 @@ export class ChatSession {
   }
 
   get busy(): boolean {
-    return this.run.state().busy;
+    return this.starting || this.run.state().busy;
   }
 
-  /** A tab: it gets the whole state now and every event from here on. */
-  async attach(socket: ChatSocket): Promise<void> {
+  /**
+   * A tab: it gets the whole state now, history first, and every event from here on. The agent
+   * starts behind it; the tabs see the start as pending and get the state again once it is up.
+   */
+  attach(socket: ChatSocket): void {
     this.sockets.add(socket);
-    await this.ensureOpen();
-    if (this.sockets.has(socket)) socket.send(this.ready());
+    socket.send(this.ready());
+    if (this.opened) return;
+    if (this.opening) socket.send(this.startingNotice());
+    else if (this.startError !== undefined) socket.send({ type: 'error', message: this.startError });
+    else if (!this.deps.wire.workstations().includes(this.deps.workstation))
+      // Nothing to start on: said plainly, and the history stays readable meanwhile.
+      socket.send({
+        type: 'agent_notification',
+        level: 'warning',
+        message: `The workstation ${this.deps.workstation} is not connected: the agent starts when a message is sent once it is back.`,
+      });
+    else void this.ensureOpen();
   }
 
   detach(socket: ChatSocket): void {
@@ -171,6 +202,13 @@ export class ChatSession {
           message.value as string | boolean,
         );
         if (reply.ok) {
+          // Kept, to be set again whenever the agent session is opened anew (a restart, a reconnect).
+          this.deps.store.setConfigValue(
+            this.row.id,
+            String(message.configId),
+            message.value as string | boolean,
+          );
+          this.configFailure = undefined;
           if (this.opened) this.opened.configOptions = reply.configOptions ?? this.opened.configOptions;
           this.broadcast({ type: 'config_options', configOptions: reply.configOptions ?? [] });
         } else this.broadcast({ type: 'error', message: reply.error ?? 'the agent refused the option' });
@@ -184,6 +222,8 @@ export class ChatSession {
   /** Ends the scheduler; the agent session stays for the next tab. */
   dispose(): void {
     this.stopInterval(false);
+    if (this.queueFlush) clearImmediate(this.queueFlush);
+    for (const off of this.unsubscribe.splice(0)) off();
   }
 
   private ready(): Event {
@@ -207,8 +247,9 @@ export class ChatSession {
       runState: this.run.state(),
       agent: this.row.agent,
       configOptions: this.opened?.configOptions ?? null,
-      supportsSteering: this.opened?.supportsSteering ?? false,
-      supportsImageInput: this.opened?.supportsImageInput ?? false,
+      // Until the agent is up, what its adapter is known to advertise.
+      supportsSteering: this.opened?.supportsSteering ?? this.bridge()?.supportsSteering === true,
+      supportsImageInput: this.opened?.supportsImageInput ?? this.bridge()?.supportsImageInput === true,
       queue: this.queue.map((q) => ({ ...q })),
       pendingPermissions: [...this.permissions.values()],
       settledPermissions: this.deps.store.settledPermissions(this.row.id),
@@ -236,7 +277,20 @@ export class ChatSession {
     return this.opening;
   }
 
+  private bridge() {
+    return this.deps.wire.roster(this.deps.workstation).find((b) => b.key === this.row.agent);
+  }
+
+  private startingNotice(): Event {
+    return {
+      type: 'agent_notification',
+      level: 'info',
+      message: `Starting ${this.bridge()?.name ?? this.row.agent}…`,
+    };
+  }
+
   private async open(): Promise<boolean> {
+    this.broadcast(this.startingNotice());
     const reply = await this.deps.wire.open({
       workstation: this.deps.workstation,
       sessionRef: this.row.id,
@@ -246,17 +300,25 @@ export class ChatSession {
       ...(this.row.nativeSessionId ? { nativeSessionId: this.row.nativeSessionId } : {}),
     });
     if (!reply.ok) {
-      if (reply.errorCode === AUTH_REQUIRED)
+      if (reply.errorCode === AUTH_REQUIRED) {
+        this.startError = undefined;
         this.showSignIn(reply.error ?? 'sign-in needed', reply.authMethods ?? []);
-      else
+      } else {
+        // Said once; prompts do not each wait out another start. The next one tries again.
+        const failed = `${this.row.agent} did not start: ${reply.error ?? 'unknown error'}.`;
+        this.startError = `${failed} The next message starts it again.`;
         this.broadcast({
           type: 'error',
-          message: `${this.row.agent} did not start: ${reply.error ?? 'unknown error'}`,
+          message: this.starting
+            ? `${failed} The message was not sent; send it again to retry.`
+            : this.startError,
         });
+      }
       return false;
     }
+    this.startError = undefined;
     this.signIn = null;
-    this.opened = {
+    const opened: Opened = {
       configOptions: (reply.configOptions as unknown[] | null | undefined) ?? null,
       supportsSteering: reply.supportsSteering === true,
       supportsImageInput: reply.supportsImageInput === true,
@@ -265,7 +327,45 @@ export class ChatSession {
       this.deps.store.setNativeSessionId(this.row.id, reply.nativeSessionId);
       this.row = { ...this.row, nativeSessionId: reply.nativeSessionId };
     }
+    const failure = await this.applyChosenConfig(opened);
+    this.opened = opened;
+    // The tabs that attached while it started learn what the agent can do, and its options.
+    for (const socket of this.sockets) socket.send(this.ready());
+    if (failure) {
+      this.configFailure = failure;
+      this.broadcast({ type: 'error', message: `${failure}.` });
+    }
     return true;
+  }
+
+  /**
+   * Sets the config values chosen in this chat (mode, model, …) on a session just opened, which
+   * may have started with the agent's defaults. Returns what could not be set, else undefined;
+   * a value that cannot be set any more is forgotten once the person has been told.
+   */
+  private async applyChosenConfig(opened: Opened): Promise<string | undefined> {
+    const failures: string[] = [];
+    for (const { configId, value } of this.deps.store.configValues(this.row.id)) {
+      const options = (opened.configOptions ?? []) as {
+        id?: unknown;
+        name?: unknown;
+        currentValue?: unknown;
+      }[];
+      const option = options.find((o) => o.id === configId);
+      if (option?.currentValue === value) continue;
+      const reply = await this.deps.wire.setConfigOption(this.row.id, configId, value);
+      if (reply.ok) {
+        opened.configOptions = reply.configOptions ?? opened.configOptions;
+        continue;
+      }
+      const name = typeof option?.name === 'string' ? `${option.name} (${configId})` : configId;
+      failures.push(
+        `${name} could not be set back to ${JSON.stringify(value)} (${reply.error ?? 'refused'})`,
+      );
+      this.deps.store.forgetConfigValue(this.row.id, configId);
+    }
+    if (failures.length === 0) return undefined;
+    return `This chat's ${failures.join('; ')} when the agent session was opened again; the agent's own setting applies now`;
   }
 
   private showSignIn(message: string, methods: unknown[]): void {
@@ -305,26 +405,27 @@ export class ChatSession {
 
   /** Persists and shows the prompt, then sends it; `suffix` goes to the agent only. */
   private async startTurn(content: string, images: ImageRow[], suffix = ''): Promise<void> {
-    if (!(await this.ensureOpen())) {
-      this.setFlags({ streaming: false, looping: false });
-      return;
+    // Busy before the first await: a message that arrives while the agent starts queues behind
+    // this one instead of starting a turn of its own. The tabs see the run once the prompt is kept.
+    this.starting = true;
+    this.stopping = false;
+    let refusal: string | undefined;
+    try {
+      refusal = await this.refusal(images);
+    } finally {
+      this.starting = false;
     }
-    if (images.length > 0 && !this.opened?.supportsImageInput) {
-      this.broadcast({
-        type: 'error',
-        message: `${this.row.agent} does not take images; the message was not sent`,
-      });
-      return;
-    }
-    if (images.some((i) => i.data === undefined)) {
-      this.broadcast({ type: 'error', message: 'only inline images can be sent to an agent' });
+    if (refusal === undefined && this.stopping)
+      refusal = 'Stopped before the agent had started: the message was not sent.';
+    if (refusal !== undefined) {
+      if (refusal) this.broadcast({ type: 'error', message: refusal });
+      this.endLoop();
       return;
     }
     const first = this.deps.store.messages(this.row.id).every((m) => m.role !== 'user');
     this.appendUser(content, images, first);
     if (first && this.row.title === 'New chat') this.rename(titleOf(content));
     this.run.startRun();
-    this.stopping = false;
     const now = this.deps.clock.now();
     this.turn = {
       messageId: randomUUID(),
@@ -342,6 +443,20 @@ export class ChatSession {
       images.map((i) => ({ type: 'image' as const, data: i.data!, mimeType: i.mimeType })),
     );
     if (!sent.ok) this.finishTurn('error', sent.error);
+  }
+
+  /** Why a prompt cannot go to the agent now ('' when that was said already), else undefined. */
+  private async refusal(images: ImageRow[]): Promise<string | undefined> {
+    if (!(await this.ensureOpen())) return '';
+    if (this.configFailure !== undefined) {
+      const failure = this.configFailure;
+      this.configFailure = undefined;
+      return `${failure}. The message was not sent: check the setting and send it again.`;
+    }
+    if (images.length > 0 && !this.opened?.supportsImageInput)
+      return `${this.row.agent} does not take images; the message was not sent`;
+    if (images.some((i) => i.data === undefined)) return 'only inline images can be sent to an agent';
+    return undefined;
   }
 
   private appendUser(content: string, images: ImageRow[], isFirstUserMessage: boolean): void {
@@ -388,11 +503,20 @@ export class ChatSession {
       }
       this.deps.log(`chat: steer refused, queued instead: ${reply.error}`);
     }
+    if (this.queue.length >= MAX_QUEUE) {
+      this.broadcast({ type: 'steer_result', ok: false, error: queueFull() });
+      return;
+    }
     this.enqueue(content, images);
     this.broadcast({ type: 'steer_result', ok: true, outcome: 'queued' });
   }
 
+  /** A full queue refuses the message, and the tabs are told. */
   private enqueue(content: string, images?: ImageRow[]): void {
+    if (this.queue.length >= MAX_QUEUE) {
+      this.broadcast({ type: 'error', message: queueFull() });
+      return;
+    }
     this.editQueue(() => {
       this.queue.push({
         id: randomUUID(),
@@ -404,13 +528,20 @@ export class ChatSession {
     });
   }
 
+  /**
+   * The contract's queue_changed carries the whole queue, so a burst of edits (a paste of many
+   * prompts) is sent as one, after the burst: traffic grows with the edits, not their square.
+   */
   private editQueue(change: () => void): void {
     change();
     this.queue.forEach((q, i) => {
       q.position = i;
     });
     this.setFlags({ queued: this.queue.length > 0 });
-    this.broadcast({ type: 'queue_changed', queue: this.queue.map((q) => ({ ...q })) });
+    this.queueFlush ??= setImmediate(() => {
+      this.queueFlush = undefined;
+      this.broadcast({ type: 'queue_changed', queue: this.queue.map((q) => ({ ...q })) });
+    });
   }
 
   private onNotice(notice: DriveNotice): void {
@@ -742,6 +873,9 @@ export class ChatSession {
     for (const socket of this.sockets) socket.send(event);
   }
 }
+
+const queueFull = () =>
+  `The queue is full (${MAX_QUEUE} messages at most): this message was not queued. Send it once the queue has room.`;
 
 function loopInstruction(goal: string | undefined): string {
   return `\n\nWork on this until it is done${goal ? ` (goal: ${goal})` : ''}. When it is complete, write ${LOOP_DONE}.`;

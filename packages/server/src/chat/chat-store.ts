@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
 
 export interface ProjectRow {
@@ -18,6 +19,8 @@ export interface ChatSessionRow {
   id: string;
   projectId: string;
   agent: string;
+  /** The workstation the agent runs on. */
+  workstation: string;
   nativeSessionId: string | null;
   title: string;
   createdAt: number;
@@ -67,6 +70,10 @@ CREATE TABLE IF NOT EXISTS settled_permissions (
   request TEXT NOT NULL, option_id TEXT NOT NULL, by TEXT NOT NULL, settled_at INTEGER NOT NULL,
   PRIMARY KEY (session_id, request_id)
 );
+CREATE TABLE IF NOT EXISTS session_config (
+  session_id TEXT NOT NULL REFERENCES chat_sessions(id), config_id TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (session_id, config_id)
+);
 `;
 
 /** How many settled permission cards a session keeps to show again. */
@@ -84,10 +91,17 @@ export class ChatStore {
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.db = new Database(path);
+    this.db = new Database(ownerOnlyFile(path));
     this.db.pragma('journal_mode = WAL');
+    // As the journal and the drive log: a crash of the process loses nothing, and a message saved
+    // at a turn's start or end costs no flush to disk on the thread that streams every chat.
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // Stores made before sessions could run on any workstation ran them all on the local one.
+    const columns = this.db.prepare('PRAGMA table_info(chat_sessions)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'workstation'))
+      this.db.exec(`ALTER TABLE chat_sessions ADD COLUMN workstation TEXT NOT NULL DEFAULT 'local'`);
   }
 
   /** The project of a folder, created when it is new. */
@@ -137,6 +151,40 @@ export class ChatStore {
     }));
   }
 
+  /** The person chose this value of a config option (mode, model, …): kept to set it again whenever
+   * the agent session is opened anew. */
+  setConfigValue(sessionId: string, configId: string, value: string | boolean): void {
+    // Deleted and inserted, so the rowid orders the options by when they were last chosen.
+    this.db
+      .prepare('DELETE FROM session_config WHERE session_id = ? AND config_id = ?')
+      .run(sessionId, configId);
+    this.db
+      .prepare('INSERT INTO session_config (session_id, config_id, value) VALUES (?, ?, ?)')
+      .run(sessionId, configId, JSON.stringify(value));
+  }
+
+  forgetConfigValue(sessionId: string, configId: string): void {
+    this.db
+      .prepare('DELETE FROM session_config WHERE session_id = ? AND config_id = ?')
+      .run(sessionId, configId);
+  }
+
+  /** Every workstation some chat session runs on. */
+  workstations(): string[] {
+    const rows = this.db.prepare('SELECT DISTINCT workstation FROM chat_sessions').all() as {
+      workstation: string;
+    }[];
+    return rows.map((r) => r.workstation);
+  }
+
+  /** The chosen config values, in the order they were chosen. */
+  configValues(sessionId: string): { configId: string; value: string | boolean }[] {
+    const rows = this.db
+      .prepare('SELECT config_id, value FROM session_config WHERE session_id = ? ORDER BY rowid')
+      .all(sessionId) as { config_id: string; value: string }[];
+    return rows.map((r) => ({ configId: r.config_id, value: JSON.parse(r.value) as string | boolean }));
+  }
+
   projectById(id: string): ProjectRow | undefined {
     const row = this.db.prepare('SELECT * FROM projects WHERE id = ?').get(id) as ProjectDb | undefined;
     return row && toProject(row);
@@ -158,12 +206,14 @@ export class ChatStore {
     agent: string,
     nativeSessionId: string | null,
     title = 'New chat',
+    workstation = 'local',
   ): ChatSessionRow {
     const now = Date.now();
     const row: ChatSessionRow = {
       id: randomUUID(),
       projectId,
       agent,
+      workstation,
       nativeSessionId,
       title,
       createdAt: now,
@@ -171,9 +221,19 @@ export class ChatStore {
     };
     this.db
       .prepare(
-        'INSERT INTO chat_sessions (id, project_id, agent, native_session_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO chat_sessions (id, project_id, agent, workstation, native_session_id, title, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(row.id, row.projectId, row.agent, row.nativeSessionId, row.title, row.createdAt, row.updatedAt);
+      .run(
+        row.id,
+        row.projectId,
+        row.agent,
+        row.workstation,
+        row.nativeSessionId,
+        row.title,
+        row.createdAt,
+        row.updatedAt,
+      );
     this.db.prepare('UPDATE projects SET updated_at = ? WHERE id = ?').run(now, projectId);
     return row;
   }
@@ -210,6 +270,10 @@ export class ChatStore {
 
   /** Appends a message with the next sequence of its session. */
   addMessage(message: Omit<MessageRow, 'sequence'>): MessageRow {
+    return this.db.transaction(() => this.insertMessage(message))();
+  }
+
+  private insertMessage(message: Omit<MessageRow, 'sequence'>): MessageRow {
     const next = (
       this.db
         .prepare('SELECT COALESCE(MAX(sequence), 0) + 1 AS n FROM messages WHERE session_id = ?')
@@ -264,6 +328,7 @@ interface SessionDb {
   id: string;
   project_id: string;
   agent: string;
+  workstation: string;
   native_session_id: string | null;
   title: string;
   created_at: number;
@@ -295,6 +360,7 @@ const toSession = (r: SessionDb): ChatSessionRow => ({
   id: r.id,
   projectId: r.project_id,
   agent: r.agent,
+  workstation: r.workstation,
   nativeSessionId: r.native_session_id,
   title: r.title,
   createdAt: r.created_at,

@@ -2,16 +2,14 @@
 // Origin is refused, and the upgrade needs a valid ticket as a bearer token before any frame.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { AGENT_WIRE_MIN_VERSION, AGENT_WIRE_VERSION } from '@cairn/protocol';
+import { AGENT_FRAME_MAX_BYTES, AGENT_WIRE_MIN_VERSION, AGENT_WIRE_VERSION } from '@cairn/protocol';
 import { WebSocketServer } from 'ws';
 import type { AgentWireServer } from './agent-wire-server.js';
 
 export const AGENT_PATH = '/agent';
-/** One frame of the agent wire; a backfill batch is the largest. */
-const MAX_FRAME = 16 * 1024 * 1024;
-
 export class AgentEndpoint {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME });
+  // Past it the socket closes with 1009; workstations keep their frames under it.
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: AGENT_FRAME_MAX_BYTES });
 
   constructor(
     private readonly wire: AgentWireServer,

@@ -3,6 +3,7 @@
 // server acks; after any reconnect or restart it asks the workstation only for what comes after.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
 
 export interface DrivenSessionRecord {
@@ -55,7 +56,7 @@ export class EventLog {
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    this.db = new Database(path);
+    this.db = new Database(ownerOnlyFile(path));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);

@@ -37,6 +37,7 @@ function writeCase(
   rmSync(join(home, '.claude'), { recursive: true, force: true });
   rmSync(join(home, '.codex'), { recursive: true, force: true });
   rmSync(join(home, '.gemini'), { recursive: true, force: true });
+  rmSync(join(home, '.qwen'), { recursive: true, force: true });
   const plain = new Map<string, Uint8Array>();
   const steps: string[] = [];
   let main = '';

@@ -23,7 +23,7 @@ const pick = <T>(r: Rand, list: readonly T[]): T => list[int(r, list.length)]!;
 
 /** A session as files: the main file first, then subagent files, each with where it goes in a home. */
 export interface SourceSession {
-  agent: 'claude-code' | 'codex' | 'gemini-cli';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code';
   /** Paths relative to the home, and the bytes. */
   files: { rel: string; data: Uint8Array }[];
 }
@@ -75,6 +75,11 @@ export function corpusSessions(): SourceSession[] {
           data: read('more/gemini', name),
         },
       ],
+    });
+  for (const name of readdirSync(corpusPath('more/qwen')).filter((n) => n.endsWith('.jsonl')))
+    out.push({
+      agent: 'qwen-code',
+      files: [{ rel: `.qwen/projects/fuzz/chats/${name}`, data: read('more/qwen', name) }],
     });
   return out;
 }

@@ -19,7 +19,8 @@ const preset = (name: string, description: string, types: string[]): DumpPreset 
 
 /**
  * The presets every cairn has. Tool names are each agent's own spelling, so a preset about files
- * or the shell lists the Claude Code, Codex and Gemini CLI tools side by side; a name no session
+ * or the shell lists the Claude Code, Codex, Gemini CLI and Qwen Code tools side by side (Qwen Code
+ * shares Gemini CLI's names but for `edit`, `grep_search` and `todo_write`); a name no session
  * uses costs nothing.
  */
 export const BUILTIN_PRESETS: readonly DumpPreset[] = [
@@ -40,6 +41,8 @@ export const BUILTIN_PRESETS: readonly DumpPreset[] = [
     'tool:glob',
     'tool:search_file_content',
     'tool:list_directory',
+    'tool:edit',
+    'tool:grep_search',
   ]),
   preset('shell', 'commands run in a shell, and their output', [
     'tool:Bash',
@@ -57,6 +60,8 @@ export const BUILTIN_PRESETS: readonly DumpPreset[] = [
     'tool:ExitPlanMode',
     'tool:update_plan',
     'tool:write_todos',
+    'tool:todo_write',
+    'tool:exit_plan_mode',
   ]),
   preset('conversation', 'what the person and the agent said, with commands, interrupts and compactions', [
     'message',

@@ -1,7 +1,7 @@
 // The chat's HTTP side: agents, projects and chat sessions, asked with the page's token. A failure
 // is a value carrying the server's own words.
 import { authorizedFetch } from '../rpc.js';
-import type { BridgeInfo, ChatSessionSummary, WireProject } from './wire.js';
+import type { BridgeInfo, ChatSessionSummary, ChatWorkstation, WireProject } from './wire.js';
 
 export type Answer<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -37,17 +37,28 @@ const pick = <T, K extends string>(a: Answer<Record<K, T>>, key: K): Answer<T> =
   return v === undefined ? { ok: false, error: `the server's answer has no ${key}` } : { ok: true, value: v };
 };
 
+/** Every workstation the daemon knows, its own first, each with its agents. */
+export const listWorkstations = async (): Promise<Answer<ChatWorkstation[]>> =>
+  pick(await call<Record<'workstations', ChatWorkstation[]>>('api/workstations'), 'workstations');
+
 export const listAgents = async (): Promise<Answer<BridgeInfo[]>> =>
   pick(await call<Record<'agents', BridgeInfo[]>>('api/agents'), 'agents');
 
-export const installAgent = async (agent: string): Promise<Answer<unknown>> =>
-  await call('api/agents/install', { agent });
+/** `workstation` absent: the daemon's own. */
+export const installAgent = async (agent: string, workstation?: string): Promise<Answer<unknown>> =>
+  await call('api/agents/install', { agent, ...(workstation === undefined ? {} : { workstation }) });
 
 export const listProjects = async (): Promise<Answer<WireProject[]>> =>
   pick(await call<Record<'projects', WireProject[]>>('api/projects'), 'projects');
 
-export const createProject = async (path: string): Promise<Answer<WireProject>> =>
-  pick(await call<Record<'project', WireProject>>('api/projects', { path }), 'project');
+export const createProject = async (path: string, workstation?: string): Promise<Answer<WireProject>> =>
+  pick(
+    await call<Record<'project', WireProject>>('api/projects', {
+      path,
+      ...(workstation === undefined ? {} : { workstation }),
+    }),
+    'project',
+  );
 
 /** The chat sessions of a project, or of every project. */
 export const listChatSessions = async (projectId?: string): Promise<Answer<ChatSessionSummary[]>> =>
@@ -76,8 +87,16 @@ export async function findChatSession(
 export const createChatSession = async (
   projectId: string,
   agent: string,
+  workstation?: string,
 ): Promise<Answer<ChatSessionSummary>> =>
-  pick(await call<Record<'session', ChatSessionSummary>>('api/sessions', { projectId, agent }), 'session');
+  pick(
+    await call<Record<'session', ChatSessionSummary>>('api/sessions', {
+      projectId,
+      agent,
+      ...(workstation === undefined ? {} : { workstation }),
+    }),
+    'session',
+  );
 
 export const continueSession = async (
   agent: string,

@@ -183,6 +183,10 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
     case 'error':
       if (state.signIn?.message === event.message) return state;
       return notice(state, 'error', event.message);
+    case 'agent_notification':
+      // A passing word, such as the agent starting; the next session_ready, built from the history,
+      // leaves it out.
+      return notice(state, event.level === 'info' ? 'info' : 'error', event.message);
     case 'permission_request': {
       if (state.permissions.some((p) => p.requestId === event.requestId)) return state;
       const { type: _t, ...request } = event;

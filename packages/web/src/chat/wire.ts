@@ -61,6 +61,18 @@ export interface ChatSessionSummary {
   busy?: boolean;
   agent: string;
   nativeSessionId: string | null;
+  /** The workstation the agent runs on, and whether it is connected now. */
+  workstation: string;
+  workstationOnline: boolean;
+}
+
+/** A machine agents can run on (`GET /api/workstations`). */
+export interface ChatWorkstation {
+  name: string;
+  /** The workstation inside the daemon. */
+  local: boolean;
+  online: boolean;
+  agents: BridgeInfo[];
 }
 
 export interface QueueItem {
@@ -189,6 +201,7 @@ export type ServerEvent =
   | { type: 'queue_changed'; queue: QueueItem[] }
   | { type: 'session_renamed'; sessionId: string; title: string }
   | { type: 'error'; message: string }
+  | { type: 'agent_notification'; message: string; level: 'info' | 'warning' | 'error'; system?: string }
   | { type: 'loop_iteration'; iteration: number; maxIterations: number; prompt?: string }
   | { type: 'loop_complete'; iterations: number }
   | { type: 'loop_max_iterations'; iterations: number }

@@ -1,6 +1,7 @@
-// Starting a chat: a project folder (recent ones offered) and an agent from the roster, with an
-// install button for an agent whose adapter is missing; and Continue, which opens a session found
-// on disk as a chat with its agent.
+// Starting a chat: a project folder (recent ones offered), the machine to run on when more than one
+// workstation is known, and an agent from that machine's roster, with an install button for an
+// agent whose adapter is missing; and Continue, which opens a session found on disk as a chat with
+// its agent.
 import { useEffect, useState } from 'preact/hooks';
 import {
   CONTINUABLE,
@@ -8,16 +9,21 @@ import {
   createChatSession,
   createProject,
   installAgent,
-  listAgents,
   listProjects,
+  listWorkstations,
 } from '../chat/api.js';
-import type { BridgeInfo, WireProject } from '../chat/wire.js';
+import type { BridgeInfo, ChatWorkstation, WireProject } from '../chat/wire.js';
 import { chatHref } from '../route.js';
 
 const usable = (a: BridgeInfo): boolean => a.adapterInstalled === true;
 
+/** How a machine is named in the picker: offline ones say so, and cannot be picked. */
+const machineLabel = (w: ChatWorkstation): string =>
+  `${w.local ? `${w.name} (this machine)` : w.name}${w.online ? '' : ' (offline)'}`;
+
 export function NewChatView() {
-  const [agents, setAgents] = useState<BridgeInfo[] | null>(null);
+  const [machines, setMachines] = useState<ChatWorkstation[] | null>(null);
+  const [machine, setMachine] = useState('');
   const [projects, setProjects] = useState<WireProject[]>([]);
   const [path, setPath] = useState('');
   const [agent, setAgent] = useState('');
@@ -25,19 +31,26 @@ export function NewChatView() {
   const [working, setWorking] = useState(false);
   const [installing, setInstalling] = useState<string | null>(null);
 
+  const chosen = machines?.find((w) => w.name === machine);
+  const agents: BridgeInfo[] | null = machines === null ? null : (chosen?.agents ?? []);
+  const pickAgent = (roster: BridgeInfo[]) =>
+    setAgent((current) =>
+      current && roster.some((x) => x.key === current && usable(x))
+        ? current
+        : (roster.find(usable)?.key ?? ''),
+    );
+
   const loadAgents = async () => {
-    const a = await listAgents();
-    if (!a.ok) {
-      setError(`Could not list the agents: ${a.error}`);
-      setAgents([]);
+    const w = await listWorkstations();
+    if (!w.ok) {
+      setError(`Could not list the agents: ${w.error}`);
+      setMachines([]);
       return;
     }
-    setAgents(a.value);
-    setAgent((current) =>
-      current && a.value.some((x) => x.key === current && usable(x))
-        ? current
-        : (a.value.find(usable)?.key ?? ''),
-    );
+    setMachines(w.value);
+    const keep = w.value.find((x) => x.name === machine && x.online) ?? w.value.find((x) => x.online);
+    setMachine(keep?.name ?? '');
+    pickAgent(keep?.agents ?? []);
   };
 
   useEffect(() => {
@@ -55,12 +68,13 @@ export function NewChatView() {
     if (path.trim() === '') return setError('Name the project folder the agent works in.');
     if (agent === '') return setError('Pick an agent.');
     setWorking(true);
-    const project = await createProject(path.trim());
+    const remote = chosen && !chosen.local ? chosen.name : undefined;
+    const project = await createProject(path.trim(), remote);
     if (!project.ok) {
       setWorking(false);
       return setError(project.error);
     }
-    const session = await createChatSession(project.value.id, agent);
+    const session = await createChatSession(project.value.id, agent, remote);
     setWorking(false);
     if (!session.ok) return setError(session.error);
     window.location.hash = chatHref(session.value.id);
@@ -69,7 +83,7 @@ export function NewChatView() {
   const install = async (key: string) => {
     setInstalling(key);
     setError(null);
-    const r = await installAgent(key);
+    const r = await installAgent(key, chosen && !chosen.local ? chosen.name : undefined);
     setInstalling(null);
     if (!r.ok) setError(`Could not install ${key}: ${r.error}`);
     await loadAgents();
@@ -115,6 +129,26 @@ export function NewChatView() {
               </button>
             ))}
           </div>
+        )}
+        {machines !== null && machines.length > 1 && (
+          <label class="field">
+            <span>Machine</span>
+            <select
+              name="workstation"
+              value={machine}
+              onChange={(e) => {
+                const name = e.currentTarget.value;
+                setMachine(name);
+                pickAgent(machines.find((w) => w.name === name)?.agents ?? []);
+              }}
+            >
+              {machines.map((w) => (
+                <option key={w.name} value={w.name} disabled={!w.online}>
+                  {machineLabel(w)}
+                </option>
+              ))}
+            </select>
+          </label>
         )}
         <label class="field">
           <span>Agent</span>

@@ -55,16 +55,23 @@ const SOCKET_TEXT: Record<ChatSocketState, string> = {
 
 type Found = { session: ChatSessionSummary; project: WireProject | undefined };
 
+/** How often the heading asks again whether the session's workstation is connected. */
+const SUMMARY_REFRESH_MS = 10_000;
+
 /** The session's row and project, for the heading; absent until known. */
 function useSummary(id: string): Found | undefined {
   const [found, setFound] = useState<Found>();
   useEffect(() => {
     let stop = false;
-    void findChatSession(id).then((r) => {
-      if (!stop && r.ok && r.value) setFound(r.value);
-    });
+    const load = () =>
+      void findChatSession(id).then((r) => {
+        if (!stop && r.ok && r.value) setFound(r.value);
+      });
+    load();
+    const timer = setInterval(load, SUMMARY_REFRESH_MS);
     return () => {
       stop = true;
+      clearInterval(timer);
     };
   }, [id]);
   return found;
@@ -103,6 +110,20 @@ function ChatView({ id }: { id: string }) {
         <div class="chat-title-line">
           <h1 title={title}>{title.length > 200 ? `${title.slice(0, 199)}…` : title}</h1>
           {state.agent && <span class={`agent-badge agent-${state.agent}`}>{state.agent}</span>}
+          {summary && (summary.session.workstation !== 'local' || !summary.session.workstationOnline) && (
+            <span
+              class={`workstation-badge ${summary.session.workstationOnline ? '' : 'offline'}`}
+              data-online={summary.session.workstationOnline ? 'yes' : 'no'}
+              title={
+                summary.session.workstationOnline
+                  ? `runs on the workstation ${summary.session.workstation}`
+                  : `the workstation ${summary.session.workstation} is not connected: the history stays, new messages wait for it`
+              }
+            >
+              on {summary.session.workstation}
+              {summary.session.workstationOnline ? '' : ' · offline'}
+            </span>
+          )}
           <span
             class={`run-badge phase-${phase}`}
             role="status"

@@ -52,6 +52,7 @@ export async function* listGeminiSessions(ctx: AdapterContext, home: string): As
     };
     /** Session ids of the main files listed, whose subagent folders they claim. */
     const claimed = new Set<string>();
+    const heads: ListEntry[] = [];
     for (const entry of entries.sort(byName)) {
       ctx.signal?.throwIfAborted();
       if (!SESSION_FILE.test(entry.name)) continue;
@@ -59,14 +60,15 @@ export async function* listGeminiSessions(ctx: AdapterContext, home: string): As
       if (entry.name.endsWith('.json') && names.has(`${entry.name}l`)) continue;
       if (entry.isSymbolicLink && !entry.isFile && !entry.isDirectory) {
         const path = join(chats, entry.name);
-        yield { ref: path, error: readFailed(path, new Error('a symbolic link to nothing')) };
+        heads.push({ ref: path, error: readFailed(path, new Error('a symbolic link to nothing')) });
         continue;
       }
       if (!(await entryIs(ctx, chats, entry, 'file'))) continue;
       const head = await sessionHead(ctx, chats, join(chats, entry.name), await projectCwd());
       if (!('ref' in head)) claimed.add(head.id);
-      yield head;
+      heads.push(head);
     }
+    yield* withoutReopenStubs(heads);
     // A subagent folder whose main file is gone: each of its files is still a session, of its own.
     for (const entry of entries) {
       ctx.signal?.throwIfAborted();
@@ -75,6 +77,27 @@ export async function* listGeminiSessions(ctx: AdapterContext, home: string): As
       for (const path of await subagentFiles(ctx, chats, entry.name))
         yield await sessionHead(ctx, folder, path, await projectCwd());
     }
+  }
+}
+
+/**
+ * Reopening a session (`--resume`, ACP `session/load`) makes Gemini CLI start a second file for the
+ * same id, named by the minute it was reopened, that never gets more than a header: the
+ * conversation goes on in the first file. Such a file is not a session of its own, so of the files
+ * sharing an id those without a prompt are left out, keeping the first by name when none has one.
+ */
+function* withoutReopenStubs(heads: readonly ListEntry[]): Generator<ListEntry> {
+  const prompted = new Set<string>();
+  for (const h of heads) if (!('ref' in h) && h.firstPrompt !== undefined) prompted.add(h.id);
+  const listed = new Set<string>();
+  for (const h of heads) {
+    if ('ref' in h) {
+      yield h;
+      continue;
+    }
+    if (h.firstPrompt === undefined && (prompted.has(h.id) || listed.has(h.id))) continue;
+    listed.add(h.id);
+    yield h;
   }
 }
 
