@@ -213,7 +213,16 @@ describe("the guards' own rules", () => {
     for (const bad of [-32000.5, 2_147_483_648, -2_147_483_649, '-32000']) {
       expect(frameFailure({ ...done, errorCode: bad }).field, String(bad)).toBe('errorCode');
     }
-    expect(outboundAgentFrameRejection({ ...done, errorCode: null } as never)).toBeNull();
+    // A reader takes null (an older peer's "no code"), but a sender says that by leaving it out.
+    for (const frame of [done, samples.agent_opened!]) {
+      expect(outboundAgentFrameRejection({ ...frame, errorCode: null } as never)).toBe(
+        `${frame.t}.errorCode must be a whole number, got null`,
+      );
+      expect(outboundAgentFrameRejection({ ...frame, errorCode: undefined } as never)).toBeNull();
+    }
+    expect(outboundAgentFrameRejection({ ...done, errorCode: 2_147_483_648 } as never)).toBe(
+      'agent_turn_done.errorCode must be a whole number from -2147483648 to 2147483647, got 2147483648',
+    );
   });
 
   it('agent info needs only a name; a pinned-version report needs both versions', () => {
@@ -270,10 +279,26 @@ describe('outboundAgentFrameRejection', () => {
       'agent_native_sessions.sessions[0].updatedAtEpochMs must be a whole number, got 1767225600000.5',
     );
     const offer = edit('agent_resume_offer', (frame) => {
-      frame.sessions[1]!.journalMaxSeq = 2 ** 60;
+      frame.sessions[1]!.journalMaxSeq = 42.5;
     });
     expect(outboundAgentFrameRejection(offer as never)).toMatch(
-      /^agent_resume_offer\.sessions\[1\]\.journalMaxSeq must be a whole number, got /,
+      /^agent_resume_offer\.sessions\[1\]\.journalMaxSeq must be a whole number, got 42.5$/,
+    );
+    // A whole number past 2^53 is still a whole number: the far side's 64-bit fields hold it.
+    const large = edit('agent_resume_offer', (frame) => {
+      frame.sessions[1]!.journalMaxSeq = 2 ** 60;
+    });
+    expect(outboundAgentFrameRejection(large as never)).toBeNull();
+    // An inventory entry that lacks the field, or is not an object, holds no whole number either.
+    const lacking = edit('heartbeat', (frame) => {
+      frame.sessions![0] = 'drv_x' as never;
+    });
+    expect(outboundAgentFrameRejection(lacking as never)).toBe(
+      'heartbeat.sessions[0].journalMaxSeq must be a whole number, got undefined',
+    );
+    // A value of another type is shown as it prints.
+    expect(outboundAgentFrameRejection({ ...samples.agent_event!, seq: '43' } as never)).toBe(
+      'agent_event.seq must be a whole number, got 43',
     );
     expect(outboundAgentFrameRejection({ ...samples.agent_verified!, authenticated: false } as never)).toBe(
       'agent_verified.authenticated may only be true or absent (absent means unknown, never "not authenticated"), got false',
@@ -281,7 +306,10 @@ describe('outboundAgentFrameRejection', () => {
     expect(
       outboundAgentFrameRejection({ ...samples.agent_installed!, adapterInstalled: false } as never),
     ).toMatch(
-      /^agent_installed\.adapterInstalled may only be true or absent \(absent means the adapter is not on the machine\), got false$/,
+      /^agent_installed\.adapterInstalled may only be true or absent \(absent means the adapter did not get onto the machine\), got false$/,
+    );
+    expect(outboundAgentFrameRejection({ ...samples.agent_verified!, authenticated: 'no' } as never)).toMatch(
+      /, got no$/,
     );
     expect(outboundAgentFrameRejection({ t: 'agent_teleport' } as never)).toBe(
       'unknown agent frame type "agent_teleport"',
@@ -291,9 +319,10 @@ describe('outboundAgentFrameRejection', () => {
   it('is total: a frame that cannot be serialized, or is not an object, is a message too', () => {
     const cyclic: Record<string, unknown> = { ...samples.agent_event!, payload: {} };
     (cyclic.payload as Record<string, unknown>).self = cyclic;
-    expect(outboundAgentFrameRejection(cyclic as never)).toMatch(/^agent_event cannot be serialized: /);
-    expect(outboundAgentFrameRejection({ ...samples.agent_event!, payload: { n: 10n } } as never)).toMatch(
-      /^agent_event cannot be serialized: /,
+    // The serializer's own message, as it stands.
+    expect(outboundAgentFrameRejection(cyclic as never)).toMatch(/^Converting circular structure to JSON/);
+    expect(outboundAgentFrameRejection({ ...samples.agent_event!, payload: { n: 10n } } as never)).toBe(
+      'Do not know how to serialize a BigInt',
     );
     const throwing = {
       ...samples.agent_event!,
@@ -303,7 +332,7 @@ describe('outboundAgentFrameRejection', () => {
         },
       },
     };
-    expect(outboundAgentFrameRejection(throwing as never)).toBe('agent_event cannot be serialized: no');
+    expect(outboundAgentFrameRejection(throwing as never)).toBe('no');
     const getter = Object.defineProperty({ t: 'heartbeat', sentAtEpochMs: 1 }, 'seq', {
       enumerable: true,
       get() {
@@ -349,7 +378,7 @@ describe('outboundFailureReply', () => {
       expect(reply).toBeNull();
       return;
     }
-    const error = `the workstation produced a malformed ${type}: agent_opened.errorCode must be a whole number, got 1.5`;
+    const error = `the workstation client produced a malformed ${type}: agent_opened.errorCode must be a whole number, got 1.5`;
     expect(reply).toEqual(
       answer === 'agent_backfill_done'
         ? { t: answer, id: 'req-9', ok: false, count: 0, error }

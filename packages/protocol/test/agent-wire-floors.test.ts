@@ -149,12 +149,17 @@ describe.each(VERSIONS)('a peer at agent wire %i', (version) => {
     expect(readReloaded(opened, version)).toBe(version < 13 ? 'unknown' : 'not_reloaded');
   });
 
-  it('sends a text-only steer from v6, with an empty images list dropped below v14', () => {
+  it('sends a text-only steer from v6; one with images, even none, only from v14', () => {
     const steer = { t: 'agent_steer', id: 's', sessionRef: 'r', text: 'also this' } as const;
     expect(fitAgentFrameToPeer(steer, version).ok).toBe(version >= 6);
     const empty = fitAgentFrameToPeer({ ...steer, images: [] }, version);
-    expect(empty.ok).toBe(version >= 6);
-    if (empty.ok) expect(empty.frame).toEqual(version < 14 ? steer : { ...steer, images: [] });
+    expect(empty.ok).toBe(version >= 14);
+    if (empty.ok) expect(empty.frame).toEqual({ ...steer, images: [] });
+    if (!empty.ok && version >= 6) {
+      expect(empty.reason).toBe(
+        `agent_steer.images needs agent wire 14 (AGENT_WIRE_STEER_BLOCKS_VERSION); the peer speaks ${version}`,
+      );
+    }
     const priority = fitAgentFrameToPeer({ ...steer, priority: 'immediate' }, version);
     expect(priority.ok).toBe(version >= 14);
   });

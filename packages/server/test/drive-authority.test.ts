@@ -189,6 +189,18 @@ describe('a workstation speaks only for its own sessions', () => {
     expect(s.lines.filter((l) => l.includes('made-up')).length).toBeLessThan(30);
   });
 
+  it('an event whose seq is not a whole number from 1 is refused, even from the owner', async () => {
+    const s = await setUp();
+    for (const seq of [1.5, 0, -3, 2 ** 60])
+      s.a.send({ t: 'agent_event', sessionRef: s.sessionRef, seq, eventName: 'x', payload: {} });
+    s.a.send({ t: 'agent_turn_done', sessionRef: s.sessionRef, seq: 2.5, status: 'completed' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.server.refusals()).toEqual({ A: 5 });
+    expect(s.lines.filter((l) => l.includes('must be a whole number from 1'))).toHaveLength(5);
+    expect(s.log.events(s.sessionRef).map((e) => e.seq)).toEqual([1]);
+    expect(s.notices).toEqual([]);
+  });
+
   it('the owner’s frames still go through, a backfill it answers included', async () => {
     const s = await setUp();
     const id = backfillId(s);

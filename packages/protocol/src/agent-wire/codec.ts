@@ -1,8 +1,8 @@
 // Frames to text and back, and the check a frame passes before it is sent. Decoding ignores keys
 // the table does not name (they stay on the decoded object, untouched and untyped), and fails a
 // frame whose type is unknown or whose named field is missing or of the wrong form, with an error
-// that names the frame and the field. The same decoder serves both ends of the wire, so it also
-// holds the integer rule on the way in, as a reader with 64-bit integer fields would.
+// that names the frame and the field. Fields the far side reads as integers take any finite number
+// on the way in, as the contract's guards do; the whole-number rule is held on the way out.
 
 import { integerViolation, trueOrAbsentViolation } from './field-rules.js';
 import {
@@ -114,8 +114,10 @@ export function tryDecodeAgentFrame(text: string): AgentFrameDecoding {
 /**
  * Why `frame` must not be sent, or null when it may go. The frame is checked as the peer will read
  * it, by a round trip through the encoder and this decoder, after two rules checked on the object
- * itself: whole numbers (the round trip would see a NaN as null, so only here can it be named) and
- * true-or-absent flags. Total: anything wrong, an unserializable frame included, is a message.
+ * itself: whole numbers in the fields the far side reads as integers (which the decoder does not
+ * hold, and which only here can name a NaN: the round trip would see it as null; a null there is
+ * refused too) and true-or-absent flags. Total: anything wrong, an unserializable frame included,
+ * is a message.
  */
 export function outboundAgentFrameRejection(frame: AgentFrame): string | null {
   try {
@@ -126,22 +128,16 @@ export function outboundAgentFrameRejection(frame: AgentFrame): string | null {
       const violation = integerViolation(value, type) ?? trueOrAbsentViolation(value, type);
       if (violation !== null) return violation;
     }
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (error) {
-      return `${describeType(type)} cannot be serialized: ${error instanceof Error ? error.message : String(error)}`;
+    // A serializer's own error (a cycle, a bigint) is the message as it stands.
+    const text: string | undefined = JSON.stringify(value);
+    if (typeof text !== 'string') {
+      return `${typeof type === 'string' ? type : 'the agent frame'} serializes to nothing`;
     }
-    if (typeof text !== 'string') return `${describeType(type)} serializes to nothing`;
     decodeAgentFrame(text);
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-}
-
-function describeType(type: unknown): string {
-  return typeof type === 'string' ? type : 'the agent frame';
 }
 
 /** The reply frame types that can stand in for a malformed reply, and what each becomes. */
@@ -175,7 +171,7 @@ export function outboundFailureReply(
   if (typeof type !== 'string' || typeof id !== 'string' || id.length === 0) return null;
   if (!Object.hasOwn(FAILURE_REPLY_TYPES, type)) return null;
   const reply = FAILURE_REPLY_TYPES[type as keyof typeof FAILURE_REPLY_TYPES];
-  const error = `the workstation produced a malformed ${type}: ${reason}`;
+  const error = `the workstation client produced a malformed ${type}: ${reason}`;
   if (reply === 'agent_backfill_done') return { t: reply, id, ok: false, count: 0, error };
   return { t: reply, id, ok: false, error };
 }

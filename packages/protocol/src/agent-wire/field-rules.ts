@@ -1,6 +1,8 @@
-// Rules on single fields that the frame table implies and that are checked again, field by field,
-// on frames before they are sent: whole numbers and true-or-absent flags. Both tables are derived
-// from the frame table, so a field added there is covered here without a second list.
+// Rules on single fields that the frame table implies and that are held on frames before they are
+// sent: whole numbers (decoding takes any finite number there; only the sender is held to the rule)
+// and true-or-absent flags (which decoding holds too, but without the field's meaning in the
+// message). Both tables are derived from the frame table, so a field added there is covered here
+// without a second list.
 import { type Guard, isPlainObject, ownValue } from './guards.js';
 import { AGENT_FRAME_TYPES, type AgentFrameType, agentFrameFields } from './shapes.js';
 
@@ -66,8 +68,8 @@ const isTrueOnlyGuard = (guard: Guard<unknown>) => guard.kind === 'true';
 const INTEGER_RULES = rulesOf(isIntegerGuard);
 const TRUE_OR_ABSENT_RULES = rulesOf(isTrueOnlyGuard);
 
-/** Per frame type, the fields the far side reads as integers. A fraction, NaN, an infinity or a
- * number beyond 2^53 - 1 in one of them does not lose precision there: the whole frame fails. */
+/** Per frame type, the fields the far side reads as integers. A fraction, NaN or an infinity in one
+ * of them does not lose precision there: the whole frame fails to decode. */
 export const INTEGER_FIELDS = pathsOf(INTEGER_RULES);
 
 /** Per frame type, the fields that are `true` or absent, never `false`. */
@@ -75,13 +77,26 @@ export const TRUE_OR_ABSENT_FIELDS = pathsOf(TRUE_OR_ABSENT_RULES);
 
 /** What the absence of each true-or-absent field says, for the message that refuses a `false`. */
 const ABSENCE_MEANS: Readonly<Record<string, string>> = {
-  authenticated: 'absent means unknown, never "not authenticated"',
-  adapterInstalled: 'absent means the adapter is not on the machine',
-  pending: 'absent means this reply is the final word',
-  reloaded: 'absent means this open did not reload',
-  supportsSteering: 'absent means not supported',
-  supportsImageInput: 'absent means not supported',
+  'agent_verified.authenticated': 'absent means unknown, never "not authenticated"',
+  'agent_installed.adapterInstalled': 'absent means the adapter did not get onto the machine',
+  'agent_hello.bridges[].adapterInstalled': 'absent means the adapter is not on the machine',
+  'agent_authenticated.pending': 'absent means this reply is the final word',
+  'agent_opened.reloaded': 'absent means this open did not reload',
+  'agent_opened.supportsSteering': 'absent means not supported',
+  'agent_opened.supportsImageInput': 'absent means not supported',
+  'agent_hello.bridges[].supportsSteering': 'absent means not supported',
+  'agent_hello.bridges[].supportsImageInput': 'absent means not supported',
 };
+
+/** A refused value as a message shows it: as the value itself would print. */
+function printed(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    // An object without a prototype has no way to print itself.
+    return typeof value;
+  }
+}
 
 const stepCache = new Map<string, readonly string[]>();
 
@@ -114,14 +129,54 @@ export function agentFrameValuesAt(value: unknown, path: AgentFieldPath): { path
   return found;
 }
 
-/** The first integer field of `frame` that holds something other than a whole number (or null
- * where the field allows null), as a message naming the field; null when there is none. */
+/**
+ * Every value at an integer field's `path` in `frame`, for the whole-number check. An absent
+ * top-level field is skipped (it is optional, or the decoder names it), and so is a list that is
+ * not a list; but an entry of a list is checked whatever it is, so an entry that is not an object,
+ * or lacks the field, is reported as holding `undefined`.
+ */
+function integerValuesAt(
+  frame: Record<string, unknown>,
+  path: AgentFieldPath,
+): { path: string; value: unknown }[] {
+  const split = path.indexOf('[]');
+  if (split < 0) {
+    const value = ownValue(frame, path);
+    return value === undefined ? [] : [{ path, value }];
+  }
+  const key = path.slice(0, split);
+  const rest = path.slice(split + 2);
+  const entries = ownValue(frame, key);
+  if (!Array.isArray(entries)) return [];
+  const field = rest.startsWith('.') ? rest.slice(1) : rest;
+  return entries.map((entry, index) => ({
+    path: `${key}[${index}]${rest}`,
+    value:
+      entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+        ? ownValue(entry, field)
+        : undefined,
+  }));
+}
+
+/** The integer rules of each frame type, top-level fields first, then those inside lists. */
+const INTEGER_CHECK_ORDER = {} as Record<AgentFrameType, readonly FieldRule[]>;
+for (const type of AGENT_FRAME_TYPES) {
+  const rules = INTEGER_RULES[type];
+  const nested = (rule: FieldRule) => rule.path.includes('[]');
+  INTEGER_CHECK_ORDER[type] = [...rules.filter((rule) => !nested(rule)), ...rules.filter(nested)];
+}
+
+/**
+ * The first integer field of `frame` that holds something other than a whole number, as a message
+ * naming the field; null when there is none. `null` is refused too, even where decoding allows it
+ * (`errorCode`): a sender has no reason to write it, since absence says the same. The range of a
+ * 32-bit field is the decoder's to check.
+ */
 export function integerViolation(frame: Record<string, unknown>, type: AgentFrameType): string | null {
-  for (const rule of INTEGER_RULES[type]) {
-    for (const at of agentFrameValuesAt(frame, rule.path)) {
-      if (at.value === null && rule.nullable) continue;
-      const fault = rule.guard.check(at.value);
-      if (fault !== null) return `${type}.${at.path} ${fault.problem}`;
+  for (const rule of INTEGER_CHECK_ORDER[type]) {
+    for (const at of integerValuesAt(frame, rule.path)) {
+      if (!Number.isInteger(at.value))
+        return `${type}.${at.path} must be a whole number, got ${printed(at.value)}`;
     }
   }
   return null;
@@ -132,17 +187,10 @@ export function trueOrAbsentViolation(frame: Record<string, unknown>, type: Agen
   for (const rule of TRUE_OR_ABSENT_RULES[type]) {
     for (const at of agentFrameValuesAt(frame, rule.path)) {
       if (at.value === true) continue;
-      const key = rule.path.slice(rule.path.lastIndexOf('.') + 1);
-      const absence = ABSENCE_MEANS[key];
+      const absence = ABSENCE_MEANS[`${type}.${rule.path}`];
       const why = absence === undefined ? '' : ` (${absence})`;
-      return `${type}.${at.path} may only be true or absent${why}, got ${describe(at.value)}`;
+      return `${type}.${at.path} may only be true or absent${why}, got ${printed(at.value)}`;
     }
   }
   return null;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || typeof value !== 'object') return String(value);
-  return Array.isArray(value) ? 'array' : 'object';
 }

@@ -29,13 +29,8 @@ import {
 export type AgentWireFloorRule =
   /** The frame type is never sent. */
   | { readonly action: 'refuse_frame'; readonly frame: AgentFrameType }
-  /** The frame is never sent while this key carries something (`carries`, else any present value). */
-  | {
-      readonly action: 'refuse_key';
-      readonly frame: AgentFrameType;
-      readonly key: string;
-      readonly carries?: (value: unknown) => boolean;
-    }
+  /** The frame is never sent while this key is present, whatever it holds (an empty list included). */
+  | { readonly action: 'refuse_key'; readonly frame: AgentFrameType; readonly key: string }
   /** The key is removed; the rest of the frame goes. */
   | { readonly action: 'strip_key'; readonly frame: AgentFrameType; readonly key: string }
   /** The entries of an array key for which `drop` holds are removed. */
@@ -58,7 +53,6 @@ export interface AgentWireFloor {
 }
 
 const isOrphan = (entry: unknown) => isPlainObject(entry) && entry.agentAlive === false;
-const isNonEmptyArray = (value: unknown) => !Array.isArray(value) || value.length > 0;
 
 export const AGENT_WIRE_FLOORS: readonly AgentWireFloor[] = [
   {
@@ -185,11 +179,10 @@ export const AGENT_WIRE_FLOORS: readonly AgentWireFloor[] = [
     kind: 'gate',
     meaning:
       'a steer with images or a priority: a peer below would drop them and still answer injected, so ' +
-      'such a steer is refused (an empty images array loses nothing and is stripped)',
+      'such a steer is refused, an empty images list included; only a text-only steer goes out below it',
     rules: [
-      { action: 'refuse_key', frame: 'agent_steer', key: 'images', carries: isNonEmptyArray },
+      { action: 'refuse_key', frame: 'agent_steer', key: 'images' },
       { action: 'refuse_key', frame: 'agent_steer', key: 'priority' },
-      { action: 'strip_key', frame: 'agent_steer', key: 'images' },
     ],
   },
 ];
@@ -248,7 +241,7 @@ export function fitAgentFrameToPeer<F extends AgentFrame>(frame: F, peerVersion:
       }
       if (rule.action === 'refuse_key') {
         const value = Object.hasOwn(record, rule.key) ? record[rule.key] : undefined;
-        if (value !== undefined && (rule.carries === undefined || rule.carries(value))) {
+        if (value !== undefined) {
           return {
             ok: false,
             reason: `${type}.${rule.key} needs agent wire ${floor.version} (${floor.constant}); the peer speaks ${version}`,

@@ -125,10 +125,13 @@ export const string: Guard<string> = scalar('string', 'a string', 'string', () =
 
 export const boolean: Guard<boolean> = scalar('boolean', 'a boolean', 'boolean', () => true);
 
-/** A whole number JavaScript holds exactly: the far side reads these as 64-bit integers, and a
- * fraction there does not lose precision, it makes the whole frame unreadable. */
-export const integer: Guard<number> = scalar('integer', 'a whole number', 'number', (value) =>
-  Number.isSafeInteger(value),
+/**
+ * A field the far side reads as an integer. Decoding takes any finite number here, as the contract's
+ * own guards do; the whole-number rule is held on a frame before it is sent (field-rules.ts), where
+ * the sender can still be named. The integer kind is what marks the field for that check.
+ */
+export const integer: Guard<number> = scalar('integer', 'a finite number', 'number', (value) =>
+  Number.isFinite(value),
 );
 
 const INT32_MIN = -2_147_483_648;

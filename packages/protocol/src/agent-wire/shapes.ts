@@ -184,6 +184,17 @@ const AVAILABLE_COMMANDS = nullable(arrayOf(AVAILABLE_COMMAND_GUARD));
 const IMAGE_BLOCKS = arrayOf(IMAGE_BLOCK_GUARD);
 const RESUME_INVENTORY = arrayOf(AGENT_RESUME_SESSION_GUARD);
 
+/**
+ * Whether `value` may stand as a config option snapshot: a whole list of well-formed options, or
+ * absent or null ("not known"). `[]` is a snapshot (the agent has none); a list with one malformed
+ * entry is not, since half a snapshot would offer settings that do nothing.
+ */
+export function isNullableSessionConfigOptionArray(
+  value: unknown,
+): value is Infer<typeof CONFIG_OPTIONS> | undefined {
+  return value === undefined || CONFIG_OPTIONS.check(value) === null;
+}
+
 export interface AgentFrameShape {
   readonly required: Readonly<Record<string, Guard<unknown>>>;
   readonly optional?: Readonly<Record<string, Guard<unknown>>>;

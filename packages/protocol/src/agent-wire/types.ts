@@ -83,6 +83,14 @@ export type SessionConfigOption = SelectConfigOption | BooleanConfigOption;
 /** A select option's id or a boolean toggle. */
 export type ConfigOptionValue = string | boolean;
 
+// The same types under the names the contract gives them.
+export type ImageBlockWire = ImageBlock;
+export type AgentInfoWire = AgentInfo;
+export type SelectOptionWire = SelectOption;
+export type SelectGroupWire = SelectGroup;
+export type SessionConfigOptionWire = SessionConfigOption;
+export type ConfigOptionValueWire = ConfigOptionValue;
+
 /** One session of the journal inventory. */
 export interface AgentResumeSession {
   sessionRef: string;

@@ -502,7 +502,7 @@ export class AgentWireServer {
         this.onResumeOffer(link, this.ownedEntries(link, frame.t, frame.sessions));
         return;
       case 'agent_event':
-        if (!this.owns(link, frame.t, frame.sessionRef)) return;
+        if (!this.owns(link, frame.t, frame.sessionRef) || !this.numbered(link, frame)) return;
         this.store(link, frame.sessionRef, {
           seq: frame.seq,
           eventName: frame.eventName,
@@ -510,7 +510,7 @@ export class AgentWireServer {
         });
         return;
       case 'agent_turn_done':
-        if (!this.owns(link, frame.t, frame.sessionRef)) return;
+        if (!this.owns(link, frame.t, frame.sessionRef) || !this.numbered(link, frame)) return;
         this.store(link, frame.sessionRef, {
           seq: frame.seq,
           eventName: 'agent_turn_done',
@@ -525,7 +525,15 @@ export class AgentWireServer {
         }
         for (const event of frame.events) {
           const seq = (event as { seq?: unknown }).seq;
-          if (typeof seq !== 'number') continue;
+          if (!isSeq(seq)) {
+            this.refuse(
+              link,
+              frame.t,
+              ref,
+              `an event's seq must be a whole number from 1, got ${String(seq)}`,
+            );
+            continue;
+          }
           this.store(link, ref, { seq, eventName: event.eventName, payload: event.payload });
         }
         return;
@@ -591,6 +599,18 @@ export class AgentWireServer {
       type,
       sessionRef,
       owner === null ? 'no such session' : 'the session runs on another workstation',
+    );
+    return false;
+  }
+
+  /** The wire reads seq as any number; the log holds whole ones from 1, one after another. */
+  private numbered(link: Link, frame: { t: string; sessionRef: string; seq: number }): boolean {
+    if (isSeq(frame.seq)) return true;
+    this.refuse(
+      link,
+      frame.t,
+      frame.sessionRef,
+      `seq must be a whole number from 1, got ${String(frame.seq)}`,
     );
     return false;
   }
@@ -832,6 +852,8 @@ export class AgentWireServer {
     }
   }
 }
+
+const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
 
 /** The reply a request gets when the workstation never answers, in the shape its answer has. */
 function timeoutReply(frame: AgentFrame & { id: string }, error: string): AgentFrame {
