@@ -103,8 +103,8 @@ function uuidsOf(f) {
   };
   if (typeof f.item?.uuid === 'string') out.push(f.item.uuid);
   if (typeof f.message?.id === 'string') out.push(f.message.id);
-  if (f.type === 'session_ready') items(f.history);
-  if (f.type === 'history_chunk')
+  if (f.type === 'transcript_ready') items(f.history);
+  if (f.type === 'transcript_chunk')
     items(f.messages ?? JSON.parse(gunzipSync(Buffer.from(f.payload, 'base64')).toString('utf8')));
   return out;
 }
@@ -140,7 +140,7 @@ async function historyUuids(server, topic) {
   });
   const client = await Client.connect(server, (f) => {
     for (const u of uuidsOf(f)) uuids.add(u);
-    if (f.type === 'session_ready' || f.type === 'session_ready_end') done();
+    if (f.type === 'transcript_ready' || f.type === 'transcript_ready_end') done();
   });
   try {
     await client.request('topic_subscribe', { topic });
@@ -193,7 +193,7 @@ export async function measureAppends({
   const onFrame = (f, at) => {
     if (typeof f.agent_id === 'string' && !laneFrames.has(f.agent_id)) laneFrames.set(f.agent_id, at);
     if (typeof f.seq === 'number' && f.type !== 'run_state') lastSeq = Math.max(lastSeq, f.seq);
-    if (f.type === 'session_ready' || f.type === 'session_ready_end') {
+    if (f.type === 'transcript_ready' || f.type === 'transcript_ready_end') {
       if (historySeen) historyResends++;
       historySeen = true;
       ready();

@@ -252,7 +252,7 @@ async function openTab(d: Running, session: string): Promise<Tab> {
       if (Number.isNaN(tab.firstDeltaAt)) tab.firstDeltaAt = at;
       if (tab.recording) tab.deltas.push({ at, text: e.delta as string });
     } else if (e.type === 'agent_end') tab.ends += 1;
-    else if (e.type === 'session_ready') ready = true;
+    else if (e.type === 'session_ready' || e.type === 'session_ready_end') ready = true;
     else if (e.type === 'error') process.stderr.write(`chat error: ${e.message}\n`);
     for (const w of waiters.splice(0)) w();
   });

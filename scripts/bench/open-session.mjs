@@ -16,8 +16,8 @@ export async function openSession(daemon, topic, timeoutMs) {
   });
   let items = 0;
   const reader = await Client.connect(server, (f) => {
-    if (f.type === 'session_ready') finish({ items: f.history.length });
-    else if (f.type === 'session_ready_end') finish({ items: f.totalMessages });
+    if (f.type === 'transcript_ready') finish({ items: f.history.length });
+    else if (f.type === 'transcript_ready_end') finish({ items: f.totalMessages });
     else if (f.type === 'error') finish({ error: f.message });
   });
   const pinger = await Client.connect(server);

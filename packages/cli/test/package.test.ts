@@ -66,6 +66,9 @@ beforeAll(() => {
     if (/^npm_/i.test(key) || key === 'INIT_CWD') continue;
     const homes = ['CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'QWEN_HOME', 'QWEN_RUNTIME_DIR'];
     if ([...homes, 'XDG_CONFIG_HOME', 'CAIRN_HOME'].includes(key)) continue;
+    if (key === 'PI_CODING_AGENT_DIR' || key === 'PI_CODING_AGENT_SESSION_DIR') continue;
+    if (key === 'COPILOT_HOME') continue;
+    if (key === 'OPENCODE_DATA_DIR' || key === 'XDG_DATA_HOME') continue;
     if (key === 'CAIRN_TOKEN' || key === 'CAIRN_CORPUS') continue;
     base[key] = value;
   }

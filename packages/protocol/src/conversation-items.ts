@@ -125,12 +125,23 @@ export const HookOutcome = Type.Union(
 );
 export type HookOutcome = Static<typeof HookOutcome>;
 
+/** How far a hook run's record goes. cairn writes `started` for a run the agent recorded as begun and
+ * never with an outcome (Claude Code writes one per hook per tool call). Held to no value list, since
+ * the contract's hook item is open to fields it does not name. */
+export const HookStatus = Type.String({ $id: 'HookStatus' });
+export type HookStatus = Static<typeof HookStatus>;
+
 /** `hook:<Event>`, the event alone. A hook runs under a name like `PreToolUse:Bash`, whose `:` would
- * read as one more level and make `hook:PreToolUse` select nothing; the full name is `hook_name`. */
+ * read as one more level and make `hook:PreToolUse` select nothing; the full name is `hook_name`.
+ * Every run of an event is under its type, whether or not its outcome was recorded. */
 export const HookItem = item('HookItem', Type.String({ pattern: `^hook:${OPEN_SEGMENT}$` }), {
   /** The full name, matcher included. */
   hook_name: Type.String(),
-  outcome: HookOutcome,
+  /** What the run did. The contract requires it; cairn leaves it out of a run whose outcome was never
+   * recorded (`status: 'started'`) rather than state one nobody saw. */
+  outcome: Type.Optional(HookOutcome),
+  /** cairn: `started` for a run recorded as begun and never finished; absent otherwise. */
+  status: Type.Optional(HookStatus),
   content: Type.Optional(Text),
   command: Type.Optional(Type.String()),
   exit_code: Type.Optional(Type.Integer()),

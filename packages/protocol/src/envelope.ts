@@ -16,12 +16,18 @@ function assertNoClash(what: string, fields: readonly string[], properties: TPro
   }
 }
 
-/** An op's request: its arguments beside `request_id` and `op`. Unknown fields are refused, so a
- * misspelt argument (`since` for `since_at`) is an error naming it rather than a silently wider read. */
+/** An op's request: its arguments beside `request_id` and `op`. The request is as closed as its
+ * arguments: where they refuse unknown fields, a misspelt argument (`since` for `since_at`) is an error
+ * naming it rather than a silently wider read; where the contract leaves an op's arguments open, so
+ * does the request. */
 export function request<Op extends string, P extends TProperties>(op: Op, args: TObject<P>, $id: string) {
   assertNoClash(`${op} args`, REQUEST_FIELDS, args.properties);
   const envelope = { request_id: RequestId, op: Type.Literal(op) as TLiteral<Op> };
-  return Type.Object({ ...envelope, ...args.properties }, { $id, additionalProperties: false });
+  const closed = args.additionalProperties === false;
+  return Type.Object(
+    { ...envelope, ...args.properties },
+    closed ? { $id, additionalProperties: false } : { $id },
+  );
 }
 
 /** An op's successful reply: its result beside `ok: true` and the request's id. Open to fields a

@@ -14,8 +14,8 @@ export const CONNECTION_ERROR_CODES = [
 
 /** Codes that follow from an op's own attributes or subject; each op lists the ones it can answer. */
 export const OP_ERROR_CODES = [
-  /** The arguments failed the op's request schema, or a value the schema cannot judge (an unknown
-   * preset, two lower bounds at once). `field` names the offending field. */
+  /** The arguments failed the op's request schema, or a combination the schema cannot judge (two
+   * lower bounds at once). `field` names the offending field. */
   'invalid_args',
   /** The op needs an identity and the connection has not said `hello` yet. */
   'hello_required',
@@ -25,6 +25,9 @@ export const OP_ERROR_CODES = [
   'not_found',
   /** The topic name is not one this protocol defines. */
   'topic_unknown',
+  /** The op is in the table and this server does not do what it asks, or not for this subject (a
+   * session it does not drive, a feature it does not have yet). Nothing was changed. */
+  'unsupported',
 ] as const;
 
 export const ERROR_CODES = [...CONNECTION_ERROR_CODES, ...OP_ERROR_CODES] as const;

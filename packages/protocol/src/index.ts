@@ -17,6 +17,7 @@ export * from './op-table.js';
 export * from './ops/dump.js';
 export * from './ops/hello.js';
 export * from './ops/ping.js';
+export * from './ops/session-control.js';
 export * from './ops/session-list.js';
 export * from './ops/session-search.js';
 export * from './ops/session-summary.js';

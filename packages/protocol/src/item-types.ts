@@ -48,13 +48,14 @@ export const TranscriptItemSelector = Type.String({
 });
 export type TranscriptItemSelector = Static<typeof TranscriptItemSelector>;
 
-/** What a preset may be called: exactly what `@name` in a selection can reach. */
-export const DumpPresetName = Type.String({ $id: 'DumpPresetName', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' });
+/** What a preset may be called: any non-empty name. Only those written like `@name` can be referenced
+ * from a selection; any can be asked for as a dump's `preset`. */
+export const DumpPresetName = Type.String({ $id: 'DumpPresetName', minLength: 1 });
 export type DumpPresetName = Static<typeof DumpPresetName>;
 
-/** How many items of each type, keyed by type name. A key that is not a type name is refused. */
+/** How many items of each type, keyed by type name. Keys written as type names hold counts; the record
+ * is open beyond them, as the contract's is, so a reply from a newer writer still reads. */
 export const ItemTypeCounts = Type.Record(TranscriptItemType, Type.Integer({ minimum: 0 }), {
   $id: 'ItemTypeCounts',
-  additionalProperties: false,
 });
 export type ItemTypeCounts = Static<typeof ItemTypeCounts>;

@@ -16,6 +16,24 @@ import {
 import { HelloArgs, HelloRequest, HelloResponse, HelloResult } from './ops/hello.js';
 import { PingArgs, PingRequest, PingResponse, PingResult } from './ops/ping.js';
 import {
+  SessionEnvReadArgs,
+  SessionEnvReadRequest,
+  SessionEnvReadResponse,
+  SessionEnvReadResult,
+  SessionForkOriginArgs,
+  SessionForkOriginRequest,
+  SessionForkOriginResponse,
+  SessionForkOriginResult,
+  SessionKillArgs,
+  SessionKillRequest,
+  SessionKillResponse,
+  SessionKillResult,
+  SessionLastLiveRemoveArgs,
+  SessionLastLiveRemoveRequest,
+  SessionLastLiveRemoveResponse,
+  SessionLastLiveRemoveResult,
+} from './ops/session-control.js';
+import {
   SessionListArgs,
   SessionListRequest,
   SessionListResponse,
@@ -75,17 +93,17 @@ export interface OpAttributes {
   /** Set when the role narrows what the reply contains rather than whether the call is allowed: a
    * `session` reads its own transcript, a `user` any. */
   readonly scope?: 'role';
-  /** Every code the op itself can answer, those its attributes imply included (`invalid_args` always,
-   * `hello_required` with `needs_hello`, `forbidden` when some role is left out). Connection-level
-   * codes (`bad_request`, `unknown_op`, `internal_error`) can answer any op and are not listed. */
+  /** The codes particular to the op. Those its attributes imply (`invalid_args` always,
+   * `hello_required` with `needs_hello`, `forbidden` when some role is left out) are not repeated here:
+   * `opErrors` adds them, so a changed attribute cannot leave the list stale. Connection-level codes
+   * (`bad_request`, `unknown_op`, `internal_error`) can answer any op and are in neither. */
   readonly errors: readonly ErrorCode[];
 }
 
 const ALL_ROLES = ROLES;
-const SESSION_AND_USER = ['session', 'user'] as const;
+/** An agent's session speaking for itself (role `session`) and a person. */
+const AGENT_AND_USER = ['session', 'user'] as const;
 const USER_ONLY = ['user'] as const;
-
-const READS_A_SESSION = ['invalid_args', 'hello_required', 'forbidden', 'not_found'] as const;
 
 export const OP_ATTRIBUTES = {
   // --- common ---
@@ -95,14 +113,14 @@ export const OP_ATTRIBUTES = {
     roles: ALL_ROLES,
     needs_hello: false,
     locality: 'cluster',
-    errors: ['invalid_args'],
+    errors: [],
   },
   ping: {
     plane: 'common',
     roles: ALL_ROLES,
     needs_hello: false,
     locality: 'cluster',
-    errors: ['invalid_args'],
+    errors: [],
   },
   // Which role may hold which topic is the topic table's answer, hence `forbidden` with every role
   // allowed here; `not_found` is a session topic naming no session.
@@ -111,21 +129,21 @@ export const OP_ATTRIBUTES = {
     roles: ALL_ROLES,
     needs_hello: true,
     locality: 'cluster',
-    errors: ['invalid_args', 'hello_required', 'forbidden', 'topic_unknown', 'not_found'],
+    errors: ['forbidden', 'topic_unknown', 'not_found'],
   },
   topic_unsubscribe: {
     plane: 'common',
     roles: ALL_ROLES,
     needs_hello: true,
     locality: 'cluster',
-    errors: ['invalid_args', 'hello_required', 'topic_unknown'],
+    errors: ['topic_unknown'],
   },
   shutdown: {
     plane: 'common',
     roles: USER_ONLY,
     needs_hello: true,
     locality: 'instance-local',
-    errors: ['invalid_args', 'hello_required', 'forbidden'],
+    errors: [],
   },
 
   // --- control: finding sessions ---
@@ -134,40 +152,41 @@ export const OP_ATTRIBUTES = {
     roles: USER_ONLY,
     needs_hello: true,
     locality: 'instance-local',
-    errors: ['invalid_args', 'hello_required', 'forbidden'],
+    errors: [],
   },
   session_search: {
     plane: 'control',
     roles: USER_ONLY,
     needs_hello: true,
     locality: 'instance-local',
-    errors: ['invalid_args', 'hello_required', 'forbidden'],
+    errors: [],
   },
 
   // --- control: reading one session ---
+  // `scope: 'role'`: a session connection reads its own session and is `forbidden` any other.
   session_summary_read: {
     plane: 'control',
-    roles: SESSION_AND_USER,
+    roles: AGENT_AND_USER,
     needs_hello: true,
     locality: 'instance-local',
     scope: 'role',
-    errors: READS_A_SESSION,
+    errors: ['not_found'],
   },
   transcript_read: {
     plane: 'control',
-    roles: SESSION_AND_USER,
+    roles: AGENT_AND_USER,
     needs_hello: true,
     locality: 'instance-local',
     scope: 'role',
-    errors: READS_A_SESSION,
+    errors: ['not_found'],
   },
   transcript_items_read: {
     plane: 'control',
-    roles: SESSION_AND_USER,
+    roles: AGENT_AND_USER,
     needs_hello: true,
     locality: 'instance-local',
     scope: 'role',
-    errors: READS_A_SESSION,
+    errors: ['not_found'],
   },
 
   // --- control: dumps ---
@@ -176,14 +195,46 @@ export const OP_ATTRIBUTES = {
     roles: USER_ONLY,
     needs_hello: true,
     locality: 'instance-local',
-    errors: READS_A_SESSION,
+    errors: ['not_found'],
   },
   dump_presets_read: {
     plane: 'control',
-    roles: SESSION_AND_USER,
+    roles: AGENT_AND_USER,
     needs_hello: true,
     locality: 'instance-local',
-    errors: ['invalid_args', 'hello_required', 'forbidden'],
+    errors: [],
+  },
+
+  // --- control: acting on a session ---
+  // `unsupported`: a session this server does not drive.
+  session_kill: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: ['not_found', 'unsupported'],
+  },
+  session_env_read: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: ['not_found'],
+  },
+  // Answered `unsupported` until this server places a fork's seam.
+  session_fork_origin: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: ['not_found', 'unsupported'],
+  },
+  session_last_live_remove: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: [],
   },
 } as const satisfies Record<string, OpAttributes>;
 
@@ -262,6 +313,30 @@ export const OP_SCHEMAS = {
     request: DumpPresetsReadRequest,
     response: DumpPresetsReadResponse,
   },
+  session_kill: {
+    args: SessionKillArgs,
+    result: SessionKillResult,
+    request: SessionKillRequest,
+    response: SessionKillResponse,
+  },
+  session_env_read: {
+    args: SessionEnvReadArgs,
+    result: SessionEnvReadResult,
+    request: SessionEnvReadRequest,
+    response: SessionEnvReadResponse,
+  },
+  session_fork_origin: {
+    args: SessionForkOriginArgs,
+    result: SessionForkOriginResult,
+    request: SessionForkOriginRequest,
+    response: SessionForkOriginResponse,
+  },
+  session_last_live_remove: {
+    args: SessionLastLiveRemoveArgs,
+    result: SessionLastLiveRemoveResult,
+    request: SessionLastLiveRemoveRequest,
+    response: SessionLastLiveRemoveResponse,
+  },
 } as const satisfies Record<OpName, OpSchemas>;
 
 /** The request, reply and reply-failure types of each op, for typed clients and handlers. */
@@ -301,10 +376,17 @@ export function isRoleAllowed(op: OpName, role: Role): boolean {
   return (OP_ATTRIBUTES[op].roles as readonly Role[]).includes(role);
 }
 
-/** The codes an op's attributes imply, which its `errors` must include. */
+/** The codes an op's attributes imply, which its `errors` leaves out. */
 export function impliedErrors(attributes: OpAttributes): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_args'];
   if (attributes.needs_hello) codes.push('hello_required');
   if (attributes.roles.length < ROLES.length) codes.push('forbidden');
   return codes;
+}
+
+/** Every code an op may answer besides the connection-level ones: those its attributes imply, then
+ * its own. */
+export function opErrors(op: OpName): ErrorCode[] {
+  const attributes: OpAttributes = OP_ATTRIBUTES[op];
+  return [...new Set<ErrorCode>([...impliedErrors(attributes), ...attributes.errors])];
 }

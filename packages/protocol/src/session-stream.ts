@@ -1,7 +1,10 @@
 // The frames of the `session:<agent>:<sid>` topic: spectral's `ServerEvent` shapes for a session's
-// history and its streamed turns, each stamped with the session and the seq of the transcript event it
-// came from, so that a client resuming with `after_seq` gets no gap and no repeat. History and live
-// frames carry the contract's items, so a client renders both with one model.
+// streamed turns, each stamped with the session and the seq of the transcript event it came from, so
+// that a client resuming with `after_seq` gets no gap and no repeat. History and live frames carry the
+// contract's items, so a client renders both with one model. A frame that reuses a spectral name
+// carries that frame's shape (with fields added); the history, which is items rather than spectral's
+// message rows, goes in frames of its own names (`transcript_ready`, `transcript_ready_start`,
+// `transcript_chunk`, `transcript_ready_end`), so no spectral client mistakes it for its own.
 import { type Static, type TLiteral, type TProperties, Type } from '@sinclair/typebox';
 import { AgentId, AgentName, InstanceId, Sid } from './identifiers.js';
 import { TranscriptItem } from './items.js';
@@ -66,7 +69,7 @@ export const WireRunState = Type.Object(
 );
 export type WireRunState = Static<typeof WireRunState>;
 
-/** What `session_ready` and `session_ready_start` say about the session besides its history. */
+/** What `transcript_ready` and `transcript_ready_start` say about the session besides its history. */
 const READY_FIELDS = {
   sessionId: Sid,
   agent: AgentName,
@@ -85,15 +88,15 @@ const READY_FIELDS = {
 
 /** The whole history at once, when it is small. */
 export const SessionReadyFrame = streamFrame(
-  'session_ready',
+  'transcript_ready',
   { ...READY_FIELDS, history: Type.Array(TranscriptItem) },
   'SessionReadyFrame',
 );
 export type SessionReadyFrame = Static<typeof SessionReadyFrame>;
 
-/** A long history opens with this, then comes in `history_chunk`s and closes with `session_ready_end`. */
+/** A long history opens with this, then comes in `transcript_chunk`s and closes with `transcript_ready_end`. */
 export const SessionReadyStartFrame = streamFrame(
-  'session_ready_start',
+  'transcript_ready_start',
   { ...READY_FIELDS, totalChunks: Count, totalMessages: Count },
   'SessionReadyStartFrame',
 );
@@ -102,7 +105,7 @@ export type SessionReadyStartFrame = Static<typeof SessionReadyStartFrame>;
 /** One chunk of a long history: its items inline as `messages`, or, when large, their JSON array
  * gzipped and in base64 as `payload` with `encoding: 'gzip-base64'`. */
 export const HistoryChunkFrame = streamFrame(
-  'history_chunk',
+  'transcript_chunk',
   {
     sessionId: Sid,
     index: Count,
@@ -116,14 +119,16 @@ export const HistoryChunkFrame = streamFrame(
 export type HistoryChunkFrame = Static<typeof HistoryChunkFrame>;
 
 export const SessionReadyEndFrame = streamFrame(
-  'session_ready_end',
+  'transcript_ready_end',
   { sessionId: Sid, totalMessages: Count },
   'SessionReadyEndFrame',
 );
 export type SessionReadyEndFrame = Static<typeof SessionReadyEndFrame>;
 
-/** A message row in spectral's shape; cairn sends the prompts of the session's main lane. */
-export const WireMessage = Type.Object(
+/** The message row of `user_message_appended` on this topic: the fields of spectral's `WireMessage` that
+ * files read from disk can fill, so every such row is also a valid `WireMessage`. cairn sends the
+ * prompts of the session's main lane. */
+export const StreamMessageRow = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
     role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
@@ -134,13 +139,13 @@ export const WireMessage = Type.Object(
     /** The seq of the event the message was read from. */
     sequence: Type.Optional(Type.Integer({ minimum: 0 })),
   },
-  { $id: 'WireMessage' },
+  { $id: 'StreamMessageRow' },
 );
-export type WireMessage = Static<typeof WireMessage>;
+export type StreamMessageRow = Static<typeof StreamMessageRow>;
 
 export const UserMessageAppendedFrame = streamFrame(
   'user_message_appended',
-  { message: WireMessage, isFirstUserMessage: Type.Boolean(), ...COMPLETED_ITEM },
+  { message: StreamMessageRow, isFirstUserMessage: Type.Boolean(), ...COMPLETED_ITEM },
   'UserMessageAppendedFrame',
 );
 export type UserMessageAppendedFrame = Static<typeof UserMessageAppendedFrame>;
@@ -190,8 +195,9 @@ export const ToolCallFrame = streamFrame(
     id: Type.String(),
     /** The agent's own spelling of the tool. */
     name: Type.String(),
-    /** The input as recorded; null when the record holds none. */
-    args: Type.Unknown(),
+    /** The input as recorded; null when the record holds none. Typed `unknown`, so a frame without
+     * it is still well formed. */
+    args: Type.Optional(Type.Unknown()),
     startedAt: Type.Optional(Instant),
     ...COMPLETED_ITEM,
   },
@@ -204,8 +210,9 @@ export const ToolResultFrame = streamFrame(
   {
     messageId: MessageId,
     id: Type.String(),
-    /** The output as recorded; null when the record holds none. */
-    result: Type.Unknown(),
+    /** The output as recorded; null when the record holds none. Typed `unknown`, so a frame without
+     * it is still well formed. */
+    result: Type.Optional(Type.Unknown()),
     /** The agent recorded the call as failed. */
     isError: Type.Optional(Type.Boolean()),
     startedAt: Type.Optional(Instant),

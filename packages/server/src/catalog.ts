@@ -57,7 +57,16 @@ const SESSION_FOLDERS: Readonly<Record<string, readonly string[]>> = {
   codex: ['sessions', 'archived_sessions'],
   'gemini-cli': ['tmp'],
   'qwen-code': ['projects'],
+  // The older JSON tree; their SQLite stores beside it are read for their sessions (STORE_AGENTS).
+  opencode: ['storage'],
+  kilo: ['storage'],
+  'copilot-cli': ['session-state'],
+  // pi's homes are its sessions folders themselves.
+  pi: [''],
 };
+
+/** Agents that keep sessions in SQLite stores at the top of their homes (each session a file of its own). */
+const STORE_AGENTS: ReadonlySet<string> = new Set(['opencode', 'kilo']);
 
 /** A library head with the listing facts the server read from the transcript. */
 export type CatalogHead = LibHead & { listing?: ListingFacts };
@@ -171,6 +180,8 @@ export class Catalog {
   private readonly releases = new Map<string, NodeJS.Timeout>();
   private readonly recent = new Map<string, { signature: string; loaded: Loaded }>();
   private readonly roots: { root: string; agent: string }[] = [];
+  /** The homes whose SQLite stores hold sessions (STORE_AGENTS). */
+  private readonly stores: { root: string; agent: string }[] = [];
   /** Each agent's homes as configured now: the index holds only sessions under them. */
   private readonly homes: { home: string; agent: string }[] = [];
   private readonly urgent: Task[] = [];
@@ -227,6 +238,7 @@ export class Catalog {
     for (const adapter of adapterTable()) {
       for (const home of adapter.homes(options.platform)) {
         this.homes.push({ home, agent: adapter.id });
+        if (STORE_AGENTS.has(adapter.id)) this.stores.push({ root: home, agent: adapter.id });
         for (const sub of SESSION_FOLDERS[adapter.id] ?? ['']) {
           this.roots.push({ root: sub === '' ? home : options.platform.join(home, sub), agent: adapter.id });
         }
@@ -568,7 +580,10 @@ export class Catalog {
    */
   private queueRescan(): Promise<void> {
     if (this.rescan || this.closed) return this.rescan ?? Promise.resolve();
-    const walk = walkRoots(this.roots.map((r) => r.root));
+    const walk = walkRoots(
+      this.roots.map((r) => r.root),
+      this.stores.map((r) => r.root),
+    );
     const rescan = walk.then(
       () => undefined,
       () => undefined,
@@ -591,7 +606,12 @@ export class Catalog {
   /** Compares every file the walk found (the homes are walked now when none is given) with what
    * the index recorded of it. */
   private async reconcile(found?: Map<string, FileStamp>): Promise<void> {
-    const walked = found ?? (await walkRoots(this.roots.map((r) => r.root)));
+    const walked =
+      found ??
+      (await walkRoots(
+        this.roots.map((r) => r.root),
+        this.stores.map((r) => r.root),
+      ));
     // The index covers the homes configured now. A session recorded under a home that no longer is
     // (CLAUDE_CONFIG_DIR pointed elsewhere) leaves it, though its files are still there: else it
     // stayed listed beside its copy in the new home, and a search found both.
@@ -625,7 +645,9 @@ export class Catalog {
   private async discover(fresh: readonly string[], walked: Map<string, FileStamp>): Promise<Set<string>> {
     const agents = new Set<string>();
     for (const path of fresh) {
-      const root = this.roots.find((r) => path.startsWith(`${r.root}/`));
+      const root =
+        this.roots.find((r) => path.startsWith(`${r.root}/`)) ??
+        this.stores.find((r) => path.startsWith(`${r.root}/`));
       if (root) agents.add(root.agent);
     }
     const hidden = (path: string) => (this.known.get(path)?.sessionKey ?? '') !== '';

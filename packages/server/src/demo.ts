@@ -14,7 +14,10 @@ export interface DemoHome {
   /** The environment that points every agent at `home`. */
   readonly env: Record<string, string>;
   /** The session files written, by agent. */
-  readonly files: Record<'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code', string[]>;
+  readonly files: Record<
+    'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'pi' | 'copilot-cli' | 'opencode' | 'kilo',
+    string[]
+  >;
   remove(): void;
 }
 
@@ -34,6 +37,10 @@ export function makeDemoHome(now = Date.now()): DemoHome {
     codex: [writeCodexRollout(home, now - 5 * 3_600_000)],
     'gemini-cli': [writeGeminiSession(home, now - 30 * 3_600_000)],
     'qwen-code': [writeQwenSession(home, now - 50 * 3_600_000)],
+    pi: [writePiSession(home, now - 70 * 3_600_000)],
+    'copilot-cli': [writeCopilotSession(home, now - 90 * 3_600_000)],
+    opencode: writeOpenCodeSession(home, now - 110 * 3_600_000, 'opencode'),
+    kilo: writeOpenCodeSession(home, now - 130 * 3_600_000, 'kilo'),
   };
   return {
     home,
@@ -46,6 +53,12 @@ export function makeDemoHome(now = Date.now()): DemoHome {
       // Both: Qwen Code keeps sessions under its runtime folder, which the second variable moves.
       QWEN_HOME: join(home, '.qwen'),
       QWEN_RUNTIME_DIR: join(home, '.qwen'),
+      // Both: the second one alone would move pi's sessions out of its agent folder.
+      PI_CODING_AGENT_DIR: join(home, '.pi', 'agent'),
+      PI_CODING_AGENT_SESSION_DIR: join(home, '.pi', 'agent', 'sessions'),
+      COPILOT_HOME: join(home, '.copilot'),
+      // OpenCode and Kilo keep their data under the XDG data folder.
+      XDG_DATA_HOME: join(home, '.local', 'share'),
       CAIRN_HOME: cairnHome,
     },
     files,
@@ -850,4 +863,285 @@ function writeQwenSession(home: string, start: number): string {
   const path = join(dir, `${sessionId}.jsonl`);
   writeFileSync(path, jsonl(records));
   return path;
+}
+
+// --- pi: one JSONL file, a header and entries chained by parentId ---
+
+function writePiSession(home: string, start: number): string {
+  const sessionId = randomUUID();
+  const dir = join(
+    home,
+    '.pi',
+    'agent',
+    'sessions',
+    `--${PROJECT.replace(/^\//, '').replace(/[/\\:]/g, '-')}--`,
+  );
+  mkdirSync(dir, { recursive: true });
+  const tick = clock(start);
+  let parentId: string | null = null;
+  const entry = (type: string, fields: object) => {
+    const id = randomUUID().slice(0, 8);
+    const r = { type, id, parentId, timestamp: iso(tick()), ...fields };
+    parentId = id;
+    return r;
+  };
+  const model = 'claude-sonnet-4-5';
+  const answer = (
+    content: object[],
+    input: number,
+    cacheRead: number,
+    output: number,
+    stopReason: string,
+  ) => ({
+    role: 'assistant',
+    content,
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model,
+    usage: {
+      input,
+      output,
+      cacheRead,
+      cacheWrite: 0,
+      totalTokens: input + output + cacheRead,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason,
+    timestamp: tick(0),
+  });
+  const result = (toolCallId: string, toolName: string, text: string) => ({
+    role: 'toolResult',
+    toolCallId,
+    toolName,
+    content: [{ type: 'text', text }],
+    isError: false,
+    timestamp: tick(0),
+  });
+  const records = [
+    { type: 'session', version: 3, id: sessionId, timestamp: iso(start), cwd: PROJECT },
+    entry('model_change', { provider: 'anthropic', modelId: model }),
+    entry('thinking_level_change', { thinkingLevel: 'medium' }),
+    entry('message', {
+      message: {
+        role: 'user',
+        content: [{ type: 'text', text: 'Add a --units flag (metric or imperial) to the forecast command.' }],
+        timestamp: tick(0),
+      },
+    }),
+    entry('message', {
+      message: answer(
+        [
+          { type: 'thinking', thinking: 'Units are hard-coded somewhere in the API call; find them first.' },
+          {
+            type: 'toolCall',
+            id: 'toolu_demo_grep',
+            name: 'bash',
+            arguments: { command: 'grep -rn units src' },
+          },
+        ],
+        2_100,
+        0,
+        84,
+        'toolUse',
+      ),
+    }),
+    entry('message', {
+      message: result('toolu_demo_grep', 'bash', "src/api.ts:12:  const url = BASE + '&units=metric';"),
+    }),
+    entry('message', {
+      message: answer(
+        [
+          { type: 'text', text: 'The units are fixed in `src/api.ts`; I will pass them through.' },
+          {
+            type: 'toolCall',
+            id: 'toolu_demo_edit',
+            name: 'edit',
+            arguments: { path: 'src/api.ts', oldText: "'&units=metric'", newText: "'&units=' + units" },
+          },
+        ],
+        120,
+        2_150,
+        130,
+        'toolUse',
+      ),
+    }),
+    entry('message', { message: result('toolu_demo_edit', 'edit', 'Edited src/api.ts.') }),
+    entry('message', {
+      message: answer(
+        [{ type: 'text', text: '`forecast --units imperial` now asks the API for Fahrenheit.' }],
+        90,
+        2_300,
+        40,
+        'stop',
+      ),
+    }),
+    entry('session_info', { name: 'Add a --units flag' }),
+  ];
+  const stamp = iso(start).replace(/[:.]/g, '-');
+  const path = join(dir, `${stamp}_${sessionId}.jsonl`);
+  writeFileSync(path, jsonl(records));
+  return path;
+}
+
+// --- Copilot CLI: session-state/<id>/events.jsonl, events chained by parentId, and workspace.yaml ---
+
+function writeCopilotSession(home: string, start: number): string {
+  const sessionId = randomUUID();
+  const dir = join(home, '.copilot', 'session-state', sessionId);
+  mkdirSync(dir, { recursive: true });
+  const tick = clock(start);
+  let parentId: string | null = null;
+  const event = (type: string, data: object) => {
+    const id = randomUUID();
+    const r = { type, data, id, timestamp: iso(tick()), parentId };
+    parentId = id;
+    return r;
+  };
+  const model = 'claude-sonnet-4.5';
+  const prompt = 'Why does `forecast` print the wind speed in knots?';
+  const records = [
+    event('session.start', {
+      sessionId,
+      version: 1,
+      producer: 'copilot-agent',
+      copilotVersion: '1.0.11',
+      startTime: iso(start),
+      context: { cwd: PROJECT, gitRoot: PROJECT, branch: 'main' },
+    }),
+    event('session.model_change', { newModel: model }),
+    event('user.message', { content: prompt, transformedContent: prompt, attachments: [] }),
+    event('assistant.turn_start', { turnId: '0' }),
+    event('assistant.message', {
+      messageId: randomUUID(),
+      model,
+      content: 'I will look at how the speed is formatted.',
+      toolRequests: [
+        { toolCallId: 'toolu_demo_view', name: 'view', arguments: { path: `${PROJECT}/src/format.ts` } },
+      ],
+      outputTokens: 48,
+    }),
+    event('tool.execution_complete', {
+      toolCallId: 'toolu_demo_view',
+      success: true,
+      result: { content: '12  return (ms * 1.944).toFixed(0) + " kn"; // TODO: units' },
+    }),
+    event('assistant.message', {
+      messageId: randomUUID(),
+      model,
+      content: '`src/format.ts` converts m/s to knots unconditionally (line 12); it ignores `--units`.',
+      toolRequests: [],
+      outputTokens: 31,
+    }),
+    event('assistant.turn_end', { turnId: '0' }),
+    event('session.shutdown', {
+      shutdownType: 'routine',
+      totalPremiumRequests: 1,
+      modelMetrics: {
+        [model]: {
+          requests: { count: 2, cost: 1 },
+          usage: { inputTokens: 9_200, outputTokens: 79, cacheReadTokens: 6_100, cacheWriteTokens: 1_900 },
+        },
+      },
+    }),
+  ];
+  const path = join(dir, 'events.jsonl');
+  writeFileSync(path, jsonl(records));
+  writeFileSync(
+    join(dir, 'workspace.yaml'),
+    `id: ${sessionId}\ncwd: ${PROJECT}\nsummary: Wind speed shown in knots\n`,
+  );
+  return path;
+}
+
+// --- OpenCode and Kilo: the JSON storage tree (session, message and part files) ---
+
+function writeOpenCodeSession(home: string, start: number, name: 'opencode' | 'kilo'): string[] {
+  const storage = join(home, '.local', 'share', name, 'storage');
+  const id = 'ses_demo0000000001';
+  const tick = clock(start);
+  const written: string[] = [];
+  const put = (rel: string[], value: object) => {
+    const path = join(storage, ...rel);
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+    written.push(path);
+  };
+  const model = { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' };
+  const created = tick(0);
+  put(['session', 'proj_demo', `${id}.json`], {
+    id,
+    slug: 'quiet-river',
+    version: '1.2.10',
+    projectID: 'proj_demo',
+    directory: PROJECT,
+    title: 'Cache the forecast for ten minutes',
+    time: { created, updated: created + 40_000 },
+  });
+  const user = 'msg_demo0000000001';
+  const answer = 'msg_demo0000000002';
+  put(['message', id, `${user}.json`], {
+    id: user,
+    sessionID: id,
+    role: 'user',
+    time: { created: tick() },
+    agent: 'build',
+    model,
+  });
+  const asked = tick();
+  const done = asked + 20_000;
+  put(['message', id, `${answer}.json`], {
+    id: answer,
+    sessionID: id,
+    role: 'assistant',
+    time: { created: asked, completed: done },
+    parentID: user,
+    mode: 'build',
+    path: { cwd: PROJECT, root: PROJECT },
+    cost: 0.0121,
+    tokens: { input: 812, output: 96, reasoning: 40, cache: { read: 11_200, write: 1_350 } },
+    finish: 'stop',
+    ...model,
+  });
+  const part = (message: string, n: number, value: object) =>
+    put(['part', message, `prt_demo00000000${n}.json`], {
+      id: `prt_demo00000000${n}`,
+      sessionID: id,
+      messageID: message,
+      ...value,
+    });
+  part(user, 1, {
+    type: 'text',
+    text: 'Cache the forecast responses for ten minutes so repeated runs stay fast.',
+  });
+  part(answer, 2, { type: 'step-start' });
+  part(answer, 3, {
+    type: 'reasoning',
+    text: 'The HTTP client is in src/api.ts; a small file cache keyed by URL will do.',
+    time: { start: asked + 1_000, end: asked + 2_000 },
+  });
+  part(answer, 4, {
+    type: 'tool',
+    callID: 'toolu_demo_oc_grep',
+    tool: 'grep',
+    state: {
+      status: 'completed',
+      input: { pattern: 'fetch\\(', path: 'src' },
+      output: 'src/api.ts:\n  Line 14: const res = await fetch(url);',
+      title: 'fetch\\(',
+      metadata: { matches: 1 },
+      time: { start: asked + 3_000, end: asked + 3_400 },
+    },
+  });
+  part(answer, 5, {
+    type: 'text',
+    text: 'The only network call is `fetch(url)` in src/api.ts (line 14); I will wrap it with a ten-minute cache.',
+    time: { start: asked + 4_000, end: done },
+  });
+  part(answer, 6, {
+    type: 'step-finish',
+    reason: 'stop',
+    cost: 0.0121,
+    tokens: { input: 812, output: 96, reasoning: 40, cache: { read: 11_200, write: 1_350 } },
+  });
+  return written;
 }

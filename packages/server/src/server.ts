@@ -20,11 +20,13 @@ import type { Clock } from './chat/chat-session.js';
 import { ConnectionGuard, type ConnectionLimits } from './connections.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './daemon-record.js';
 import { type DemoHome, makeDemoHome } from './demo.js';
+import { EventLog } from './drive/event-log.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
 import { listTickets } from './drive/tickets.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { IndexWorkers, indexWorkerFile } from './index-workers.js';
+import { driveAccess } from './ops/driven.js';
 import { SearchThread, searchWorkerFile } from './search-thread.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
 import { SessionsTopic } from './sessions-topic.js';
@@ -172,12 +174,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.checkReplies ? { checkEvents: true } : {}),
   });
+  // The ops read the drive's record of its sessions on a connection of their own, opened when first
+  // asked (most servers are never asked).
+  let driveRecord: EventLog | undefined;
+  const driven = driveAccess({
+    wire: drive.wire,
+    openOf: (workstation) => {
+      driveRecord ??= new EventLog(join(home, 'drive.sqlite'));
+      return driveRecord.ofWorkstation(workstation);
+    },
+    workstations: () => [LOCAL_WORKSTATION, ...listTickets(home).map((t) => t.name)],
+  });
   /** The port `daemon.json` names, once written. */
   let recorded: number | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chat.close();
       await drive.close();
+      driveRecord?.shutdown();
       hub.close();
       streams.close();
       sessions.close();
@@ -203,6 +217,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       catalog,
       streams,
       sessions,
+      drive: driven,
       server: {
         instance: instance.value,
         version: SERVER_VERSION,

@@ -2,7 +2,13 @@
 // grown by reading only the bytes appended since the last complete record.
 import { createHash } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
-import type { DirEntry, SessionPlatform } from '@cairn/transcript';
+import {
+  type DirEntry,
+  exportStoreSession,
+  type SessionPlatform,
+  splitStorePath,
+  storeSessionStamp,
+} from '@cairn/transcript';
 
 /** A read count as it crosses threads. */
 export interface ReadCount {
@@ -45,6 +51,9 @@ export interface FileStamp {
 }
 
 export async function stamp(path: string): Promise<FileStamp | undefined> {
+  // A session kept in a SQLite store is stamped by its rows.
+  const store = splitStorePath(path);
+  if (store) return storeSessionStamp(store.db, store.id).catch(() => undefined);
   try {
     const s = await stat(path);
     return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino } : undefined;
@@ -250,8 +259,9 @@ export class SourceFiles {
   /** A file read whole and held whole: a JSON document, a compressed rollout. */
   private async readWhole(path: string, at: FileStamp): Promise<Refresh> {
     let data: Buffer;
+    const store = splitStorePath(path);
     try {
-      data = await readFile(path);
+      data = store ? Buffer.from(await exportStoreSession(store.db, store.id)) : await readFile(path);
     } catch {
       this.drop(path);
       return { kind: 'gone' };
@@ -262,7 +272,8 @@ export class SourceFiles {
       base: 0,
       head: EMPTY,
       offset: data.length,
-      stamp: { ...at, size: data.length },
+      // A store session's stamp counts rows, not bytes.
+      stamp: store ? at : { ...at, size: data.length },
     });
   }
 

@@ -468,7 +468,7 @@ export class Streams {
   }
 
   /**
-   * `session_ready`, or for a long history `session_ready_start`, its chunks and `session_ready_end`.
+   * `transcript_ready`, or for a long history `transcript_ready_start`, its chunks and `transcript_ready_end`.
    * A long history goes out a chunk at a time, compressed off the daemon's thread, so that others
    * are answered meanwhile; the subscriber's live frames wait for its end, and a newer history (the
    * stream numbered again) or leaving the stream ends it.
@@ -506,7 +506,7 @@ export class Streams {
       length = text === undefined ? Number.POSITIVE_INFINITY : length + text.length - 2;
     }
     if (length <= inline) {
-      sub.send({ type: 'session_ready', ...common, history: items });
+      sub.send({ type: 'transcript_ready', ...common, history: items });
       return;
     }
     const held: StreamFrame[] = [];
@@ -514,7 +514,7 @@ export class Streams {
     const current = () => stream.held.get(sub) === held && stream.subs.has(sub);
     try {
       sub.send({
-        type: 'session_ready_start',
+        type: 'transcript_ready_start',
         ...common,
         totalChunks: chunks.length,
         totalMessages: items.length,
@@ -533,7 +533,7 @@ export class Streams {
       }
       while (pending.length > 0) if (!(await sendOldest())) return;
       sub.send({
-        type: 'session_ready_end',
+        type: 'transcript_ready_end',
         session_id: stream.sid,
         seq,
         sessionId: stream.sid,
@@ -556,7 +556,14 @@ export class Streams {
     chunk: TranscriptItem[],
     serialized: string | undefined,
   ): Promise<StreamFrame> {
-    const base = { type: 'history_chunk', session_id: stream.sid, seq, sessionId: stream.sid, index, total };
+    const base = {
+      type: 'transcript_chunk',
+      session_id: stream.sid,
+      seq,
+      sessionId: stream.sid,
+      index,
+      total,
+    };
     const text = serialized ?? tryStringify(chunk);
     if (text === undefined || text.length <= (this.options.gzipChunkBytes ?? 64 * 1024))
       return Promise.resolve({ ...base, messages: chunk });

@@ -3,6 +3,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isStoreFileName, storeSessionPath, storeSessionStamps } from '@cairn/transcript';
 import type { FileStamp } from './source-files.js';
 
 /** Session files of every supported agent end so; anything else under a home is not looked at. */
@@ -14,7 +15,11 @@ const SKIPPED_FOLDERS = new Set(['node_modules', 'tool-results', '.git']);
 const MAX_DEPTH = 10;
 
 /** Every session-like file under `roots`, with its size, mtime and inode. Missing roots are empty. */
-export async function walkRoots(roots: readonly string[]): Promise<Map<string, FileStamp>> {
+export async function walkRoots(
+  roots: readonly string[],
+  /** Folders whose SQLite stores (OpenCode's family) hold sessions: each session stands as a file. */
+  stores: readonly string[] = [],
+): Promise<Map<string, FileStamp>> {
   const found = new Map<string, FileStamp>();
   // Linked folders are walked wherever they point, each real folder once per root, as the listing
   // does: a link back up the tree would otherwise show every file again under ever longer paths.
@@ -57,7 +62,27 @@ export async function walkRoots(roots: readonly string[]): Promise<Map<string, F
     walked.clear();
     await walk(root, 0);
   }
+  for (const dir of stores) await walkStores(dir, found);
   return found;
+}
+
+/** Each session of the stores in `dir` under its own name (`<db>#<id>`), stamped by its rows. */
+async function walkStores(dir: string, found: Map<string, FileStamp>): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!isStoreFileName(name)) continue;
+    const db = join(dir, name);
+    try {
+      for (const [id, st] of await storeSessionStamps(db)) found.set(storeSessionPath(db, id), st);
+    } catch {
+      // Busy or unreadable now: its known sessions are looked at one by one, the next walk tries again.
+    }
+  }
 }
 
 export interface WatcherOptions {

@@ -177,7 +177,7 @@ describe.skipIf(!corpus)('200 clients on one session stream', () => {
       clients.map(async (c) => {
         expect(await c.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
         await c.until(
-          (f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'),
+          (f) => f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'),
           20_000,
         );
         return Math.max(-1, ...c.frames.map((f) => (typeof f.seq === 'number' ? f.seq : -1)));

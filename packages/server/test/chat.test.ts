@@ -53,14 +53,23 @@ describe('run state', () => {
     for (const [flags, phase] of table) expect(resolvePhase({ ...none, ...flags })).toBe(phase);
   });
 
-  it('counts queued as not busy and raises the generation on every change', () => {
+  it('counts queued as not busy and raises the generation only when a new logical run begins', () => {
     const run = new RunTracker();
     const queued = run.set({ queued: true })!;
     expect(queued).toMatchObject({ busy: false, phase: 'queued' });
+    run.startRun();
     const streaming = run.set({ streaming: true })!;
     expect(streaming.busy).toBe(true);
-    expect(streaming.generation).toBeGreaterThan(queued.generation);
+    expect(streaming.generation).toBe(queued.generation + 1);
+    expect(streaming.runId).not.toBe(queued.runId);
     expect(run.set({ streaming: true })).toBeUndefined();
+    // Flag changes within the run (a retry, compaction, the end) keep its generation and its id.
+    const retrying = run.set({ retrying: true })!;
+    const idle = run.set({ retrying: false, streaming: false })!;
+    for (const s of [retrying, idle])
+      expect(s).toMatchObject({ generation: streaming.generation, runId: streaming.runId });
+    run.startRun();
+    expect(run.state().generation).toBe(streaming.generation + 1);
   });
 
   it('computes time to first token, the generation window and tokens per second as the seed defines them', () => {

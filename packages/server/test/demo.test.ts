@@ -27,7 +27,9 @@ describe('demo mode', () => {
     expect(existsSync(`${home}/.claude`)).toBe(false);
     const reply = await client.request('session_list');
     const agents = new Set((reply.sessions as { agent: string }[]).map((h) => h.agent));
-    expect(agents).toEqual(new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code']));
+    expect(agents).toEqual(
+      new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'pi', 'copilot-cli', 'opencode', 'kilo']),
+    );
   });
 
   it('writes files every adapter reads without a skipped record: a Claude Code session with a subagent and a compaction', async () => {

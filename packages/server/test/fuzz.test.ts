@@ -24,7 +24,7 @@ describe.skipIf(!corpus)(`${CASES} fuzzed session files from seed ${SEED}`, () =
 
   it('start from sessions of every agent and use every kind of mutation', () => {
     expect(new Set(sessions.map((s) => s.agent))).toEqual(
-      new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code']),
+      new Set(['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'pi', 'copilot-cli', 'opencode']),
     );
     const used = new Set<string>();
     for (let i = 0; i < Math.min(CASES, 500); i++)

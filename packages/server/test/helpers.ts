@@ -96,9 +96,9 @@ export const itemKey = (item: TranscriptItem): string =>
 export function itemsSeen(frames: Frame[]): TranscriptItem[] {
   let items: TranscriptItem[] = [];
   for (const f of frames) {
-    if (f.type === 'session_ready_start') items = [];
-    if (f.type === 'session_ready') items = [...(f.history as TranscriptItem[])];
-    else if (f.type === 'history_chunk') items.push(...(f.messages as TranscriptItem[]));
+    if (f.type === 'transcript_ready_start') items = [];
+    if (f.type === 'transcript_ready') items = [...(f.history as TranscriptItem[])];
+    else if (f.type === 'transcript_chunk') items.push(...(f.messages as TranscriptItem[]));
     else if (f.item !== undefined && f.agent_id === undefined) items.push(f.item as TranscriptItem);
   }
   return items;

@@ -51,8 +51,10 @@ describe('sessions with a value nested 10,000 levels deep', () => {
     async (agent, sid) => {
       const topic = `session:${agent}:${sid}`;
       expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true, topic });
-      await client.until((frames) => frames.some((f) => f.sessionId === sid && f.type === 'session_ready'));
-      const ready = client.frames.find((f) => f.sessionId === sid && f.type === 'session_ready')!;
+      await client.until((frames) =>
+        frames.some((f) => f.sessionId === sid && f.type === 'transcript_ready'),
+      );
+      const ready = client.frames.find((f) => f.sessionId === sid && f.type === 'transcript_ready')!;
       const text = JSON.stringify(ready.history);
       expect(text).toContain(placeholder);
       expect(text).toContain('after the deep value');
@@ -111,10 +113,10 @@ describe('a frame that cannot be serialized', () => {
   });
 
   it('becomes a refusal that names no request when it is a topic frame', () => {
-    const text = frameText({ type: 'session_ready', history: deep() });
+    const text = frameText({ type: 'transcript_ready', history: deep() });
     const frame = JSON.parse(text) as Frame;
     expect(frame).toMatchObject({ ok: false, error: { code: 'internal_error' } });
-    expect(frame.error).toMatchObject({ message: expect.stringContaining('session_ready') });
+    expect(frame.error).toMatchObject({ message: expect.stringContaining('transcript_ready') });
     expect('request_id' in frame).toBe(false);
   });
 });
@@ -153,7 +155,7 @@ describe('a session of 20,000 records with the same uuid', () => {
     const topic = `session:claude-code:${sid}`;
     expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
     await client.until(
-      (f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'),
+      (f) => f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'),
       30_000,
     );
     const started = performance.now();
@@ -188,8 +190,8 @@ describe('sessions with timestamps and counts outside the contract', () => {
   ])('streams, summarizes and reads the %s session in frames the protocol accepts', async (agent, sid) => {
     const topic = `session:${agent}:${sid}`;
     expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
-    await client.until((f) => f.some((x) => x.sessionId === sid && x.type === 'session_ready'));
-    const ready = client.frames.find((f) => f.sessionId === sid && f.type === 'session_ready')!;
+    await client.until((f) => f.some((x) => x.sessionId === sid && x.type === 'transcript_ready'));
+    const ready = client.frames.find((f) => f.sessionId === sid && f.type === 'transcript_ready')!;
     const history = JSON.stringify(ready.history);
     expect(history).toContain('reply 4');
     expect(history).toContain('the last reply');

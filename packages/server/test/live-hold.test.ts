@@ -173,7 +173,7 @@ describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
     try {
       const c = await Client.open(server);
       await c.request('topic_subscribe', { topic: 'session:codex:019c8a59-e9dd-71f0-9ae3-4079fe9726a9' });
-      await c.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
+      await c.until((f) => f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'));
       // Record by record, a few milliseconds apart as an agent writes them, with time for the daemon
       // to read each injected message before what follows it is written.
       for (let i = start; i <= stop; i++) {
@@ -185,7 +185,7 @@ describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
       await c.until((f) => itemsSeen(f).length >= all.length);
       expect(itemsSeen(c.frames).map(itemKey)).toEqual(all);
       const histories = c.frames.filter(
-        (f) => f.type === 'session_ready' || f.type === 'session_ready_start',
+        (f) => f.type === 'transcript_ready' || f.type === 'transcript_ready_start',
       );
       expect(histories).toHaveLength(1);
       await c.close();

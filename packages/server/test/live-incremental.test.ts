@@ -62,8 +62,12 @@ describe.skipIf(!corpus)('a followed session read on from its last read', () => 
     const topic = `session:claude-code:${SID}`;
     const client = await Client.open(server);
     expect(await client.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
-    await client.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
-    const ready = client.frames.find((x) => x.type === 'session_ready' || x.type === 'session_ready_end')!;
+    await client.until((f) =>
+      f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'),
+    );
+    const ready = client.frames.find(
+      (x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end',
+    )!;
     const historySeq = ready.seq as number;
 
     for (let i = PREFIX; i < lines.length; i++) {
@@ -78,7 +82,7 @@ describe.skipIf(!corpus)('a followed session read on from its last read', () => 
 
     const live = client.frames.filter((f) => (f.seq as number) > historySeq && f.type !== 'run_state');
     expect(
-      client.frames.filter((f) => f.type === 'session_ready' || f.type === 'session_ready_start'),
+      client.frames.filter((f) => f.type === 'transcript_ready' || f.type === 'transcript_ready_start'),
     ).toHaveLength(1);
     expect(live.length).toBeGreaterThan(300);
     expect(live.map(sentAsKnown)).toEqual(expected.map(sentAsKnown));

@@ -48,8 +48,10 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     const topic = `session:claude-code:${sid}`;
     const first = await Client.open(server);
     expect(await first.request('topic_subscribe', { topic })).toMatchObject({ ok: true, topic });
-    await first.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
-    const ready = first.frames.find((x) => x.type === 'session_ready')!;
+    await first.until((f) =>
+      f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'),
+    );
+    const ready = first.frames.find((x) => x.type === 'transcript_ready')!;
     expect(ready.session_id).toBe(sid);
     expect(ready.runState).toMatchObject({ busy: expect.any(Boolean), phase: expect.any(String) });
 
@@ -89,7 +91,7 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     await second.until((f) => seenBefore.length + itemsSeen(f).length >= expected.length);
     await sleep(300);
 
-    expect(second.frames.some((f) => f.type === 'session_ready')).toBe(false);
+    expect(second.frames.some((f) => f.type === 'transcript_ready')).toBe(false);
     const seen = [...seenBefore, ...itemsSeen(second.frames)];
     expect(seen.map(keyOf)).toEqual(expected.map(keyOf));
     for (const frames of [first.frames, second.frames]) {
@@ -163,8 +165,8 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     const topic = 'session:claude-code:empty';
     const first = await Client.open(server);
     expect(await first.request('topic_subscribe', { topic })).toMatchObject({ ok: true });
-    await first.until((f) => f.some((x) => x.type === 'session_ready'));
-    expect(first.frames.find((x) => x.type === 'session_ready')).toMatchObject({ seq: -1, history: [] });
+    await first.until((f) => f.some((x) => x.type === 'transcript_ready'));
+    expect(first.frames.find((x) => x.type === 'transcript_ready')).toMatchObject({ seq: -1, history: [] });
     await first.close();
     // From the first record that makes an item on, so that event 0 makes one.
     const text = `${lines.slice(3, 9).join('\n')}\n`;
@@ -174,7 +176,7 @@ describe.skipIf(!corpus)('live tail of an appended session', () => {
     expect(await again.request('topic_subscribe', { topic, after_seq: -1 })).toMatchObject({ ok: true });
     const expected = await itemsOf(text);
     await again.until((f) => itemsSeen(f).length >= expected.length);
-    expect(again.frames.some((f) => f.type === 'session_ready')).toBe(false);
+    expect(again.frames.some((f) => f.type === 'transcript_ready')).toBe(false);
     expect(again.frames.filter((f) => f.seq === 0 && f.item !== undefined)).toHaveLength(1);
     expect(itemsSeen(again.frames).map(keyOf)).toEqual(expected.map(keyOf));
     await again.close();
@@ -218,8 +220,8 @@ describe.skipIf(!corpus)('a session file replaced while its client is away', () 
       const topic = 'session:claude-code:subagent';
       const away = await Client.open(server);
       await away.request('topic_subscribe', { topic });
-      await away.until((f) => f.some((x) => x.type === 'session_ready'));
-      const staleSeq = away.frames.find((x) => x.type === 'session_ready')!.seq as number;
+      await away.until((f) => f.some((x) => x.type === 'transcript_ready'));
+      const staleSeq = away.frames.find((x) => x.type === 'transcript_ready')!.seq as number;
       expect(staleSeq).toBeGreaterThan(0);
       await away.close();
 
@@ -227,7 +229,7 @@ describe.skipIf(!corpus)('a session file replaced while its client is away', () 
       // that numbering them from 0 again would make the stale seq look like one of theirs.
       const watcher = await Client.open(server);
       await watcher.request('topic_subscribe', { topic });
-      await watcher.until((f) => f.some((x) => x.type === 'session_ready'));
+      await watcher.until((f) => f.some((x) => x.type === 'transcript_ready'));
       const after = readFileSync(
         corpusPath('claude', 'projects', '-work-spotter', 'tool_heavy.jsonl'),
         'utf8',
@@ -235,18 +237,18 @@ describe.skipIf(!corpus)('a session file replaced while its client is away', () 
       const expected = await itemsOf(after);
       writeFileSync(`${file}.tmp`, after);
       renameSync(`${file}.tmp`, file);
-      await watcher.until((f) => f.filter((x) => x.type === 'session_ready').length === 2);
-      const renewed = watcher.frames.filter((x) => x.type === 'session_ready')[1]!;
+      await watcher.until((f) => f.filter((x) => x.type === 'transcript_ready').length === 2);
+      const renewed = watcher.frames.filter((x) => x.type === 'transcript_ready')[1]!;
       expect(renewed.seq as number).toBeGreaterThan(staleSeq);
       await watcher.close();
 
       const back = await Client.open(server);
       await back.request('topic_subscribe', { topic, after_seq: staleSeq });
       // A resumed stream ends with run_state, a fresh one is a history: either way, then nothing more.
-      await back.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'run_state'));
+      await back.until((f) => f.some((x) => x.type === 'transcript_ready' || x.type === 'run_state'));
       await sleep(200);
       const ready = back.frames[0]!;
-      expect(ready).toMatchObject({ type: 'session_ready', seq: renewed.seq });
+      expect(ready).toMatchObject({ type: 'transcript_ready', seq: renewed.seq });
       expect((ready.history as TranscriptItem[]).map(keyOf)).toEqual(expected.map(keyOf));
       expect(itemsSeen(back.frames).map(keyOf)).toEqual(expected.map(keyOf));
       await back.close();
@@ -278,7 +280,7 @@ describe.skipIf(!corpus)('live tail of a Codex rollout', () => {
     try {
       const c = await Client.open(server);
       await c.request('topic_subscribe', { topic: 'session:codex:019a085e-04c1-7f81-a09e-9555f6a1fb40' });
-      await c.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
+      await c.until((f) => f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'));
       for (let i = 40; i < lines.length; i += 3) {
         appendFileSync(path, `${lines.slice(i, i + 3).join('\n')}\n`);
         await sleep(25);
@@ -326,7 +328,7 @@ describe('live tail of a session that starts a subagent', () => {
       try {
         const c = await Client.open(server);
         await c.request('topic_subscribe', { topic: `session:claude-code:${sid}` });
-        await c.until((f) => f.some((x) => x.type === 'session_ready'));
+        await c.until((f) => f.some((x) => x.type === 'transcript_ready'));
         writeFileSync(subCopy, `${subLines.join('\n')}\n`);
         await c.until((f) => f.some((x) => x.agent_id !== undefined && x.type === 'text_delta'));
         appendFileSync(mainCopy, `${mainLines.slice(spawnAt + 1).join('\n')}\n`);

@@ -57,25 +57,25 @@ describe('opening a session in the reader', () => {
       ok: true,
     });
     const ended = (f: { type?: unknown }[]) =>
-      f.some((x) => x.type === 'session_ready_end' || x.type === 'error');
-    await client.until((f) => f.some((x) => x.type === 'history_chunk') || ended(f), 100_000);
+      f.some((x) => x.type === 'transcript_ready_end' || x.type === 'error');
+    await client.until((f) => f.some((x) => x.type === 'transcript_chunk') || ended(f), 100_000);
     // While the history goes out, a ping is answered, and the session grows by a record.
     const framesAtPing = await client.request('ping').then(() => client.frames.length);
     appendFileSync(path, `${appendedReply}\n`);
     await client.until(ended, 100_000);
     expect(client.frames.find((x) => x.type === 'error')).toBeUndefined();
-    const end = client.frames.findIndex((x) => x.type === 'session_ready_end');
+    const end = client.frames.findIndex((x) => x.type === 'transcript_ready_end');
     expect(framesAtPing, 'the ping was answered before the history ended').toBeLessThanOrEqual(end);
     // The new record's frames come after the history, never among its chunks.
     await client.until((f) => f.some((x) => JSON.stringify(x).includes(APPENDED)), 30_000);
     const appended = client.frames.findIndex((x) => JSON.stringify(x).includes(APPENDED));
     expect(appended).toBeGreaterThan(end);
-    expect(client.frames.slice(end).some((x) => x.type === 'history_chunk')).toBe(false);
+    expect(client.frames.slice(end).some((x) => x.type === 'transcript_chunk')).toBe(false);
 
     // As many items as a whole read of the file classified before it grew.
-    const start = client.frames.find((x) => x.type === 'session_ready_start')!;
+    const start = client.frames.find((x) => x.type === 'transcript_ready_start')!;
     expect(start.totalMessages).toBe(items.value.items.length);
-    const chunks = client.frames.filter((x) => x.type === 'history_chunk');
+    const chunks = client.frames.filter((x) => x.type === 'transcript_chunk');
     expect(chunks.length).toBe(start.totalChunks);
     // Gzipped a few at a time, the chunks still go out in order and hold the items in order.
     expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
@@ -103,10 +103,10 @@ describe('opening a session in the reader', () => {
     expect(await client.request('topic_subscribe', { topic: `session:codex:${SID}` })).toMatchObject({
       ok: true,
     });
-    await client.until((f) => f.some((x) => x.type === 'error' || x.type === 'session_ready'));
+    await client.until((f) => f.some((x) => x.type === 'error' || x.type === 'transcript_ready'));
     const error = client.frames.find((x) => x.type === 'error');
     expect(String(error?.message)).toMatch(/^the session is \d+ MB, more than the 0 MB this daemon can hold/);
-    expect(client.frames.some((x) => x.type === 'session_ready')).toBe(false);
+    expect(client.frames.some((x) => x.type === 'transcript_ready')).toBe(false);
     // Its summary is still there.
     const summary = await client.request('session_summary_read', { sid: SID, agent: 'codex' });
     expect(summary).toMatchObject({ ok: true });
@@ -136,7 +136,7 @@ describe('opening a session in the reader', () => {
     expect(await client.request('topic_subscribe', { topic: `session:codex:${SID}` })).toMatchObject({
       ok: true,
     });
-    await client.until((f) => f.some((x) => x.type === 'error' || x.type === 'session_ready'));
+    await client.until((f) => f.some((x) => x.type === 'error' || x.type === 'transcript_ready'));
     const error = client.frames.find((x) => x.type === 'error');
     expect(error).toMatchObject({ type: 'error', session_id: SID, seq: -1 });
     expect(String(error?.message)).toContain("type 'mystery'");

@@ -7,6 +7,7 @@ import {
   OP_FIXTURES,
   OP_NAMES,
   type OpName,
+  opErrors,
   SNIPPET_MARK_END,
   SNIPPET_MARK_START,
   validateResponse,
@@ -76,16 +77,72 @@ describe.skipIf(!corpus)('ops over the corpus', () => {
     return args;
   }
 
-  it('answers every op of the table in its response schema', async () => {
+  /** Ops a session read from disk is refused by, with the code each answers. */
+  const REFUSED_FOR_A_CORPUS_SESSION: Partial<Record<OpName, string>> = {
+    session_kill: 'unsupported',
+    session_fork_origin: 'unsupported',
+  };
+
+  it('answers every op of the table in its response schema, or with a refusal the table lists', async () => {
     for (const op of OP_NAMES) {
       if (op === 'shutdown') continue;
       const c = op === 'hello' ? await Client.open(server, { hello: false }) : client;
       const reply = await c.request(op, realRequest(op));
+      const refused = REFUSED_FOR_A_CORPUS_SESSION[op];
+      if (refused !== undefined) {
+        expect(reply, op).toMatchObject({ ok: false, error: { code: refused } });
+        expect(opErrors(op)).toContain(refused);
+        continue;
+      }
       expect(reply.ok, `${op}: ${JSON.stringify(reply).slice(0, 400)}`).toBe(true);
       const valid = validateResponse(op, reply);
       expect(valid.ok, `${op}: ${JSON.stringify(valid)}`).toBe(true);
       if (c !== client) await c.close();
     }
+  });
+
+  it('takes every dump request the contract takes, and answers a name that names nothing not_found', async () => {
+    const base = { sid: big.id, agent: big.agent };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ agent_id: '../../etc/passwd' }, '/agent_id'],
+      [{ agent_id: '' }, '/agent_id'],
+      [{ since_uuid: '' }, '/since_uuid'],
+      [{ until_uuid: 'no-such-record' }, '/until_uuid'],
+      [{ preset: 'no such preset' }, '/preset'],
+      [{ types: ['@nosuchpreset'] }, '/types'],
+    ];
+    for (const [args, field] of cases) {
+      const reply = await client.request('session_dump_write', { ...base, ...args });
+      expect(reply, JSON.stringify(args)).toMatchObject({ ok: false, error: { code: 'not_found', field } });
+      expect(opErrors('session_dump_write')).toContain('not_found');
+    }
+    // The contract's arguments are open: a field this server does not know is ignored.
+    const open = await client.request('session_dump_write', {
+      ...base,
+      preset: 'file',
+      from_a_newer_client: 1,
+    });
+    expect(open.ok).toBe(true);
+    const presets = await client.request('dump_presets_read', { verbose: true });
+    expect(presets.ok).toBe(true);
+  });
+
+  it('answers the session ops for a session it only reads: its environment, no end, no last-live entry', async () => {
+    const env = await client.request('session_env_read', { sid: big.id, agent: big.agent });
+    expect(env).toMatchObject({ ok: true, sid: big.id, agent: big.agent, driven: false });
+    if (big.cwd !== undefined) expect(env.cwd).toBe(big.cwd);
+    expect(validateResponse('session_env_read', env).ok).toBe(true);
+    const nobody = '00000000-0000-4000-8000-000000000000';
+    for (const op of ['session_kill', 'session_env_read', 'session_fork_origin'] as const) {
+      expect(await client.request(op, { sid: nobody }), op).toMatchObject({
+        ok: false,
+        error: { code: 'not_found' },
+      });
+    }
+    expect(await client.request('session_last_live_remove', { sid: nobody })).toMatchObject({
+      ok: true,
+      removed: false,
+    });
   });
 
   it('names the bad field of an invalid request', async () => {

@@ -18,10 +18,10 @@ const reply = JSON.stringify({
 
 /** The items a history's frames hold, its chunks unzipped. */
 function historyItems(frames: Frame[]): unknown[] {
-  const ready = frames.find((f) => f.type === 'session_ready');
+  const ready = frames.find((f) => f.type === 'transcript_ready');
   if (ready) return ready.history as unknown[];
   return frames
-    .filter((f) => f.type === 'history_chunk')
+    .filter((f) => f.type === 'transcript_chunk')
     .flatMap((c) =>
       c.encoding === 'gzip-base64'
         ? (JSON.parse(gunzipSync(Buffer.from(c.payload as string, 'base64')).toString('utf8')) as unknown[])
@@ -68,7 +68,7 @@ describe('a stream made for a long session', () => {
     await grown;
     const said = (f: Frame) => f.type === 'text_delta' && f.delta === SAID;
     await until(
-      () => frames.some((f) => f.type === 'session_ready_end' || f.type === 'session_ready'),
+      () => frames.some((f) => f.type === 'transcript_ready_end' || f.type === 'transcript_ready'),
       30_000,
     );
     // A live frame, if one is to come, follows the history at once.
@@ -76,7 +76,7 @@ describe('a stream made for a long session', () => {
 
     // Whether the read ended before the history went out or after, the record is in the history or in
     // a live frame after it: once, and never lost.
-    const end = frames.findIndex((f) => f.type === 'session_ready_end' || f.type === 'session_ready');
+    const end = frames.findIndex((f) => f.type === 'transcript_ready_end' || f.type === 'transcript_ready');
     expect(end).toBeGreaterThan(-1);
     const items = historyItems(frames.slice(0, end + 1));
     expect(items.length).toBeGreaterThanOrEqual(20_000);

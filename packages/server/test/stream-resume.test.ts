@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const streamed = (frames: Frame[], afterSeq: number): string[] =>
   frames
     .filter((f) => typeof f.seq === 'number' && f.seq > afterSeq && f.type !== 'run_state')
-    .filter((f) => !/^session_ready|^history_chunk/.test(String(f.type)))
+    .filter((f) => !/^transcript_ready|^transcript_chunk/.test(String(f.type)))
     .map((f) => JSON.stringify(sentAsKnown(f)));
 
 const lastSeqOf = (frames: Frame[]): number =>
@@ -47,7 +47,9 @@ describe.skipIf(!corpus)('resuming a stream', () => {
   }, async () => {
     const stayed = await Client.open(server);
     await stayed.request('topic_subscribe', { topic: TOPIC });
-    await stayed.until((f) => f.some((x) => x.type === 'session_ready' || x.type === 'session_ready_end'));
+    await stayed.until((f) =>
+      f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'),
+    );
     const historySeq = lastSeqOf(stayed.frames);
     const half = 20 + Math.floor((lines.length - 20) / 2);
     for (let i = 20; i < half; i++) {
@@ -63,7 +65,7 @@ describe.skipIf(!corpus)('resuming a stream', () => {
       const back = await Client.open(server);
       await back.request('topic_subscribe', { topic: TOPIC, after_seq: after });
       await back.until((f) => f.some((x) => x.type === 'run_state'));
-      expect(back.frames.some((f) => f.type === 'session_ready')).toBe(false);
+      expect(back.frames.some((f) => f.type === 'transcript_ready')).toBe(false);
       expect(streamed(back.frames, after)).toEqual(streamed(stayed.frames, after));
       expect(streamed(back.frames, after).length).toBeGreaterThan(0);
       await back.close();
@@ -98,7 +100,7 @@ describe.skipIf(!corpus)('resuming a stream', () => {
     try {
       const stayed: Frame[] = [];
       await streams.subscribe(key, { send: (f) => stayed.push(f as Frame) });
-      const end = stayed.find((f) => f.type === 'session_ready_end')!;
+      const end = stayed.find((f) => f.type === 'transcript_ready_end')!;
       const replies = codexLines(30_021).slice(30_001);
       for (const line of replies) {
         appendFileSync(path, `${line}\n`);
@@ -114,7 +116,7 @@ describe.skipIf(!corpus)('resuming a stream', () => {
       const late = (end.seq as number) - 5_000;
       const fromLate = await resumed(late);
       const fromEarly = await resumed(100);
-      expect(fromEarly.filter((f) => f.type === 'session_ready_start')).toHaveLength(0);
+      expect(fromEarly.filter((f) => f.type === 'transcript_ready_start')).toHaveLength(0);
       expect(fromLate.length).toBeGreaterThan(5_000);
       expect(streamed(fromEarly, late)).toEqual(streamed(fromLate, late));
       // And what came live is what either resume gives for it.

@@ -1,5 +1,5 @@
-// The contract between the library and one agent's adapter. Adapters are a table
-// (builtinSessionAdapters); a caller can pass more for one call as `providers`.
+// The contract between the library and one agent's adapter (the agent-kit contract's `Provider`).
+// Adapters are a table (builtinSessionAdapters); a caller can pass more for one call as `providers`.
 import type { LineSpan } from './lines.js';
 import type {
   Capability,
@@ -149,6 +149,13 @@ export interface SessionAdapter {
    */
   summaryPass?(paths: readonly string[]): SummaryPass;
 }
+
+/**
+ * The contract's name for an adapter: what `LoadTranscriptOptions.providers` and
+ * `SummarizeSessionOptions.providers` take. A provider whose id is a built-in adapter's replaces it
+ * for that call; others join the table after the built-in ones.
+ */
+export type Provider = SessionAdapter;
 
 /** A summary pass in progress: each file started in order, then its lines, then the numbers. */
 export interface SummaryPass {

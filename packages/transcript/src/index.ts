@@ -10,6 +10,13 @@ export {
 export type * from './adapter.js';
 export { fileEnd, linePointer } from './adapter.js';
 export { builtinSessionAdapters } from './adapters/index.js';
+export { isStoreFileName, splitStorePath, storeSessionPath } from './adapters/opencode/paths.js';
+export {
+  exportStoreSession,
+  type StoreStamp,
+  storeSessionStamp,
+  storeSessionStamps,
+} from './adapters/opencode/sqlite.js';
 export { adapterTable, agentHomes, findAdapter, knownAgentNames } from './catalog.js';
 export { discoverSessions } from './discover.js';
 export {
@@ -39,7 +46,7 @@ export { countLines, decodeUtf8, type LineSpan, parseJsonLine, splitLines } from
 export { type ListSessionsOptions, listSessions } from './list.js';
 export { type LoadTranscriptOptions, loadTranscript } from './load.js';
 export type * from './model.js';
-export { CAPABILITIES, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from './model.js';
+export { CAPABILITIES, promptSnapshot, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from './model.js';
 export { findSession, type OpenedSession, type OpenOptions, openSession, readSessionFiles } from './open.js';
 export { readOriginal } from './original.js';
 export type * from './platform.js';

@@ -1,5 +1,5 @@
 // loadTranscript: every file of a session into one Transcript.
-import type { SessionAdapter, SourceFile, TranslatedSession } from './adapter.js';
+import type { Provider, SessionAdapter, SourceFile, TranslatedSession } from './adapter.js';
 import { lineParts, Translator } from './incremental.js';
 import type { SessionTarget, Transcript } from './model.js';
 import { findSession, type OpenOptions, openFailure, readSessionFiles } from './open.js';
@@ -7,7 +7,13 @@ import type { SessionPlatform } from './platform.js';
 import { type FilePart, isPlainFileOf, readParts } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
 
-export type LoadTranscriptOptions = OpenOptions;
+export interface LoadTranscriptOptions extends OpenOptions {
+  /** Told the running total of bytes read across the session's files. */
+  readonly onProgress?: (bytes: number) => void;
+  /** Adapters for this call besides the built-in ones (one with a built-in id replaces it). */
+  readonly providers?: readonly Provider[];
+  readonly signal?: AbortSignal;
+}
 
 /**
  * Reads every file of a session into one Transcript. Expected failures are values; an abort

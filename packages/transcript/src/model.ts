@@ -128,7 +128,11 @@ export interface SystemPayload {
   [field: string]: unknown;
 }
 
-/** A system event with type 'prompt_snapshot': the system prompt and tool definitions recorded at that point. */
+/**
+ * A system event with type 'prompt_snapshot': the system prompt and tool definitions recorded at that
+ * point on the event's lane. A later snapshot on the same lane replaces an earlier one; a field a
+ * snapshot leaves out was not recorded by it.
+ */
 export interface PromptSnapshotPayload extends SystemPayload {
   type: 'prompt_snapshot';
 }
@@ -233,7 +237,10 @@ export interface Transcript {
   skipped: SkippedRecord[];
 }
 
-/** A session to read. Without an agent, every adapter's detect decides. */
+/**
+ * A session to read. Without an agent, or with a `sessionId` that is not an id a session can have
+ * (a letter or digit, then letters, digits, `.`, `_`, `-`, at most 200), every adapter's detect decides.
+ */
 export interface SessionTarget {
   readonly agent?: string;
   readonly path: string;
@@ -268,6 +275,13 @@ export interface SessionHead {
 /** Numbers about one session. A number whose capability the transcript does not list is absent. */
 export interface SessionSummary {
   compactions?: number;
+  /**
+   * Input tokens of each model request in order, downsampled to at most 120 points (the largest of
+   * each bucket kept). cairn reads "each request" as each request of the main lane: a subagent's
+   * requests fill a context of their own, and interleaving them with the main lane's would draw
+   * drops and climbs that no one context went through. A session without subagents has the same
+   * shape either way; the requests of every lane are counted in `requests` and the token totals.
+   */
   contextShape?: number[];
   durationMs?: number;
   failedTools?: number;
@@ -288,3 +302,10 @@ export interface SessionSummaryWithPrompts extends SessionSummary {
 
 /** Version of the summary numbers; changes when a number changes meaning or value for the same files. */
 export const SESSION_SUMMARY_VERSION = 2 as const;
+
+/** The payload of a prompt snapshot (a system event of type 'prompt_snapshot'); undefined for any other event. */
+export function promptSnapshot(event: TranscriptEvent): PromptSnapshotPayload | undefined {
+  return event.kind === 'system' && event.payload.type === 'prompt_snapshot'
+    ? (event.payload as PromptSnapshotPayload)
+    : undefined;
+}

@@ -1,13 +1,15 @@
 // Finding a session's adapter and reading its files: the shared first half of load and summarize.
-import type { SessionAdapter, SourceFile } from './adapter.js';
+import type { Provider, SessionAdapter, SourceFile } from './adapter.js';
 import { adapterTable, findAdapter, knownAgentNames } from './catalog.js';
 import type { SessionTarget } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { adapterContext, readHead, readSourceFile } from './read.js';
 import { err, type LoadTranscriptError, ok, type Result, readFailed, sessionNotFound } from './result.js';
+import { isWireId } from './values.js';
 
 export interface OpenOptions {
-  readonly providers?: readonly SessionAdapter[];
+  /** Adapters for this call besides the built-in ones (one with a built-in id replaces it). */
+  readonly providers?: readonly Provider[];
   readonly signal?: AbortSignal;
   readonly onProgress?: (bytes: number) => void;
 }
@@ -63,6 +65,15 @@ export async function readSessionFiles(
 export const openFailure = (path: string, cause: unknown): LoadTranscriptError =>
   errnoCode(cause) === 'ENOENT' ? sessionNotFound(path) : readFailed(path, cause);
 
+/**
+ * Whether a target's session id, when it gives one, is an id a session can have (a letter or digit,
+ * then letters, digits, `.`, `_`, `-`: what a listing gives and the wire carries). A target naming an
+ * agent with an id that is not one was not made from a listing of that agent, so its agent is not
+ * taken on trust: every adapter's detection decides, as for a target naming none.
+ */
+export const targetIdParses = (target: SessionTarget): boolean =>
+  target.sessionId === undefined || isWireId(target.sessionId);
+
 /** A session's adapter and its files' paths (main file first), without reading the files. */
 export async function findSession(
   platform: SessionPlatform,
@@ -75,7 +86,7 @@ export async function findSession(
 
   let adapter: SessionAdapter | undefined;
   let paths: Awaited<ReturnType<SessionAdapter['sessionFiles']>> | undefined;
-  if (target.agent !== undefined) {
+  if (target.agent !== undefined && targetIdParses(target)) {
     adapter = findAdapter(target.agent, providers);
     if (!adapter) {
       return err({

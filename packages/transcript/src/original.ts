@@ -1,5 +1,7 @@
 // Reading back the exact bytes of an event's original record.
 import { decompress } from 'fzstd';
+import { splitStorePath } from './adapters/opencode/paths.js';
+import { readStoreRow } from './adapters/opencode/sqlite.js';
 import type { SourcePointer } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { err, ok, type ReadFailed, type Result, readFailed, type SourceChanged } from './result.js';
@@ -20,6 +22,7 @@ export async function readOriginal(
   platform: SessionPlatform,
   pointer: SourcePointer,
 ): Promise<Result<Uint8Array, SourceChanged | ReadFailed>> {
+  if (pointer.sqlite) return readRow(pointer, pointer.sqlite);
   let stream: Uint8Array;
   let before: number | undefined;
   let after: number | undefined;
@@ -51,4 +54,20 @@ export async function readOriginal(
   if (after !== undefined && after !== 10 && after !== 13)
     return err(changed(pointer, 'the line is longer now'));
   return ok(bytes);
+}
+
+/** A row of a SQLite store as stored: its columns as one JSON object. */
+async function readRow(
+  pointer: SourcePointer,
+  row: { table: string; rowid: number },
+): Promise<Result<Uint8Array, SourceChanged | ReadFailed>> {
+  const db = splitStorePath(pointer.file)?.db ?? pointer.file;
+  try {
+    const bytes = await readStoreRow(db, row.table, row.rowid);
+    return bytes === undefined
+      ? err(changed(pointer, `row ${row.rowid} of ${row.table} is gone`))
+      : ok(bytes);
+  } catch (cause) {
+    return err(readFailed(db, cause));
+  }
 }

@@ -1,5 +1,6 @@
 // What a session's files were when a read of them began, so that a caller keeping what the read
 // gave (a cache of summaries) can tell later whether the files are still the ones it read.
+import { splitStorePath, storeFiles } from './adapters/opencode/paths.js';
 import type { SessionTarget } from './model.js';
 import { findSession } from './open.js';
 import type { SessionPlatform } from './platform.js';
@@ -31,6 +32,11 @@ export async function fileStamps(
   platform: SessionPlatform,
   paths: readonly string[],
 ): Promise<SessionFileStamp[]> {
+  // A session in a SQLite store changes when the store's files do.
+  paths = paths.flatMap((path) => {
+    const store = splitStorePath(path);
+    return store ? storeFiles(store.db) : [path];
+  });
   const stats = await Promise.all(paths.map((path) => platform.fs.stat(path).catch(() => undefined)));
   return paths.flatMap((path, i) => {
     const s = stats[i];

@@ -58,4 +58,21 @@ describe('the chunked history', () => {
     const done = h.finish({ type: 'session_ready_end', sessionId: 's1', totalMessages: 4 });
     expect(done).toEqual({ ok: false, message: expect.stringContaining('2 of its 4 messages are missing') });
   });
+
+  it('refuses a chunk whose index is no chunk announced, or one that came before', async () => {
+    const h = new HistoryAssembler();
+    h.begin(start);
+    const chunk = (index: unknown) => ({
+      type: 'history_chunk',
+      sessionId: 's1',
+      index,
+      total: 2,
+      messages: [msg(0)],
+    });
+    for (const index of [1.5, -1, 2, '0', undefined]) {
+      await expect(h.add(chunk(index)), String(index)).rejects.toThrow(/index/);
+    }
+    await h.add(chunk(0));
+    await expect(h.add(chunk(0))).rejects.toThrow(/came twice/);
+  });
 });

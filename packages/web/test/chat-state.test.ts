@@ -2,6 +2,7 @@
 // message reaching the page twice shows once, the in-flight turn is rebuilt from session_ready
 // with nothing repeated, and run_state frames of an older generation are ignored.
 import { describe, expect, it } from 'vitest';
+import { HistoryAssembler } from '../src/chat/chunks.js';
 import {
   type AssistantEntry,
   type ChatState,
@@ -404,5 +405,54 @@ describe('settled permissions and dev processes', () => {
     expect(state.devProcesses).toEqual([{ ...process, status: 'killed', lastOutputTail: 'ready\n' }]);
     // A reload rebuilds the list from session_ready alone.
     expect(run([ready({ devProcesses: [process] })], state).devProcesses).toEqual([process]);
+  });
+
+  it('takes a tool call without args and a result without result, under an empty id', () => {
+    const s = run([
+      ready(),
+      { type: 'message_start', messageId: '' },
+      { type: 'tool_call', messageId: '', id: '', name: 'Ping' },
+      { type: 'tool_result', messageId: '', id: '' },
+    ]);
+    const [m] = assistants(s);
+    expect(m!.parts).toEqual([expect.objectContaining({ kind: 'tool', id: '', name: 'Ping', done: true })]);
+    expect(m!.parts[0]).not.toHaveProperty('args', expect.anything());
+  });
+
+  it('builds its state from a chunked opening as from the same session_ready whole', async () => {
+    const history = [userMsg('u1', 'first', 1), userMsg('u2', 'second', 2), userMsg('u3', 'third', 3)];
+    const whole = run([ready({ history, agent: 'wire' })]);
+    const assembler = new HistoryAssembler();
+    assembler.begin({
+      type: 'session_ready_start',
+      sessionId: 's1',
+      runState: runState(0, 'idle', false),
+      currentTurn: null,
+      contextWindowUsed: null,
+      contextWindowMax: null,
+      agent: 'wire',
+      totalChunks: 2,
+      totalMessages: 3,
+    });
+    await assembler.add({
+      type: 'history_chunk',
+      sessionId: 's1',
+      index: 1,
+      total: 2,
+      messages: history.slice(2),
+    });
+    await assembler.add({
+      type: 'history_chunk',
+      sessionId: 's1',
+      index: 0,
+      total: 2,
+      messages: history.slice(0, 2),
+    });
+    const done = assembler.finish({ type: 'session_ready_end', sessionId: 's1', totalMessages: 3 });
+    expect(done.ok).toBe(true);
+    if (!done.ok) return;
+    const chunked = run([done.event]);
+    expect(chunked.entries).toEqual(whole.entries);
+    expect(chunked.ready).toBe(true);
   });
 });

@@ -16,12 +16,12 @@ export const UserMessageClientMessage = frame(
     /** Hosted `url` preferred; inline base64 within the cap. */
     images: Type.Optional(Type.Array(ImageAttachment)),
     /** The loop's cap; the server holds it to its own maximum as well. */
-    loopMaxIterations: Type.Optional(Type.Integer({ minimum: 1 })),
+    loopMaxIterations: Type.Optional(Type.Number()),
     /** What done means for the loop. */
     loopGoal: Type.Optional(Type.String()),
     /** Arm the interval scheduler: the prompt (or the loop) goes out now, then every so many minutes,
      * each time only if the session is idle. */
-    intervalMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    intervalMinutes: Type.Optional(Type.Number()),
     /** The scheduler's controls: fire the next occurrence now (the cadence restarts from it), or disarm. */
     loopControl: Type.Optional(literals(['run_now', 'stop'])),
   },

@@ -1,7 +1,7 @@
 // Background processes on the machine: the ones an agent started (tracked) and any listening server
 // a port scan finds.
 import { type Static, Type } from '@sinclair/typebox';
-import { Count, Id, Instant, literals, NullableString } from './fields.js';
+import { Count, Instant, literals, NullableString, WireId } from './fields.js';
 
 /** `recovered`: a process found again after the server restarted, no longer its child. */
 export const DevProcessStatus = literals(['running', 'exited', 'killed', 'recovered'], {
@@ -9,11 +9,11 @@ export const DevProcessStatus = literals(['running', 'exited', 'killed', 'recove
 });
 export type DevProcessStatus = Static<typeof DevProcessStatus>;
 
-const Port = Type.Integer({ minimum: 0, maximum: 65_535 });
+const Port = Type.Number();
 
 export const DevProcessSummary = Type.Object(
   {
-    id: Id,
+    id: WireId,
     /** The definition it was started from, where definitions exist. */
     definitionId: Type.Optional(Type.String()),
     /** For people. */
@@ -26,7 +26,7 @@ export const DevProcessSummary = Type.Object(
     ports: Type.Optional(Type.Array(Port)),
     startedAt: Instant,
     endedAt: Type.Optional(Instant),
-    exitCode: Type.Union([Type.Integer(), Type.Null()]),
+    exitCode: Type.Union([Type.Number(), Type.Null()]),
     /** The end of its output, bounded. */
     lastOutputTail: Type.String(),
     /** Where the whole output is kept. */
@@ -40,7 +40,7 @@ export type DevProcessSummary = Static<typeof DevProcessSummary>;
  * folder is a known project's. */
 export const DetectedDevServer = Type.Object(
   {
-    id: Id,
+    id: WireId,
     pid: Type.Union([Count, Type.Null()]),
     port: Port,
     address: Type.String(),

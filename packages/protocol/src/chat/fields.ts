@@ -9,18 +9,28 @@ import {
   Type,
 } from '@sinclair/typebox';
 
-/** A count or an index: a whole number, never negative. */
-export const Count = Type.Integer({ minimum: 0 });
+// The seed types every number of the wire as a plain `number` and every id as a plain `string`, so
+// these accept exactly that: a count, a time or a rate that is negative or fractional still parses,
+// and whoever uses the value holds it to the range that use needs (a chunk index to the chunks
+// announced, a loop cap to the server's maximum, a time to something a clock could show).
+
+/** A count or an index, as the seed types it: any number. */
+export const Count = Type.Number();
 export const NullableCount = Type.Union([Count, Type.Null()]);
 
-/** Milliseconds since the Unix epoch (possibly fractional, as a clock reading may be). */
-export const Instant = Type.Number({ minimum: 0 });
+/** Milliseconds since the Unix epoch, as the seed types it: any number. */
+export const Instant = Type.Number();
 
-/** A duration or a rate: never negative, possibly fractional. */
-export const Amount = Type.Number({ minimum: 0 });
+/** A duration or a rate, as the seed types it: any number. */
+export const Amount = Type.Number();
 export const NullableAmount = Type.Union([Amount, Type.Null()]);
 
-/** An id the server or the agent minted. Empty would match nothing, so it is refused. */
+/** An id of the seed's frames and rows: any string, the empty one included (it still pairs a result
+ * with its call, or a row with its duplicate, by equality). */
+export const WireId = Type.String();
+
+/** An id that cairn's own messages and HTTP bodies carry to name something the server holds; empty
+ * names nothing, so it is refused. */
 export const Id = Type.String({ minLength: 1 });
 
 export const NullableString = Type.Union([Type.String(), Type.Null()]);

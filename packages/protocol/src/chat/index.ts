@@ -1,7 +1,7 @@
 // The chat wire (server ↔ browser, spectral's `ServerEvent` / `ClientMessage` with cairn's additions):
 // its frames, rows and HTTP bodies as schemas, and the checks both ends run. `RunPhase`,
 // `WireRunState` and `StopReason` are the reader's session stream's, which has the same shapes; the
-// message row is `ChatWireMessage`, since the session stream's `WireMessage` is a narrower row.
+// message row is `WireMessage` (the session stream's narrower row is `StreamMessageRow`).
 export * from './agent-wire-shapes.js';
 export * from './cairn-extensions.js';
 export * from './client-messages.js';

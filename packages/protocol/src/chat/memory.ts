@@ -1,7 +1,7 @@
 // The session's memory as a status panel shows it: observations, reflections, compaction, and the
 // light context-pruning telemetry. cairn emits none of it yet; the shapes keep the contract whole.
 import { type Static, Type } from '@sinclair/typebox';
-import { Amount, Count, Id, Instant, literals, nullable } from './fields.js';
+import { Amount, Count, Instant, literals, nullable, WireId } from './fields.js';
 
 const DcpLiteEventKind = literals([
   'decision',
@@ -113,7 +113,7 @@ export type MemoryRelevance = Static<typeof MemoryRelevance>;
 
 export const WireObservationItem = Type.Object(
   {
-    id: Id,
+    id: WireId,
     content: Type.String(),
     timestamp: Type.String(),
     relevance: MemoryRelevance,
@@ -126,7 +126,7 @@ export type WireObservationItem = Static<typeof WireObservationItem>;
 
 export const WireReflectionItem = Type.Object(
   {
-    id: Id,
+    id: WireId,
     content: Type.String(),
     /** The observations it rests on; older reflections name none. */
     supportingObservationIds: Type.Array(Type.String()),

@@ -1,14 +1,13 @@
 // A persisted message row of a chat session, as the browser receives it in history.
 import { type Static, Type } from '@sinclair/typebox';
-import { Count, Id, Instant, NullableAmount, NullableCount } from './fields.js';
+import { Count, Instant, NullableAmount, NullableCount, WireId } from './fields.js';
 import { ImageAttachment } from './images.js';
 
-/** Spectral's `WireMessage` with every field. It is named `ChatWireMessage` here because the reader's
- * session stream already exports `WireMessage`: the narrower row it sends for files read from disk,
- * whose fields are a subset of these, so a reader row is a valid chat row. */
-export const ChatWireMessage = Type.Object(
+/** The seed's `WireMessage`: a persisted message row as the browser receives it, with every field. (The
+ * reader's session stream sends a narrower row, `StreamMessageRow`, whose every value is one of these.) */
+export const WireMessage = Type.Object(
   {
-    id: Id,
+    id: WireId,
     role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system')]),
     content: Type.String(),
     /** The agent events captured for an assistant message, one JSON document a line; may be `''`. */
@@ -28,6 +27,10 @@ export const ChatWireMessage = Type.Object(
     /** From `message_start` to the first streamed delta. */
     ttftMs: Type.Optional(NullableAmount),
   },
-  { $id: 'ChatWireMessage' },
+  { $id: 'WireMessage' },
 );
-export type ChatWireMessage = Static<typeof ChatWireMessage>;
+export type WireMessage = Static<typeof WireMessage>;
+
+/** The earlier name of `WireMessage`. */
+export const ChatWireMessage = WireMessage;
+export type ChatWireMessage = WireMessage;

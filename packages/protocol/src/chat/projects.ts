@@ -1,13 +1,13 @@
 // Projects (folders a user declares) and the chat sessions that belong to them.
 import { type Static, Type } from '@sinclair/typebox';
 import { WireRunState } from '../session-stream.js';
-import { Count, Id, Instant } from './fields.js';
-import { ChatWireMessage } from './messages.js';
+import { Count, Instant, WireId } from './fields.js';
+import { WireMessage } from './messages.js';
 
 /** A folder a user declared; the agents of its sessions run there. */
 export const WireProject = Type.Object(
   {
-    id: Id,
+    id: WireId,
     name: Type.String(),
     /** Absolute; the server checks it when the project is created. */
     path: Type.String({ minLength: 1 }),
@@ -31,9 +31,9 @@ export type WireProject = Static<typeof WireProject>;
 /** A session as a list shows it, without its messages. */
 export const WireSessionSummary = Type.Object(
   {
-    id: Id,
+    id: WireId,
     /** Every session belongs to a project. */
-    projectId: Id,
+    projectId: WireId,
     title: Type.String(),
     createdAt: Instant,
     updatedAt: Instant,
@@ -48,13 +48,13 @@ export type WireSessionSummary = Static<typeof WireSessionSummary>;
 /** A session with (the latest of) its messages. */
 export const WireSessionDetail = Type.Object(
   {
-    id: Id,
+    id: WireId,
     /** Repeated from the summary so a deep link finds its project without another request. */
-    projectId: Id,
+    projectId: WireId,
     title: Type.String(),
     createdAt: Instant,
     updatedAt: Instant,
-    messages: Type.Array(ChatWireMessage),
+    messages: Type.Array(WireMessage),
     totalMessageCount: Type.Optional(Count),
     loadedMessageCount: Type.Optional(Count),
     /** Older messages exist than the ones included. */

@@ -1,12 +1,12 @@
 // The prompts waiting for the agent to be free.
 import { type Static, Type } from '@sinclair/typebox';
-import { Count, Id } from './fields.js';
+import { Count, WireId } from './fields.js';
 import { ImageAttachment } from './images.js';
 
 /** A queued prompt, as `queue_changed` lists it. */
 export const QueueItem = Type.Object(
   {
-    id: Id,
+    id: WireId,
     content: Type.String(),
     images: Type.Optional(Type.Array(ImageAttachment)),
     /** Its place in the queue, from 0. */

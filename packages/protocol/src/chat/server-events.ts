@@ -4,9 +4,9 @@ import { type Static, Type } from '@sinclair/typebox';
 import { WireRunState } from '../session-stream.js';
 import { CAIRN_SERVER_EVENT_MEMBERS } from './cairn-extensions.js';
 import { DevProcessSummary } from './dev-processes.js';
-import { Amount, Count, frame, Id, literals, nullable } from './fields.js';
+import { Amount, Count, frame, literals, nullable, WireId } from './fields.js';
 import { MemoryRelevance, WireCompactionTokenSourceBucket, WireDcpLiteTelemetry } from './memory.js';
-import { ChatWireMessage } from './messages.js';
+import { WireMessage } from './messages.js';
 import { QueueItem } from './queue.js';
 import {
   HistoryChunkEvent,
@@ -35,7 +35,7 @@ import {
  * `message.id` (minted by the server when it stores the message), so no tab appends optimistically. */
 export const UserMessageAppendedEvent = frame(
   'user_message_appended',
-  { message: ChatWireMessage, isFirstUserMessage: Type.Boolean() },
+  { message: WireMessage, isFirstUserMessage: Type.Boolean() },
   'UserMessageAppendedEvent',
 );
 export type UserMessageAppendedEvent = Static<typeof UserMessageAppendedEvent>;
@@ -51,7 +51,11 @@ export type AgentEndEvent = Static<typeof AgentEndEvent>;
 
 /** The run state, whenever it changes and when the session is opened. A client drops a frame whose
  * `generation` is older than the one it holds. */
-export const RunStateEvent = frame('run_state', { sessionId: Id, runState: WireRunState }, 'RunStateEvent');
+export const RunStateEvent = frame(
+  'run_state',
+  { sessionId: WireId, runState: WireRunState },
+  'RunStateEvent',
+);
 export type RunStateEvent = Static<typeof RunStateEvent>;
 
 /** The agent will come back, in a gap `agent_end.willRetry` does not cover. */
@@ -68,7 +72,7 @@ export const RetryFailedEvent = frame(
   'retry_failed',
   {
     /** The last attempt, from 1. */
-    attempt: Type.Optional(Type.Integer({ minimum: 1 })),
+    attempt: Type.Optional(Type.Number()),
     finalError: Type.Optional(Type.String()),
   },
   'RetryFailedEvent',
@@ -78,7 +82,7 @@ export type RetryFailedEvent = Static<typeof RetryFailedEvent>;
 /** The server retitled the session; every place the title shows takes the new one. */
 export const SessionRenamedEvent = frame(
   'session_renamed',
-  { sessionId: Id, title: Type.String() },
+  { sessionId: WireId, title: Type.String() },
   'SessionRenamedEvent',
 );
 export type SessionRenamedEvent = Static<typeof SessionRenamedEvent>;
@@ -106,7 +110,7 @@ export type LoopMaxIterationsEvent = Static<typeof LoopMaxIterationsEvent>;
 export const IntervalArmedEvent = frame(
   'interval_armed',
   {
-    intervalMinutes: Type.Number({ exclusiveMinimum: 0 }),
+    intervalMinutes: Type.Number(),
     hasLoop: Type.Boolean(),
     goal: nullable(Type.String()),
   },
@@ -159,7 +163,7 @@ export const CompactionEndEvent = frame(
     summaryTokens: Type.Optional(Amount),
     reductionPercent: Type.Optional(Type.Number()),
     /** Which compaction of the session branch, from 1. */
-    compactionNumber: Type.Optional(Type.Integer({ minimum: 1 })),
+    compactionNumber: Type.Optional(Type.Number()),
     largestTokenSources: Type.Optional(Type.Array(WireCompactionTokenSourceBucket)),
     /** The first entry kept after the cut. */
     firstKeptEntryId: Type.Optional(Type.String()),
@@ -201,7 +205,7 @@ export type AgentNotificationEvent = Static<typeof AgentNotificationEvent>;
 
 export const AutoResearchStartEvent = frame(
   'auto_research_start',
-  { projectId: Id },
+  { projectId: WireId },
   'AutoResearchStartEvent',
 );
 export type AutoResearchStartEvent = Static<typeof AutoResearchStartEvent>;
@@ -209,7 +213,7 @@ export type AutoResearchStartEvent = Static<typeof AutoResearchStartEvent>;
 export const AutoResearchProgressEvent = frame(
   'auto_research_progress',
   {
-    projectId: Id,
+    projectId: WireId,
     phase: literals([
       'context_collecting',
       'context_analyzing',
@@ -225,7 +229,7 @@ export type AutoResearchProgressEvent = Static<typeof AutoResearchProgressEvent>
 export const AutoResearchCompleteEvent = frame(
   'auto_research_complete',
   {
-    projectId: Id,
+    projectId: WireId,
     extensions: Type.Array(
       Type.Object({
         name: Type.String(),
@@ -243,14 +247,14 @@ export type AutoResearchCompleteEvent = Static<typeof AutoResearchCompleteEvent>
 
 export const AutoResearchErrorEvent = frame(
   'auto_research_error',
-  { projectId: Id, message: Type.String() },
+  { projectId: WireId, message: Type.String() },
   'AutoResearchErrorEvent',
 );
 export type AutoResearchErrorEvent = Static<typeof AutoResearchErrorEvent>;
 
 export const AutoOptimizeStartEvent = frame(
   'auto_optimize_start',
-  { projectId: Id, action: literals(['analyze', 'execute']) },
+  { projectId: WireId, action: literals(['analyze', 'execute']) },
   'AutoOptimizeStartEvent',
 );
 export type AutoOptimizeStartEvent = Static<typeof AutoOptimizeStartEvent>;
@@ -258,15 +262,15 @@ export type AutoOptimizeStartEvent = Static<typeof AutoOptimizeStartEvent>;
 export const AutoOptimizeAnalysisCompleteEvent = frame(
   'auto_optimize_analysis_complete',
   {
-    projectId: Id,
+    projectId: WireId,
     recommendations: Type.Array(
       Type.Object({
-        id: Id,
+        id: WireId,
         filePath: Type.String(),
         issue: Type.String(),
         suggestion: Type.String(),
         severity: literals(['low', 'medium', 'high']),
-        estimatedLineReduction: Type.Optional(Type.Integer()),
+        estimatedLineReduction: Type.Optional(Type.Number()),
       }),
     ),
   },
@@ -277,10 +281,10 @@ export type AutoOptimizeAnalysisCompleteEvent = Static<typeof AutoOptimizeAnalys
 export const AutoOptimizeExecutionCompleteEvent = frame(
   'auto_optimize_execution_complete',
   {
-    projectId: Id,
+    projectId: WireId,
     results: Type.Array(
       Type.Object({
-        id: Id,
+        id: WireId,
         filePath: Type.String(),
         success: Type.Boolean(),
         linesBefore: Type.Optional(Count),
@@ -299,7 +303,7 @@ export type AutoOptimizeExecutionCompleteEvent = Static<typeof AutoOptimizeExecu
 
 export const AutoOptimizeErrorEvent = frame(
   'auto_optimize_error',
-  { projectId: Id, message: Type.String() },
+  { projectId: WireId, message: Type.String() },
   'AutoOptimizeErrorEvent',
 );
 export type AutoOptimizeErrorEvent = Static<typeof AutoOptimizeErrorEvent>;
@@ -308,10 +312,10 @@ export type AutoOptimizeErrorEvent = Static<typeof AutoOptimizeErrorEvent>;
 export const InterAgentObservationEvent = frame(
   'inter_agent_observation',
   {
-    projectId: Id,
-    sourceSessionId: Id,
+    projectId: WireId,
+    sourceSessionId: WireId,
     sourceSessionName: Type.Optional(Type.String()),
-    memoryId: Id,
+    memoryId: WireId,
     content: Type.String(),
     relevance: MemoryRelevance,
     originType: literals(['observation', 'reflection']),
@@ -334,7 +338,7 @@ export type QueueChangedEvent = Static<typeof QueueChangedEvent>;
 export const DevProcessesChangedEvent = frame(
   'dev_processes_changed',
   {
-    processId: Type.Optional(Id),
+    processId: Type.Optional(WireId),
     process: Type.Optional(DevProcessSummary),
     change: literals(['started', 'status', 'exited', 'killed', 'ports']),
   },
@@ -345,7 +349,7 @@ export type DevProcessesChangedEvent = Static<typeof DevProcessesChangedEvent>;
 /** New output of a tracked dev process: the newest piece, and the bounded tail (never all of it). */
 export const DevProcessOutputEvent = frame(
   'dev_process_output',
-  { processId: Id, chunk: Type.String(), tail: Type.String() },
+  { processId: WireId, chunk: Type.String(), tail: Type.String() },
   'DevProcessOutputEvent',
 );
 export type DevProcessOutputEvent = Static<typeof DevProcessOutputEvent>;

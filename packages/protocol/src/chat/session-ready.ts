@@ -6,14 +6,14 @@ import { WireRunState } from '../session-stream.js';
 import { SessionConfigOptionSchema } from './agent-wire-shapes.js';
 import { PermissionRequestEvent, SettledPermission, SignInRequiredEvent } from './cairn-extensions.js';
 import { DevProcessSummary } from './dev-processes.js';
-import { Count, frame, Id, Instant, NullableCount, nullable } from './fields.js';
-import { ChatWireMessage } from './messages.js';
+import { Count, frame, Instant, NullableCount, nullable, WireId } from './fields.js';
+import { WireMessage } from './messages.js';
 import { QueueItem } from './queue.js';
 import { InProgressTurnSnapshot } from './turn-events.js';
 
 /** The session's state that both forms of the opening carry. */
 const READY_STATE = {
-  sessionId: Id,
+  sessionId: WireId,
   /** The turn in flight when the tab attached, so the tab can rebuild it; null or absent when none. */
   currentTurn: Type.Optional(nullable(InProgressTurnSnapshot)),
   totalMessageCount: Type.Optional(Count),
@@ -30,7 +30,7 @@ const READY_STATE = {
   contextWindowMax: NullableCount,
   /** The interval scheduler as it stands. */
   intervalActive: Type.Optional(Type.Boolean()),
-  intervalMinutes: Type.Optional(nullable(Type.Number({ exclusiveMinimum: 0 }))),
+  intervalMinutes: Type.Optional(nullable(Type.Number())),
   intervalNextTickAt: Type.Optional(nullable(Instant)),
   intervalLaunchCount: Type.Optional(Count),
   intervalHasLoop: Type.Optional(Type.Boolean()),
@@ -43,7 +43,7 @@ const READY_STATE = {
  * and a sign-in the agent is waiting for. */
 const CAIRN_READY_FIELDS = {
   /** The roster key of the session's agent. */
-  agent: Type.Optional(Id),
+  agent: Type.Optional(WireId),
   /** The agent's config options (model, mode, …); null when it offers none. */
   configOptions: Type.Optional(nullable(Type.Array(SessionConfigOptionSchema))),
   supportsSteering: Type.Optional(Type.Boolean()),
@@ -60,16 +60,18 @@ const CAIRN_READY_FIELDS = {
 /** The whole history at once. */
 export const SessionReadyEvent = frame(
   'session_ready',
-  { ...READY_STATE, history: Type.Array(ChatWireMessage), ...CAIRN_READY_FIELDS },
+  { ...READY_STATE, history: Type.Array(WireMessage), ...CAIRN_READY_FIELDS },
   'SessionReadyEvent',
 );
 export type SessionReadyEvent = Static<typeof SessionReadyEvent>;
 
-/** A long history opens with this; `history_chunk`s follow, then `session_ready_end`. */
+/** A long history opens with this; `history_chunk`s follow, then `session_ready_end`. It carries what
+ * `session_ready` would besides the history, cairn's fields included. */
 export const SessionReadyStartEvent = frame(
   'session_ready_start',
   {
     ...READY_STATE,
+    ...CAIRN_READY_FIELDS,
     /** How many `history_chunk`s follow. */
     totalChunks: Count,
     /** The messages the chunks hold together, checked at `session_ready_end`. */
@@ -83,10 +85,10 @@ export type SessionReadyStartEvent = Static<typeof SessionReadyStartEvent>;
 export const HistoryChunkEvent = frame(
   'history_chunk',
   {
-    sessionId: Id,
+    sessionId: WireId,
     index: Count,
     total: Count,
-    messages: Type.Optional(Type.Array(ChatWireMessage)),
+    messages: Type.Optional(Type.Array(WireMessage)),
     encoding: Type.Optional(Type.Literal('gzip-base64')),
     payload: Type.Optional(Type.String()),
   },
@@ -96,7 +98,7 @@ export type HistoryChunkEvent = Static<typeof HistoryChunkEvent>;
 
 export const SessionReadyEndEvent = frame(
   'session_ready_end',
-  { sessionId: Id, totalMessages: Count },
+  { sessionId: WireId, totalMessages: Count },
   'SessionReadyEndEvent',
 );
 export type SessionReadyEndEvent = Static<typeof SessionReadyEndEvent>;

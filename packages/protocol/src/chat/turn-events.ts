@@ -6,15 +6,15 @@ import {
   Amount,
   Count,
   frame,
-  Id,
   Instant,
   literals,
   Metadata,
   NullableAmount,
   NullableCount,
+  WireId,
 } from './fields.js';
 
-const MessageId = Id;
+const MessageId = WireId;
 
 /** A reply opens; the client shows the session as streaming from here. */
 export const MessageStartEvent = frame(
@@ -59,7 +59,8 @@ export const ToolCallEvent = frame(
     /** The call's id; its `tool_result` repeats it. */
     id: Type.String(),
     name: Type.String(),
-    args: Type.Unknown(),
+    /** The call's input; `unknown` lets it be absent (a call recorded with none). */
+    args: Type.Optional(Type.Unknown()),
     /** When the server saw the call begin. */
     startedAt: Type.Optional(Instant),
   },
@@ -72,7 +73,8 @@ export const ToolResultEvent = frame(
   {
     messageId: MessageId,
     id: Type.String(),
-    result: Type.Unknown(),
+    /** The tool's output; `unknown` lets it be absent (a result recorded with none). */
+    result: Type.Optional(Type.Unknown()),
     isError: Type.Optional(Type.Boolean()),
     /** Repeated from the call, so a result whose call the client missed can still be placed. */
     startedAt: Type.Optional(Instant),
@@ -174,7 +176,7 @@ export const SubagentProgressEvent = frame(
           task: Type.Optional(Type.String()),
           step: Type.Optional(Count),
           /** -1 or absent while running, 0 for success, anything else for a failure. */
-          exitCode: Type.Optional(Type.Integer()),
+          exitCode: Type.Optional(Type.Number()),
           streamingText: Type.Optional(Type.String()),
           thinkingText: Type.Optional(Type.String()),
           systemPrompt: Type.Optional(Type.String()),
@@ -210,7 +212,7 @@ export const SubagentEndEvent = frame(
         agent: Type.String(),
         agentSource: literals(['user', 'project', 'unknown']),
         task: Type.String(),
-        exitCode: Type.Integer(),
+        exitCode: Type.Number(),
         output: Type.String(),
         model: Type.Optional(Type.String()),
         errorMessage: Type.Optional(Type.String()),
@@ -240,7 +242,8 @@ export const SubagentToolProgressEvent = frame(
     /** The call's id inside the subagent. */
     stepId: Type.String(),
     name: Type.String(),
-    args: Type.Unknown(),
+    /** `unknown`, so it may be absent. */
+    args: Type.Optional(Type.Unknown()),
     status: literals(['running', 'success', 'error', 'aborted']),
     /** Present once the step succeeded or failed. */
     result: Type.Optional(Type.Unknown()),
@@ -295,7 +298,7 @@ export function isReplayableTurnEvent<E extends { type: string }>(
 /** A turn in flight as a tab attaching now must rebuild it: its frames so far, in order. */
 export const InProgressTurnSnapshot = Type.Object(
   {
-    turnId: Id,
+    turnId: WireId,
     startedAt: Instant,
     events: Type.Array(ReplayableTurnEvent),
   },

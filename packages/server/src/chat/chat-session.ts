@@ -7,6 +7,7 @@ import { DEV_PROCESS_EVENT, DEV_PROCESS_OUTPUT_EVENT, KILL_DEV_PROCESS_OPTION } 
 import type { AgentWireServer, DriveNotice } from '../drive/agent-wire-server.js';
 import type { ChatSessionRow, ChatStore, ImageRow, MessageRow } from './chat-store.js';
 import { DevProcesses } from './dev-processes.js';
+import { type HistoryLimits, historyFrames } from './history-frames.js';
 import { type RunFlags, RunTracker } from './run-state.js';
 
 export type Event = { type: string } & Record<string, unknown>;
@@ -40,6 +41,8 @@ export interface ChatDeps {
   readonly workstation: string;
   readonly clock: Clock;
   readonly log: (line: string) => void;
+  /** When a history goes in chunks rather than whole in `session_ready`; the defaults otherwise. */
+  readonly historyLimits?: HistoryLimits;
 }
 
 export interface UserMessage {
@@ -142,7 +145,7 @@ export class ChatSession {
    */
   attach(socket: ChatSocket): void {
     this.sockets.add(socket);
-    socket.send(this.ready());
+    this.sendReady(socket);
     if (this.opened) return;
     if (this.opening) socket.send(this.startingNotice());
     else if (this.startError !== undefined) socket.send({ type: 'error', message: this.startError });
@@ -226,7 +229,12 @@ export class ChatSession {
     for (const off of this.unsubscribe.splice(0)) off();
   }
 
-  private ready(): Event {
+  /** The opening: whole, or in chunks when the history is long; back to back either way. */
+  private sendReady(socket: ChatSocket): void {
+    for (const frame of historyFrames(this.ready(), this.deps.historyLimits)) socket.send(frame);
+  }
+
+  private ready(): Event & { history: unknown[] } {
     const history = this.deps.store.messages(this.row.id).map(toWire);
     return {
       type: 'session_ready',
@@ -330,7 +338,7 @@ export class ChatSession {
     const failure = await this.applyChosenConfig(opened);
     this.opened = opened;
     // The tabs that attached while it started learn what the agent can do, and its options.
-    for (const socket of this.sockets) socket.send(this.ready());
+    for (const socket of this.sockets) this.sendReady(socket);
     if (failure) {
       this.configFailure = failure;
       this.broadcast({ type: 'error', message: `${failure}.` });

@@ -1,6 +1,7 @@
 // A chat session's run state, resolved here and nowhere else: the browser renders it as sent.
-// One phase from the flags by a fixed precedence, a run id per logical run and a generation that
-// only grows, so a client can drop frames that arrive out of order.
+// One phase from the flags by a fixed precedence, and a run id and a generation per logical run: the
+// generation grows by one when a run begins (never on a mere flag change), so a client can drop the
+// frames of an earlier run that arrive after a later one's.
 import { randomUUID } from 'node:crypto';
 
 export type RunPhase = 'idle' | 'streaming' | 'retrying' | 'compacting' | 'looping' | 'queued';
@@ -44,19 +45,18 @@ export class RunTracker {
     queued: false,
   };
 
-  /** A new logical run (a prompt and whatever continues it). */
+  /** A new logical run (a prompt and whatever continues it: retries, continuations). */
   startRun(): void {
     this.runId = randomUUID();
     this.generation += 1;
   }
 
-  /** Sets flags; returns the new state when anything changed, else undefined. */
+  /** Sets flags within the current run; returns the new state when anything changed, else undefined. */
   set(changes: Partial<RunFlags>): RunState | undefined {
     const next = { ...this.flags, ...changes };
     const changed = (Object.keys(next) as (keyof RunFlags)[]).some((k) => next[k] !== this.flags[k]);
     if (!changed) return undefined;
     this.flags = next;
-    this.generation += 1;
     return this.state();
   }
 

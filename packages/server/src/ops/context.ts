@@ -3,6 +3,7 @@ import type { ErrorBody, OpName, OpRequest, OpResult, Role } from '@cairn/protoc
 import type { Catalog, SessionEntry } from '../catalog.js';
 import type { SessionsTopic } from '../sessions-topic.js';
 import type { Streams, Subscriber } from '../streams.js';
+import type { DriveAccess } from './driven.js';
 
 export interface Connection extends Subscriber {
   readonly id: number;
@@ -29,6 +30,8 @@ export interface OpContext {
   readonly sessions: SessionsTopic;
   readonly server: ServerInfo;
   readonly conn: Connection;
+  /** The sessions this server drives; absent where nothing is driven (a catalog-only server). */
+  readonly drive?: DriveAccess;
 }
 
 export type Failure = { ok: false; error: ErrorBody };

@@ -2,6 +2,7 @@
 import type { OpName } from '@cairn/protocol';
 import { hello, ping, shutdown } from './common.js';
 import type { OpHandler } from './context.js';
+import { sessionEnvRead, sessionForkOrigin, sessionKill, sessionLastLiveRemove } from './control.js';
 import { dumpPresetsRead, sessionDumpWrite } from './dumps.js';
 import { sessionList, sessionSearch, sessionSummaryRead } from './sessions.js';
 import { topicSubscribe, topicUnsubscribe } from './topics.js';
@@ -20,4 +21,8 @@ export const OP_HANDLERS: { readonly [Op in OpName]: OpHandler<Op> } = {
   transcript_items_read: transcriptItemsRead,
   session_dump_write: sessionDumpWrite,
   dump_presets_read: dumpPresetsRead,
+  session_kill: sessionKill,
+  session_env_read: sessionEnvRead,
+  session_fork_origin: sessionForkOrigin,
+  session_last_live_remove: sessionLastLiveRemove,
 };

@@ -38,6 +38,9 @@ function writeCase(
   rmSync(join(home, '.codex'), { recursive: true, force: true });
   rmSync(join(home, '.gemini'), { recursive: true, force: true });
   rmSync(join(home, '.qwen'), { recursive: true, force: true });
+  rmSync(join(home, '.pi'), { recursive: true, force: true });
+  rmSync(join(home, '.copilot'), { recursive: true, force: true });
+  rmSync(join(home, '.local', 'share', 'opencode'), { recursive: true, force: true });
   const plain = new Map<string, Uint8Array>();
   const steps: string[] = [];
   let main = '';

@@ -23,7 +23,7 @@ const pick = <T>(r: Rand, list: readonly T[]): T => list[int(r, list.length)]!;
 
 /** A session as files: the main file first, then subagent files, each with where it goes in a home. */
 export interface SourceSession {
-  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code';
+  agent: 'claude-code' | 'codex' | 'gemini-cli' | 'qwen-code' | 'pi' | 'copilot-cli' | 'opencode';
   /** Paths relative to the home, and the bytes. */
   files: { rel: string; data: Uint8Array }[];
 }
@@ -81,6 +81,45 @@ export function corpusSessions(): SourceSession[] {
       agent: 'qwen-code',
       files: [{ rel: `.qwen/projects/fuzz/chats/${name}`, data: read('more/qwen', name) }],
     });
+  out.push({
+    agent: 'pi',
+    files: [
+      {
+        rel: '.pi/agent/sessions/--fuzz--/2026-05-12T01-02-27-657Z_019e19b4-eb48-746a-aa6b-8dfcfa37954b.jsonl',
+        data: read('more/pi', 'small.jsonl'),
+      },
+    ],
+  });
+  // Copilot CLI: one session folder per sample, named by the session id as Copilot names it.
+  for (const [id, rel] of [
+    ['aaaabbbb-1111-2222-3333-ccccddddeeee', 'subdir_v1/aaaabbbb-1111-2222-3333-ccccddddeeee/events.jsonl'],
+    ['c0ffee00-0000-4000-8000-000000000001', 'small.jsonl'],
+  ] as const)
+    out.push({
+      agent: 'copilot-cli',
+      files: [{ rel: `.copilot/session-state/${id}/events.jsonl`, data: read('more/copilot', rel) }],
+    });
+  // OpenCode: each session of the JSON storage trees as its session, message and part files.
+  for (const tree of ['more/opencode/storage_v2', 'more/opencode/storage_legacy']) {
+    const all = walk(tree).map((rel) => ({ rel: rel.slice(tree.length + 1), data: read(rel) }));
+    for (const s of all.filter((f) => f.rel.startsWith('session/'))) {
+      const rest = all.filter((f) => f.rel.startsWith('message/') || f.rel.startsWith('part/'));
+      const id = (JSON.parse(new TextDecoder().decode(s.data)) as { id: string }).id;
+      const mine = rest.filter((f) => new TextDecoder().decode(f.data).includes(id) || f.rel.includes(id));
+      const parts = rest.filter(
+        (f) =>
+          f.rel.startsWith('part/') &&
+          mine.some((m) => f.rel.includes(m.rel.split('/').pop()!.replace('.json', ''))),
+      );
+      out.push({
+        agent: 'opencode',
+        files: [s, ...new Set([...mine, ...parts])].map((f) => ({
+          rel: `.local/share/opencode/storage/${f.rel}`,
+          data: f.data,
+        })),
+      });
+    }
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import type { Clock } from '../../src/chat/chat-session.js';
@@ -66,6 +67,24 @@ export async function chatServer(agentEnv: Record<string, string> = {}, clock?: 
   return { server, api, newChat, tab, project, cairnHome };
 }
 
+/** A chunked opening (`session_ready_start`, `history_chunk`s, `session_ready_end`) as the one
+ * `session_ready` it stands for, its chunks checked against what the start announced. */
+export function assembled(events: readonly Ev[]): Ev {
+  const start = events.find((e) => e.type === 'session_ready_start');
+  const end = events.find((e) => e.type === 'session_ready_end');
+  expect(start && end, 'a chunked opening').toBeTruthy();
+  const chunks = events.filter((e) => e.type === 'history_chunk');
+  expect(chunks.map((c) => c.index)).toEqual([...Array(start!.totalChunks).keys()]);
+  const history = chunks.flatMap((c) =>
+    c.encoding === 'gzip-base64'
+      ? JSON.parse(gunzipSync(Buffer.from(c.payload, 'base64')).toString())
+      : c.messages,
+  );
+  expect(history).toHaveLength(end!.totalMessages);
+  const { totalChunks: _chunks, totalMessages: _total, ...ready } = start!;
+  return { ...ready, type: 'session_ready', history };
+}
+
 export async function openTab(url: string) {
   const ws = new WebSocket(url);
   const events: Ev[] = [];
@@ -100,9 +119,10 @@ export async function openTab(url: string) {
     until,
     count,
     send: (message: unknown) => ws.send(JSON.stringify(message)),
+    /** The opening as one `session_ready`: as sent, or put together from its chunks. */
     ready: () =>
-      until(() => count('session_ready') > 0, 'session_ready').then(
-        () => events.find((e) => e.type === 'session_ready')!,
+      until(() => count('session_ready') > 0 || count('session_ready_end') > 0, 'session_ready').then(
+        () => events.find((e) => e.type === 'session_ready') ?? assembled(events),
       ),
     turnsEnded: (n: number) => until(() => count('agent_end') >= n, `${n} turn end(s)`),
   };

@@ -543,13 +543,19 @@ export class Classifier {
       status === 'blocking_error' ||
       p.preventedContinuation === true ||
       (p.exitCode === 2 && p.isError === true);
-    const outcome = blocked ? 'block' : status === 'additional_context' ? 'additionalContext' : 'output';
-    // A run known only to have started is a type of its own, so that a selection can leave these
-    // out (the default does: the agent writes one per hook per call) while `hook_name` keeps its event.
-    const started = status === 'started';
+    // A run known only to have started is still a run of its event, under `hook:<Event>` like the
+    // others; it says `status: 'started'` and states no outcome, since none was recorded.
+    const started = status === 'started' && !blocked;
+    const outcome = started
+      ? undefined
+      : blocked
+        ? 'block'
+        : status === 'additional_context'
+          ? 'additionalContext'
+          : 'output';
     this.emit(
       e,
-      started ? 'hook:started' : `hook:${event}`,
+      `hook:${event}`,
       defined({
         hook_name: name || event,
         outcome,

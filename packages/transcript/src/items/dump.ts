@@ -66,14 +66,14 @@ export function buildDump(
   if (args.since_at !== undefined && args.until_at !== undefined && args.since_at > args.until_at)
     return err(invalid('until_at', 'until_at is before since_at'));
 
+  // A preset the server does not have names nothing: `not_found`, like an unknown subagent or record.
+  // A selector that cannot be read at all is a bad argument.
   const sel = selection(args, presetLookup(options.presets));
-  if (!sel.ok)
-    return err(
-      invalid(
-        sel.error._tag === 'UnknownPreset' && args.preset === sel.error.name ? 'preset' : 'types',
-        sel.error.message,
-      ),
-    );
+  if (!sel.ok) {
+    if (sel.error._tag === 'UnknownPreset')
+      return err(notFound(args.preset === sel.error.name ? 'preset' : 'types', sel.error.message));
+    return err(invalid('types', sel.error.message));
+  }
 
   const classified = classifyTranscript(t, { agentId: args.agent_id });
   if (!classified.ok) return err(notFound('agent_id', classified.error.message));
@@ -104,6 +104,8 @@ export function buildDump(
 
 /** Whether an item or event id is of the record `uuid` names: the same id, or one of its parts. */
 export function isOfRecord(id: string, uuid: string): boolean {
+  // An empty id names no record.
+  if (uuid === '') return false;
   if (id === uuid) return true;
   return id.length > uuid.length && id.startsWith(uuid) && ':#~'.includes(id[uuid.length]!);
 }

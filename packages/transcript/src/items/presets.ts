@@ -43,6 +43,20 @@ export const BUILTIN_PRESETS: readonly DumpPreset[] = [
     'tool:list_directory',
     'tool:edit',
     'tool:grep_search',
+    // Copilot CLI's own (its `edit`, `glob` and `grep` are the ones of this list)
+    'tool:view',
+    'tool:create',
+    'tool:str_replace_editor',
+    // pi's own (its `edit` is the one above)
+    'tool:read',
+    'tool:write',
+    'tool:grep',
+    'tool:find',
+    'tool:ls',
+    // OpenCode's and Kilo's own (their read, write, edit, glob and grep are the ones above)
+    'tool:multiedit',
+    'tool:patch',
+    'tool:list',
   ]),
   preset('shell', 'commands run in a shell, and their output', [
     'tool:Bash',
@@ -54,6 +68,13 @@ export const BUILTIN_PRESETS: readonly DumpPreset[] = [
     'tool:exec_command',
     'tool:write_stdin',
     'tool:run_shell_command',
+    // Copilot CLI's own (its `bash` is pi's name too)
+    'tool:read_bash',
+    'tool:write_bash',
+    'tool:stop_bash',
+    'tool:list_bash',
+    'tool:powershell',
+    'tool:bash',
   ]),
   preset('plan', 'the plans and todo lists the agent kept', [
     'tool:TodoWrite',
@@ -62,6 +83,10 @@ export const BUILTIN_PRESETS: readonly DumpPreset[] = [
     'tool:write_todos',
     'tool:todo_write',
     'tool:exit_plan_mode',
+    'tool:update_todo',
+    // OpenCode's and Kilo's own
+    'tool:todowrite',
+    'tool:todoread',
   ]),
   preset('conversation', 'what the person and the agent said, with commands, interrupts and compactions', [
     'message',
@@ -97,15 +122,13 @@ export const presetLookup = (presets: readonly DumpPreset[]): PresetLookup =>
   new Map(presets.map((p) => [p.name, p]));
 
 /**
- * The built-in presets with the user's merged in: a user preset replaces the built-in of the same
- * name where it stood, and new names follow in the user's order.
+ * The presets in configured order: the user's, as their config lists them (one named like a built-in
+ * replaces it, at the user's place), then the built-ins the user did not replace, in their own order,
+ * so that a user preset can still name them with `@`.
  */
 export function mergePresets(builtin: readonly DumpPreset[], user: readonly DumpPreset[]): DumpPreset[] {
-  const byName = new Map(user.map((p) => [p.name, p]));
-  const merged = builtin.map((p) => byName.get(p.name) ?? p);
-  const builtinNames = new Set(builtin.map((p) => p.name));
-  for (const p of user) if (!builtinNames.has(p.name)) merged.push(p);
-  return merged;
+  const userNames = new Set(user.map((p) => p.name));
+  return [...user, ...builtin.filter((p) => !userNames.has(p.name))];
 }
 
 /**

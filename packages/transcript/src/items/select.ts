@@ -52,12 +52,11 @@ export interface Selection {
 export const ITEM_ROOTS = ['message', 'thinking', 'notice', 'system', 'hook', 'tool'] as const;
 
 /**
- * What an empty selection means: everything except the attachments, which are mostly the
- * agent's own context injections (file listings, reminders), and the hook runs recorded only as
- * started (one per hook per tool call, with no outcome): either would swamp a dump. Spelled in
- * selector words so that a file written with it says what it holds.
+ * What an empty selection means: everything except the attachments, which are mostly the agent's
+ * own context injections (file listings, reminders) and would swamp a dump. Spelled in selector words
+ * so that a file written with it says what it holds.
  */
-export const DEFAULT_SELECTION: readonly string[] = [...ITEM_ROOTS, '-system:attachment', '-hook:started'];
+export const DEFAULT_SELECTION: readonly string[] = [...ITEM_ROOTS, '-system:attachment'];
 
 /** The elements `no_thinking` and `no_agent` stand for; appended last, so they win. */
 export const NO_THINKING: readonly string[] = ['-thinking'];

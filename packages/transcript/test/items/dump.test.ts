@@ -191,8 +191,8 @@ describe.skipIf(!corpus)('dumps of a real session', () => {
   it('refuses what it cannot honour, as values', () => {
     const opts = { presets: BUILTIN_PRESETS, writtenAt: now };
     const cases: [Record<string, unknown>, string, string][] = [
-      [{ preset: 'nope' }, 'invalid_args', "unknown preset 'nope'"],
-      [{ types: ['@nope'] }, 'invalid_args', "unknown preset 'nope'"],
+      [{ preset: 'nope' }, 'not_found', "unknown preset 'nope'"],
+      [{ types: ['@nope'] }, 'not_found', "unknown preset 'nope'"],
       [{ agent_id: 'zzzzzz' }, 'not_found', "no subagent 'zzzzzz'"],
       [{ since_uuid: 'no-such-record' }, 'not_found', "no record 'no-such-record'"],
       [{ since_at: 1, since_uuid: 'x' }, 'invalid_args', 'one lower bound'],
@@ -253,19 +253,45 @@ describe.skipIf(!corpus)('dumps of a real session', () => {
     if (!r.ok) expect(r.error._tag).toBe('DumpPathRefused');
   });
 
-  it('dumps the whole session by default, every item valid, attachments and bare hook starts left out', () => {
+  it('dumps the whole session by default, every item valid, everything but the attachments', () => {
     const built = buildDump(t, { sid: SID }, { presets: BUILTIN_PRESETS, writtenAt: now });
     if (!built.ok) throw new Error(built.error.message);
     for (const item of built.value.file.items) expect(validate(TranscriptItem, item).ok).toBe(true);
     expect(built.value.file.items.some((i) => i.type.startsWith('system:attachment'))).toBe(false);
-    // Hooks with an outcome stay; runs recorded only as started (one per hook per call) do not.
-    expect(built.value.file.items.some((i) => i.type.startsWith('hook:'))).toBe(true);
+    expect(built.value.file.types).toEqual([
+      'message',
+      'thinking',
+      'notice',
+      'system',
+      'hook',
+      'tool',
+      '-system:attachment',
+    ]);
+    const c = classifyTranscript(t);
+    if (!c.ok) throw new Error(c.error.message);
+    const notAttachments = c.value.items.filter((i) => !i.type.startsWith('system:attachment:'));
+    expect(built.value.file.items.map((i) => i.uuid)).toEqual(notAttachments.map((i) => i.uuid));
+    // Hook runs recorded only as started are kept, under their event's type.
+    const started = built.value.file.items.filter((i) => (i as { status?: string }).status === 'started');
+    expect(started.length).toBeGreaterThan(100);
+    for (const h of started) expect(h.type).toMatch(/^hook:[A-Za-z]+$/);
     expect(built.value.file.items.some((i) => i.type === 'hook:started')).toBe(false);
-    expect(built.value.file.types).toContain('-hook:started');
-    // Asked for, they are there: the session records hundreds around its calls.
-    const hooks = buildDump(t, { sid: SID, types: ['hook'] }, { presets: BUILTIN_PRESETS, writtenAt: now });
-    if (!hooks.ok) throw new Error(hooks.error.message);
-    expect(hooks.value.file.items.filter((i) => i.type === 'hook:started').length).toBeGreaterThan(100);
+  });
+
+  it('answers a subagent, a record or a preset that names nothing not_found, naming the argument', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ agent_id: 'no-such-agent' }, 'agent_id'],
+      [{ agent_id: '' }, 'agent_id'],
+      [{ since_uuid: '' }, 'since_uuid'],
+      [{ until_uuid: 'no-such-record' }, 'until_uuid'],
+      [{ preset: 'no such preset' }, 'preset'],
+      [{ types: ['@nosuch'] }, 'types'],
+    ];
+    for (const [args, field] of cases) {
+      const built = buildDump(t, { sid: SID, ...args }, { presets: BUILTIN_PRESETS, writtenAt: now });
+      expect(built.ok, JSON.stringify(args)).toBe(false);
+      if (!built.ok) expect(built.error).toMatchObject({ code: 'not_found', field });
+    }
   });
 });
 

@@ -231,8 +231,18 @@ describe('presets', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.find((p) => p.name === 'howto')!.opts.types).toEqual(['thinking']);
-    expect(r.value.at(-1)!.name).toBe('mine');
     expect(r.value.filter((p) => p.name === 'howto')).toHaveLength(1);
+  });
+
+  it('lists the presets in configured order: the config as written, then the built-ins it did not replace', () => {
+    const r = presetsOfConfig({
+      dump: { presets: [P('zeta', ['thinking']), P('file', ['tool:Read']), P('alpha', ['@shell'])] },
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const rest = BUILTIN_PRESETS.map((p) => p.name).filter((n) => n !== 'file');
+    expect(r.value.map((p) => p.name)).toEqual(['zeta', 'file', 'alpha', ...rest]);
+    expect(r.value[1]!.opts.types).toEqual(['tool:Read']);
   });
 
   it('uses the built-ins when there is no config', () => {

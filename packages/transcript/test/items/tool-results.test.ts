@@ -2,6 +2,7 @@
 // reason, an edit's changed lines as its diff counts them, the hooks that ran around each call; and the
 // result body read back from the record a result item points to.
 import { readFileSync } from 'node:fs';
+import { TranscriptItem, validate } from '@cairn/protocol';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   classifyTranscript,
@@ -11,6 +12,8 @@ import {
   loadTranscript,
   parseJson,
   recordedResult,
+  selectItems,
+  selectionOf,
 } from '../../src/index.js';
 import { corpus, corpusPath } from '../corpus.js';
 import { corpusPlatform } from '../homes.js';
@@ -96,19 +99,31 @@ describe.skipIf(!corpus)('tool calls as items', () => {
     const aroundCalls = hooks.filter((h) => calls.has(h.tool_use_id));
     // 428 PreToolUse, 685 PostToolUse and 14 PostToolUseFailure progress records in the file.
     expect(aroundCalls).toHaveLength(428 + 685 + 14);
-    // Those that only started (no outcome recorded) are hook:started; their event is in hook_name.
-    const bash = aroundCalls.find(
-      (h) => h.type === 'hook:started' && String(h.hook_name).startsWith('PreToolUse:'),
-    );
-    expect(bash).toMatchObject({ status: 'started', outcome: 'output' });
-    expect(aroundCalls.every((h) => (h.type === 'hook:started') === (h.status === 'started'))).toBe(true);
+    // Those that only started are runs of their event like any other, `hook:<Event>`, saying
+    // `status: 'started'` and stating no outcome, since none was recorded.
+    const bash = aroundCalls.find((h) => h.type === 'hook:PreToolUse' && h.status === 'started');
+    expect(bash).toBeDefined();
+    expect(bash).not.toHaveProperty('outcome');
     expect(String(bash?.hook_name)).toMatch(/^PreToolUse:/);
     expect(typeof bash?.command).toBe('string');
+    for (const h of aroundCalls) {
+      expect(h.type).toBe(`hook:${String(h.hook_name).split(':')[0]}`);
+      expect(h.status === 'started', JSON.stringify(h)).toBe(h.outcome === undefined);
+    }
+    expect(spotter.some((i) => i.type === 'hook:started')).toBe(false);
     expect(
-      spotter.filter(
-        (i) => i.type === 'hook:started' && String(i.hook_name).startsWith('PostToolUseFailure:'),
-      ),
+      spotter.filter((i) => i.type === 'hook:PostToolUseFailure' && i.status === 'started'),
     ).toHaveLength(14);
+  });
+
+  it('selects every run of an event by its type, whether or not its outcome was recorded', () => {
+    const sel = selectionOf(['hook:PreToolUse', 'hook:PostToolUse', 'hook:PostToolUseFailure']);
+    const runs = spotter.filter((i) => String(i.type).startsWith('hook:') && i.tool_use_id !== undefined);
+    const kept = selectItems(runs as { type: string }[], sel).items;
+    expect(kept).toHaveLength(428 + 685 + 14);
+    expect(selectItems(runs as { type: string }[], selectionOf(['hook:PreToolUse'])).items).toHaveLength(428);
+    for (const item of spotter.filter((i) => String(i.type).startsWith('hook:')))
+      expect(validate(TranscriptItem, item).ok, JSON.stringify(item)).toBe(true);
   });
 
   it("reads a result's body back from its record: a Read's file, a Glob's names, a failure's text", () => {

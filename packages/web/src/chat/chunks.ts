@@ -29,8 +29,18 @@ export class HistoryAssembler {
     this.chunks.clear();
   }
 
+  /** Takes one chunk; throws when its index is not one of the chunks `session_ready_start` announced,
+   * or repeats one already taken (the wire types the index as any number: the range is checked here). */
   async add(chunk: Frame): Promise<void> {
-    const index = typeof chunk.index === 'number' ? chunk.index : this.chunks.size;
+    const total = this.start?.totalChunks;
+    const index = chunk.index;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) {
+      throw new Error(`a history chunk has the index ${String(index)}, not a whole number from 0`);
+    }
+    if (typeof total === 'number' && index >= total) {
+      throw new Error(`a history chunk has the index ${index}, past the ${total} chunks announced`);
+    }
+    if (this.chunks.has(index)) throw new Error(`the history chunk ${index} came twice`);
     const messages = Array.isArray(chunk.messages)
       ? (chunk.messages as WireMessage[])
       : typeof chunk.payload === 'string'

@@ -183,8 +183,8 @@ export type ServerEvent =
   | { type: 'thinking_start'; messageId: string }
   | { type: 'thinking_delta'; messageId: string; delta: string }
   | { type: 'thinking_end'; messageId: string }
-  | { type: 'tool_call'; messageId: string; id: string; name: string; args: unknown }
-  | { type: 'tool_result'; messageId: string; id: string; result: unknown; isError?: boolean }
+  | { type: 'tool_call'; messageId: string; id: string; name: string; args?: unknown }
+  | { type: 'tool_result'; messageId: string; id: string; result?: unknown; isError?: boolean }
   | { type: 'message_end'; messageId: string; stopReason?: string; errorMessage?: string }
   | {
       type: 'token_usage';

@@ -119,17 +119,17 @@ export class SessionFeed {
     }
     this.lastSeq = lastSeqAfter(this.lastSeq, f);
     switch (f.type) {
-      case 'session_ready':
+      case 'transcript_ready':
         performance.mark('cairn:history');
         this.beginHistory(f);
         this.add(MAIN_LANE, f.history);
         this.endHistory();
         return;
-      case 'session_ready_start':
+      case 'transcript_ready_start':
         performance.mark('cairn:history');
         this.beginHistory(f);
         return;
-      case 'history_chunk': {
+      case 'transcript_chunk': {
         let items: Item[] = f.messages ?? [];
         if (f.encoding === 'gzip-base64' && f.payload !== undefined) {
           // Zipped items could not be checked with the frame; they are checked once unzipped.
@@ -148,7 +148,7 @@ export class SessionFeed {
         await nextFrame();
         return;
       }
-      case 'session_ready_end':
+      case 'transcript_ready_end':
         this.endHistory();
         return;
       case 'run_state':
@@ -160,13 +160,13 @@ export class SessionFeed {
   }
 
   private beginHistory(
-    f: Extract<SessionStreamFrame, { type: 'session_ready' | 'session_ready_start' }>,
+    f: Extract<SessionStreamFrame, { type: 'transcript_ready' | 'transcript_ready_start' }>,
   ): void {
     // A history is always the whole of it: a resumed stream sends only what was missed, and sends a
     // history again only when the file was replaced.
     if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
     this.timeline.setStatus(MAIN_LANE, 'loading');
-    const total = f.type === 'session_ready_start' ? f.totalMessages : f.history.length;
+    const total = f.type === 'transcript_ready_start' ? f.totalMessages : f.history.length;
     this.set({ total });
     if (f.runState) this.set({ busy: f.runState.busy });
   }

@@ -3,7 +3,6 @@
 // exact but not what a person looks for; the name stays beside the label as secondary text.
 
 const FIXED: Readonly<Record<string, string>> = {
-  'hook:started': 'Hook starts (no outcome recorded)',
   'message:user:in': 'Prompts',
   'message:user:out': 'Assistant replies',
   'message:parent:in': 'Messages from the parent agent',
@@ -47,7 +46,6 @@ const ONE: Readonly<Record<string, string>> = {
   'system:compact': 'Compaction',
   'system:api-error': 'API error',
   'system:task': 'Background task',
-  'hook:started': 'Hook start',
 };
 
 /** One item's type as a reader names it: `tool:Bash` → "Bash call". */

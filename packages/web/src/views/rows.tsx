@@ -326,11 +326,8 @@ function hookOutcome(item: Item): string {
   return `${outcome}${exit !== undefined ? ` · exit ${exit}` : ''}${duration !== undefined ? ` · ${formatDuration(duration)}` : ''}`;
 }
 
-/** The hook's event (PreToolUse, Stop …): a run known only to have started names it in `hook_name`. */
-const hookEvent = (item: Item): string =>
-  item.type === 'hook:started'
-    ? (str(item, 'hook_name')?.split(':')[0] ?? 'hook')
-    : item.type.slice('hook:'.length);
+/** The hook's event (PreToolUse, Stop …), which its type names whether or not an outcome was recorded. */
+const hookEvent = (item: Item): string => item.type.slice('hook:'.length);
 
 function HookOutput({ item }: { item: Item }) {
   const content = str(item, 'content');

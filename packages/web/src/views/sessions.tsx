@@ -181,8 +181,8 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
           </p>
           {directory.loaded && shown.length === 0 && (
             <p class="empty">
-              No sessions found. cairn reads Claude Code, Codex, Gemini CLI and Qwen Code sessions from their
-              usual folders.
+              No sessions found. cairn reads Claude Code, Codex, Gemini CLI, Qwen Code, pi, Copilot CLI,
+              OpenCode and Kilo sessions from their usual folders.
             </p>
           )}
           {sort === 'recent' ? (

@@ -1,0 +1,22 @@
+// The GitHub Copilot CLI adapter: an append-only events file per session.
+import type { SessionAdapter } from '../../adapter.js';
+import { detectCopilot } from './detect.js';
+import { copilotSessionFiles } from './files.js';
+import { copilotHomes } from './homes.js';
+import { listCopilotSessions } from './list.js';
+import { COPILOT_CLI } from './records.js';
+import { copilotLastRecordAt } from './times.js';
+import { COPILOT_CAPABILITIES, translateCopilotSession } from './translate.js';
+
+export const copilotCliAdapter: SessionAdapter = {
+  id: COPILOT_CLI,
+  aliases: ['copilot'],
+  // No `requests`: Copilot records tokens and request counts only per process and model.
+  capabilities: COPILOT_CAPABILITIES,
+  homes: copilotHomes,
+  detect: detectCopilot,
+  list: listCopilotSessions,
+  sessionFiles: copilotSessionFiles,
+  lastRecordAt: copilotLastRecordAt,
+  translate: translateCopilotSession,
+};

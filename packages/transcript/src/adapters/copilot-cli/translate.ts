@@ -1,0 +1,616 @@
+// A Copilot CLI events file as events, record by record, in file order:
+// - user.message → a prompt; system.notification → text the CLI gave the model (synthetic);
+// - assistant.message → reasoning, text and one call per `toolRequests` entry; assistant.reasoning
+//   → reasoning; tool.execution_start → a call only when no message asked for it;
+//   tool.execution_complete → its result, paired by `toolCallId`;
+// - an event naming `parentToolCallId` belongs to the subagent that call started: a lane of its own;
+// - session.shutdown → one request per model with that process's token totals (the only place
+//   Copilot records tokens, see usage.ts), then the shutdown itself;
+// - session.compaction_complete, and a session.truncation that removed something → a compaction;
+// - system.message → the system prompt; hook.start/end → hooks; abort → an interrupt;
+// - other session.* and system.* events → system events; any other type → an unknown event;
+//   a line that is no event → skipped with the reason.
+// Each event's parent is the last event of the record its `parentId` names.
+import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
+import { parseJsonLine, splitLines } from '../../lines.js';
+import type {
+  Capability,
+  Lane,
+  SkippedRecord,
+  SourcePointer,
+  TranscriptEvent,
+  TranscriptEventKind,
+  TranscriptEventPayloads,
+  TranscriptSession,
+} from '../../model.js';
+import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
+import { countValue, type InvalidValue, isWireId } from '../../values.js';
+import { EventIds } from '../gemini-cli/ids.js';
+import { baseName, dirName, fileStem } from '../gemini-cli/paths.js';
+import { toMillis } from '../gemini-cli/records.js';
+import { NOT_AN_EVENT_FILE } from './head.js';
+import {
+  dataOf,
+  isCopilotEvent,
+  isObject,
+  type JsonObject,
+  parentCallOf,
+  startContext,
+  stringField,
+  userContent,
+} from './records.js';
+import { requestCount, shutdownUsage } from './usage.js';
+
+export const NOT_AN_EVENT = 'not a Copilot CLI event (no dotted type, data, id or parentId)';
+export const CALL_ALREADY_RECORDED = 'the start of a tool call its assistant message already records';
+export const EMPTY_EVENT = 'an event with nothing to show';
+export const STREAMED = 'a streamed fragment, repeated whole in the message it belongs to';
+export const REPEATED_SHUTDOWN = 'repeats an earlier session.shutdown with the same id';
+
+/** Event types written while a response streams; the whole message follows. */
+const STREAMED_TYPES: ReadonlySet<string> = new Set([
+  'assistant.message_delta',
+  'assistant.reasoning_delta',
+  'tool.execution_partial_result',
+  'tool.execution_progress',
+]);
+
+interface Place {
+  source: SourcePointer;
+  where: string;
+}
+
+type Emit = <K extends TranscriptEventKind>(
+  kind: K,
+  suffix: string,
+  payload: TranscriptEventPayloads[K],
+  extra?: { id?: string },
+) => string;
+
+class SessionTranslation {
+  readonly ids = new EventIds();
+  readonly events: TranscriptEvent[] = [];
+  readonly skipped: SkippedRecord[] = [];
+  readonly shown = new Set<Capability>();
+  /** The last event each record id made (or its parent's, when it made none). */
+  private readonly tipOf = new Map<string, string | undefined>();
+  /** Subagent lanes by the call that started them, in the order they appeared. */
+  readonly lanes = new Map<string, Lane>();
+  /** Each call's tool_call event, to find a subagent's spawn. */
+  private readonly callEvents = new Map<string, TranscriptEvent>();
+  /** The calls some assistant message asks for, anywhere in the file. */
+  private readonly requested: ReadonlySet<string>;
+  /** Reasoning text already recorded by assistant.reasoning, per lane, until the next message. */
+  private readonly reasoned = new Map<string, Set<string>>();
+  /** The request of each (shutdown id, model) seen: a repeat replaces it. */
+  private readonly shutdownRows = new Map<string, TranscriptEvent>();
+  private readonly subagentTitles = new Map<string, string>();
+  cwd?: string;
+  version?: string;
+  recordedId?: string;
+  systemPrompt?: string;
+
+  constructor(
+    readonly main: string,
+    requested: ReadonlySet<string>,
+  ) {
+    this.requested = requested;
+  }
+
+  skip(source: SourcePointer, reason: string, recordType?: string): void {
+    this.skipped.push(recordType === undefined ? { source, reason } : { source, reason, recordType });
+  }
+
+  private laneOf(callId: string | undefined): string {
+    if (callId === undefined) return this.main;
+    let lane = this.lanes.get(callId);
+    if (!lane) {
+      const id = isWireId(callId) && callId !== this.main ? callId : `subagent-${this.lanes.size + 1}`;
+      lane = { id, parentId: this.main };
+      this.lanes.set(callId, lane);
+    }
+    return lane.id;
+  }
+
+  record(r: JsonObject, place: Place): void {
+    const type = r.type as string;
+    const data = dataOf(r);
+    const recordId = typeof r.id === 'string' ? r.id : '';
+    const parentRecord = typeof r.parentId === 'string' ? r.parentId : undefined;
+    const invalid: InvalidValue[] = [];
+    const timestamp = toMillis(r.timestamp, invalid);
+    const base = recordId || place.where;
+    const lane = this.laneOf(parentCallOf(data));
+    let tip = parentRecord === undefined ? undefined : this.tipOf.get(parentRecord);
+    let count = 0;
+    const skippedBefore = this.skipped.length;
+    const emit: Emit = (kind, suffix, payload, extra = {}) => {
+      const id = extra.id ?? this.ids.make(count === 0 ? base : `${base}:${suffix}`, place.where);
+      count++;
+      const e = { id, seq: 0, kind, agentId: lane, source: place.source, payload } as TranscriptEvent;
+      if (tip !== undefined) e.parentId = tip;
+      if (timestamp !== undefined) e.timestamp = timestamp;
+      if (invalid.length > 0) e.invalid = [...invalid];
+      this.events.push(e);
+      tip = id;
+      return id;
+    };
+
+    if (STREAMED_TYPES.has(type)) this.skip(place.source, STREAMED, type);
+    else this.dispatch(type, data, recordId, lane, place, emit, invalid);
+
+    if (count === 0 && this.skipped.length === skippedBefore) this.skip(place.source, EMPTY_EVENT, type);
+    if (recordId !== '') this.tipOf.set(recordId, tip);
+  }
+
+  private dispatch(
+    type: string,
+    data: JsonObject,
+    recordId: string,
+    lane: string,
+    place: Place,
+    emit: Emit,
+    invalid: InvalidValue[],
+  ): void {
+    switch (type) {
+      case 'session.start': {
+        this.recordedId ??= stringField(data, 'sessionId');
+        this.version ??= stringField(data, 'copilotVersion');
+        this.cwd ??= startContext(data).cwd;
+        emit('system', 'start', { type: 'session_meta', recordType: type, data });
+        return;
+      }
+      case 'session.resume': {
+        this.cwd ??= startContext(data).cwd;
+        emit('system', 'resume', { type: 'session.resume', text: 'session resumed', data });
+        return;
+      }
+      case 'session.model_change': {
+        const to = stringField(data, 'newModel');
+        const from = stringField(data, 'previousModel');
+        const payload: TranscriptEventPayloads['system'] = { type: 'model_change', data };
+        if (to !== undefined) payload.text = from ? `model: ${from} → ${to}` : `model: ${to}`;
+        emit('system', 'model', payload);
+        return;
+      }
+      case 'session.error': {
+        const message = stringField(data, 'message');
+        emit('system', 'error', { type: 'error', text: message ?? JSON.stringify(data), data });
+        return;
+      }
+      case 'session.truncation':
+        this.truncation(data, emit);
+        return;
+      case 'session.compaction_complete': {
+        const payload: TranscriptEventPayloads['compaction'] = {
+          trigger: stringField(data, 'trigger') ?? 'compaction',
+        };
+        const pre = countValue(data.preCompactionTokens, 'data.preCompactionTokens', invalid);
+        const post = countValue(data.postCompactionTokens, 'data.postCompactionTokens', invalid);
+        if (pre !== undefined) payload.preTokens = pre;
+        if (post !== undefined) payload.postTokens = post;
+        const summary = stringField(data, 'summaryContent');
+        if (summary) payload.summary = summary;
+        if (data.success === false) payload.success = false;
+        emit('compaction', 'compaction', payload);
+        return;
+      }
+      case 'session.shutdown':
+        this.shutdown(data, recordId, emit, invalid);
+        return;
+      case 'system.message': {
+        const content = stringField(data, 'content') ?? '';
+        if (lane === this.main) this.systemPrompt = content;
+        emit('system', 'prompt', { type: 'prompt_snapshot', systemPrompt: content, data });
+        return;
+      }
+      case 'system.notification': {
+        const text = stringField(data, 'content') ?? '';
+        const kind = isObject(data.kind) ? stringField(data.kind, 'type') : undefined;
+        const origin = kind === 'agent_completed' ? 'subagent_notification' : 'notification';
+        emit('user', 'notification', { text, synthetic: true, origin, kind: data.kind });
+        return;
+      }
+      case 'user.message': {
+        const text = userContent(data);
+        const payload: TranscriptEventPayloads['user'] = { text };
+        const transformed = stringField(data, 'transformedContent');
+        if (transformed !== undefined && transformed !== text) payload.transformedContent = transformed;
+        if (Array.isArray(data.attachments) && data.attachments.length > 0)
+          payload.attachments = data.attachments;
+        // What a subagent is told comes in its lane's user voice; it is the brief, not a prompt.
+        if (lane !== this.main) payload.origin = 'subagent_prompt';
+        emit('user', 'text', payload);
+        return;
+      }
+      case 'assistant.turn_start':
+      case 'assistant.turn_end': {
+        const payload: TranscriptEventPayloads['system'] = {
+          type: type === 'assistant.turn_start' ? 'task_started' : 'task_complete',
+          recordType: type,
+        };
+        const turnId = stringField(data, 'turnId');
+        if (turnId !== undefined) payload.turnId = turnId;
+        emit('system', 'turn', payload);
+        return;
+      }
+      case 'assistant.reasoning': {
+        const text = stringField(data, 'content') ?? '';
+        if (text === '') return;
+        this.reasonedOn(lane).add(text);
+        emit('reasoning', 'reasoning', { text });
+        return;
+      }
+      case 'assistant.message':
+        this.message(data, recordId, lane, emit);
+        return;
+      case 'tool.execution_start': {
+        const callId = stringField(data, 'toolCallId') ?? '';
+        if (callId !== '' && this.requested.has(callId)) {
+          this.skip(place.source, CALL_ALREADY_RECORDED, type);
+          return;
+        }
+        const name = stringField(data, 'toolName') ?? '';
+        emit('tool_call', 'call', {
+          callId: callId || `${recordId || place.where}:call`,
+          name,
+          input: inputOf(data.arguments),
+        });
+        this.noteCall(callId);
+        return;
+      }
+      case 'tool.execution_complete':
+        this.toolResult(data, emit, invalid);
+        return;
+      case 'hook.start':
+      case 'hook.end':
+        this.hook(type, data, emit, invalid);
+        return;
+      case 'subagent.started':
+      case 'subagent.completed':
+      case 'subagent.failed': {
+        const callId = stringField(data, 'toolCallId');
+        const name = stringField(data, 'agentDisplayName') ?? stringField(data, 'agentName');
+        if (callId !== undefined && name !== undefined && type === 'subagent.started')
+          this.subagentTitles.set(callId, name);
+        const payload: TranscriptEventPayloads['system'] = { type, data };
+        if (callId !== undefined) payload.callId = callId;
+        const text = stringField(data, 'agentDescription') ?? name;
+        if (text !== undefined) payload.text = text;
+        emit('system', 'subagent', payload);
+        return;
+      }
+      case 'abort': {
+        const reason = stringField(data, 'reason');
+        emit(
+          'system',
+          'abort',
+          reason === undefined
+            ? { type: 'turn_aborted', data }
+            : { type: 'turn_aborted', text: reason, data },
+        );
+        return;
+      }
+      default: {
+        if (type.startsWith('session.') || type.startsWith('system.')) {
+          const payload: TranscriptEventPayloads['system'] = { type, data };
+          const text = stringField(data, 'message');
+          if (text !== undefined) payload.text = text;
+          emit('system', 'system', payload);
+          return;
+        }
+        emit('unknown', 'unknown', { recordType: type, raw: { type, data } });
+      }
+    }
+  }
+
+  private reasonedOn(lane: string): Set<string> {
+    let set = this.reasoned.get(lane);
+    if (!set) {
+      set = new Set();
+      this.reasoned.set(lane, set);
+    }
+    return set;
+  }
+
+  /** Keeps the call just emitted as the one its id names (the first, when an id repeats). */
+  private noteCall(callId: string): void {
+    const call = this.events[this.events.length - 1]!;
+    // A call cannot have started the lane it is on.
+    if (callId === '' || this.callEvents.has(callId) || this.lanes.get(callId)?.id === call.agentId) return;
+    this.callEvents.set(callId, call);
+  }
+
+  private message(data: JsonObject, recordId: string, lane: string, emit: Emit): void {
+    const extra: Record<string, unknown> = {};
+    for (const key of ['messageId', 'model', 'outputTokens'] as const)
+      if (data[key] !== undefined && data[key] !== null) extra[key] = data[key];
+    const reasoning = stringField(data, 'reasoningText') ?? '';
+    const seen = this.reasonedOn(lane);
+    if (reasoning !== '' && !seen.has(reasoning)) emit('reasoning', 'reasoning', { text: reasoning });
+    else if (
+      reasoning === '' &&
+      seen.size === 0 &&
+      typeof data.reasoningOpaque === 'string' &&
+      data.reasoningOpaque !== ''
+    )
+      emit('reasoning', 'reasoning', { text: '', redacted: true });
+    seen.clear();
+    const text = stringField(data, 'content') ?? '';
+    if (text !== '') emit('assistant', 'text', { text, ...extra });
+    const requests = Array.isArray(data.toolRequests) ? data.toolRequests : [];
+    requests.forEach((req, i) => {
+      if (!isObject(req)) return;
+      const callId = stringField(req, 'toolCallId') ?? '';
+      const payload: TranscriptEventPayloads['tool_call'] = {
+        callId: callId || `${recordId || 'call'}:call:${i}`,
+        name: stringField(req, 'name') ?? '',
+        input: inputOf(req.arguments),
+      };
+      const intent = stringField(req, 'intentionSummary');
+      if (intent) payload.description = intent;
+      emit('tool_call', `call:${i}`, payload);
+      this.noteCall(callId);
+    });
+  }
+
+  private toolResult(data: JsonObject, emit: Emit, invalid: InvalidValue[]): void {
+    const callId = stringField(data, 'toolCallId') ?? '';
+    const result = data.result;
+    const error = isObject(data.error) ? data.error : undefined;
+    let output: unknown;
+    if (typeof result === 'string') output = result;
+    else if (isObject(result))
+      output = stringField(result, 'content') ?? stringField(result, 'detailedContent') ?? result;
+    else if (error) output = stringField(error, 'message') ?? error;
+    else output = result ?? '';
+    const payload: TranscriptEventPayloads['tool_result'] = { callId, output };
+    if (data.success === false) payload.isError = true;
+    const detailed = isObject(result) ? stringField(result, 'detailedContent') : undefined;
+    if (detailed && detailed !== output) payload.detailedContent = detailed;
+    const telemetry = isObject(data.toolTelemetry) ? data.toolTelemetry : undefined;
+    const metrics = telemetry && isObject(telemetry.metrics) ? telemetry.metrics : undefined;
+    const duration = metrics
+      ? countValue(metrics.durationMs, 'data.toolTelemetry.metrics.durationMs', invalid)
+      : undefined;
+    if (duration !== undefined) payload.durationMs = duration;
+    // A spawning call's result reports on its subagent's lane.
+    const spawned = this.lanes.get(callId);
+    if (spawned) payload.agentId = spawned.id;
+    emit('tool_result', 'result', payload);
+  }
+
+  private hook(type: string, data: JsonObject, emit: Emit, invalid: InvalidValue[]): void {
+    const event = stringField(data, 'hookType') ?? '';
+    const payload: TranscriptEventPayloads['hook'] = { event };
+    const invocation = stringField(data, 'hookInvocationId');
+    if (invocation !== undefined) payload.invocationId = invocation;
+    if (type === 'hook.start') {
+      payload.status = 'started';
+      if (data.input !== undefined) payload.input = data.input;
+      const input = isObject(data.input) ? data.input : {};
+      const tool = stringField(input, 'toolName');
+      if (tool !== undefined) payload.name = `${event}:${tool}`;
+    } else {
+      if (data.success === false) payload.isError = true;
+      const out = data.output ?? data.result;
+      if (typeof out === 'string') payload.output = out;
+      else if (out !== undefined) payload.result = out;
+      const ms = countValue(data.durationMs, 'data.durationMs', invalid);
+      if (ms !== undefined) payload.durationMs = ms;
+      if (data.error !== undefined) payload.error = data.error;
+    }
+    this.shown.add('hooks');
+    emit('hook', type === 'hook.start' ? 'hook:start' : 'hook:end', payload);
+  }
+
+  private truncation(data: JsonObject, emit: Emit): void {
+    const removedTokens = firstCount(data.tokensRemovedDuringTruncation, data.droppedTokens);
+    const removedMessages = firstCount(data.messagesRemovedDuringTruncation);
+    // Copilot writes one on every trim of the context, most removing nothing: only a real cut is a compaction.
+    if (!removedTokens && !removedMessages) {
+      emit('system', 'truncation', {
+        type: 'session.truncation',
+        text: 'context checked: nothing removed',
+        data,
+      });
+      return;
+    }
+    const payload: TranscriptEventPayloads['compaction'] = {
+      trigger: stringField(data, 'reason') ?? 'truncation',
+    };
+    const pre = firstCount(data.preTruncationTokensInMessages);
+    const post = firstCount(data.postTruncationTokensInMessages);
+    if (pre !== undefined) payload.preTokens = pre;
+    if (post !== undefined) payload.postTokens = post;
+    if (removedTokens !== undefined) payload.tokensRemoved = removedTokens;
+    if (removedMessages !== undefined) payload.messagesRemoved = removedMessages;
+    emit('compaction', 'truncation', payload);
+  }
+
+  private shutdown(data: JsonObject, recordId: string, emit: Emit, invalid: InvalidValue[]): void {
+    emit('system', 'shutdown', { type: 'shutdown_complete', recordType: 'session.shutdown', data });
+    const metrics = isObject(data.modelMetrics) ? data.modelMetrics : {};
+    for (const [model, row] of Object.entries(metrics)) {
+      const payload: TranscriptEventPayloads['request'] = { model, scope: 'process totals' };
+      const usage = shutdownUsage(model, row, invalid);
+      if (usage) payload.usage = usage;
+      const requests = requestCount(row);
+      if (requests !== undefined) payload.requests = requests;
+      if (isObject(row) && isObject(row.requests) && typeof row.requests.cost === 'number')
+        payload.premiumRequests = row.requests.cost;
+      emit('request', `request:${model}`, payload);
+      if (usage) this.shown.add('usage');
+      const e = this.events[this.events.length - 1]!;
+      if (recordId === '') continue;
+      // ccusage keeps the last write of a (shutdown id, model); so does cairn.
+      const key = `${recordId}\u0000${model}`;
+      const earlier = this.shutdownRows.get(key);
+      if (earlier) dropUsage(earlier, REPEATED_SHUTDOWN);
+      this.shutdownRows.set(key, e);
+    }
+  }
+
+  /** Lanes with their spawning call and title, once every record is read. */
+  finishLanes(): Lane[] {
+    const out: Lane[] = [];
+    for (const [callId, lane] of this.lanes) {
+      const spawn = this.callEvents.get(callId);
+      if (spawn && spawn.agentId !== lane.id) {
+        lane.spawnEventId = spawn.id;
+        lane.parentId = spawn.agentId;
+      }
+      const title = this.subagentTitles.get(callId);
+      if (title !== undefined) lane.title = title;
+      out.push(lane);
+    }
+    return out;
+  }
+}
+
+function dropUsage(e: TranscriptEvent, why: string): void {
+  if (e.kind !== 'request') return;
+  delete e.payload.usage;
+  e.payload.superseded = why;
+}
+
+const firstCount = (...values: unknown[]): number | undefined => {
+  for (const v of values) if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  return undefined;
+};
+
+/** A call's arguments: an object, or the JSON text of one as some versions wrote it. */
+function inputOf(args: unknown): unknown {
+  if (typeof args !== 'string') return args ?? {};
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return isObject(parsed) ? parsed : args;
+  } catch {
+    return args;
+  }
+}
+
+/** The session id a file's place gives: its folder for `<id>/events.jsonl`, else its name. */
+export function sessionIdOfPath(path: string): string {
+  return baseName(path) === 'events.jsonl' ? baseName(dirName(path)) : fileStem(path);
+}
+
+/** The calls assistant messages ask for, so a later (or earlier) execution start is not a second call. */
+function requestedCalls(file: SourceFile): Set<string> {
+  const out = new Set<string>();
+  for (const span of splitLines(file.data)) {
+    const bytes = file.data.subarray(span.offset, span.offset + span.length);
+    // Only lines that can hold tool requests are parsed twice.
+    if (indexOfAscii(bytes, 'toolRequests') === -1) continue;
+    const parsed = parseJsonLine(file.data, span);
+    if (!parsed.ok || !isCopilotEvent(parsed.value) || parsed.value.type !== 'assistant.message') continue;
+    const reqs = dataOf(parsed.value).toolRequests;
+    if (!Array.isArray(reqs)) continue;
+    for (const r of reqs) {
+      const id = isObject(r) ? stringField(r, 'toolCallId') : undefined;
+      if (id) out.add(id);
+    }
+  }
+  return out;
+}
+
+function indexOfAscii(bytes: Uint8Array, needle: string): number {
+  const first = needle.charCodeAt(0);
+  outer: for (
+    let i = bytes.indexOf(first);
+    i !== -1 && i + needle.length <= bytes.length;
+    i = bytes.indexOf(first, i + 1)
+  ) {
+    for (let j = 1; j < needle.length; j++) if (bytes[i + j] !== needle.charCodeAt(j)) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+export function translateCopilotSession(
+  files: readonly SourceFile[],
+): Result<TranslatedSession, UnknownFormatGeneration> {
+  const main = files[0];
+  const stem = main ? sessionIdOfPath(main.path) : '';
+  const lane = isWireId(stem) ? stem : '';
+  const requested = new Set<string>();
+  for (const f of files) for (const id of requestedCalls(f)) requested.add(id);
+  const t = new SessionTranslation(lane, requested);
+  for (const [fi, file] of files.entries()) {
+    let sawRecord = false;
+    for (const span of splitLines(file.data, 0)) {
+      const source = linePointer(file, span);
+      const parsed = parseJsonLine(file.data, span);
+      if (!parsed.ok) {
+        t.skip(source, parsed.reason);
+        continue;
+      }
+      if (!sawRecord) {
+        sawRecord = true;
+        if (!isCopilotEvent(parsed.value))
+          return err(unknownFormatGeneration(file.path, span.line, NOT_AN_EVENT_FILE));
+      }
+      if (!isCopilotEvent(parsed.value)) {
+        const type = isObject(parsed.value) ? stringField(parsed.value, 'type') : undefined;
+        t.skip(source, NOT_AN_EVENT, type);
+        continue;
+      }
+      t.record(parsed.value, { source, where: `${fi}:${span.offset}` });
+    }
+  }
+  const id = lane || (t.recordedId !== undefined && isWireId(t.recordedId) ? t.recordedId : '');
+  if (id !== lane) for (const e of t.events) if (e.agentId === lane) e.agentId = id;
+  const lanes = t.finishLanes();
+  for (const l of lanes) if (l.parentId === lane) l.parentId = id;
+  const session: TranscriptSession = { id };
+  let first: number | undefined;
+  let last: number | undefined;
+  for (const e of t.events) {
+    if (e.timestamp === undefined) continue;
+    if (first === undefined || e.timestamp < first) first = e.timestamp;
+    if (last === undefined || e.timestamp > last) last = e.timestamp;
+  }
+  if (t.cwd !== undefined) session.cwd = t.cwd;
+  if (first !== undefined) session.startedAt = first;
+  if (last !== undefined) session.endedAt = last;
+  if (t.systemPrompt !== undefined) session.systemPrompt = t.systemPrompt;
+  const out: TranslatedSession = {
+    agents: [{ id }, ...lanes],
+    capabilities: capabilitiesOf(t),
+    events: t.events,
+    session,
+    skipped: t.skipped,
+  };
+  if (t.version !== undefined) out.agentVersion = t.version;
+  return ok(out);
+}
+
+export const COPILOT_CAPABILITIES: readonly Capability[] = [
+  'usage',
+  'durations',
+  'reasoning',
+  'compaction',
+  'compactionTokens',
+  'subagents',
+  'systemPrompt',
+  'hooks',
+];
+
+/**
+ * What a file shows. Compactions and subagents are written whenever they happen, so a Copilot file
+ * counts them (zero is a count); tokens only when a shutdown recorded them (a session still open,
+ * or one that crashed, has none: absent, not zero). Requests are never declared: Copilot counts
+ * them only per process and model, so the request events here are totals, not requests.
+ */
+function capabilitiesOf(t: SessionTranslation): Capability[] {
+  const seen = new Set<Capability>(t.shown);
+  seen.add('compaction');
+  seen.add('subagents');
+  for (const e of t.events) {
+    if (e.kind === 'reasoning') seen.add('reasoning');
+    else if (e.kind === 'compaction' && e.payload.preTokens !== undefined) seen.add('compactionTokens');
+    else if (e.kind === 'system' && e.payload.type === 'prompt_snapshot') seen.add('systemPrompt');
+    if (e.timestamp !== undefined) seen.add('durations');
+  }
+  return COPILOT_CAPABILITIES.filter((c) => seen.has(c));
+}

@@ -1,0 +1,406 @@
+// Reading an OpenCode-family SQLite store (opencode.db, kilo.db) without ever writing to it: every
+// connection is read-only, nothing checkpoints the write-ahead log, nothing is created beside the
+// store, and a store that is busy is tried again a few times and then reported, never waited on
+// for long. The rows of one session come out as lines of JSON, `{"table","rowid","row"}`, which the
+// pure translation reads like a file; a row's pointer names its table and rowid.
+import {
+  closeSync,
+  copyFileSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+
+/** A row of the store as one line of a session's export. */
+export interface StoreLine {
+  table: string;
+  rowid: number;
+  row: Record<string, unknown>;
+}
+
+/** A session as the `session` table lists it, read without touching its messages. */
+export interface StoreSessionRow {
+  id: string;
+  parentId?: string;
+  directory?: string;
+  title?: string;
+  version?: string;
+  created?: number;
+  updated?: number;
+  model?: string;
+}
+
+/** The tables a pointer may name; anything else is refused before it reaches a statement. */
+export const STORE_TABLES: ReadonlySet<string> = new Set(['session', 'message', 'part', 'project', 'todo']);
+
+/** What is used of a better-sqlite3 connection (its own types stay out of the library's). */
+interface Statement {
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+}
+export interface Db {
+  prepare(sql: string): Statement;
+  close(): void;
+}
+type DbConstructor = new (
+  source: string | Buffer,
+  options: { readonly: boolean; fileMustExist?: boolean; timeout?: number },
+) => Db;
+
+let driver: Promise<DbConstructor> | undefined;
+
+/** better-sqlite3, loaded on first use so that reading other agents never needs the addon. */
+const loadDriver = (): Promise<DbConstructor> => {
+  driver ??= import('better-sqlite3').then((m) => (m.default ?? m) as unknown as DbConstructor);
+  return driver;
+};
+
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_RECOVERY', 'SQLITE_BUSY_SNAPSHOT']);
+const isBusy = (cause: unknown): boolean =>
+  BUSY_CODES.has((cause as { code?: string } | undefined)?.code ?? '');
+
+/** How often, and how long apart, a busy store is tried again before the read gives up. */
+const BUSY_TRIES = 4;
+/** How long SQLite itself waits on a lock within one try. */
+const BUSY_WAIT_MS = 250;
+const BUSY_PAUSE_MS = 150;
+
+export class StoreBusy extends Error {
+  constructor(db: string) {
+    super(`${db}: the database is locked (busy) and could not be read; try again`);
+    this.name = 'StoreBusy';
+  }
+}
+
+/**
+ * `work` on a read-only connection to `db`, closed afterwards (a snapshot's is kept for the next
+ * read). A read-only connection never writes the database or its log, and never checkpoints or
+ * deletes the log when it closes.
+ */
+export async function withStore<T>(db: string, work: (conn: Db) => T): Promise<T> {
+  const Driver = await loadDriver();
+  for (let attempt = 1; ; attempt++) {
+    let opened: { conn: Db; keep: boolean; done?: () => void } | undefined;
+    try {
+      opened = openStore(Driver, db);
+      return work(opened.conn);
+    } catch (cause) {
+      if (!isBusy(cause)) throw cause;
+      if (attempt >= BUSY_TRIES) throw new StoreBusy(db);
+      await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS * attempt));
+    } finally {
+      if (opened && !opened.keep) opened.conn.close();
+      opened?.done?.();
+    }
+  }
+}
+
+/** A store read whole into memory, kept while its file stays the same (the agent is not running). */
+interface Snapshot {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly conn: Db;
+}
+const snapshots = new Map<string, Snapshot>();
+const SNAPSHOTS_KEPT = 4;
+
+/**
+ * A connection to `db` that creates nothing in the agent's folder. SQLite makes a store's `-shm`
+ * index and `-wal` log when a reader opens a store in WAL mode without them (and the driver takes
+ * no URI, so no `immutable` open): only when both are there is the store opened where it is.
+ * Otherwise the agent is not running and the file is whole: it is read into memory, marked as not
+ * in WAL mode, and opened from there. A log left without its index (a crash) is read from a copy.
+ */
+function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean; done?: () => void } {
+  const inPlace = () => ({
+    conn: new Driver(db, { readonly: true, fileMustExist: true, timeout: BUSY_WAIT_MS }),
+    keep: false,
+  });
+  if (!walMode(db) || (sizeOf(`${db}-shm`) !== undefined && sizeOf(`${db}-wal`) !== undefined))
+    return inPlace();
+  if ((sizeOf(`${db}-wal`) ?? 0) > 0) {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-store-'));
+    const copy = join(dir, basename(db));
+    copyFileSync(db, copy);
+    copyFileSync(`${db}-wal`, `${copy}-wal`);
+    return {
+      conn: new Driver(copy, { readonly: true, fileMustExist: true }),
+      keep: false,
+      done: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const { size, mtimeMs } = statSync(db);
+  const kept = snapshots.get(db);
+  if (kept && kept.size === size && kept.mtimeMs === mtimeMs) return { conn: kept.conn, keep: true };
+  kept?.conn.close();
+  snapshots.delete(db);
+  const bytes = readFileSync(db);
+  // Bytes 18 and 19 say WAL (2); an image in memory has no log to read.
+  if (bytes.length >= 20 && bytes[18] === 2) bytes[18] = bytes[19] = 1;
+  const conn = new Driver(bytes, { readonly: true });
+  if (snapshots.size >= SNAPSHOTS_KEPT) {
+    const [oldest] = snapshots;
+    if (oldest) {
+      oldest[1].conn.close();
+      snapshots.delete(oldest[0]);
+    }
+  }
+  snapshots.set(db, { size, mtimeMs, conn });
+  return { conn, keep: true };
+}
+
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the store's header says WAL mode (its write and read versions are 2). */
+function walMode(db: string): boolean {
+  const header = Buffer.alloc(20);
+  const fd = openSync(db, 'r');
+  try {
+    return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const columnsOf = (conn: Db, table: string): Set<string> =>
+  new Set((conn.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name));
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** The model a `session.model` column names (`{"id","providerID"}`), when it names one. */
+function modelOf(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  try {
+    const m = JSON.parse(v) as unknown;
+    return m && typeof m === 'object' ? text((m as Record<string, unknown>).id) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every top-level session of a store, from the session table alone (children are lanes of theirs). */
+export function listStoreSessions(db: string): Promise<StoreSessionRow[]> {
+  return withStore(db, (conn) => {
+    const cols = columnsOf(conn, 'session');
+    if (!cols.has('id')) throw new Error(`${db}: no session table with an id column`);
+    const want = [
+      'id',
+      'parent_id',
+      'directory',
+      'title',
+      'version',
+      'time_created',
+      'time_updated',
+      'model',
+    ];
+    const select = want.filter((c) => cols.has(c)).join(', ');
+    const top = cols.has('parent_id') ? 'WHERE parent_id IS NULL' : '';
+    const order = cols.has('time_created') ? 'ORDER BY time_created, id' : 'ORDER BY id';
+    const rows = conn.prepare(`SELECT ${select} FROM session ${top} ${order}`).all() as Record<
+      string,
+      unknown
+    >[];
+    return rows.flatMap((r): StoreSessionRow[] => {
+      const id = text(r.id);
+      if (id === undefined) return [];
+      const s: StoreSessionRow = { id };
+      const parentId = text(r.parent_id);
+      if (parentId !== undefined) s.parentId = parentId;
+      const directory = text(r.directory);
+      if (directory !== undefined) s.directory = directory;
+      const title = text(r.title);
+      if (title !== undefined) s.title = title;
+      const version = text(r.version);
+      if (version !== undefined) s.version = version;
+      const created = num(r.time_created);
+      if (created !== undefined) s.created = created;
+      const updated = num(r.time_updated);
+      if (updated !== undefined) s.updated = updated;
+      const model = modelOf(r.model);
+      if (model !== undefined) s.model = model;
+      return [s];
+    });
+  });
+}
+
+/** Whether the store holds a session with this id (a child session counts). */
+export function storeHasSession(db: string, id: string): Promise<boolean> {
+  return withStore(db, (conn) => conn.prepare('SELECT 1 FROM session WHERE id = ?').get(id) !== undefined);
+}
+
+/**
+ * The rows of one session and of the sessions it started (children, at any depth) as lines of
+ * JSON: its session rows first, then messages in the order they were made, then their parts.
+ */
+export function exportStoreSession(db: string, id: string): Promise<Uint8Array> {
+  return withStore(db, (conn) => {
+    const out: string[] = [];
+    const push = (table: string, r: Record<string, unknown>) => {
+      const { __rowid, ...row } = r;
+      out.push(JSON.stringify({ table, rowid: __rowid, row }));
+    };
+    const sessions = conn
+      .prepare(
+        `WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id)
+         SELECT _rowid_ AS __rowid, * FROM session WHERE id IN (SELECT id FROM tree) ORDER BY time_created, id`,
+      )
+      .all(id) as Record<string, unknown>[];
+    if (sessions.length === 0) return new Uint8Array(0);
+    const ids = sessions.map((s) => s.id as string);
+    const marks = ids.map(() => '?').join(', ');
+    for (const s of sessions) push('session', s);
+    const messages = conn
+      .prepare(
+        `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id IN (${marks}) ORDER BY time_created, id`,
+      )
+      .iterate(...ids) as IterableIterator<Record<string, unknown>>;
+    for (const m of messages) push('message', m);
+    const parts = conn
+      .prepare(
+        `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id IN (${marks}) ORDER BY message_id, id`,
+      )
+      .iterate(...ids) as IterableIterator<Record<string, unknown>>;
+    for (const p of parts) push('part', p);
+    return new TextEncoder().encode(out.length > 0 ? `${out.join('\n')}\n` : '');
+  });
+}
+
+/** One row as stored (its columns as JSON), or undefined when the row is gone. */
+export function readStoreRow(db: string, table: string, rowid: number): Promise<Uint8Array | undefined> {
+  if (!STORE_TABLES.has(table)) return Promise.reject(new Error(`${table}: not a table of the store`));
+  return withStore(db, (conn) => {
+    const row = conn.prepare(`SELECT * FROM "${table}" WHERE _rowid_ = ?`).get(rowid);
+    return row === undefined ? undefined : new TextEncoder().encode(JSON.stringify(row));
+  });
+}
+
+/**
+ * What tells a store session's rows changed, in the shape of a file's stamp: `mtimeMs` is the latest
+ * `time_updated` of its sessions, and `ino` a digest of how many message and part rows it and its
+ * children have and their highest rowids, read from the tables' session indexes alone (a row
+ * rewritten in place shows once a row is added after it, as every model step adds its
+ * step-finish). The store keeps no byte count per session: `size` is 0.
+ */
+export interface StoreStamp {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+interface RawCounts {
+  parent?: string;
+  updated: number;
+  messages: number;
+  lastMessage: number;
+  parts: number;
+  lastPart: number;
+}
+
+const fnv = (text: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+};
+
+function countsOf(conn: Db, ids?: readonly string[]): Map<string, RawCounts> {
+  const where = ids ? `WHERE ${'session_id'} IN (${ids.map(() => '?').join(', ')})` : '';
+  const sWhere = ids ? `WHERE id IN (${ids.map(() => '?').join(', ')})` : '';
+  const args = ids ?? [];
+  const out = new Map<string, RawCounts>();
+  for (const r of conn.prepare(`SELECT id, parent_id, time_updated FROM session ${sWhere}`).all(...args) as {
+    id: string;
+    parent_id: string | null;
+    time_updated: number | null;
+  }[]) {
+    const c: RawCounts = {
+      updated: num(r.time_updated) ?? 0,
+      messages: 0,
+      lastMessage: 0,
+      parts: 0,
+      lastPart: 0,
+    };
+    if (r.parent_id) c.parent = r.parent_id;
+    out.set(r.id, c);
+  }
+  const grouped = (table: string) =>
+    conn
+      .prepare(
+        `SELECT session_id AS id, count(*) AS n, max(_rowid_) AS last FROM ${table} ${where} GROUP BY session_id`,
+      )
+      .all(...args) as { id: string; n: number; last: number }[];
+  for (const r of grouped('message')) {
+    const c = out.get(r.id);
+    if (c) Object.assign(c, { messages: r.n, lastMessage: r.last });
+  }
+  for (const r of grouped('part')) {
+    const c = out.get(r.id);
+    if (c) Object.assign(c, { parts: r.n, lastPart: r.last });
+  }
+  return out;
+}
+
+/** The stamps of the top-level sessions of `counts`, each with its children's rows rolled in. */
+function rollUp(counts: Map<string, RawCounts>): Map<string, StoreStamp> {
+  const root = (id: string): string => {
+    let at = id;
+    for (let depth = 0; depth < 64; depth++) {
+      const parent = counts.get(at)?.parent;
+      if (parent === undefined || !counts.has(parent)) return at;
+      at = parent;
+    }
+    return at;
+  };
+  const sums = new Map<string, RawCounts>();
+  for (const [id, c] of counts) {
+    const r = root(id);
+    const s = sums.get(r) ?? { updated: 0, messages: 0, lastMessage: 0, parts: 0, lastPart: 0 };
+    s.updated = Math.max(s.updated, c.updated);
+    s.messages += c.messages;
+    s.parts += c.parts;
+    s.lastMessage = Math.max(s.lastMessage, c.lastMessage);
+    s.lastPart = Math.max(s.lastPart, c.lastPart);
+    sums.set(r, s);
+  }
+  const out = new Map<string, StoreStamp>();
+  for (const [id, s] of sums)
+    out.set(id, {
+      size: 0,
+      mtimeMs: s.updated,
+      ino: fnv(`${s.messages}:${s.lastMessage}:${s.parts}:${s.lastPart}`),
+    });
+  return out;
+}
+
+/** The stamp of every top-level session of a store, by id: one pass over its session indexes. */
+export function storeSessionStamps(db: string): Promise<Map<string, StoreStamp>> {
+  return withStore(db, (conn) => rollUp(countsOf(conn)));
+}
+
+/** The stamp of one session of a store (its children's rows rolled in); undefined when it is gone. */
+export function storeSessionStamp(db: string, id: string): Promise<StoreStamp | undefined> {
+  return withStore(db, (conn) => {
+    const ids = (
+      conn
+        .prepare(
+          'WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id) SELECT id FROM tree',
+        )
+        .all(id) as { id: string }[]
+    ).map((r) => r.id);
+    const counts = countsOf(conn, ids);
+    if (!counts.has(id)) return undefined;
+    return rollUp(counts).get(id);
+  });
+}

@@ -1,0 +1,557 @@
+// An OpenCode-family session as events. Its rows (from the SQLite store's export, or the files of
+// the older JSON tree) are sessions, messages and parts; messages go in the order they were made,
+// each followed by its parts in the order they were written:
+// - text → a user prompt or assistant text (`synthetic` text, and a compaction's summary, marked);
+// - reasoning → reasoning; tool → a tool_call, and its tool_result once the tool completed or failed;
+// - step-finish → the request of one model step, with its tokens; an assistant message that
+//   recorded tokens but no step → one request from the message's own tokens;
+// - compaction → a compaction; snapshot, patch, file, agent, subtask, retry → system events;
+//   step-start → skipped (its step-finish carries the request); any other part type → unknown;
+// - a message's own row → skipped (its parts carry what it says), unless it records an error;
+// - a session started by another (`parent_id`) is a subagent lane of it, started by the `task` tool
+//   call whose metadata names it.
+import type { SourceFile, TranslatedSession } from '../../adapter.js';
+import { parseJsonLine, splitLines } from '../../lines.js';
+import type {
+  Capability,
+  Lane,
+  SkippedRecord,
+  SourcePointer,
+  TranscriptEvent,
+  TranscriptEventKind,
+  TranscriptEventPayloads,
+  TranscriptSession,
+} from '../../model.js';
+import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
+import { type InvalidValue, isWireId, timestampValue } from '../../values.js';
+import { EventIds } from '../gemini-cli/ids.js';
+import { isObject, type JsonObject, stringField } from '../gemini-cli/records.js';
+import { baseName, splitStorePath, treeTable } from './paths.js';
+import { openCodeUsage } from './usage.js';
+
+type Table = 'session' | 'message' | 'part';
+
+interface Row {
+  table: Table;
+  id: string;
+  sessionId?: string;
+  messageId?: string;
+  data: JsonObject;
+  source: SourcePointer;
+}
+
+const STEP_START = 'step-start: marks where a model step begins; its step-finish carries the request';
+const MESSAGE_ROW = "a message's header: its parts carry what it says";
+const NOT_JSON = 'data is not JSON';
+const NOT_AN_OBJECT = 'not a JSON object';
+
+/** Rows from each file: the store's export line by line, a tree file as one row. */
+function collectRows(files: readonly SourceFile[], skipped: SkippedRecord[]): Row[] {
+  const rows: Row[] = [];
+  for (const file of files) {
+    if (splitStorePath(file.path)) storeRows(file, rows, skipped);
+    else treeRow(file, rows, skipped);
+  }
+  return rows;
+}
+
+function storeRows(file: SourceFile, rows: Row[], skipped: SkippedRecord[]): void {
+  for (const span of splitLines(file.data, 0)) {
+    const lineSource: SourcePointer = {
+      file: file.path,
+      offset: span.offset,
+      length: span.length,
+      line: span.line,
+    };
+    const parsed = parseJsonLine(file.data, span);
+    if (!parsed.ok) {
+      if (parsed.reason !== 'empty line') skipped.push({ source: lineSource, reason: parsed.reason });
+      continue;
+    }
+    const v = parsed.value;
+    const table = isObject(v) ? stringField(v, 'table') : undefined;
+    const rowid = isObject(v) && typeof v.rowid === 'number' ? v.rowid : undefined;
+    const row = isObject(v) && isObject(v.row) ? v.row : undefined;
+    if (table === undefined || rowid === undefined || row === undefined) {
+      skipped.push({ source: lineSource, reason: 'not a row of the store' });
+      continue;
+    }
+    const source: SourcePointer = { ...lineSource, sqlite: { table, rowid } };
+    const id = stringField(row, 'id');
+    if (table !== 'session' && table !== 'message' && table !== 'part') {
+      skipped.push({
+        source,
+        reason: `a row of the ${table} table, not part of the transcript`,
+        recordType: table,
+      });
+      continue;
+    }
+    if (id === undefined) {
+      skipped.push({ source, reason: 'a row without an id', recordType: table });
+      continue;
+    }
+    let data: JsonObject;
+    if (table === 'session') data = sessionData(row);
+    else {
+      const raw = row.data;
+      let parsedData: unknown;
+      try {
+        parsedData = typeof raw === 'string' ? JSON.parse(raw) : raw;
+      } catch {
+        skipped.push({ source, reason: NOT_JSON, recordType: table });
+        continue;
+      }
+      if (!isObject(parsedData)) {
+        skipped.push({ source, reason: `data is ${NOT_AN_OBJECT}`, recordType: table });
+        continue;
+      }
+      data = parsedData;
+      if (data.time === undefined && typeof row.time_created === 'number')
+        data = { ...data, time: { created: row.time_created } };
+    }
+    const r: Row = { table, id, data, source };
+    const sessionId = stringField(row, 'session_id');
+    if (sessionId !== undefined) r.sessionId = sessionId;
+    const messageId = stringField(row, 'message_id');
+    if (messageId !== undefined) r.messageId = messageId;
+    rows.push(r);
+  }
+}
+
+/** A session row's columns in the shape of the tree's session file. */
+function sessionData(row: JsonObject): JsonObject {
+  const data: JsonObject = { ...row };
+  if (row.parent_id !== undefined) data.parentID = row.parent_id;
+  data.time = { created: row.time_created, updated: row.time_updated };
+  return data;
+}
+
+function treeRow(file: SourceFile, rows: Row[], skipped: SkippedRecord[]): void {
+  const source: SourcePointer = { file: file.path, offset: 0, length: file.data.length, line: 1 };
+  const table = treeTable(file.path);
+  const span = { line: 1, offset: 0, length: file.data.length, unterminated: false };
+  const parsed = parseJsonLine(file.data, trimmed(file.data, span));
+  if (!parsed.ok) {
+    skipped.push({ source, reason: parsed.reason, ...(table ? { recordType: table } : {}) });
+    return;
+  }
+  const data = parsed.value;
+  if (!isObject(data)) {
+    skipped.push({ source, reason: NOT_AN_OBJECT, ...(table ? { recordType: table } : {}) });
+    return;
+  }
+  const kind: Table | undefined =
+    table ?? (typeof data.role === 'string' ? 'message' : typeof data.type === 'string' ? 'part' : undefined);
+  if (kind === undefined) {
+    skipped.push({ source, reason: 'not a session, message or part of the storage tree' });
+    return;
+  }
+  const id = stringField(data, 'id') ?? baseName(file.path).replace(/\.json$/, '');
+  const r: Row = { table: kind, id, data, source };
+  const sessionId = stringField(data, 'sessionID');
+  if (sessionId !== undefined) r.sessionId = sessionId;
+  // A part file without a messageID is named by its folder, part/<messageID>/<partID>.json.
+  const messageId = stringField(data, 'messageID') ?? (kind === 'part' ? folderName(file.path) : undefined);
+  if (messageId !== undefined && messageId !== 'part') r.messageId = messageId;
+  rows.push(r);
+}
+
+function folderName(path: string): string | undefined {
+  const parts = path.split(/[\\/]/);
+  return parts.length >= 2 ? parts[parts.length - 2] : undefined;
+}
+
+/** The span without the whitespace a pretty-printed file ends with. */
+function trimmed(
+  data: Uint8Array,
+  span: { line: number; offset: number; length: number; unterminated: boolean },
+) {
+  let end = span.offset + span.length;
+  while (
+    end > span.offset &&
+    (data[end - 1] === 10 || data[end - 1] === 13 || data[end - 1] === 32 || data[end - 1] === 9)
+  )
+    end--;
+  return { ...span, length: end - span.offset };
+}
+
+type Emit = <K extends TranscriptEventKind>(
+  kind: K,
+  suffix: string,
+  payload: TranscriptEventPayloads[K],
+  at?: { timestamp?: number; source?: SourcePointer; id?: string },
+) => TranscriptEvent;
+
+class Translation {
+  readonly events: TranscriptEvent[] = [];
+  readonly skipped: SkippedRecord[] = [];
+  private readonly ids = new EventIds();
+  private readonly tip = new Map<string, string>();
+  /** Subagent session id → the tool_call that started it. */
+  readonly spawns = new Map<string, string>();
+  private lastCompaction: TranscriptEventPayloads['compaction'] | undefined;
+
+  constructor(private readonly laneOf: (sessionId: string | undefined) => string) {}
+
+  message(m: Row, parts: readonly Row[]): void {
+    const role = stringField(m.data, 'role');
+    const lane = this.laneOf(m.sessionId ?? stringField(m.data, 'sessionID'));
+    const invalid: InvalidValue[] = [];
+    const time = isObject(m.data.time) ? m.data.time : {};
+    const created = timestampValue(time.created, 'time.created', invalid);
+    const completed = timestampValue(time.completed, 'time.completed', invalid);
+    const model =
+      stringField(m.data, 'modelID') ??
+      (isObject(m.data.model) ? stringField(m.data.model, 'modelID') : undefined);
+    const isSummary = m.data.summary === true;
+    let step: TranscriptEvent[] = [];
+    const inMessage: TranscriptEvent[] = [];
+    let steps = 0;
+
+    const emitter = (row: Row, rowInvalid: InvalidValue[]): Emit => {
+      let count = 0;
+      return (kind, suffix, payload, at = {}) => {
+        const base = row.id;
+        const id =
+          at.id ??
+          this.ids.make(count === 0 ? base : `${base}:${suffix}`, `${row.source.file}:${row.source.line}`);
+        count++;
+        const e = {
+          id,
+          seq: 0,
+          kind,
+          agentId: lane,
+          source: at.source ?? row.source,
+          payload,
+        } as TranscriptEvent;
+        const parent = this.tip.get(lane);
+        if (parent !== undefined) e.parentId = parent;
+        const ts = at.timestamp ?? created;
+        if (ts !== undefined) e.timestamp = ts;
+        if (rowInvalid.length > 0) e.invalid = [...rowInvalid];
+        this.events.push(e);
+        this.tip.set(lane, id);
+        if (kind !== 'request') {
+          step.push(e);
+          inMessage.push(e);
+        }
+        return e;
+      };
+    };
+
+    for (const p of parts) {
+      const pInvalid = [...invalid];
+      const emit = emitter(p, pInvalid);
+      const type = stringField(p.data, 'type') ?? '';
+      const ptime = isObject(p.data.time) ? p.data.time : {};
+      const start = timestampValue(ptime.start, 'time.start', pInvalid);
+      const at = start !== undefined ? { timestamp: start } : {};
+      switch (type) {
+        case 'text': {
+          const text = typeof p.data.text === 'string' ? p.data.text : '';
+          const payload: TranscriptEventPayloads['user'] = { text };
+          if (isSummary) {
+            payload.synthetic = true;
+            payload.origin = 'compact_summary';
+            if (this.lastCompaction && this.lastCompaction.summary === undefined)
+              this.lastCompaction.summary = text;
+          } else if (p.data.synthetic === true) {
+            payload.synthetic = true;
+            payload.origin = 'synthetic';
+          }
+          if (p.data.ignored === true) payload.ignored = true;
+          emit(role === 'user' ? 'user' : 'assistant', 'text', payload, at);
+          break;
+        }
+        case 'reasoning':
+          emit('reasoning', 'reasoning', { text: typeof p.data.text === 'string' ? p.data.text : '' }, at);
+          break;
+        case 'tool':
+          this.tool(p, emit, at, pInvalid);
+          break;
+        case 'step-start':
+          // A step's request covers what the message made since the step before it.
+          this.skipped.push({ source: p.source, reason: STEP_START, recordType: type });
+          break;
+        case 'step-finish': {
+          steps++;
+          const payload: TranscriptEventPayloads['request'] = {};
+          if (model !== undefined) payload.model = model;
+          const usage = openCodeUsage(p.data.tokens, pInvalid);
+          if (usage) payload.usage = usage;
+          const reason = stringField(p.data, 'reason');
+          if (reason !== undefined) payload.stopReason = reason;
+          if (typeof p.data.cost === 'number') payload.cost = p.data.cost;
+          const provider = stringField(m.data, 'providerID');
+          if (provider !== undefined) payload.provider = provider;
+          const req = emit(
+            'request',
+            'request',
+            payload,
+            completed !== undefined ? { timestamp: completed } : {},
+          );
+          for (const e of step) e.requestId = req.id;
+          step = [];
+          break;
+        }
+        case 'compaction': {
+          const payload: TranscriptEventPayloads['compaction'] = {
+            trigger: p.data.auto === true ? 'auto' : 'manual',
+          };
+          if (typeof p.data.overflow === 'boolean') payload.overflow = p.data.overflow;
+          this.lastCompaction = payload;
+          emit('compaction', 'compaction', payload, at);
+          break;
+        }
+        case 'snapshot':
+        case 'patch':
+        case 'agent':
+        case 'retry':
+        case 'file':
+        case 'subtask': {
+          const payload: TranscriptEventPayloads['system'] = { type, part: p.data };
+          const text = systemText(type, p.data);
+          if (text !== undefined) payload.text = text;
+          emit('system', type, payload, at);
+          break;
+        }
+        default:
+          emit('unknown', 'unknown', { recordType: type, raw: p.data }, at);
+      }
+    }
+
+    const emit = emitter(m, invalid);
+    let made = false;
+    if (role === 'assistant' && steps === 0) {
+      // Tokens recorded on the message alone (no step-finish part): one request for the message.
+      const usage = openCodeUsage(m.data.tokens, invalid);
+      if (usage) {
+        const payload: TranscriptEventPayloads['request'] = { usage };
+        if (model !== undefined) payload.model = model;
+        const finish = stringField(m.data, 'finish');
+        if (finish !== undefined) payload.stopReason = finish;
+        if (typeof m.data.cost === 'number') payload.cost = m.data.cost;
+        const req = emit(
+          'request',
+          'request',
+          payload,
+          completed !== undefined ? { timestamp: completed } : {},
+        );
+        for (const e of inMessage) e.requestId ??= req.id;
+        made = true;
+      }
+    }
+    if (isObject(m.data.error)) {
+      const e = m.data.error;
+      const data = isObject(e.data) ? e.data : {};
+      const text = stringField(data, 'message') ?? stringField(e, 'name') ?? 'error';
+      const payload: TranscriptEventPayloads['system'] = { type: 'api_error', text, error: e };
+      const name = stringField(e, 'name');
+      if (name !== undefined) payload.name = name;
+      emit('system', 'error', payload, completed !== undefined ? { timestamp: completed } : {});
+      made = true;
+    }
+    if (!made) this.skipped.push({ source: m.source, reason: MESSAGE_ROW, recordType: role ?? 'message' });
+  }
+
+  private tool(p: Row, emit: Emit, at: { timestamp?: number }, invalid: InvalidValue[]): void {
+    const state = isObject(p.data.state) ? p.data.state : {};
+    const callId = stringField(p.data, 'callID') ?? p.id;
+    const name = stringField(p.data, 'tool') ?? '';
+    const call: TranscriptEventPayloads['tool_call'] = { callId, name, input: state.input ?? {} };
+    const title = stringField(state, 'title');
+    if (title !== undefined) call.title = title;
+    const callEvent = emit('tool_call', 'call', call, at);
+    const meta = isObject(state.metadata) ? state.metadata : undefined;
+    const child = meta ? (stringField(meta, 'sessionId') ?? stringField(meta, 'sessionID')) : undefined;
+    if (child !== undefined) this.spawns.set(child, callEvent.id);
+    const status = stringField(state, 'status');
+    // pending and running calls have no result yet.
+    if (status === 'pending' || status === 'running') return;
+    const failed = status === 'error';
+    const output = failed ? (state.error ?? state.output ?? '') : (state.output ?? state.error ?? '');
+    if (!failed && state.output === undefined && state.error === undefined && status === undefined) return;
+    const result: TranscriptEventPayloads['tool_result'] = { callId, output };
+    if (failed) result.isError = true;
+    if (status !== undefined) result.status = status;
+    if (meta !== undefined) result.metadata = meta;
+    const t = isObject(state.time) ? state.time : {};
+    const start = timestampValue(t.start, 'state.time.start', invalid);
+    const end = timestampValue(t.end, 'state.time.end', invalid);
+    if (start !== undefined && end !== undefined && end >= start) result.durationMs = end - start;
+    if (child !== undefined) result.agentId = child;
+    emit('tool_result', 'result', result, end !== undefined ? { timestamp: end } : at);
+  }
+}
+
+function systemText(type: string, data: JsonObject): string | undefined {
+  switch (type) {
+    case 'patch':
+      return Array.isArray(data.files)
+        ? `changed ${data.files.filter((f) => typeof f === 'string').join(', ')}`
+        : undefined;
+    case 'file':
+      return stringField(data, 'filename') ?? stringField(data, 'url');
+    case 'agent':
+      return stringField(data, 'name');
+    case 'subtask':
+      return stringField(data, 'prompt') ?? stringField(data, 'description');
+    case 'retry': {
+      const e = isObject(data.error) ? data.error : undefined;
+      const d = e && isObject(e.data) ? e.data : undefined;
+      return (d && stringField(d, 'message')) ?? (e && stringField(e, 'name'));
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The id of the session `files` are about: the store path's, else the first session row's. */
+function mainSessionId(files: readonly SourceFile[], rows: readonly Row[]): string | undefined {
+  const first = files[0];
+  const store = first ? splitStorePath(first.path) : undefined;
+  if (store) return store.id;
+  return rows.find((r) => r.table === 'session')?.id;
+}
+
+export function translateOpenCodeSession(
+  files: readonly SourceFile[],
+): Result<TranslatedSession, UnknownFormatGeneration> {
+  const preSkipped: SkippedRecord[] = [];
+  const rows = collectRows(files, preSkipped);
+  const main = mainSessionId(files, rows);
+  const first = files[0];
+  if (
+    main === undefined &&
+    first &&
+    !splitStorePath(first.path) &&
+    rows.length > 0 &&
+    rows[0]?.table !== 'session'
+  )
+    return err(unknownFormatGeneration(first.path, 1, 'the first file is not an OpenCode session file'));
+  const mainId = main !== undefined && isWireId(main) ? main : '';
+  const sessions = new Map<string, Row>();
+  for (const r of rows) if (r.table === 'session' && !sessions.has(r.id)) sessions.set(r.id, r);
+  const laneOf = (sid: string | undefined): string =>
+    sid !== undefined && sid !== mainId && sessions.has(sid) && isWireId(sid) ? sid : mainId;
+  const t = new Translation(laneOf);
+  t.skipped.push(...preSkipped);
+
+  // Messages in the order they were made (their rows' order where times tie), each with its parts.
+  const messages = rows.filter((r) => r.table === 'message');
+  const partsOf = new Map<string, Row[]>();
+  for (const r of rows) {
+    if (r.table !== 'part') continue;
+    const mid = r.messageId;
+    if (mid === undefined) {
+      t.skipped.push({ source: r.source, reason: 'a part that names no message', recordType: 'part' });
+      continue;
+    }
+    const list = partsOf.get(mid) ?? [];
+    list.push(r);
+    partsOf.set(mid, list);
+  }
+  const created = (r: Row): number => {
+    const time = isObject(r.data.time) ? r.data.time : {};
+    return typeof time.created === 'number' ? time.created : 0;
+  };
+  const order = messages.map((m, i) => ({ m, i, at: created(m) }));
+  order.sort((a, b) => a.at - b.at || a.i - b.i);
+  const known = new Set<string>();
+  for (const { m } of order) {
+    if (known.has(m.id)) {
+      t.skipped.push({ source: m.source, reason: 'a message repeated', recordType: 'message' });
+      continue;
+    }
+    known.add(m.id);
+    t.message(m, partsOf.get(m.id) ?? []);
+  }
+  for (const [mid, parts] of partsOf)
+    if (!known.has(mid))
+      for (const p of parts)
+        t.skipped.push({
+          source: p.source,
+          reason: 'a part of a message not in the session',
+          recordType: 'part',
+        });
+
+  // Session rows say where and when; they become no event of their own.
+  const mainRow = sessions.get(mainId);
+  const agents: Lane[] = [{ id: mainId }];
+  const mainTitle = mainRow ? stringField(mainRow.data, 'title') : undefined;
+  if (mainTitle !== undefined) agents[0]!.title = mainTitle;
+  for (const [sid, s] of sessions) {
+    if (sid === mainId) continue;
+    if (!isWireId(sid)) {
+      t.skipped.push({
+        source: s.source,
+        reason: 'a session whose id cannot name a lane',
+        recordType: 'session',
+      });
+      continue;
+    }
+    const parent = stringField(s.data, 'parentID');
+    const lane: Lane = {
+      id: sid,
+      parentId: parent !== undefined && sessions.has(parent) && isWireId(parent) ? parent : mainId,
+    };
+    const title = stringField(s.data, 'title');
+    if (title !== undefined) lane.title = title;
+    const spawn = t.spawns.get(sid);
+    if (spawn !== undefined) lane.spawnEventId = spawn;
+    agents.push(lane);
+  }
+  for (const s of sessions.values())
+    t.skipped.push({
+      source: s.source,
+      reason: "the session row: its fields are the session's facts",
+      recordType: 'session',
+    });
+
+  const session: TranscriptSession = { id: mainId };
+  const invalid: InvalidValue[] = [];
+  if (mainRow) {
+    const cwd = stringField(mainRow.data, 'directory');
+    if (cwd !== undefined) session.cwd = cwd;
+    if (mainTitle !== undefined) session.title = mainTitle;
+  }
+  let firstAt =
+    mainRow && isObject(mainRow.data.time)
+      ? timestampValue(mainRow.data.time.created, 'time.created', invalid)
+      : undefined;
+  let lastAt: number | undefined;
+  for (const e of t.events) {
+    if (e.timestamp === undefined) continue;
+    if (firstAt === undefined || e.timestamp < firstAt) firstAt = e.timestamp;
+    if (lastAt === undefined || e.timestamp > lastAt) lastAt = e.timestamp;
+  }
+  if (firstAt !== undefined) session.startedAt = firstAt;
+  if (lastAt !== undefined) session.endedAt = lastAt;
+  const out: TranslatedSession = {
+    agents,
+    capabilities: capabilitiesOf(t.events),
+    events: t.events,
+    session,
+    skipped: t.skipped,
+  };
+  const version = mainRow ? stringField(mainRow.data, 'version') : undefined;
+  if (version !== undefined) out.agentVersion = version;
+  return ok(out);
+}
+
+/** What these rows actually show. */
+function capabilitiesOf(events: readonly TranscriptEvent[]): Capability[] {
+  const seen = new Set<Capability>();
+  for (const e of events) {
+    if (e.kind === 'request') {
+      seen.add('requests');
+      if (e.payload.usage) seen.add('usage');
+    } else if (e.kind === 'reasoning') seen.add('reasoning');
+    else if (e.kind === 'compaction') seen.add('compaction');
+    if (e.timestamp !== undefined) seen.add('durations');
+  }
+  // Child sessions are always recorded as such: none is a count of 0, not an unknown.
+  seen.add('subagents');
+  const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'];
+  return order.filter((c) => seen.has(c));
+}

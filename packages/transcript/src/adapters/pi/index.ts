@@ -1,0 +1,23 @@
+// The pi adapter: one append-only JSONL file per session, its entries a tree.
+import type { SessionAdapter } from '../../adapter.js';
+import { detectPi } from './detect.js';
+import { piSessionFiles } from './files.js';
+import { piHomes } from './homes.js';
+import { listPiSessions } from './list.js';
+import { PI } from './records.js';
+import { piLastRecordAt } from './times.js';
+import { translatePiSession } from './translate.js';
+
+export const piAdapter: SessionAdapter = {
+  id: PI,
+  aliases: ['pi-agent', 'pi-coding-agent'],
+  // pi has no subagents (a fork is a session of its own), and records no system prompt, tool
+  // schemas or hooks in its sessions.
+  capabilities: ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'compactionTokens'],
+  homes: piHomes,
+  detect: detectPi,
+  list: listPiSessions,
+  sessionFiles: piSessionFiles,
+  lastRecordAt: piLastRecordAt,
+  translate: translatePiSession,
+};
