@@ -89,6 +89,10 @@ const ASKING: Record<BuiltInBridgeKey, string[]> = {
   codex: [],
   'gemini-cli': [],
   opencode: [],
+  'qwen-code': [],
+  kilo: [],
+  pi: [],
+  'copilot-cli': [],
 };
 
 describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cairn run %s', (key) => {

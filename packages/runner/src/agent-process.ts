@@ -56,6 +56,9 @@ export function agentEnvironment(
 
 const STDERR_TAIL = 8 * 1024;
 
+/** How long an agent whose input ended may take to exit by itself before it is signalled. */
+const INPUT_END_WAIT_MS = 300;
+
 export class AgentProcess {
   readonly child: ChildProcess;
   /** Settles with the exit code or signal once the process is gone (and reaped). */
@@ -121,10 +124,19 @@ export class AgentProcess {
     };
   }
 
-  /** Ends the whole tree: TERM, then KILL after `graceMs` if anything is left. */
+  /**
+   * Ends the whole tree: its input closed first, as an editor ends an agent (some write their last
+   * records then: Copilot CLI its token counts), TERM if it is still there a moment later, then
+   * KILL after `graceMs` if anything is left. With no grace, TERM at once.
+   */
   async kill(graceMs = 2_000): Promise<void> {
     const pid = this.child.pid;
     if (pid === undefined) return;
+    if (graceMs > 0 && !this.gone) {
+      this.child.stdin?.end();
+      const moment = new Promise((resolve) => setTimeout(resolve, Math.min(graceMs, INPUT_END_WAIT_MS)));
+      await Promise.race([this.exited, moment]);
+    }
     this.signalTree(pid, 'SIGTERM');
     const timer = setTimeout(() => this.signalTree(pid, 'SIGKILL'), graceMs);
     await this.exited;

@@ -1,4 +1,4 @@
-// The agents cairn can drive ("bridges"): the four built-in ACP adapters, pinned, and any ACP
+// The agents cairn can drive ("bridges"): the built-in ACP adapters, pinned, and any ACP
 // command the user declares in `$CAIRN_HOME/config.json`. This module knows how each one is
 // started and where its adapter lives; it never starts one itself.
 //
@@ -11,7 +11,28 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export type BuiltInBridgeKey = 'claude-code' | 'codex' | 'gemini-cli' | 'opencode';
+export type BuiltInBridgeKey =
+  | 'claude-code'
+  | 'codex'
+  | 'gemini-cli'
+  | 'opencode'
+  | 'qwen-code'
+  | 'kilo'
+  | 'pi'
+  | 'copilot-cli';
+
+/** A package installed beside an adapter, in the same prefix, that the adapter starts itself. */
+export interface CompanionPackage {
+  readonly npmPackage: string;
+  readonly version: string;
+  /** The executable it installs. */
+  readonly bin: string;
+  /**
+   * The variable that tells the adapter where that executable is; set to the installed one when
+   * the adapter is cairn's own install.
+   */
+  readonly pathVariable?: string;
+}
 
 /** One of the agents cairn knows by name, with its ACP adapter pinned. */
 export interface BuiltInBridge {
@@ -40,6 +61,13 @@ export interface BuiltInBridge {
    * in; its sessions still get their own folder in `session/new` and `session/load`.
    */
   readonly startsInOwnFolder?: boolean;
+  /** Packages the adapter needs beside it (pi's ACP adapter drives the `pi` CLI). */
+  readonly companions?: readonly CompanionPackage[];
+  /**
+   * Added to the agent's environment: switches that keep the pinned adapter from updating itself
+   * or reporting home. They never name a model or a key; the user's own settings do that.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** An ACP agent the user declared under `agents` in `$CAIRN_HOME/config.json`. */
@@ -111,6 +139,66 @@ export const BUILT_IN_BRIDGES: readonly BuiltInBridge[] = [
     supportsSteering: false,
     supportsImageInput: true,
   },
+  {
+    kind: 'builtin',
+    key: 'qwen-code',
+    name: 'Qwen Code',
+    npmPackage: '@qwen-code/qwen-code',
+    // Declares Node >= 22 and runs on 20.
+    version: '0.24.4',
+    bin: 'qwen',
+    args: ['--acp'],
+    cli: 'qwen',
+    supportsSteering: false,
+    supportsImageInput: true,
+  },
+  {
+    kind: 'builtin',
+    key: 'kilo',
+    name: 'Kilo',
+    npmPackage: '@kilocode/cli',
+    // 7.8.1's native package is missing from npm.
+    version: '7.7.7',
+    bin: 'kilo',
+    args: ['acp'],
+    cli: 'kilo',
+    supportsSteering: false,
+    supportsImageInput: true,
+    env: { KILO_DISABLE_AUTOUPDATE: '1' },
+  },
+  {
+    kind: 'builtin',
+    key: 'pi',
+    name: 'pi',
+    // pi's ACP adapter; it starts the `pi` CLI (`--mode rpc`) for each session. 0.0.34 hangs.
+    npmPackage: 'pi-acp',
+    version: '0.0.24',
+    bin: 'pi-acp',
+    args: [],
+    cli: 'pi',
+    supportsSteering: false,
+    supportsImageInput: true,
+    companions: [
+      {
+        npmPackage: '@mariozechner/pi-coding-agent',
+        version: '0.73.1',
+        bin: 'pi',
+        pathVariable: 'PI_ACP_PI_COMMAND',
+      },
+    ],
+  },
+  {
+    kind: 'builtin',
+    key: 'copilot-cli',
+    name: 'Copilot CLI',
+    npmPackage: '@github/copilot',
+    version: '1.0.102',
+    bin: 'copilot',
+    args: ['--acp'],
+    cli: 'copilot',
+    supportsSteering: false,
+    supportsImageInput: true,
+  },
 ];
 
 export function builtInBridge(key: string): BuiltInBridge | undefined {
@@ -140,9 +228,9 @@ export function agentStartDir(cairnHome: string, key: string): string {
   return join(cairnHome, 'agent-cwd', key);
 }
 
-/** The adapter's executable inside its install folder. */
-export function adapterBinPath(cairnHome: string, bridge: BuiltInBridge): string {
-  const name = process.platform === 'win32' ? `${bridge.bin}.cmd` : bridge.bin;
+/** The adapter's executable inside its install folder (or a companion's, by its bin name). */
+export function adapterBinPath(cairnHome: string, bridge: BuiltInBridge, bin = bridge.bin): string {
+  const name = process.platform === 'win32' ? `${bin}.cmd` : bin;
   return join(adapterDir(cairnHome, bridge.key), 'node_modules', '.bin', name);
 }
 
@@ -162,6 +250,26 @@ export async function installedAdapterVersion(
   } catch {
     return undefined;
   }
+}
+
+/** Whether every companion of the bridge is installed beside it, at its pinned version. */
+export async function companionsInstalled(bridge: BuiltInBridge, cairnHome: string): Promise<boolean> {
+  for (const companion of bridge.companions ?? []) {
+    const manifest = join(
+      adapterDir(cairnHome, bridge.key),
+      'node_modules',
+      companion.npmPackage,
+      'package.json',
+    );
+    try {
+      const parsed = JSON.parse(await readFile(manifest, 'utf8')) as { version?: unknown };
+      if (parsed.version !== companion.version) return false;
+      if (!(await isExecutable(adapterBinPath(cairnHome, bridge, companion.bin)))) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,7 +315,7 @@ export interface BridgeCommand {
   /** An absolute path to the executable. */
   readonly command: string;
   readonly args: readonly string[];
-  /** Added to the agent's environment (a declared agent's `env`; empty for built-ins). */
+  /** Added to the agent's environment: a declared agent's `env`; a built-in's switches and companions. */
   readonly env: Readonly<Record<string, string>>;
   /** `cairn`: the adapter under `$CAIRN_HOME/agents`; `path`: found on PATH; `declared`: config. */
   readonly source: 'cairn' | 'path' | 'declared';
@@ -246,11 +354,19 @@ export async function resolveBridgeCommand(
   }
   const own = adapterBinPath(options.cairnHome, bridge);
   const where = await startFolder(bridge, options.cairnHome);
-  if (await isExecutable(own))
-    return { installed: true, command: own, args: bridge.args, env: {}, source: 'cairn', ...where };
+  if (await isExecutable(own)) {
+    const companions: Record<string, string> = {};
+    for (const c of bridge.companions ?? []) {
+      const path = adapterBinPath(options.cairnHome, bridge, c.bin);
+      if (c.pathVariable !== undefined && (await isExecutable(path))) companions[c.pathVariable] = path;
+    }
+    const ownEnv = { ...bridge.env, ...companions };
+    return { installed: true, command: own, args: bridge.args, env: ownEnv, source: 'cairn', ...where };
+  }
   const onPath = await findOnPath(bridge.bin, env);
   if (onPath !== undefined) {
-    return { installed: true, command: onPath, args: bridge.args, env: {}, source: 'path', ...where };
+    const pathEnv = { ...bridge.env };
+    return { installed: true, command: onPath, args: bridge.args, env: pathEnv, source: 'path', ...where };
   }
   return {
     installed: false,

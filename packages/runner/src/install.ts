@@ -12,6 +12,7 @@ import {
   type Bridge,
   type BuiltInBridge,
   builtInBridge,
+  companionsInstalled,
   type Env,
   findBridge,
   installedAdapterVersion,
@@ -108,13 +109,15 @@ async function installLocked(
 ): Promise<InstallResult> {
   if (options.signal?.aborted) return aborted();
   const present = await installedAdapterVersion(bridge, options.cairnHome);
-  if (present === bridge.version) return { ok: true, alreadyInstalled: true, version: present, dir };
+  if (present === bridge.version && (await companionsInstalled(bridge, options.cairnHome)))
+    return { ok: true, alreadyInstalled: true, version: present, dir };
   const lock = await acquireLock(`${dir}.install-lock`, options.signal);
   if (lock === undefined) return aborted();
   try {
     // Another process may have finished the install while this one waited for the lock.
     const now = await installedAdapterVersion(bridge, options.cairnHome);
-    if (now === bridge.version) return { ok: true, alreadyInstalled: true, version: now, dir };
+    if (now === bridge.version && (await companionsInstalled(bridge, options.cairnHome)))
+      return { ok: true, alreadyInstalled: true, version: now, dir };
     return await install(bridge, dir, options);
   } finally {
     await lock.release();
@@ -137,11 +140,22 @@ async function install(bridge: BuiltInBridge, dir: string, options: InstallOptio
     return { ok: false, reason: 'error', error: `cannot prepare ${dir}: ${(cause as Error).message}` };
   }
   const spec = `${bridge.npmPackage}@${bridge.version}`;
-  const first = await npmInstall(dir, spec, options);
+  // Companions go in with the adapter, always at their pins: the adapter is tested with those.
+  const companions = (bridge.companions ?? []).map((c) => `${c.npmPackage}@${c.version}`);
+  const first = await npmInstall(dir, [spec, ...companions], options);
   if (first.aborted) return aborted();
   if (first.code === 0) return settled(bridge, dir, options, undefined);
   if (!isNoMatchingVersion(first.output)) {
     return { ok: false, reason: 'error', error: `npm install ${spec} failed: ${npmMessage(first.output)}` };
+  }
+  // A companion's pin is not replaced by another version: the adapter was tested with that one.
+  const missingCompanion = companions.find((c) => first.output.includes(c));
+  if (missingCompanion !== undefined) {
+    return {
+      ok: false,
+      reason: 'error',
+      error: `npm has no ${missingCompanion}, which ${bridge.name} needs: ${npmMessage(first.output)}`,
+    };
   }
   // npm has the package but not the pinned version.
   const available = await npmView(bridge.npmPackage, dir, options);
@@ -159,7 +173,11 @@ async function install(bridge: BuiltInBridge, dir: string, options: InstallOptio
   }
   // An earlier install already put npm's current version here in place of the pin.
   const present = await installedAdapterVersion(bridge, options.cairnHome);
-  if (present !== undefined && present === available) {
+  if (
+    present !== undefined &&
+    present === available &&
+    (await companionsInstalled(bridge, options.cairnHome))
+  ) {
     return {
       ok: true,
       alreadyInstalled: true,
@@ -170,7 +188,7 @@ async function install(bridge: BuiltInBridge, dir: string, options: InstallOptio
   }
   const other = await npmInstall(
     dir,
-    available === undefined ? bridge.npmPackage : `${bridge.npmPackage}@${available}`,
+    [available === undefined ? bridge.npmPackage : `${bridge.npmPackage}@${available}`, ...companions],
     options,
   );
   if (other.aborted) return aborted();
@@ -198,6 +216,10 @@ async function settled(
       reason: 'error',
       error: `npm finished, but ${bridge.npmPackage} did not leave ${bridge.bin} in ${dir}`,
     };
+  }
+  if (!(await companionsInstalled(bridge, options.cairnHome))) {
+    const wanted = (bridge.companions ?? []).map((c) => `${c.npmPackage}@${c.version}`).join(', ');
+    return { ok: false, reason: 'error', error: `npm finished, but ${wanted} is not complete in ${dir}` };
   }
   if (pinnedUnavailable !== undefined || version !== bridge.version) {
     return {
@@ -260,7 +282,7 @@ function runNpm(args: readonly string[], cwd: string, options: InstallOptions): 
   });
 }
 
-function npmInstall(dir: string, spec: string, options: InstallOptions): Promise<NpmRun> {
+function npmInstall(dir: string, specs: readonly string[], options: InstallOptions): Promise<NpmRun> {
   return runNpm(
     [
       'install',
@@ -271,7 +293,7 @@ function npmInstall(dir: string, spec: string, options: InstallOptions): Promise
       '--omit=dev',
       '--save-exact',
       '--loglevel=error',
-      spec,
+      ...specs,
     ],
     dir,
     options,

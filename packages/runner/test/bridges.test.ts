@@ -30,7 +30,7 @@ async function executable(path: string): Promise<string> {
 }
 
 describe('the built-in roster', () => {
-  it('pins the four adapters and knows how each starts', () => {
+  it('pins the adapters and knows how each starts', () => {
     expect(
       BUILT_IN_BRIDGES.map((b) => [b.key, b.npmPackage, b.version, b.bin, b.args.join(' '), b.cli]),
     ).toEqual([
@@ -38,7 +38,14 @@ describe('the built-in roster', () => {
       ['codex', '@agentclientprotocol/codex-acp', '2.6.0', 'codex-acp', '', 'codex'],
       ['gemini-cli', '@google/gemini-cli', '0.61.0', 'gemini', '--acp', 'gemini'],
       ['opencode', 'opencode-ai', '1.18.33', 'opencode', 'acp', 'opencode'],
+      ['qwen-code', '@qwen-code/qwen-code', '0.24.4', 'qwen', '--acp', 'qwen'],
+      ['kilo', '@kilocode/cli', '7.7.7', 'kilo', 'acp', 'kilo'],
+      ['pi', 'pi-acp', '0.0.24', 'pi-acp', '', 'pi'],
+      ['copilot-cli', '@github/copilot', '1.0.102', 'copilot', '--acp', 'copilot'],
     ]);
+    expect(
+      BUILT_IN_BRIDGES.flatMap((b) => (b.companions ?? []).map((c) => [b.key, c.npmPackage, c.version])),
+    ).toEqual([['pi', '@mariozechner/pi-coding-agent', '0.73.1']]);
     expect(BUILT_IN_BRIDGES.filter((b) => b.supportsSteering).map((b) => b.key)).toEqual([
       'claude-code',
       'codex',
@@ -172,7 +179,7 @@ describe('declared agents in config.json', () => {
   it('reads the file, and reports an unreadable or non-JSON one instead of throwing', async () => {
     const none = join(root, 'no-config');
     expect(await readDeclaredAgents(none)).toEqual({ bridges: [], problems: [] });
-    expect((await readRoster(none)).bridges).toHaveLength(4);
+    expect((await readRoster(none)).bridges).toHaveLength(BUILT_IN_BRIDGES.length);
 
     const broken = join(root, 'broken');
     await mkdir(broken, { recursive: true });
@@ -193,6 +200,10 @@ describe('declared agents in config.json', () => {
       'codex',
       'gemini-cli',
       'opencode',
+      'qwen-code',
+      'kilo',
+      'pi',
+      'copilot-cli',
       'mine',
     ]);
     expect(roster.problems).toEqual([

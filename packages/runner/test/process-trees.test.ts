@@ -102,3 +102,35 @@ describe('a dev process that calls setsid', () => {
     expect(after.processes()).toEqual([]);
   });
 });
+
+describe('ending an agent', () => {
+  it('closes its input first, so an agent that writes its last records then gets to, and signals only one that stays', async () => {
+    const dir = scratch();
+    const done = join(dir, 'finished');
+    // Writes its closing record when its input ends, as Copilot CLI writes its token counts.
+    const polite = new AgentProcess(
+      {
+        command: process.execPath,
+        args: [
+          '-e',
+          `process.stdin.resume(); process.stdin.on('end', () => { require('node:fs').writeFileSync(${JSON.stringify(done)}, 'bye'); process.exit(0); });`,
+        ],
+      },
+      { cwd: dir, env: { PATH: process.env.PATH ?? '' } },
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    await polite.kill();
+    expect(readFileSync(done, 'utf8')).toBe('bye');
+    expect(await polite.exited).toEqual({ code: 0, signal: null });
+
+    // One that ignores the end of its input is signalled after the moment.
+    const stubborn = new AgentProcess(
+      { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] },
+      { cwd: dir, env: { PATH: process.env.PATH ?? '' } },
+    );
+    const started = Date.now();
+    await stubborn.kill();
+    expect((await stubborn.exited).signal).toBe('SIGTERM');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});

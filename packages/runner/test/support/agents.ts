@@ -42,16 +42,37 @@
 //   in the prompt answer (the last step's counts). Without credentials it never fails offline
 //   (a free default model, retried forever), so the no-credentials recipe names a provider that
 //   needs a key and has none: `session/prompt` fails -32000 "provider authentication required".
+// qwen-code (@qwen-code/qwen-code 0.24.4, `qwen --acp`): OPENAI_API_KEY, OPENAI_BASE_URL (the
+//   fake server's /v1) and OPENAI_MODEL, with `security.auth.selectedType: 'openai'` in
+//   ~/.qwen/settings.json; statistics, telemetry, updates and the background memory agent (which
+//   would ask the model again after each turn) are switched off there. Chat Completions, streamed.
+// kilo (@kilocode/cli 7.7.7, `kilo acp`): KILO_CONFIG_CONTENT, the same shape as OpenCode's, and
+//   the KILO_DISABLE_* switches below. Chat Completions, streamed. Its store is
+//   $XDG_DATA_HOME/kilo/kilo.db.
+// pi (pi-acp 0.0.24 driving @mariozechner/pi-coding-agent 0.73.1, installed side by side; the
+//   bridge hands pi-acp the installed `pi` in PI_ACP_PI_COMMAND): ~/.pi/agent/models.json names a
+//   provider (`api: 'openai-completions'`) and settings.json makes it the default; PI_OFFLINE
+//   keeps pi from fetching its tools at start. Its first answer starts with a line break.
+// copilot-cli (@github/copilot 1.0.102, `copilot --acp`): COPILOT_PROVIDER_* and COPILOT_MODEL
+//   with COPILOT_OFFLINE=true; it unpacks its runtime (~235 MB) into $XDG_CACHE_HOME on first
+//   start, in about 2 s here. It writes its token counts (`session.shutdown`) only when its stdin
+//   closes and it is given a moment; a SIGTERM at once leaves the session without them.
+// All four load a session in a new process (`session/load`) and continue it in the same store.
 //
 // session/cancel while the model is still streaming: claude, codex and gemini answer `cancelled`
 // within about 70 ms; opencode answers `cancelled` too, after up to a few seconds. Closing the
 // process group after a turn leaves no process behind for any of the four.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as acp from '@agentclientprotocol/sdk';
-import { adapterBinPath, type BuiltInBridgeKey, builtInBridge } from '../../src/bridges.js';
+import {
+  adapterBinPath,
+  type BuiltInBridgeKey,
+  builtInBridge,
+  resolveBridgeCommand,
+} from '../../src/bridges.js';
 import { installAdapter } from '../../src/install.js';
 
 export const TEST_AGENT_KEYS: readonly BuiltInBridgeKey[] = [
@@ -59,6 +80,10 @@ export const TEST_AGENT_KEYS: readonly BuiltInBridgeKey[] = [
   'codex',
   'gemini-cli',
   'opencode',
+  'qwen-code',
+  'kilo',
+  'pi',
+  'copilot-cli',
 ];
 
 /** The cairn home whose agents/ folder holds the real adapters the tests drive. */
@@ -70,7 +95,7 @@ export function testAgentsHome(): string {
 let ensured: Promise<string> | undefined;
 
 /**
- * Installs the four real adapters through cairn's own install path, once per machine; later runs
+ * Installs the real adapters through cairn's own install path, once per machine; later runs
  * find them installed. Two installs at a time. Resolves to the cairn home that holds them.
  */
 export function ensureTestAgents(): Promise<string> {
@@ -131,6 +156,19 @@ export function testAgentCommand(
 ): { command: string; args: string[] } {
   const bridge = builtInBridge(key)!;
   return { command: adapterBinPath(home, bridge), args: [...bridge.args] };
+}
+
+/**
+ * How cairn itself starts an installed test agent: the command line and the environment the
+ * bridge adds (its switches, and where its companion executables are).
+ */
+export async function testAgentLaunch(
+  key: BuiltInBridgeKey,
+  home = testAgentsHome(),
+): Promise<{ command: string; args: string[]; env: Record<string, string> }> {
+  const resolved = await resolveBridgeCommand(builtInBridge(key)!, { cairnHome: home, env: { PATH: '' } });
+  if (!resolved.installed) throw new Error(resolved.message);
+  return { command: resolved.command, args: [...resolved.args], env: { ...resolved.env } };
 }
 
 export interface AgentTestEnv {
@@ -274,8 +312,111 @@ export async function agentTestEnv(
         model: 'fake/scripted',
       };
     }
+    case 'qwen-code': {
+      await writeJson(join(env.HOME!, '.qwen', 'settings.json'), QWEN_SETTINGS);
+      return {
+        env: {
+          ...env,
+          ...QWEN_QUIET,
+          OPENAI_API_KEY: 'test-key',
+          OPENAI_BASE_URL: `${modelUrl}/v1`,
+          OPENAI_MODEL: 'scripted',
+        },
+        model: 'scripted',
+      };
+    }
+    case 'kilo': {
+      const config = {
+        autoupdate: false,
+        share: 'disabled',
+        provider: {
+          fake: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Fake',
+            options: { baseURL: `${modelUrl}/v1`, apiKey: 'test-key' },
+            models: { scripted: { name: 'Scripted' } },
+          },
+        },
+        model: 'fake/scripted',
+        small_model: 'fake/scripted',
+        permission: { edit: 'ask' },
+      };
+      return {
+        env: { ...env, ...KILO_QUIET, KILO_CONFIG_CONTENT: JSON.stringify(config) },
+        model: 'fake/scripted',
+      };
+    }
+    case 'pi': {
+      const agentDir = join(env.HOME!, '.pi', 'agent');
+      await writeJson(join(agentDir, 'models.json'), {
+        providers: {
+          fake: {
+            baseUrl: `${modelUrl}/v1`,
+            api: 'openai-completions',
+            apiKey: 'test-key',
+            models: [{ id: 'scripted' }],
+          },
+        },
+      });
+      await writeJson(join(agentDir, 'settings.json'), PI_SETTINGS);
+      return { env: { ...env, ...PI_QUIET }, model: 'fake/scripted' };
+    }
+    case 'copilot-cli':
+      return {
+        env: {
+          ...env,
+          COPILOT_PROVIDER_BASE_URL: `${modelUrl}/v1`,
+          COPILOT_PROVIDER_TYPE: 'openai',
+          COPILOT_PROVIDER_API_KEY: 'test-key',
+          COPILOT_MODEL: 'scripted',
+          COPILOT_OFFLINE: 'true',
+        },
+        model: 'scripted',
+      };
   }
 }
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Qwen Code's settings: the OpenAI-compatible sign-in from the environment, no statistics, updates or background work. */
+const QWEN_SETTINGS = {
+  security: { auth: { selectedType: 'openai' } },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  general: { enableAutoUpdate: false, showSessionRecap: false },
+  // Otherwise a memory-extraction subagent asks the model again after each turn, in the background.
+  memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false, enableAutoSkill: false },
+};
+
+const QWEN_QUIET = { QWEN_USAGE_STATISTICS_ENABLED: '0', QWEN_TELEMETRY_ENABLED: '0' };
+
+/** Kilo's switches for what would reach the network at start, as OpenCode's. */
+const KILO_QUIET = {
+  KILO_DISABLE_MODELS_FETCH: '1',
+  KILO_DISABLE_AUTOUPDATE: '1',
+  KILO_DISABLE_LSP_DOWNLOAD: '1',
+  KILO_DISABLE_SHARE: '1',
+  KILO_DISABLE_DEFAULT_PLUGINS: '1',
+  KILO_DISABLE_CLAUDE_CODE: '1',
+  KILO_DISABLE_EXTERNAL_SKILLS: '1',
+  KILO_DISABLE_SESSION_INGEST: '1',
+  KILO_DISABLE_CODEBASE_INDEXING: '1',
+  KILO_PURE: '1',
+};
+
+/** pi's settings: the fake provider's model as the default. */
+const PI_SETTINGS = { defaultProvider: 'fake', defaultModel: 'scripted' };
+
+/** pi without its start-up downloads and checks; pi-acp asks npm for the latest pi, which offline fails at once. */
+const PI_QUIET = {
+  npm_config_offline: 'true',
+  PI_OFFLINE: '1',
+  PI_TELEMETRY: '0',
+  PI_SKIP_VERSION_CHECK: '1',
+};
 
 /** OpenCode's switches for what would reach the network at start: model list, updates, plugins. */
 const OPENCODE_QUIET = {

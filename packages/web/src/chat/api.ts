@@ -113,4 +113,12 @@ export const continueSession = async (
   );
 
 /** The agents whose sessions on disk can be continued in a chat. */
-export const CONTINUABLE = new Set(['claude-code', 'codex', 'gemini-cli']);
+export const CONTINUABLE = new Set([
+  'claude-code',
+  'codex',
+  'gemini-cli',
+  'qwen-code',
+  'kilo',
+  'pi',
+  'copilot-cli',
+]);
