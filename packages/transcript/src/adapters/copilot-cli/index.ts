@@ -1,7 +1,7 @@
 // The GitHub Copilot CLI adapter: an append-only events file per session.
 import type { SessionAdapter } from '../../adapter.js';
+import { oneFileSession } from '../shared.js';
 import { detectCopilot } from './detect.js';
-import { copilotSessionFiles } from './files.js';
 import { copilotHomes } from './homes.js';
 import { listCopilotSessions } from './list.js';
 import { COPILOT_CLI } from './records.js';
@@ -16,7 +16,7 @@ export const copilotCliAdapter: SessionAdapter = {
   homes: copilotHomes,
   detect: detectCopilot,
   list: listCopilotSessions,
-  sessionFiles: copilotSessionFiles,
+  sessionFiles: oneFileSession,
   lastRecordAt: copilotLastRecordAt,
   translate: translateCopilotSession,
 };

@@ -28,6 +28,7 @@ import { countValue, type InvalidValue, isWireId } from '../../values.js';
 import { EventIds } from '../gemini-cli/ids.js';
 import { baseName, dirName, fileStem } from '../gemini-cli/paths.js';
 import { toMillis } from '../gemini-cli/records.js';
+import { spanEvents } from '../shared.js';
 import { NOT_AN_EVENT_FILE } from './head.js';
 import {
   dataOf,
@@ -563,16 +564,8 @@ export function translateCopilotSession(
   const lanes = t.finishLanes();
   for (const l of lanes) if (l.parentId === lane) l.parentId = id;
   const session: TranscriptSession = { id };
-  let first: number | undefined;
-  let last: number | undefined;
-  for (const e of t.events) {
-    if (e.timestamp === undefined) continue;
-    if (first === undefined || e.timestamp < first) first = e.timestamp;
-    if (last === undefined || e.timestamp > last) last = e.timestamp;
-  }
   if (t.cwd !== undefined) session.cwd = t.cwd;
-  if (first !== undefined) session.startedAt = first;
-  if (last !== undefined) session.endedAt = last;
+  spanEvents(session, t.events);
   if (t.systemPrompt !== undefined) session.systemPrompt = t.systemPrompt;
   const out: TranslatedSession = {
     agents: [{ id }, ...lanes],

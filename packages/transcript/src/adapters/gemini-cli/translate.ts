@@ -1,8 +1,9 @@
 // A Gemini CLI session's files (main file first, then subagent files) as one translated session:
 // one lane per file, the session's numbers from the main file's metadata.
 import type { SourceFile, TranslatedSession } from '../../adapter.js';
-import type { Capability, Lane, TranscriptEvent, TranscriptSession } from '../../model.js';
+import type { Lane, TranscriptEvent, TranscriptSession } from '../../model.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
+import { shownCapabilities } from '../shared.js';
 import { EventIds } from './ids.js';
 import { translateJsonl } from './jsonl.js';
 import { translateLegacy } from './legacy.js';
@@ -75,21 +76,11 @@ export function translateSession(
     if (main.meta.summary !== undefined) session.title = main.meta.summary;
   }
 
-  return ok({ agents, capabilities: capabilitiesOf(events, agents), events, session, skipped });
-}
-
-/** What these files actually show. */
-function capabilitiesOf(events: readonly TranscriptEvent[], agents: readonly Lane[]): Capability[] {
-  const seen = new Set<Capability>();
-  for (const e of events) {
-    if (e.kind === 'request') {
-      seen.add('requests');
-      if (e.payload.usage) seen.add('usage');
-    } else if (e.kind === 'reasoning') seen.add('reasoning');
-    else if (e.kind === 'compaction') seen.add('compaction');
-    if (e.timestamp !== undefined) seen.add('durations');
-  }
-  if (agents.length > 1) seen.add('subagents');
-  const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'];
-  return order.filter((c) => seen.has(c));
+  return ok({
+    agents,
+    capabilities: shownCapabilities(events, agents.length > 1 ? ['subagents'] : []),
+    events,
+    session,
+    skipped,
+  });
 }

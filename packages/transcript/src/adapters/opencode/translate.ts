@@ -13,7 +13,6 @@
 import type { SourceFile, TranslatedSession } from '../../adapter.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
 import type {
-  Capability,
   Lane,
   SkippedRecord,
   SourcePointer,
@@ -26,6 +25,7 @@ import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGenera
 import { type InvalidValue, isWireId, timestampValue } from '../../values.js';
 import { EventIds } from '../gemini-cli/ids.js';
 import { isObject, type JsonObject, stringField } from '../gemini-cli/records.js';
+import { shownCapabilities } from '../shared.js';
 import { baseName, splitStorePath, treeTable } from './paths.js';
 import { openCodeUsage } from './usage.js';
 
@@ -529,7 +529,8 @@ export function translateOpenCodeSession(
   if (lastAt !== undefined) session.endedAt = lastAt;
   const out: TranslatedSession = {
     agents,
-    capabilities: capabilitiesOf(t.events),
+    // Child sessions are always recorded as such: none is a count of 0, not an unknown.
+    capabilities: shownCapabilities(t.events, ['subagents']),
     events: t.events,
     session,
     skipped: t.skipped,
@@ -537,21 +538,4 @@ export function translateOpenCodeSession(
   const version = mainRow ? stringField(mainRow.data, 'version') : undefined;
   if (version !== undefined) out.agentVersion = version;
   return ok(out);
-}
-
-/** What these rows actually show. */
-function capabilitiesOf(events: readonly TranscriptEvent[]): Capability[] {
-  const seen = new Set<Capability>();
-  for (const e of events) {
-    if (e.kind === 'request') {
-      seen.add('requests');
-      if (e.payload.usage) seen.add('usage');
-    } else if (e.kind === 'reasoning') seen.add('reasoning');
-    else if (e.kind === 'compaction') seen.add('compaction');
-    if (e.timestamp !== undefined) seen.add('durations');
-  }
-  // Child sessions are always recorded as such: none is a count of 0, not an unknown.
-  seen.add('subagents');
-  const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction', 'subagents'];
-  return order.filter((c) => seen.has(c));
 }

@@ -1,7 +1,7 @@
 // The pi adapter: one append-only JSONL file per session, its entries a tree.
 import type { SessionAdapter } from '../../adapter.js';
+import { oneFileSession } from '../shared.js';
 import { detectPi } from './detect.js';
-import { piSessionFiles } from './files.js';
 import { piHomes } from './homes.js';
 import { listPiSessions } from './list.js';
 import { PI } from './records.js';
@@ -17,7 +17,7 @@ export const piAdapter: SessionAdapter = {
   homes: piHomes,
   detect: detectPi,
   list: listPiSessions,
-  sessionFiles: piSessionFiles,
+  sessionFiles: oneFileSession,
   lastRecordAt: piLastRecordAt,
   translate: translatePiSession,
 };

@@ -19,7 +19,6 @@
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
 import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type {
-  Capability,
   SkippedRecord,
   SourcePointer,
   TranscriptEvent,
@@ -30,6 +29,7 @@ import type {
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import type { InvalidValue } from '../../values.js';
 import { EventIds } from '../gemini-cli/ids.js';
+import { shownCapabilities, spanEvents } from '../shared.js';
 import {
   contentText,
   ENTRY_TYPES,
@@ -461,45 +461,14 @@ export function translatePiSession(
     }
   }
   const session: TranscriptSession = { id: lane };
-  let first: number | undefined;
-  let last: number | undefined;
-  for (const e of t.events) {
-    if (e.timestamp === undefined) continue;
-    if (first === undefined || e.timestamp < first) first = e.timestamp;
-    if (last === undefined || e.timestamp > last) last = e.timestamp;
-  }
   if (t.cwd !== undefined) session.cwd = t.cwd;
-  if (first !== undefined) session.startedAt = first;
-  if (last !== undefined) session.endedAt = last;
+  spanEvents(session, t.events);
   if (t.title !== undefined) session.title = t.title;
   return ok({
     agents: [{ id: lane }],
-    capabilities: capabilitiesOf(t.events, t.sawCompactionTokens),
+    capabilities: shownCapabilities(t.events, t.sawCompactionTokens ? ['compactionTokens'] : []),
     events: t.events,
     session,
     skipped: t.skipped,
   });
-}
-
-/** What these files actually show. */
-function capabilitiesOf(events: readonly TranscriptEvent[], compactionTokens: boolean): Capability[] {
-  const seen = new Set<Capability>();
-  for (const e of events) {
-    if (e.kind === 'request') {
-      seen.add('requests');
-      if (e.payload.usage) seen.add('usage');
-    } else if (e.kind === 'reasoning') seen.add('reasoning');
-    else if (e.kind === 'compaction') seen.add('compaction');
-    if (e.timestamp !== undefined) seen.add('durations');
-  }
-  if (compactionTokens) seen.add('compactionTokens');
-  const order: Capability[] = [
-    'requests',
-    'usage',
-    'durations',
-    'reasoning',
-    'compaction',
-    'compactionTokens',
-  ];
-  return order.filter((c) => seen.has(c));
 }

@@ -1,7 +1,7 @@
 // The Qwen Code adapter: append-only JSONL chat files, one per session.
 import type { SessionAdapter } from '../../adapter.js';
+import { oneFileSession } from '../shared.js';
 import { detectQwen } from './detect.js';
-import { qwenSessionFiles } from './files.js';
 import { qwenHomes } from './homes.js';
 import { listQwenSessions } from './list.js';
 import { QWEN_CODE } from './records.js';
@@ -16,7 +16,7 @@ export const qwenCodeAdapter: SessionAdapter = {
   homes: qwenHomes,
   detect: detectQwen,
   list: listQwenSessions,
-  sessionFiles: qwenSessionFiles,
+  sessionFiles: oneFileSession,
   lastRecordAt: qwenLastRecordAt,
   translate: translateQwenSession,
 };

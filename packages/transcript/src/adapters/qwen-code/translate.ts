@@ -13,7 +13,6 @@
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
 import { parseJsonLine, splitLines } from '../../lines.js';
 import type {
-  Capability,
   SkippedRecord,
   SourcePointer,
   TranscriptEvent,
@@ -26,6 +25,7 @@ import { type InvalidValue, isWireId } from '../../values.js';
 import { EventIds } from '../gemini-cli/ids.js';
 import { fileStem } from '../gemini-cli/paths.js';
 import { toMillis } from '../gemini-cli/records.js';
+import { shownCapabilities, spanEvents } from '../shared.js';
 import {
   gluedRecords,
   isObject,
@@ -312,39 +312,16 @@ export function translateQwenSession(
   const id = lane || (t.recordedId !== undefined && isWireId(t.recordedId) ? t.recordedId : '');
   if (id !== lane) for (const e of t.events) e.agentId = id;
   const session: TranscriptSession = { id };
-  let first: number | undefined;
-  let last: number | undefined;
-  for (const e of t.events) {
-    if (e.timestamp === undefined) continue;
-    if (first === undefined || e.timestamp < first) first = e.timestamp;
-    if (last === undefined || e.timestamp > last) last = e.timestamp;
-  }
   if (t.cwd !== undefined) session.cwd = t.cwd;
-  if (first !== undefined) session.startedAt = first;
-  if (last !== undefined) session.endedAt = last;
+  spanEvents(session, t.events);
   if (t.title !== undefined) session.title = t.title;
   const out: TranslatedSession = {
     agents: [{ id }],
-    capabilities: capabilitiesOf(t.events),
+    capabilities: shownCapabilities(t.events),
     events: t.events,
     session,
     skipped: t.skipped,
   };
   if (t.version !== undefined) out.agentVersion = t.version;
   return ok(out);
-}
-
-/** What these files actually show. */
-function capabilitiesOf(events: readonly TranscriptEvent[]): Capability[] {
-  const seen = new Set<Capability>();
-  for (const e of events) {
-    if (e.kind === 'request') {
-      seen.add('requests');
-      if (e.payload.usage) seen.add('usage');
-    } else if (e.kind === 'reasoning') seen.add('reasoning');
-    else if (e.kind === 'compaction') seen.add('compaction');
-    if (e.timestamp !== undefined) seen.add('durations');
-  }
-  const order: Capability[] = ['requests', 'usage', 'durations', 'reasoning', 'compaction'];
-  return order.filter((c) => seen.has(c));
 }
