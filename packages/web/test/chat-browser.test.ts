@@ -407,7 +407,8 @@ describe('chatting with Claude Code in the browser', () => {
       const queued = 'PROMPT-QUEUE-SECOND then this';
       const steer = 'PROMPT-STEER mind the tests';
       model.script(
-        { when: first, steps: [{ kind: 'text', text: words(40, 'q'), deltas: 40 }], paceMs: 120 },
+        // Long enough (12 s) that the queue's edits and the steer land inside it on a busy machine.
+        { when: first, steps: [{ kind: 'text', text: words(40, 'q'), deltas: 40 }], paceMs: 300 },
         { when: queued, steps: [{ kind: 'text', text: 'Second answer.' }] },
       );
       const { page, context, errors } = await openPage(browser, served);
