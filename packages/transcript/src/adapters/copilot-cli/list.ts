@@ -1,7 +1,6 @@
 // Every session under one Copilot CLI home: <home>/session-state/<sessionId>/events.jsonl, and the
 // older flat <home>/session-state/<sessionId>.jsonl, each read only as far as its head. The title
 // is `summary` in the workspace.yaml beside a session's events.
-import { type ActivityFile, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, ListEntry } from '../../adapter.js';
 import { decodeUtf8 } from '../../lines.js';
 import type { SessionHead } from '../../model.js';
@@ -10,6 +9,7 @@ import { readFailed } from '../../result.js';
 import { isWireId } from '../../values.js';
 import { fileStem } from '../gemini-cli/paths.js';
 import { entryIs, isMissing } from '../gemini-cli/session-dirs.js';
+import { listedLastActivity, readListedFile } from '../shared.js';
 import { readCopilotHead } from './head.js';
 import { COPILOT_CLI } from './records.js';
 import { copilotLastRecordAt } from './times.js';
@@ -64,35 +64,22 @@ async function sessionHead(
   name: string,
   workspacePath?: string,
 ): Promise<ListEntry> {
-  let size: number;
-  let mtime: number;
-  let bytes: Uint8Array;
-  try {
-    const stat = await ctx.platform.fs.stat(path);
-    size = stat.size;
-    mtime = stat.mtimeMs;
-    bytes = await ctx.readHead(path);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
-  const info = readCopilotHead(path, bytes, size <= bytes.length);
-  if (!info.ok) return { ref: path, error: info.error };
-  const seen: ActivityFile[] = [{ path, size, mtimeMs: mtime, head: bytes }];
-  let last: number | undefined;
-  try {
-    last = await sessionLastActivity(ctx, { lastRecordAt: copilotLastRecordAt }, seen);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
+  const read = await readListedFile(ctx, path, readCopilotHead);
+  if (!read.ok) return read.error;
+  const { file, info } = read.value;
+  const activity = await listedLastActivity(ctx, copilotLastRecordAt, path, [file]);
+  if (!activity.ok) return activity.error;
+  const last = activity.value;
+  const size = file.size;
   const workspace = workspacePath === undefined ? {} : await readWorkspace(ctx, workspacePath);
   // The folder (or file) is named by the session id, which is what Copilot resumes by.
-  const recorded = info.value.sessionId;
+  const recorded = info.sessionId;
   const id = isWireId(name) ? name : recorded !== undefined && isWireId(recorded) ? recorded : name;
   const head: SessionHead = { agent: COPILOT_CLI, id, path, files: [path], size };
-  const { firstPrompt, startedAt, gitBranch } = info.value;
-  const cwd = info.value.cwd ?? nonEmpty(workspace.cwd);
+  const { firstPrompt, startedAt, gitBranch } = info;
+  const cwd = info.cwd ?? nonEmpty(workspace.cwd);
   const title = nonEmpty(workspace.summary);
-  const model = info.value.model ?? info.value.selectedModel;
+  const model = info.model ?? info.selectedModel;
   if (last !== undefined) head.lastActivityAt = last;
   if (cwd !== undefined) head.cwd = cwd;
   if (title !== undefined) head.title = title;

@@ -1,11 +1,12 @@
 // Every session under one Gemini home: <home>/tmp/<project>/chats/session-*.json(l), each with
 // the subagent files of chats/<session id>/. Each file is read only as far as its head.
-import { type ActivityFile, sessionLastActivity } from '../../activity.js';
+import type { ActivityFile } from '../../activity.js';
 import type { AdapterContext, ListEntry } from '../../adapter.js';
 import { decodeUtf8 } from '../../lines.js';
 import type { SessionHead } from '../../model.js';
 import type { DirEntry } from '../../platform.js';
 import { readFailed } from '../../result.js';
+import { listedLastActivity, readListedFile } from '../shared.js';
 import { readHeadInfo } from './head.js';
 import { fileStem, SESSION_FILE } from './paths.js';
 import { isObject, toMillis } from './records.js';
@@ -107,22 +108,13 @@ async function sessionHead(
   path: string,
   projectCwd: string | undefined,
 ): Promise<ListEntry> {
-  let size: number;
-  let mtime: number;
-  let bytes: Uint8Array;
-  try {
-    const stat = await ctx.platform.fs.stat(path);
-    size = stat.size;
-    mtime = stat.mtimeMs;
-    bytes = await ctx.readHead(path);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
-  const info = readHeadInfo(path, bytes, size <= bytes.length);
-  if (!info.ok) return { ref: path, error: info.error };
-  const { meta, firstPrompt, firstMessageAt } = info.value;
+  const read = await readListedFile(ctx, path, readHeadInfo);
+  if (!read.ok) return read.error;
+  const { file } = read.value;
+  const _size = file.size;
+  const { meta, firstPrompt, firstMessageAt } = read.value.info;
   const subagents = meta.sessionId ? await subagentFiles(ctx, chats, meta.sessionId) : [];
-  const seen: ActivityFile[] = [{ path, size, mtimeMs: mtime, head: bytes }];
+  const seen: ActivityFile[] = [file];
   for (const file of subagents) {
     try {
       const s = await ctx.platform.fs.stat(file);
@@ -131,12 +123,9 @@ async function sessionHead(
       // A subagent file that vanished between the listing and the stat adds nothing.
     }
   }
-  let last: number | undefined;
-  try {
-    last = await sessionLastActivity(ctx, { lastRecordAt: geminiLastRecordAt }, seen);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
+  const activity = await listedLastActivity(ctx, geminiLastRecordAt, path, seen);
+  if (!activity.ok) return activity.error;
+  const last = activity.value;
   const head: SessionHead = {
     agent: GEMINI_CLI,
     id: meta.sessionId ?? fileStem(path),

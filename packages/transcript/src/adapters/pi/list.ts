@@ -2,12 +2,12 @@
 // them out by default, and `<folder>/<time>_<id>.jsonl` straight in a folder named by
 // PI_CODING_AGENT_SESSION_DIR. Each file is read only as far as its head; the folder's name is a
 // mangled path, and the header says where the session ran.
-import { type ActivityFile, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, ListEntry } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import type { DirEntry } from '../../platform.js';
 import { readFailed } from '../../result.js';
 import { entryIs, isMissing } from '../gemini-cli/session-dirs.js';
+import { listedLastActivity, readListedFile } from '../shared.js';
 import { readPiHead } from './head.js';
 import { PI, piSessionId } from './records.js';
 import { piLastRecordAt } from './times.js';
@@ -45,27 +45,14 @@ async function* listFolder(ctx: AdapterContext, dir: string, top: boolean): Asyn
 }
 
 async function sessionHead(ctx: AdapterContext, path: string): Promise<ListEntry> {
-  let size: number;
-  let mtime: number;
-  let bytes: Uint8Array;
-  try {
-    const stat = await ctx.platform.fs.stat(path);
-    size = stat.size;
-    mtime = stat.mtimeMs;
-    bytes = await ctx.readHead(path);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
-  const info = readPiHead(path, bytes, size <= bytes.length);
-  if (!info.ok) return { ref: path, error: info.error };
-  const seen: ActivityFile[] = [{ path, size, mtimeMs: mtime, head: bytes }];
-  let last: number | undefined;
-  try {
-    last = await sessionLastActivity(ctx, { lastRecordAt: piLastRecordAt }, seen);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
-  const { sessionId, cwd, title, firstPrompt, startedAt, model, chosenModel } = info.value;
+  const read = await readListedFile(ctx, path, readPiHead);
+  if (!read.ok) return read.error;
+  const { file, info } = read.value;
+  const activity = await listedLastActivity(ctx, piLastRecordAt, path, [file]);
+  if (!activity.ok) return activity.error;
+  const last = activity.value;
+  const size = file.size;
+  const { sessionId, cwd, title, firstPrompt, startedAt, model, chosenModel } = info;
   const head: SessionHead = { agent: PI, id: piSessionId(path, sessionId), path, files: [path], size };
   if (last !== undefined) head.lastActivityAt = last;
   if (cwd !== undefined && cwd !== '') head.cwd = cwd;

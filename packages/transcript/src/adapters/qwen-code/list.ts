@@ -1,7 +1,6 @@
 // Every session under one Qwen Code home: <home>/projects/<project>/chats/<sessionId>.jsonl, each
 // read only as far as its head. The project folder's name is a mangled path; the session's own
 // records say where it ran.
-import { type ActivityFile, sessionLastActivity } from '../../activity.js';
 import type { AdapterContext, ListEntry } from '../../adapter.js';
 import type { SessionHead } from '../../model.js';
 import type { DirEntry } from '../../platform.js';
@@ -9,6 +8,7 @@ import { readFailed } from '../../result.js';
 import { isWireId } from '../../values.js';
 import { fileStem } from '../gemini-cli/paths.js';
 import { entryIs, isMissing } from '../gemini-cli/session-dirs.js';
+import { listedLastActivity, readListedFile } from '../shared.js';
 import { readQwenHead } from './head.js';
 import { QWEN_CODE } from './records.js';
 import { qwenLastRecordAt } from './times.js';
@@ -51,32 +51,19 @@ export async function* listQwenSessions(ctx: AdapterContext, home: string): Asyn
 }
 
 async function sessionHead(ctx: AdapterContext, path: string): Promise<ListEntry> {
-  let size: number;
-  let mtime: number;
-  let bytes: Uint8Array;
-  try {
-    const stat = await ctx.platform.fs.stat(path);
-    size = stat.size;
-    mtime = stat.mtimeMs;
-    bytes = await ctx.readHead(path);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
-  const info = readQwenHead(path, bytes, size <= bytes.length);
-  if (!info.ok) return { ref: path, error: info.error };
-  const seen: ActivityFile[] = [{ path, size, mtimeMs: mtime, head: bytes }];
-  let last: number | undefined;
-  try {
-    last = await sessionLastActivity(ctx, { lastRecordAt: qwenLastRecordAt }, seen);
-  } catch (cause) {
-    return { ref: path, error: readFailed(path, cause) };
-  }
+  const read = await readListedFile(ctx, path, readQwenHead);
+  if (!read.ok) return read.error;
+  const { file, info } = read.value;
+  const activity = await listedLastActivity(ctx, qwenLastRecordAt, path, [file]);
+  if (!activity.ok) return activity.error;
+  const last = activity.value;
+  const size = file.size;
   // The file is named by the session id, which is what Qwen Code resumes by.
   const stem = fileStem(path);
-  const recorded = info.value.sessionId;
+  const recorded = info.sessionId;
   const id = isWireId(stem) ? stem : recorded !== undefined && isWireId(recorded) ? recorded : stem;
   const head: SessionHead = { agent: QWEN_CODE, id, path, files: [path], size };
-  const { cwd, title, firstPrompt, startedAt, gitBranch, model } = info.value;
+  const { cwd, title, firstPrompt, startedAt, gitBranch, model } = info;
   if (last !== undefined) head.lastActivityAt = last;
   if (cwd !== undefined) head.cwd = cwd;
   if (title !== undefined) head.title = title;
