@@ -292,23 +292,8 @@ export async function agentTestEnv(
         env: { ...env, GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: modelUrl },
       };
     case 'opencode': {
-      const config = {
-        autoupdate: false,
-        share: 'disabled',
-        provider: {
-          fake: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Fake',
-            options: { baseURL: `${modelUrl}/v1`, apiKey: 'test-key' },
-            models: { scripted: { name: 'Scripted' } },
-          },
-        },
-        model: 'fake/scripted',
-        small_model: 'fake/scripted',
-        permission: { edit: 'ask' },
-      };
       return {
-        env: { ...env, ...OPENCODE_QUIET, OPENCODE_CONFIG_CONTENT: JSON.stringify(config) },
+        env: { ...env, ...OPENCODE_QUIET, OPENCODE_CONFIG_CONTENT: openCodeConfig(modelUrl) },
         model: 'fake/scripted',
       };
     }
@@ -326,23 +311,9 @@ export async function agentTestEnv(
       };
     }
     case 'kilo': {
-      const config = {
-        autoupdate: false,
-        share: 'disabled',
-        provider: {
-          fake: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Fake',
-            options: { baseURL: `${modelUrl}/v1`, apiKey: 'test-key' },
-            models: { scripted: { name: 'Scripted' } },
-          },
-        },
-        model: 'fake/scripted',
-        small_model: 'fake/scripted',
-        permission: { edit: 'ask' },
-      };
+      // Kilo is a fork of OpenCode and reads the same configuration.
       return {
-        env: { ...env, ...KILO_QUIET, KILO_CONFIG_CONTENT: JSON.stringify(config) },
+        env: { ...env, ...KILO_QUIET, KILO_CONFIG_CONTENT: openCodeConfig(modelUrl) },
         model: 'fake/scripted',
       };
     }
@@ -471,4 +442,23 @@ export const SCRIPTED_AGENT = fileURLToPath(new URL('./scripted-agent.mjs', impo
 /** The command line that starts the scripted agent with this Node. */
 export function scriptedAgentCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: [SCRIPTED_AGENT] };
+}
+
+/** OpenCode's (and Kilo's) configuration: one provider, the fake model, asking before an edit. */
+function openCodeConfig(modelUrl: string): string {
+  return JSON.stringify({
+    autoupdate: false,
+    share: 'disabled',
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: `${modelUrl}/v1`, apiKey: 'test-key' },
+        models: { scripted: { name: 'Scripted' } },
+      },
+    },
+    model: 'fake/scripted',
+    small_model: 'fake/scripted',
+    permission: { edit: 'ask' },
+  });
 }
