@@ -6,9 +6,11 @@
 //   (d) ccusage claude + codex session --json --offline, when it can be installed, beside cairn
 //       summary of the same two agents' files alone (ccusage reads no Gemini CLI sessions)
 // Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
-// the chat bench (scripts/bench/chat.mjs) and the reader bench (scripts/bench/reader-bench.mjs).
+// the chat bench (scripts/bench/chat.mjs), the reader bench (scripts/bench/reader-bench.mjs) and the
+// per-agent read bench (scripts/bench/agents-read.mjs: each agent's sessions per byte against Codex's,
+// and the listing of a SQLite store of 10,000 sessions).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat|reader (that bench alone, no corpus), --big MB (one large Codex rollout:
+// --only drive|chat|reader|agents (that bench alone, no corpus), --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
 // a 5 GB corpus, when the disk has room), --large-size MB (default 5120), --growing MB,MB (rollouts
 // of these sizes growing while nobody follows them: the daemon's CPU meanwhile; default 100,300; 0
@@ -53,12 +55,21 @@ const reader = () =>
   execFileSync(process.execPath, [join(root, 'scripts/bench/reader-bench.mjs'), ...extra], {
     stdio: 'inherit',
   });
+const agents = () =>
+  execFileSync(
+    process.execPath,
+    [join(root, 'scripts/bench/agents-read.mjs'), '--runs', values.runs, ...extra],
+    {
+      stdio: 'inherit',
+    },
+  );
 if (values.only !== undefined) {
-  if (values.only !== 'drive' && values.only !== 'chat' && values.only !== 'reader') {
-    console.error(`bench: --only knows drive, chat and reader, not ${values.only}`);
+  if (!['drive', 'chat', 'reader', 'agents'].includes(values.only)) {
+    console.error(`bench: --only knows drive, chat, reader and agents, not ${values.only}`);
     process.exit(1);
   }
   if (values.only === 'drive') drive();
+  else if (values.only === 'agents') agents();
   else if (values.only === 'reader') reader();
   else chat();
   process.exit(0);
@@ -243,6 +254,7 @@ if (values.large) {
       { stdio: 'inherit' },
     );
 }
+agents();
 drive();
 chat();
 reader();

@@ -294,7 +294,9 @@ function searchRows(search) {
   for (const [kind, r] of Object.entries(search)) {
     row(
       `2a. full-text search, ${kind} words`,
-      `p50 ${msText(r.p50)}  p95 ${msText(r.p95)}  longest ping ${msText(r.longestPingMs)}`,
+      `p50 ${msText(r.p50)}  p95 ${msText(r.p95)}  longest ping ${msText(r.longestPingMs)}${
+        r.otherSearchMs === undefined ? '' : `  another client's longest search ${msText(r.otherSearchMs)}`
+      }`,
       `${r.asked} searches; hits (limit 50): ${Object.entries(r.hits)
         .map(([w, n]) => `${w} ${n}`)
         .join(', ')}`,

@@ -1,6 +1,8 @@
 // Full-text search latency over a daemon's index: `session_search` for a few common and rare words,
 // each asked several times over one WebSocket, timed from request to answer. A second client pings
-// the daemon meanwhile: the longest ping says how long a search holds up everyone else.
+// the daemon meanwhile: the longest ping says how long a search holds up everyone else. Then a
+// common word repeated 499 times, while another client searches a rare word over and over: a
+// query costs what its distinct words cost, and no search waits behind another.
 import { Client } from './client.mjs';
 import { percentile, sleep } from './stats.mjs';
 
@@ -41,11 +43,55 @@ export async function measureSearch(url, { runs = 20, words = SEARCH_WORDS } = {
         longestPingMs,
       };
     }
+    out.repeated = await measureRepeated(client, await Client.connect(url), pinger, runs);
   } finally {
     client.close();
     pinger.close();
   }
   return out;
+}
+
+/** The longest query of one word the protocol takes: 499 times `a`, 998 characters. */
+const REPEATED = Array(499).fill('a').join(' ');
+
+/**
+ * The repeated query asked `runs` times on `client`, while `other` searches a rare word without
+ * pause: the repeated query's latencies and the longest of the other client's searches meanwhile.
+ */
+async function measureRepeated(client, other, pinger, runs) {
+  const pings = pinging(pinger);
+  let on = true;
+  let otherLongest = 0;
+  const otherLoop = (async () => {
+    while (on) {
+      const start = performance.now();
+      await other.request('session_search', { query: SEARCH_WORDS.rare[0], limit: 50 });
+      otherLongest = Math.max(otherLongest, performance.now() - start);
+    }
+  })();
+  const all = [];
+  let hits = 0;
+  try {
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      const reply = await client.request('session_search', { query: REPEATED, limit: 50 });
+      all.push(performance.now() - start);
+      if (!reply.ok) throw new Error(`search 'a' x499 refused: ${JSON.stringify(reply.error)}`);
+      hits = reply.hits.length;
+    }
+  } finally {
+    on = false;
+    await otherLoop;
+    other.close();
+  }
+  return {
+    p50: percentile(all, 50),
+    p95: percentile(all, 95),
+    hits: { 'a x499': hits },
+    asked: all.length,
+    longestPingMs: await pings.stop(),
+    otherSearchMs: otherLongest,
+  };
 }
 
 /** Pings every 10 ms until stopped; `stop` resolves to the longest wait for an answer. */

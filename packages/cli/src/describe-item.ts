@@ -19,11 +19,41 @@ const HEADLINE = [
   'hook_name',
 ];
 
-function detail(item: Fields): string {
-  for (const key of HEADLINE) {
-    const v = item[key];
+// The same for a tool call the classifier leaves as its input, by the names the agents give the
+// field: a command, a pattern, a file (OpenCode's `filePath`, Gemini CLI's `absolute_path`, pi's and
+// Copilot CLI's `path`), a URL, a query.
+const INPUT_HEADLINE = [
+  'command',
+  'pattern',
+  'file_path',
+  'filePath',
+  'absolute_path',
+  'path',
+  'url',
+  'query',
+  'prompt',
+];
+
+function inputHeadline(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  for (const key of INPUT_HEADLINE) {
+    const v = (input as Fields)[key];
     if (typeof v === 'string' && v.trim() !== '') return v;
   }
+  return undefined;
+}
+
+function detail(item: Fields): string {
+  // A prompt's images as their notes (`[image: image/png, 34 KB]`), after its text.
+  const images = Array.isArray(item.images) ? item.images.filter((n) => typeof n === 'string') : [];
+  const notes = images.length > 0 ? ` ${images.join(' ')}` : '';
+  for (const key of HEADLINE) {
+    const v = item[key];
+    if (typeof v === 'string' && v.trim() !== '') return `${v}${notes}`;
+  }
+  if (notes !== '') return notes.trim();
+  const fromInput = inputHeadline(item.input);
+  if (fromInput !== undefined) return fromInput;
   for (const key of ['input', 'result', 'attachment', 'record', 'todos']) {
     if (item[key] !== undefined) return JSON.stringify(item[key]);
   }

@@ -36,7 +36,7 @@ import { type LiveDelta, LiveTranscript } from './live-transcript.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocsInSlices } from './search-docs.js';
 import { searchStatement } from './search-query.js';
-import type { SearchThread } from './search-thread.js';
+import { type SearchThread, SearchTooLong } from './search-thread.js';
 import {
   type FileStamp,
   headPrint,
@@ -222,6 +222,10 @@ export class Catalog {
     return this.listing;
   }
 
+  /** Rebuilds of a damaged index whose record of the sessions again has not ended: until then
+   * the sessions it will queue are not counted in the progress yet. */
+  private rebuildsPending = 0;
+
   /** The check of the index's pages that follows the start (IndexDb.checkPages). */
   private pageCheck: Promise<void> | undefined;
 
@@ -233,7 +237,13 @@ export class Catalog {
     this.files = new SourceFiles(this.stats);
     this.loadStored();
     options.db.onRebuilt(() => {
-      if (!this.closed) void this.enqueue(() => this.recordAgain());
+      if (this.closed) return;
+      // Building from the moment the damage is found: the search that found it answers from an
+      // empty index, and the record of the sessions again waits its turn in the queue.
+      this.rebuildsPending++;
+      void this.enqueue(() => this.recordAgain()).finally(() => {
+        this.rebuildsPending--;
+      });
     });
     for (const adapter of adapterTable()) {
       for (const home of adapter.homes(options.platform)) {
@@ -347,7 +357,10 @@ export class Catalog {
 
   indexProgress(): IndexProgress {
     const building =
-      !this.listingDone || this.background.length > 0 || this.progress.done < this.progress.total;
+      !this.listingDone ||
+      this.rebuildsPending > 0 ||
+      this.background.length > 0 ||
+      this.progress.done < this.progress.total;
     return { state: building ? 'building' : 'ready', done: this.progress.done, total: this.progress.total };
   }
 
@@ -398,6 +411,8 @@ export class Catalog {
       try {
         return await searches.run({ file, generation: db.generation, statement });
       } catch (cause) {
+        // Searched again here, it would hold up the whole daemon as long.
+        if (cause instanceof SearchTooLong) throw cause;
         // A damaged index included: this thread's search finds the damage and starts the rebuild.
         this.log(`search: on the search thread: ${(cause as Error).message}; searching here instead`);
       }

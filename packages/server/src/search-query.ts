@@ -93,26 +93,63 @@ export function searchStatement(q: SearchQuery): SearchStatement | undefined {
 }
 
 /**
+ * The most distinct words and phrases one search takes. FTS5 weighs every term against every
+ * match of every other when it ranks and cuts snippets, so a search's cost grows faster than its
+ * terms; a longer query is refused with a message rather than cut short, since dropping terms
+ * would answer items that lack them.
+ */
+export const MAX_SEARCH_TERMS = 32;
+
+/** A query with more distinct terms than a search takes; the message says how many and the limit. */
+export class TooManyTerms extends Error {
+  constructor(readonly terms: number) {
+    super(`the query has ${terms} distinct words and phrases; a search takes at most ${MAX_SEARCH_TERMS}`);
+    this.name = 'TooManyTerms';
+  }
+}
+
+/**
  * A user's query as an FTS5 expression: every word and every quoted phrase must occur, each
  * taken literally (FTS5's own operators and column syntax are not the user's to reach); a word
- * ending in `*` matches as a prefix.
+ * ending in `*` matches as a prefix. A term repeated, in another case of ASCII letters or with other punctuation, is asked once:
+ * it finds the same items, and each copy made the search slower (499 copies of a common word took
+ * a minute). Throws TooManyTerms past MAX_SEARCH_TERMS distinct terms.
  */
 export function ftsExpression(query: string): string | undefined {
-  const terms: string[] = [];
+  /** Each term as first spelt, by its tokens. */
+  const terms = new Map<string, string>();
+  const add = (key: string, term: string) => {
+    if (!terms.has(key)) terms.set(key, term);
+  };
   const re = /"([^"]*)"|(\S+)/g;
   for (let m = re.exec(query); m !== null; m = re.exec(query)) {
     const phrase = m[1];
     const word = m[2];
     if (phrase !== undefined) {
-      if (/[\p{L}\p{N}]/u.test(phrase)) terms.push(quote(phrase));
+      if (/[\p{L}\p{N}]/u.test(phrase)) add(`"${tokensOf(phrase)}`, quote(phrase));
     } else if (word !== undefined) {
       const prefix = word.endsWith('*') && word.length > 1;
       const bare = prefix ? word.slice(0, -1) : word;
       if (!/[\p{L}\p{N}]/u.test(bare)) continue;
-      terms.push(prefix ? `${quote(bare)} *` : quote(bare));
+      // A bare word of one token is the phrase of that token: `the` and `"the"` are one term.
+      add(prefix ? `*${tokensOf(bare)}` : `"${tokensOf(bare)}`, prefix ? `${quote(bare)} *` : quote(bare));
     }
   }
-  return terms.length === 0 ? undefined : terms.join(' AND ');
+  if (terms.size > MAX_SEARCH_TERMS) throw new TooManyTerms(terms.size);
+  return terms.size === 0 ? undefined : [...terms.values()].join(' AND ');
 }
+
+/**
+ * A term's tokens, to tell two spellings of one term: the punctuation between words and the case
+ * of ASCII letters do not count. Folding stops there on purpose: two spellings taken for one here
+ * must be one for the index's tokenizer too, or a search would drop a term it needs. Letters,
+ * digits and private-use characters are what that tokenizer keeps.
+ */
+const tokensOf = (text: string): string =>
+  text
+    .replace(/[A-Z]/g, (c) => c.toLowerCase())
+    .split(/[^\p{L}\p{N}\p{Co}]+/u)
+    .filter((t) => t !== '')
+    .join(' ');
 
 const quote = (text: string): string => `"${text.replaceAll('"', '""')}"`;

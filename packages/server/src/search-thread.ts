@@ -1,4 +1,4 @@
-// The thread searches run on. It starts with the first search and leaves after a minute without
+// The threads searches run on. They start with the first search and leave after a minute without
 // one, so an idle daemon holds no thread.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,15 +19,42 @@ export function searchWorkerFile(): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
+/**
+ * How long one search may take, waiting for a thread included. SQLite cannot be told to stop a
+ * statement from another thread, so a search past it has its thread ended (and a new one started
+ * for the next search); a common word over a large index answers in well under a second.
+ */
+export const SEARCH_BUDGET_MS = 10_000;
+
+/** Searches that run at once. A slow search holds one thread; the other answers everyone else. */
+const SEARCH_THREADS = 2;
+
+/** A search that ran past its budget and was stopped. */
+export class SearchTooLong extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`the search ran past ${budgetMs / 1000} s and was stopped; search for fewer or rarer words`);
+    this.name = 'SearchTooLong';
+  }
+}
+
 export class SearchThread {
   private readonly pool: Tinypool;
   /** The thread of the index's check, while one runs. */
   private checking: Tinypool | undefined;
   private closed = false;
 
-  constructor(private readonly file: string) {
-    // One thread: searches take turns, and the cores are left to the daemon and the cold index.
-    this.pool = new Tinypool({ filename: file, minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  constructor(
+    private readonly file: string,
+    private readonly budgetMs = SEARCH_BUDGET_MS,
+  ) {
+    // Two threads, not one per core: a search that matches much of a large index does not hold up
+    // the next client's, and the cores are still left to the daemon and the cold index.
+    this.pool = new Tinypool({
+      filename: file,
+      minThreads: 0,
+      maxThreads: SEARCH_THREADS,
+      idleTimeout: 60_000,
+    });
   }
 
   /**
@@ -49,9 +76,19 @@ export class SearchThread {
     }
   }
 
-  /** Rejects when the search fails or the thread dies; the caller searches on its own thread then. */
-  run(task: SearchTask): Promise<SearchRow[]> {
-    return this.pool.run(task);
+  /**
+   * Rejects with SearchTooLong past the budget (the caller must not search again on its own
+   * thread then), and with another error when the search fails or the thread dies (the caller
+   * searches on its own thread then).
+   */
+  async run(task: SearchTask): Promise<SearchRow[]> {
+    const signal = AbortSignal.timeout(this.budgetMs);
+    try {
+      return await this.pool.run(task, { signal });
+    } catch (cause) {
+      if (signal.aborted && !this.closed) throw new SearchTooLong(this.budgetMs);
+      throw cause;
+    }
   }
 
   async close(): Promise<void> {

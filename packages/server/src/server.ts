@@ -67,6 +67,8 @@ export interface ServerOptions {
   readonly indexWorker?: string | false;
   /** The built worker file searches run on; the one beside this code when absent, none with false. */
   readonly searchWorker?: string | false;
+  /** How long one search may run on the search threads (SEARCH_BUDGET_MS when absent). */
+  readonly searchBudgetMs?: number;
   /** The largest session (its files' bytes) opened in the reader; from the heap's limit when absent. */
   readonly maxOpenBytes?: number;
   /** The bytes of growing sessions nobody follows whose translations the catalog keeps. */
@@ -121,7 +123,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const workers = workerFile ? new IndexWorkers(workerFile, platform) : undefined;
   const searchFile =
     options.searchWorker === undefined ? searchWorkerFile() : options.searchWorker || undefined;
-  const searches = searchFile ? new SearchThread(searchFile) : undefined;
+  const searches = searchFile ? new SearchThread(searchFile, options.searchBudgetMs) : undefined;
   const catalog = new Catalog({
     platform,
     db,

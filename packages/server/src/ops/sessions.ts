@@ -1,8 +1,10 @@
 // `session_list`, `session_search` and `session_summary_read`: finding sessions and their numbers.
 import { CAPABILITIES, type Capability, type OpResult } from '@cairn/protocol';
 import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
+import { type SearchQuery, type SearchRow, TooManyTerms } from '../search-query.js';
+import { SearchTooLong } from '../search-thread.js';
 import { byActivity, wireHead } from '../sessions-topic.js';
-import { done, fail, type OpHandler, offsetOf, sessionOf } from './context.js';
+import { done, type Failure, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
 
 const LIST_LIMIT = 200;
 const LIST_MAX = 2000;
@@ -44,7 +46,7 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     return fail('invalid_args', 'until_at is before since_at', '/until_at');
   }
   const limit = Math.min(req.limit ?? SEARCH_LIMIT, SEARCH_MAX);
-  const rows = await ctx.catalog.search({
+  const rows = await searchRows(ctx, {
     query: req.query,
     ...(req.targets ? { targets: req.targets } : {}),
     ...(req.agents ? { agents: req.agents } : {}),
@@ -56,6 +58,7 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     limit: limit + 1,
     offset,
   });
+  if (!Array.isArray(rows)) return rows;
   const hits = rows.slice(0, limit).map((r) => {
     const entry = ctx.catalog.get(r.sessionKey);
     const hit: Record<string, unknown> = {
@@ -80,6 +83,17 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
   if (rows.length > limit) result.next_cursor = `h:${offset + limit}`;
   return done(result);
 };
+
+/** The catalog's rows, or the refusal of a query too long to take or a search stopped for its time. */
+async function searchRows(ctx: OpContext, q: SearchQuery): Promise<SearchRow[] | Failure> {
+  try {
+    return await ctx.catalog.search(q);
+  } catch (cause) {
+    if (cause instanceof TooManyTerms || cause instanceof SearchTooLong)
+      return fail('invalid_args', cause.message, '/query');
+    throw cause;
+  }
+}
 
 export const sessionSummaryRead: OpHandler<'session_summary_read'> = async (req, ctx) => {
   const found = await sessionOf(ctx, req.sid, req.agent);

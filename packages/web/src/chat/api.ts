@@ -112,13 +112,5 @@ export const continueSession = async (
     'session',
   );
 
-/** The agents whose sessions on disk can be continued in a chat. */
-export const CONTINUABLE = new Set([
-  'claude-code',
-  'codex',
-  'gemini-cli',
-  'qwen-code',
-  'kilo',
-  'pi',
-  'copilot-cli',
-]);
+/** Kept apart so that the rule can be checked without the page's connection. */
+export { CONTINUABLE } from './continuable.js';

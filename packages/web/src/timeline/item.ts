@@ -92,6 +92,9 @@ const SHELL_TOOLS = new Set([
   'exec_command',
   'run_shell_command',
   'write_stdin',
+  // OpenCode's, Kilo's, pi's and Copilot CLI's (Copilot's `powershell` on Windows)
+  'bash',
+  'powershell',
 ]);
 export const isShellTool = (name: string | undefined): boolean => name !== undefined && SHELL_TOOLS.has(name);
 
@@ -105,20 +108,36 @@ export function patchText(item: Item): string | undefined {
   return undefined;
 }
 
+/** The names an edit's before and after go by: Claude Code's and Gemini CLI's (and Qwen Code's),
+ * OpenCode's and Kilo's, Copilot CLI's, pi's. */
+const EDIT_KEYS = [
+  ['old_string', 'new_string'],
+  ['oldString', 'newString'],
+  ['old_str', 'new_str'],
+  ['oldText', 'newText'],
+] as const;
+
+function editPair(o: Loose): { old: string; new: string } | undefined {
+  for (const [before, after] of EDIT_KEYS) {
+    const old = o[before];
+    const now = o[after];
+    if (typeof old === 'string' && typeof now === 'string') return { old, new: now };
+  }
+  return undefined;
+}
+
 /** The before/after pairs of an edit whose bodies the item carries (generic shapes: Gemini's
- * `replace`, Claude Code's MultiEdit, or any tool with `old_string`/`new_string`). */
+ * `replace`, Claude Code's MultiEdit, OpenCode's `edit` and `multiedit`, pi's `edit` with its `edits`,
+ * Copilot CLI's `edit`, or any tool with one of those spellings of the before and after). */
 export function editPairs(input: Loose | undefined): { old: string; new: string }[] | undefined {
   if (!input) return undefined;
-  if (typeof input.old_string === 'string' && typeof input.new_string === 'string') {
-    return [{ old: input.old_string, new: input.new_string }];
-  }
+  const one = editPair(input);
+  if (one) return [one];
   if (Array.isArray(input.edits)) {
-    const pairs = input.edits
-      .filter(
-        (e): e is Loose =>
-          isObject(e) && typeof e.old_string === 'string' && typeof e.new_string === 'string',
-      )
-      .map((e) => ({ old: e.old_string as string, new: e.new_string as string }));
+    const pairs = input.edits.flatMap((e) => {
+      const pair = isObject(e) ? editPair(e) : undefined;
+      return pair ? [pair] : [];
+    });
     return pairs.length > 0 ? pairs : undefined;
   }
   return undefined;

@@ -1,0 +1,251 @@
+// Reading each agent's sessions per byte, set against reading Codex rollouts: a corpus of Codex
+// replicas and of the Qwen Code, pi, Copilot CLI, OpenCode and Kilo samples (bench/more-corpus.mjs),
+// every session of one agent loaded through the library one after another in a fresh process,
+// several runs, medians. A session's bytes are its files' sizes, or for a session in a SQLite store
+// the JSON its message and part rows hold. The samples are small sessions and Codex's rollouts are
+// large, so the per-session cost weighs on them more: Codex's rollouts under 16 KB are timed apart as
+// a baseline of the same size.
+// Then a store of 10,000 OpenCode sessions is listed: the listing's time, and the bytes of the store
+// it read (strace's count of read calls) beside the store's size and the time to read every row.
+// Options: --runs N (default 3), --replicas N (of each sample, default 200), --sessions N (in the
+// listed store, default 10000), --no-list, --keep.
+// Inside: --measure <agent> [--max-bytes N] and --list-once <db> (one measurement, printed as JSON).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { buildCorpus } from './corpus.mjs';
+import { buildMoreCorpus, buildReplicatedStore, moreAgentEnv } from './more-corpus.mjs';
+import { countReads, straceWrap } from './read-count.mjs';
+import { median } from './stats.mjs';
+
+const self = fileURLToPath(import.meta.url);
+const root = resolve(dirname(self), '../..');
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    replicas: { type: 'string', default: '200' },
+    sessions: { type: 'string', default: '10000' },
+    'no-list': { type: 'boolean' },
+    keep: { type: 'boolean' },
+    measure: { type: 'string' },
+    'max-bytes': { type: 'string' },
+    'list-once': { type: 'string' },
+  },
+});
+
+const library = () => import(join(root, 'packages/transcript/dist/index.js'));
+
+/**
+ * The bytes a session's records take: its file, or its rows' JSON in a store. A store is opened for
+ * writing, so that closing it removes its `-wal` and `-shm` files again: the store is left as an agent
+ * that is not running leaves it (a read-only connection would leave them behind).
+ */
+function sessionBytes(path, splitStorePath, stores) {
+  const inStore = splitStorePath(path);
+  if (!inStore) return statSync(path).size;
+  let conn = stores.get(inStore.db);
+  if (!conn) {
+    conn = new Database(inStore.db);
+    stores.set(inStore.db, conn);
+  }
+  const tree = `WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id)`;
+  const sum = (table) =>
+    conn
+      .prepare(
+        `${tree} SELECT coalesce(sum(length(data)), 0) AS n FROM ${table} WHERE session_id IN (SELECT id FROM tree)`,
+      )
+      .get(inStore.id).n;
+  return sum('message') + sum('part');
+}
+
+/** Loads every session of `agent` (at most `maxBytes` each) one after another; prints the time. */
+async function measureOnce(agent, maxBytes) {
+  const { discoverSessions, loadTranscript, nodePlatform, splitStorePath } = await library();
+  const platform = nodePlatform();
+  const sessions = [];
+  const stores = new Map();
+  for await (const entry of discoverSessions(platform, { agent })) {
+    if ('ref' in entry) continue;
+    const bytes = sessionBytes(entry.path, splitStorePath, stores);
+    if (bytes <= maxBytes) sessions.push({ ...entry, bytes });
+  }
+  for (const conn of stores.values()) conn.close();
+  const load = async (s) => {
+    const r = await loadTranscript(platform, { agent: s.agent, path: s.path, sessionId: s.id });
+    if (!r.ok) throw new Error(`${s.path}: ${JSON.stringify(r.error)}`);
+    return r.value.events.length;
+  };
+  // A first pass over a few warms the code up, as it is warm in the daemon.
+  for (const s of sessions.slice(0, 20)) await load(s);
+  let events = 0;
+  const start = process.hrtime.bigint();
+  for (const s of sessions) events += await load(s);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const bytes = sessions.reduce((n, s) => n + s.bytes, 0);
+  console.log(JSON.stringify({ sessions: sessions.length, bytes, events, ms }));
+}
+
+/** Lists the OpenCode sessions of the store at `db` once; prints the time and the count. */
+async function listOnce() {
+  const { listSessions, nodePlatform } = await library();
+  const platform = nodePlatform();
+  const start = process.hrtime.bigint();
+  let sessions = 0;
+  let failures = 0;
+  for await (const entry of listSessions(platform, { agent: 'opencode' })) {
+    if ('ref' in entry) failures++;
+    else sessions++;
+  }
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  console.log(JSON.stringify({ sessions, failures, ms }));
+}
+
+if (values.measure !== undefined) {
+  await measureOnce(values.measure, Number(values['max-bytes'] ?? Number.POSITIVE_INFINITY));
+  process.exit(0);
+}
+if (values['list-once'] !== undefined) {
+  await listOnce();
+  process.exit(0);
+}
+
+const runs = Number(values.runs);
+const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
+if (!existsSync(join(source, 'more'))) {
+  console.error(`agents bench: no corpus at ${source} (set CAIRN_CORPUS)`);
+  process.exit(1);
+}
+if (!existsSync(join(root, 'packages/transcript/dist/index.js'))) {
+  console.error('agents bench: build first (npm run build)');
+  process.exit(1);
+}
+
+const child = (env, args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [self, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 26 })
+      .trim()
+      .split('\n')
+      .pop(),
+  );
+
+const work = mkdtempSync(join(tmpdir(), 'cairn-bench-agents-'));
+try {
+  const replicas = Number(values.replicas);
+  const env = moreAgentEnv(work);
+  // Codex's replicas come with Claude Code's and Gemini CLI's, which this bench leaves unread.
+  buildCorpus({ source, work, targetBytes: 0, minReplicas: Math.max(1, Math.round(replicas / 20)) });
+  const more = await buildMoreCorpus({ source, work, replicas });
+  console.log(
+    `agents bench: ${replicas} replicas of each sample (${more.files} files, ${more.storeSessions} sessions in stores); ${runs} runs each, medians`,
+  );
+  const rows = [
+    ['codex', 'codex'],
+    ['codex, rollouts < 16 KB', 'codex', 16 * 1024],
+    ['qwen-code', 'qwen-code'],
+    ['pi', 'pi'],
+    ['copilot-cli', 'copilot-cli'],
+    ['opencode (SQLite)', 'opencode'],
+    ['kilo (SQLite)', 'kilo'],
+  ];
+  const results = rows.map(([name, agent, maxBytes]) => {
+    const samples = [];
+    for (let i = 0; i < runs; i++)
+      samples.push(child(env, ['--measure', agent, ...(maxBytes ? ['--max-bytes', String(maxBytes)] : [])]));
+    const s = samples[0];
+    const ms = median(samples.map((x) => x.ms));
+    return {
+      name,
+      sessions: s.sessions,
+      bytes: s.bytes,
+      events: s.events,
+      ms,
+      usPerKb: (ms * 1000) / (s.bytes / 1024),
+    };
+  });
+  // The store's sessions are a few KB each: the same rows again as three long sessions.
+  const grownEnv = moreAgentEnv(join(work, 'grown'));
+  const trees = ['storage_v2', 'storage_legacy'].map((t) => join(source, 'more', 'opencode', t));
+  await buildReplicatedStore(join(grownEnv.XDG_DATA_HOME, 'opencode', 'opencode.db'), trees, replicas * 3, {
+    oneSession: true,
+  });
+  const grown = [];
+  for (let i = 0; i < runs; i++) grown.push(child(grownEnv, ['--measure', 'opencode']));
+  const grownMs = median(grown.map((x) => x.ms));
+  results.push({
+    name: 'opencode, 3 long sessions',
+    ...grown[0],
+    ms: grownMs,
+    usPerKb: (grownMs * 1000) / (grown[0].bytes / 1024),
+  });
+  const [codex, codexSmall] = results;
+  console.log(
+    `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)}`,
+  );
+  for (const r of results)
+    console.log(
+      `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${`${(r.usPerKb / codex.usPerKb).toFixed(2)}x`.padStart(9)} ${`${(r.usPerKb / codexSmall.usPerKb).toFixed(2)}x`.padStart(9)}`,
+    );
+
+  if (!values['no-list']) {
+    const wanted = Number(values.sessions);
+    const listWork = join(work, 'list');
+    const listEnv = moreAgentEnv(listWork);
+    const db = join(listEnv.XDG_DATA_HOME, 'opencode', 'opencode.db');
+    // The trees hold 3 top-level sessions: enough replicas for the count asked.
+    const built = await buildReplicatedStore(db, trees, Math.ceil(wanted / 3));
+    const size = statSync(db).size;
+    // Opened for writing, so that closing it leaves no -wal and -shm behind.
+    const conn = new Database(db);
+    const count = (table) => conn.prepare(`SELECT count(*) AS n FROM ${table}`).get().n;
+    const [messages, parts] = [count('message'), count('part')];
+    const start = process.hrtime.bigint();
+    for (const table of ['message', 'part'])
+      for (const r of conn.prepare(`SELECT data FROM ${table}`).iterate()) JSON.parse(r.data);
+    const everyRowMs = Number(process.hrtime.bigint() - start) / 1e6;
+    conn.close();
+    console.log(
+      `\nagents bench: a store of ${built.sessions} OpenCode sessions (${messages} messages, ${parts} parts, ${(size / 1024 / 1024).toFixed(1)} MB)`,
+    );
+    console.log(`  reading and parsing every message and part row: ${everyRowMs.toFixed(0)} ms`);
+    /** The listing's median time, and the bytes of the store's files it read by strace's count. */
+    const measureListing = (state) => {
+      const listed = [];
+      for (let i = 0; i < runs; i++) listed.push(child(listEnv, ['--list-once', db]));
+      let read = '';
+      if (existsSync('/usr/bin/strace')) {
+        const log = join(work, 'list.strace');
+        const [tracer, ...traceArgs] = straceWrap(log);
+        const r = spawnSync(tracer, [...traceArgs, process.execPath, self, '--list-once', db], {
+          env: listEnv,
+          encoding: 'utf8',
+        });
+        if (r.status === 0) {
+          const reads = countReads(log, { store: (p) => p.startsWith(db) });
+          read = `, reading ${(reads.store.bytes / 1024 / 1024).toFixed(1)} MB of the store's files`;
+        }
+      }
+      console.log(
+        `  listing, ${state}: ${listed[0].sessions} sessions (${listed[0].failures} failures) in ${median(listed.map((x) => x.ms)).toFixed(0)} ms${read}`,
+      );
+    };
+    // With no -wal and -shm (the agent is not running) the store is read into memory whole, since a
+    // reader that opened it in place would create them in the agent's folder.
+    measureListing('the agent not running');
+    // A connection that holds the store open in WAL mode, as the running agent does.
+    const agent = new Database(db);
+    agent.pragma('journal_mode = WAL');
+    agent.prepare('SELECT count(*) FROM session').get();
+    try {
+      measureListing('the agent running');
+    } finally {
+      agent.close();
+    }
+  }
+} finally {
+  if (values.keep) console.log(`\nagents bench: corpus kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
