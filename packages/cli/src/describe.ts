@@ -1,12 +1,12 @@
 // One line of plain text per event, for `cairn show`.
-import type { Transcript, TranscriptEvent } from '@cairn/transcript';
+import { BARE_IMAGE_NOTE, type Transcript, type TranscriptEvent, withoutImageBytes } from '@cairn/transcript';
 import { count, isoOf, oneLine } from './format.js';
 
 function detail(e: TranscriptEvent): string {
   switch (e.kind) {
     case 'user':
     case 'assistant':
-      return `${e.payload.synthetic ? `(${e.payload.origin ?? 'synthetic'}) ` : ''}${e.payload.text}`;
+      return `${e.payload.synthetic ? `(${e.payload.origin ?? 'synthetic'}) ` : ''}${e.payload.text}${imageNotesOf(e.payload)}`;
     case 'reasoning':
       return e.payload.redacted ? '(redacted)' : e.payload.text;
     case 'tool_call':
@@ -15,8 +15,7 @@ function detail(e: TranscriptEvent): string {
       const flags = [e.payload.isError ? 'error' : '', e.payload.orphan ? 'orphan' : '']
         .filter(Boolean)
         .join(',');
-      const out =
-        typeof e.payload.output === 'string' ? e.payload.output : JSON.stringify(e.payload.output ?? null);
+      const out = outputLine(e.payload.output);
       return `${e.payload.callId}${flags ? ` [${flags}]` : ''} ${out}`;
     }
     case 'request': {
@@ -32,6 +31,22 @@ function detail(e: TranscriptEvent): string {
     case 'unknown':
       return e.payload.recordType || '(no type)';
   }
+}
+
+/** A tool's output on one line: content blocks as their text, an image as its note, never its base64. */
+function outputLine(output: unknown): string {
+  const shown = withoutImageBytes(output);
+  if (typeof shown === 'string') return shown;
+  if (Array.isArray(shown) && shown.every((b) => typeof (b as { text?: unknown } | null)?.text === 'string'))
+    return shown.map((b) => (b as { text: string }).text).join(' ');
+  return JSON.stringify(shown ?? null);
+}
+
+/** The notes of the images a message carried, after its text. */
+function imageNotesOf(payload: Readonly<Record<string, unknown>>): string {
+  if (Array.isArray(payload.imageNotes)) return ` ${payload.imageNotes.join(' ')}`;
+  const n = typeof payload.images === 'number' ? payload.images : 0;
+  return n > 0 ? ` ${Array.from({ length: Math.min(n, 20) }, () => BARE_IMAGE_NOTE).join(' ')}` : '';
 }
 
 export function describeEvent(t: Transcript, e: TranscriptEvent, width = 160): string {

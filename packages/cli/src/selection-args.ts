@@ -1,5 +1,6 @@
 // The selection and range options `cairn dump` and `cairn show` share, read into the arguments of
 // `session_dump_write`. A value that cannot be read is a usage error naming it, never an empty dump.
+import { OPEN_ITEM_FAMILIES, TRANSCRIPT_ITEM_TYPES } from '@cairn/protocol';
 import { isSelector } from '@cairn/transcript';
 import { parseTime, TIME_FORMS } from './time.js';
 import { UsageError } from './usage.js';
@@ -67,6 +68,8 @@ export function selectionArgs(v: SelectionValues, usage: string, now = Date.now(
     for (const t of types)
       if (!isSelector(t))
         fail(`--types: '${t}' is not a type name or prefix (like tool:Bash), -x, or @preset`);
+      else if (!namesKnownType(t))
+        fail(`--types: '${t.replace(/^-/, '')}' names no item type; types are ${TYPE_FAMILIES}`);
     out.types = types;
   }
   if (v.preset !== undefined) {
@@ -95,3 +98,20 @@ export function selectionArgs(v: SelectionValues, usage: string, now = Date.now(
   if (v['no-agent']) out.no_agent = true;
   return out;
 }
+
+/**
+ * Whether a selector element can match an item: a preset, a type name or a prefix of one, or a name
+ * under a family whose last part an agent coins (tool:Bash, hook:PreToolUse). A misspelling would
+ * otherwise select nothing and look like a session without such items.
+ */
+function namesKnownType(element: string): boolean {
+  const name = element.replace(/^-/, '');
+  if (name.startsWith('@')) return true;
+  const under = (prefix: string, full: string) => full === prefix || full.startsWith(`${prefix}:`);
+  return (
+    TRANSCRIPT_ITEM_TYPES.some((full) => under(name, full)) ||
+    OPEN_ITEM_FAMILIES.some((family) => under(name, family) || under(family, name))
+  );
+}
+
+const TYPE_FAMILIES = `${[...new Set([...TRANSCRIPT_ITEM_TYPES, ...OPEN_ITEM_FAMILIES])].join(', ')} (a prefix stands for every type under it; tool:, hook: and system:attachment: take any name)`;

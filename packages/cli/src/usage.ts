@@ -6,14 +6,43 @@ export class Failure extends Error {}
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** parseArgs that turns its own errors into UsageErrors with the command's usage line. */
+/**
+ * The command's options and positionals. Anything the command does not take is a usage error in
+ * our words, naming the option and what the command accepts: an unknown option, a value missing or
+ * given to a switch. A value may start with `-` (`--since -2h`, `--types -thinking`); one that looks
+ * like an option of its own (`--agent --json`) is taken as the value left out.
+ */
 export function parseCommand<O extends Options>(argv: string[], options: O, usage: string) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (cause) {
-    throw new UsageError(`${(cause as Error).message}\nusage: ${usage}`);
+  const fail = (message: string): never => {
+    throw new UsageError(`${message}\nusage: ${usage}`);
+  };
+  const loose = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  for (const token of loose.tokens) {
+    if (token.kind !== 'option') continue;
+    const spec = options[token.name];
+    if (spec === undefined || token.rawName !== `--${token.name}`)
+      fail(`unknown option '${token.rawName}'; this command takes ${optionList(options)}`);
+    else if (spec.type === 'boolean' && token.value !== undefined)
+      fail(`${token.rawName} is a switch and takes no value (got '${token.value}')`);
+    else if (
+      spec.type === 'string' &&
+      (token.value === undefined || isOptionLike(token.value, token.inlineValue))
+    )
+      fail(`${token.rawName} needs a value`);
   }
+  // Every token was checked above; the loose parse's values are those the strict one would give.
+  return loose as unknown as ReturnType<
+    typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+  >;
 }
+
+const isOptionLike = (value: string, inline: boolean | undefined): boolean =>
+  !inline && value.startsWith('--');
+
+const optionList = (options: Options): string => {
+  const names = Object.keys(options).map((n) => `--${n}`);
+  return names.length === 0 ? 'no options' : names.join(', ');
+};
 
 export function noPositionals(positionals: string[], usage: string): void {
   if (positionals.length > 0)
@@ -31,11 +60,16 @@ export function onePositional(positionals: string[], usage: string, what: string
 export const HELP = `cairn — read, search and dump the sessions of coding agents
 
 usage:
-  cairn sessions [--agent A] [--json]        every session of every agent, newest first
+  cairn sessions [--agent A] [--project DIR] [--since T] [--until T] [--limit N] [--json]
+                                             every session of every agent, newest first; --project
+                                             keeps those run in DIR (a path, or a folder's name),
+                                             --since/--until those active in that span
   cairn show <ref> [--json]                  a session's events, one per line
   cairn show <ref> --types a,b,-c [--preset P] [--agent-id ID] [--json]
                                              the items a selection keeps, one per line
-  cairn summary <ref> | --all [--json]       a session's numbers (turns, requests, tokens, …)
+  cairn summary <ref> | --all [--json]       a session's numbers (model, turns, requests, tokens,
+                                             cost, wall-clock and active time); --all: every
+                                             session's, newest first, and their totals
   cairn dump <ref> [--agent-id ID] [--types a,b,-c] [--preset P] [--since T] [--until T]
            [--no-thinking] [--no-agent] [--format json|md] [--out FILE] [--json]
                                              write a session's items to a file (under
@@ -67,4 +101,6 @@ Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exc
 expand one, applied left to right. Times are ISO (2026-02-12T16:00:00Z) or relative (-10m, -2h, -1d).
 Agent homes come from CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
 COPILOT_HOME (OpenCode and Kilo: OPENCODE_DATA_DIR, XDG_DATA_HOME), else the defaults.
-Exit status: 0 success, 1 expected failure (not found, unknown format), 2 usage error.`;
+Agents are named by id or alias (claude-code or claude, codex, gemini-cli or gemini, …).
+Exit status: 0 success, 1 expected failure (not found, unknown format), 2 usage error (an unknown
+option, agent or type, or a value that cannot be read).`;

@@ -85,7 +85,7 @@ describe('cairn workstation ticket', () => {
       [['workstation', 'ticket', 'local'], /'local' is the daemon's own workstation, which needs no ticket/],
       [['workstation', 'ticket', '--list', 'x'], /--list takes no name/],
       [['workstation', 'ticket', '--revoke', 'x', '--replace'], /--revoke takes one name/],
-      [['workstation', 'ticket', '--revoke'], /argument missing/],
+      [['workstation', 'ticket', '--revoke'], /--revoke needs a value/],
       [['workstation', '--list'], /go with `cairn workstation ticket`/],
       [['workstation', 'ticket', 'x', '--server', 'http://h'], /--server and --ticket-file are for running/],
     ];

@@ -11,7 +11,12 @@ const RawObject = Type.Record(Type.String(), Type.Unknown());
 // from it. A subagent's brief is therefore its `message:user:in`, which is what lets one preset be
 // carried down a chain of agents unchanged.
 
-export const MessageUserInItem = item('MessageUserInItem', Type.Literal('message:user:in'), { text: Text });
+export const MessageUserInItem = item('MessageUserInItem', Type.Literal('message:user:in'), {
+  text: Text,
+  /** One short note per image the prompt carried, in order: `[image: image/png, 34 KB]`, or `[image]`
+   * when the agent recorded only that it was there. The bytes stay in the record (`source`). */
+  images: Type.Optional(Type.Array(Type.String())),
+});
 export type MessageUserInItem = Static<typeof MessageUserInItem>;
 
 export const MessageUserOutItem = item('MessageUserOutItem', Type.Literal('message:user:out'), {

@@ -27,7 +27,8 @@ export const SessionHead = Type.Object(
     git_branch: Type.Optional(Type.String()),
     // The numbers below come from reading the whole session; each is absent until it was read, and
     // absent when the agent does not record it.
-    /** The model that answered the most requests. */
+    /** The main lane's model: the one it made the most requests with (subagents' models, however
+     * many requests they made, are not the session's). */
     model: Type.Optional(Type.String()),
     /** The person's prompts on the main lane: typed messages and slash commands. */
     prompts: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -40,6 +41,8 @@ export const SessionHead = Type.Object(
     prices: Type.Optional(Type.String()),
     /** First to last record. */
     duration_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The time spent in turns: from each prompt to the last record of its turn, summed. */
+    active_ms: Type.Optional(Type.Integer({ minimum: 0 })),
     /** Tool calls that failed. */
     failed_tools: Type.Optional(Type.Integer({ minimum: 0 })),
     /** The server saw the files change moments ago, or change recently with a turn still in

@@ -31,7 +31,7 @@ import {
   type TranscriptHeadFacts,
 } from './index-job.js';
 import type { IndexWorkers } from './index-workers.js';
-import type { ListingFacts } from './listing.js';
+import { LISTING_RULES, type ListingFacts } from './listing.js';
 import { type LiveDelta, LiveTranscript } from './live-transcript.js';
 import { isActive, isBusy, turnInFlight } from './run-state.js';
 import { type LaneItems, laneItems, searchDocsInSlices } from './search-docs.js';
@@ -272,8 +272,11 @@ export class Catalog {
         head: s.head,
         summary: s.summaryVersion === SESSION_SUMMARY_VERSION ? s.summary : undefined,
         capabilities: s.capabilities,
-        // A session indexed before the listing facts existed is read again for them.
-        indexed: s.indexed && s.summaryVersion === SESSION_SUMMARY_VERSION && s.head.listing !== undefined,
+        // A session indexed before the listing facts existed, or under older rules, is read again for them.
+        indexed:
+          s.indexed &&
+          s.summaryVersion === SESSION_SUMMARY_VERSION &&
+          s.head.listing?.rules === LISTING_RULES,
         inFlight: false,
       });
     }

@@ -1,17 +1,25 @@
 // What a list row shows beyond the head (the model, the prompts, the cost), from the whole transcript
 // or kept up to date as a followed session grows: each read adds what it brought, so that an append
 // costs the same whatever the session's length.
-import type { Transcript, TranscriptEvent } from '@cairn/transcript';
+import { type Transcript, type TranscriptEvent, TurnClock } from '@cairn/transcript';
 import { type ModelUsage, sessionCost } from './pricing.js';
 import type { LaneItems } from './search-docs.js';
 
+/** Changes when a fact's rule does (the model became the main lane's; active time came): a head
+ * stored under another is read again. */
+export const LISTING_RULES = 2;
+
 export interface ListingFacts {
-  /** The model that answered the most requests. */
+  /** LISTING_RULES when these facts were read. */
+  rules?: number;
+  /** The main lane's model (its subagents' models are the rest of the mix). */
   model?: string;
   /** The person's prompts on the main lane: typed messages and slash commands. */
   prompts?: number;
   /** Dollars, from the price catalog; absent when a model used has no price. */
   costUsd?: number;
+  /** The time spent in turns; absent without a timed prompt. */
+  activeMs?: number;
 }
 
 /** The listing facts of a transcript read whole. */
@@ -21,13 +29,16 @@ export function listingFacts(agent: string, t: Transcript, lanes: readonly LaneI
   return tally.facts(t);
 }
 
-type Counted = Omit<ModelUsage, 'requests'>;
+type Counted = Omit<ModelUsage, 'requests'> & { onMainLane: boolean };
 
 export class ListingTally {
   private readonly byModel = new Map<string, ModelUsage>();
+  /** Requests per model on the main lane, which names the session's model. */
+  private readonly mainRequests = new Map<string, number>();
   /** What each request added, to take back when a later record changes its usage. */
   private readonly counted = new Map<TranscriptEvent, Counted>();
   private main: LaneItems | undefined;
+  private clock = new TurnClock(undefined);
   private promptItems = 0;
   private prompts = 0;
 
@@ -40,9 +51,15 @@ export class ListingTally {
   update(t: Transcript, changed: readonly TranscriptEvent[] | undefined, lanes: readonly LaneItems[]): void {
     if (!changed) {
       this.byModel.clear();
+      this.mainRequests.clear();
       this.counted.clear();
     }
-    for (const e of changed ?? t.events) if (e.kind === 'request') this.count(e);
+    const mainLane = t.agents.find((a) => a.parentId === undefined)?.id;
+    if (!changed) this.clock = new TurnClock(mainLane);
+    for (const e of changed ?? t.events) {
+      if (e.kind === 'request') this.count(e, e.agentId === mainLane);
+      this.clock.add(e);
+    }
     // A session whose main file is gone has no prompts to count, which is not zero prompts.
     const main = t.session.mainFileMissing ? undefined : lanes.find((l) => l.agentId === undefined);
     if (main !== this.main || !changed) {
@@ -61,18 +78,22 @@ export class ListingTally {
   }
 
   facts(t: Transcript): ListingFacts {
-    const facts: ListingFacts = {};
+    const facts: ListingFacts = { rules: LISTING_RULES };
     const usage = [...this.byModel.values()]
       .filter((m) => m.inputTokens + m.outputTokens > 0)
       .sort((a, b) => b.requests - a.requests || a.model.localeCompare(b.model));
-    if (usage[0]) facts.model = usage[0].model;
+    const onMain = (m: ModelUsage) => this.mainRequests.get(m.model) ?? 0;
+    const model = [...usage].sort((a, b) => onMain(b) - onMain(a))[0];
+    if (model) facts.model = model.model;
     const cost = sessionCost(this.agent, usage);
     if (cost !== undefined) facts.costUsd = cost;
     if (this.main && !t.session.mainFileMissing) facts.prompts = this.prompts;
+    const active = this.clock.activeMs;
+    if (active !== undefined) facts.activeMs = active;
     return facts;
   }
 
-  private count(e: TranscriptEvent & { kind: 'request' }): void {
+  private count(e: TranscriptEvent & { kind: 'request' }, onMainLane: boolean): void {
     const before = this.counted.get(e);
     if (before) this.add(before, -1);
     const { model, usage } = e.payload;
@@ -86,6 +107,7 @@ export class ListingTally {
       outputTokens: usage.outputTokens,
       cacheReadTokens: usage.cacheReadTokens ?? 0,
       cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+      onMainLane,
     };
     this.counted.set(e, now);
     this.add(now, 1);
@@ -110,6 +132,11 @@ export class ListingTally {
     m.cacheReadTokens += sign * c.cacheReadTokens;
     m.cacheWriteTokens += sign * c.cacheWriteTokens;
     if (m.requests === 0) this.byModel.delete(c.model);
+    if (c.onMainLane) {
+      const main = (this.mainRequests.get(c.model) ?? 0) + sign;
+      if (main === 0) this.mainRequests.delete(c.model);
+      else this.mainRequests.set(c.model, main);
+    }
   }
 }
 

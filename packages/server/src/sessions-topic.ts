@@ -27,6 +27,7 @@ export function wireHead(e: SessionEntry, active: boolean): SessionHead {
   const listing = h.listing;
   if (listing?.model !== undefined) head.model = listing.model;
   if (listing?.prompts !== undefined) head.prompts = listing.prompts;
+  if (listing?.activeMs !== undefined) head.active_ms = Math.max(0, Math.round(listing.activeMs));
   if (listing?.costUsd !== undefined) {
     head.cost_usd = listing.costUsd;
     head.prices = PRICES_SOURCE;

@@ -47,6 +47,7 @@ export { type ListSessionsOptions, listSessions } from './list.js';
 export { type LoadTranscriptOptions, loadTranscript } from './load.js';
 export type * from './model.js';
 export { CAPABILITIES, promptSnapshot, SESSION_SUMMARY_VERSION, TRANSCRIPT_EVENT_KINDS } from './model.js';
+export { type ModelAndTime, type ModelShare, modelAndTime, TurnClock } from './model-and-time.js';
 export { findSession, type OpenedSession, type OpenOptions, openSession, readSessionFiles } from './open.js';
 export { readOriginal } from './original.js';
 export type * from './platform.js';

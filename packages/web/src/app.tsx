@@ -4,12 +4,13 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Services } from './context.js';
 import { formatCount } from './format.js';
 import { formatRoute, parseRoute, type Route } from './route.js';
-import type { Connection, ConnectionState } from './rpc.js';
+import { type Connection, type ConnectionState, currentPageToken } from './rpc.js';
 import type { Directory } from './sessions/directory.js';
 import { chooseTheme, storedTheme, THEME_CHOICES, type ThemeChoice } from './theme.js';
 import { ChatRouteView } from './views/chat.js';
 import { SessionView } from './views/session.js';
 import { SessionsView } from './views/sessions.js';
+import { TokenNeeded } from './views/token-needed.js';
 
 function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
@@ -148,7 +149,9 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
         </span>
       </header>
       <main ref={main}>
-        {route.view === 'sessions' ? (
+        {state === 'refused' ? (
+          <TokenNeeded hadToken={currentPageToken() !== undefined} />
+        ) : route.view === 'sessions' ? (
           <SessionsView route={route} />
         ) : route.view === 'chat' ? (
           <ChatRouteView id={route.id} />

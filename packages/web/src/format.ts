@@ -43,6 +43,16 @@ export function formatAgo(at: number | undefined, now = Date.now()): string {
   return new Date(at).toLocaleDateString();
 }
 
+const shortClock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** How long ago for the last day, as `formatAgo` says it; an older instant as its date with the time
+ * beside it, so two sessions of one day can be told apart. */
+export function formatWhen(at: number | undefined, now = Date.now()): string {
+  if (at === undefined) return '';
+  if (Math.abs(at - now) < 86_400_000) return formatAgo(at, now);
+  return `${new Date(at).toLocaleDateString()} ${shortClock.format(at)}`;
+}
+
 // Formatters are built once: building one per call costs more than the formatting.
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const clock = new Intl.DateTimeFormat(undefined, {

@@ -5,11 +5,12 @@
 //   #/s/<agent>/<sid>                     a session's timeline
 //   #/s/<agent>/<sid>?item=<uuid>&type=<type>&lane=<agent_id>&n=<k>   …landing on one item
 //   #/s/<agent>/<sid>/summary             its numbers
+//   #/s/<agent>/<sid>/files               the files it changed
 //   #/s/<agent>/<sid>/dump                the dump builder
 //   #/chat                                a new chat
 //   #/chat/<chatSessionId>                a chat with an agent
 
-export type SessionTab = 'timeline' | 'summary' | 'dump';
+export type SessionTab = 'timeline' | 'summary' | 'files' | 'dump';
 
 /** Points at one item. Items of one record share its uuid, so the type and, for a record holding
  * several items of one type, their order among them (`nth`, from 0) make the pointer exact. */
@@ -44,7 +45,7 @@ export type Route =
   | { view: 'session'; agent: string; sid: string; tab: SessionTab; item?: ItemRef }
   | { view: 'chat'; id?: string };
 
-const TABS: readonly SessionTab[] = ['timeline', 'summary', 'dump'];
+const TABS: readonly SessionTab[] = ['timeline', 'summary', 'files', 'dump'];
 
 export function parseRoute(hash: string): Route {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;

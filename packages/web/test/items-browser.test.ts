@@ -388,7 +388,7 @@ describe.skipIf(!corpus)("the reader's items over the corpus", () => {
       // Both compaction items of the one event are drawn by this row: one divider in the page.
       await expect.poll(() => page.locator('.compaction .divider').count()).toBe(1);
       expect(await shownText(row.locator('.divider'))).toMatch(
-        /context compacted · auto, 170251 tokens before/i,
+        /^Context compacted · auto, 170,251 tokens before$/,
       );
       const body = await open(row);
       const markdown = body.locator('.markdown.compaction-summary');

@@ -56,8 +56,12 @@ describe.skipIf(!corpus)('the session list of copied sessions', () => {
       for (const sid of ['short', 'tool_heavy']) {
         const at = lastLineTime(join(project, `${sid}.jsonl`));
         const when = page.locator(`.session-item[data-sid="${sid}"] .when`);
-        // Months before the copy: a date, not "just now" or "n minutes ago".
-        const expected = await page.evaluate((t) => new Date(t).toLocaleDateString(), at);
+        // Months before the copy: a date with its time, not "just now" or "n minutes ago".
+        const expected = await page.evaluate(
+          (t) =>
+            `${new Date(t).toLocaleDateString()} ${new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(t)}`,
+          at,
+        );
         expect(await shownText(when)).toBe(expected);
       }
 

@@ -2,6 +2,7 @@
 import { cairnHomeOf, findBridge, readRoster } from '@cairn/runner';
 import { LOCAL_WORKSTATION, startLocalDrive } from '@cairn/server';
 import type { SessionPlatform } from '@cairn/transcript';
+import { unknownDriven } from '../driven-agent.js';
 import { Failure, noPositionals, parseCommand, UsageError } from '../usage.js';
 
 const USAGE =
@@ -45,7 +46,7 @@ export async function agentsCommand(platform: SessionPlatform, argv: string[]): 
     return 0;
   }
   if (agent === undefined) throw new UsageError(`missing agent\nusage: ${USAGE}`);
-  if (!(await findBridge(cairnHome, agent))) throw new Failure(`cairn knows no agent named '${agent}'`);
+  if (!(await findBridge(cairnHome, agent))) throw await unknownDriven(cairnHome, agent, USAGE);
   const drive = await startLocalDrive({ cairnHome, env });
   try {
     switch (action) {

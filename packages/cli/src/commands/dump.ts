@@ -15,6 +15,7 @@ import {
   type WriteDumpError,
   writeDump,
 } from '@cairn/transcript';
+import { agentOption } from '../agent-option.js';
 import { describeItem } from '../describe-item.js';
 import { bytes } from '../format.js';
 import { progressBar } from '../progress.js';
@@ -32,6 +33,7 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
     USAGE,
   );
   const ref = onePositional(positionals, USAGE, '<ref>');
+  const agent = agentOption(values.agent, USAGE);
   const format = values.format ?? 'json';
   if (format !== 'json' && format !== 'md')
     throw new UsageError(`bad --format '${format}': give json or md\nusage: ${USAGE}`);
@@ -40,7 +42,7 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
   const home = cairnHome(platform.env, platform.homeDir);
   const presets = await checkedPresets(home, selected, USAGE);
 
-  const { t, sid, path } = await load(platform, ref, values.agent);
+  const { t, sid, path } = await load(platform, ref, agent);
   const args: SessionDumpWriteArgs = { sid, agent: t.agent, ...selected, format };
   const forbidden = [...agentHomes(platform).flatMap((a) => a.homes), dirname(path)];
   const written = await writeDump(t, args, { home, out: values.out, forbidden, presets });

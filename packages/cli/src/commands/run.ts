@@ -4,6 +4,7 @@ import type { AgentFrameOf } from '@cairn/protocol';
 import { cairnHomeOf, findBridge } from '@cairn/runner';
 import { type DriveNotice, LOCAL_WORKSTATION, type LoggedEvent, startLocalDrive } from '@cairn/server';
 import type { SessionPlatform } from '@cairn/transcript';
+import { unknownDriven } from '../driven-agent.js';
 import { resolveRef } from '../refs.js';
 import { TurnPrinter } from '../turn-printer.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
@@ -40,7 +41,7 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
   const env = platform.env as Record<string, string | undefined>;
   const cairnHome = cairnHomeOf(env);
   const bridge = await findBridge(cairnHome, agent);
-  if (!bridge) throw new Failure(`cairn knows no agent named '${agent}' (cairn agents lists them)`);
+  if (!bridge) throw await unknownDriven(cairnHome, agent, USAGE);
 
   let cwd = values.cwd ?? process.cwd();
   let nativeSessionId: string | undefined;

@@ -6,41 +6,55 @@ import {
   type SessionHead,
   type SessionPlatform,
 } from '@cairn/transcript';
+import { agentOption } from '../agent-option.js';
 import { bytes, oneLine, shortTime } from '../format.js';
 import { progressBar } from '../progress.js';
+import { listingFilter } from '../sessions-filter.js';
 import { noPositionals, parseCommand } from '../usage.js';
 
-const USAGE = 'cairn sessions [--agent A] [--json]';
+const USAGE = 'cairn sessions [--agent A] [--project DIR] [--since T] [--until T] [--limit N] [--json]';
 
 export async function sessionsCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { agent: { type: 'string' }, json: { type: 'boolean' } },
+    {
+      agent: { type: 'string' },
+      project: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     USAGE,
   );
   noPositionals(positionals, USAGE);
+  const agent = agentOption(values.agent, USAGE);
+  const filter = listingFilter(values, USAGE);
   const heads: SessionHead[] = [];
   const errors: { ref: string; error: string }[] = [];
   const progress = progressBar('listing');
-  for await (const entry of listSessions(platform, values.agent ? { agent: values.agent } : {})) {
+  for await (const entry of listSessions(platform, agent ? { agent } : {})) {
     if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
     else heads.push(entry);
     progress.update(heads.length);
   }
   progress.done();
   heads.sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0));
+  const shown = filter.apply(heads);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ sessions: heads, errors }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ sessions: shown, errors }, null, 2)}\n`);
     return 0;
   }
-  for (const h of heads) {
+  for (const h of shown) {
     const what = oneLine(h.title ?? h.firstPrompt ?? '', 60);
     process.stdout.write(
       `${h.agent.padEnd(11)} ${h.id.padEnd(36)} ${shortTime(h.lastActivityAt)} ${bytes(h.size).padStart(8)}  ${what}\n`,
     );
   }
   for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
-  if (heads.length === 0 && errors.length === 0) process.stderr.write(nothingFound(platform, values.agent));
+  if (heads.length === 0 && errors.length === 0) process.stderr.write(nothingFound(platform, agent));
+  else if (shown.length === 0)
+    process.stderr.write(`cairn: none of ${heads.length} sessions ${filter.described}\n`);
   return 0;
 }
 

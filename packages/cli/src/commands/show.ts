@@ -1,5 +1,6 @@
 // cairn show: a session's events, one per line.
 import { loadTranscript, type SessionPlatform } from '@cairn/transcript';
+import { agentOption } from '../agent-option.js';
 import { describeEvent } from '../describe.js';
 import { progressBar } from '../progress.js';
 import { resolveRef } from '../refs.js';
@@ -17,10 +18,11 @@ export async function showCommand(platform: SessionPlatform, argv: string[]): Pr
     USAGE,
   );
   const ref = onePositional(positionals, USAGE, '<ref>');
+  const agent = agentOption(values.agent, USAGE);
   // A selection turns the view from events to the items a dump of the same selection would hold.
   if (selects(values))
-    return showItems(platform, ref, values.agent, selectionArgs(values, USAGE), values.json ?? false, USAGE);
-  const { target } = await resolveRef(platform, ref, values.agent);
+    return showItems(platform, ref, agent, selectionArgs(values, USAGE), values.json ?? false, USAGE);
+  const { target } = await resolveRef(platform, ref, agent);
   const progress = progressBar('reading');
   const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });
   progress.done();

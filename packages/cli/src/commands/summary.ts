@@ -5,6 +5,11 @@ import {
   cairnHome,
   discoverSessions,
   type FoundSession,
+  foldTranscript,
+  listSessions,
+  loadTranscript,
+  type ModelAndTime,
+  modelAndTime,
   runInPool,
   SESSION_SUMMARY_VERSION,
   type SessionPlatform,
@@ -13,10 +18,12 @@ import {
   sessionStamps,
   summarizeSession,
 } from '@cairn/transcript';
-import { count, oneLine } from '../format.js';
+import { agentOption } from '../agent-option.js';
+import { count, oneLine, shortTime, span } from '../format.js';
 import { progressBar } from '../progress.js';
 import { nameOfPath, resolveRef } from '../refs.js';
 import { buildId, type CachedSummary, SummaryCache, stampsKey } from '../summary-cache.js';
+import type { Priced } from '../summary-cost.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
 const USAGE = 'cairn summary <ref> | --all [--agent A] [--json]';
@@ -30,6 +37,11 @@ interface Row {
   summary: SessionSummaryWithPrompts;
 }
 
+/** One session's row of `--all`: the time of its last record, for the order. */
+interface AllRow extends Row {
+  lastActivityAt?: number;
+}
+
 export async function summaryCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
@@ -39,11 +51,11 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
   if (Boolean(values.all) === positionals.length > 0 || positionals.length > 1) {
     throw new UsageError(`give one <ref> or --all\nusage: ${USAGE}`);
   }
-  if (values.all) return summarizeAll(platform, values.agent, values.json ?? false);
+  const agent = agentOption(values.agent, USAGE);
+  if (values.all) return summarizeAll(platform, agent, values.json ?? false);
 
-  const { target, head } = await resolveRef(platform, positionals[0]!, values.agent);
-  const result = await summarizeSession(platform, target, { prompts: { maxChars: 200 } });
-  if (!result.ok) throw new Failure(result.error.message);
+  const { target, head } = await resolveRef(platform, positionals[0]!, agent);
+  const { summary, facts } = await readSummary(platform, target);
   // A path names no session by itself: the homes say whose it is.
   const named = head ?? (await nameOfPath(platform, target));
   const row: Row = {
@@ -51,11 +63,16 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
     id: named?.id ?? target.sessionId ?? '',
     path: target.path,
     ...(head?.mainFileMissing ? { mainFileMissing: true as const } : {}),
-    summary: result.value,
+    summary,
   };
+  // The price catalog is large: only a single session's summary, which shows a cost, loads it.
+  const { priced } = await import('../summary-cost.js');
+  const cost = facts && priced(row.agent, facts);
   if (values.json)
-    process.stdout.write(`${JSON.stringify({ version: SESSION_SUMMARY_VERSION, ...row }, null, 2)}\n`);
-  else process.stdout.write(renderSummary(row));
+    process.stdout.write(
+      `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, ...row, ...factsJson(facts, cost) }, null, 2)}\n`,
+    );
+  else process.stdout.write(renderSummary(row, facts, cost));
   return 0;
 }
 
@@ -69,6 +86,9 @@ async function summarizeAll(
   const cache = openCache(platform);
   // By the heads' index: the summary kept for a session unchanged since.
   const kept: (SessionSummaryWithPrompts | undefined)[] = [];
+  // The listing's time of each session's last record, read from the files' ends while the pool
+  // reads them whole: the order of the rows, as `cairn sessions` orders them.
+  const activity = lastActivityByPath(platform, agent);
   // The heads' index of each target handed to the pool, in the order they went.
   const sent: number[] = [];
   // Every file is read in full below, so the sessions are found without the listing's head reads;
@@ -117,12 +137,15 @@ async function summarizeAll(
   });
   progress.done();
   const outcomes = new Map(sent.map((head, k) => [head, results[k]!]));
-  const rows: Row[] = [];
+  const lastActivity = await activity;
+  const rows: AllRow[] = [];
   const fresh: CachedSummary[] = [];
   for (const [i, h] of heads.entries()) {
     const outcome = outcomes.get(i);
+    const last = lastActivity.get(h.path);
+    const at = (r: AllRow): AllRow => (last === undefined ? r : { ...r, lastActivityAt: last });
     if (outcome === undefined) {
-      rows.push({ agent: h.agent, id: h.id, path: h.path, summary: kept[i]! });
+      rows.push(at({ agent: h.agent, id: h.id, path: h.path, summary: kept[i]! }));
       continue;
     }
     if (!outcome.ok) {
@@ -130,7 +153,7 @@ async function summarizeAll(
       continue;
     }
     const { summary, stamps } = outcome.value;
-    rows.push({ agent: h.agent, id: h.id, path: h.path, summary });
+    rows.push(at({ agent: h.agent, id: h.id, path: h.path, summary }));
     fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), summary });
   }
   if (cache) {
@@ -142,23 +165,58 @@ async function summarizeAll(
       cache.close();
     }
   }
+  // Newest first, as `cairn sessions` lists them; a session whose files could not be timed last.
+  rows.sort((a, b) => (b.lastActivityAt ?? -1) - (a.lastActivityAt ?? -1) || a.id.localeCompare(b.id));
+  const totals = totalsOf(rows.map((r) => r.summary));
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, sessions: rows, errors }, null, 2)}\n`,
+      `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, sessions: rows, totals, errors }, null, 2)}\n`,
     );
     return 0;
   }
-  process.stdout.write(
-    `${'agent'.padEnd(11)} ${'session'.padEnd(36)} ${'turns'.padStart(5)} ${'reqs'.padStart(5)} ${'input'.padStart(12)} ${'output'.padStart(10)} ${'fail'.padStart(4)}\n`,
-  );
-  for (const r of rows) {
-    const s = r.summary;
-    process.stdout.write(
-      `${r.agent.padEnd(11)} ${r.id.padEnd(36)} ${count(s.turns).padStart(5)} ${count(s.requests).padStart(5)} ${count(s.inputTokens).padStart(12)} ${count(s.outputTokens).padStart(10)} ${count(s.failedTools).padStart(4)}\n`,
-    );
-  }
+  const line = (when: string, agent: string, id: string, s: Totals) =>
+    `${when.padEnd(16)} ${agent.padEnd(11)} ${id.padEnd(36)} ${count(s.turns).padStart(5)} ${count(s.requests).padStart(6)} ${count(s.inputTokens).padStart(14)} ${count(s.outputTokens).padStart(11)} ${count(s.failedTools).padStart(5)} ${span(s.durationMs).padStart(12)}\n`;
+  const out = [
+    `${'last active'.padEnd(16)} ${'agent'.padEnd(11)} ${'session'.padEnd(36)} ${'turns'.padStart(5)} ${'reqs'.padStart(6)} ${'input'.padStart(14)} ${'output'.padStart(11)} ${'fail'.padStart(5)} ${'wall-clock'.padStart(12)}\n`,
+  ];
+  for (const r of rows) out.push(line(shortTime(r.lastActivityAt), r.agent, r.id, r.summary));
+  out.push(line('total', '', `${count(rows.length)} sessions`, totals));
+  process.stdout.write(out.join(''));
   for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
   return 0;
+}
+
+/** Each session's last activity by its main file's path, as the listing reads it; none when it fails. */
+async function lastActivityByPath(
+  platform: SessionPlatform,
+  agent: string | undefined,
+): Promise<Map<string, number>> {
+  const times = new Map<string, number>();
+  try {
+    for await (const entry of listSessions(platform, agent ? { agent } : {}))
+      if (!('ref' in entry) && entry.lastActivityAt !== undefined)
+        times.set(entry.path, entry.lastActivityAt);
+  } catch {
+    // Without times the rows keep the order they were found in; the numbers are unaffected.
+  }
+  return times;
+}
+
+type Totals = Pick<
+  SessionSummaryWithPrompts,
+  'turns' | 'requests' | 'inputTokens' | 'outputTokens' | 'failedTools' | 'durationMs'
+>;
+
+/** The sum of each number over the sessions that record it; absent when none does. */
+function totalsOf(summaries: readonly SessionSummaryWithPrompts[]): Totals {
+  const keys = ['turns', 'requests', 'inputTokens', 'outputTokens', 'failedTools', 'durationMs'] as const;
+  const totals: Totals = {};
+  for (const key of keys)
+    for (const s of summaries) {
+      const n = s[key];
+      if (n !== undefined) totals[key] = (totals[key] ?? 0) + n;
+    }
+  return totals;
 }
 
 const cacheFile = (platform: SessionPlatform): string =>
@@ -198,19 +256,75 @@ function warnCache(platform: SessionPlatform, error: unknown, outcome: string): 
   process.stderr.write(`cairn: the summary cache ${cacheFile(platform)}: ${why}; ${outcome}\n`);
 }
 
-function renderSummary({ agent, id, path, mainFileMissing, summary: s }: Row): string {
+/**
+ * Sessions up to this size are read whole: the model and the active time need the lanes and the
+ * turns, which the numbers alone lack. A larger one is counted in chunks, in bounded memory, and
+ * its model, time and cost are left out rather than holding it all.
+ */
+const WHOLE_READ_BYTES = 64 * 1024 * 1024;
+
+async function readSummary(
+  platform: SessionPlatform,
+  target: SessionTarget,
+): Promise<{ summary: SessionSummaryWithPrompts; facts?: ModelAndTime }> {
+  const prompts = { maxChars: 200 };
+  const stamps = await sessionStamps(platform, target);
+  const bytes = (stamps ?? []).reduce((n, s) => n + s.size, 0);
+  if (bytes > WHOLE_READ_BYTES) {
+    const result = await summarizeSession(platform, target, { prompts });
+    if (!result.ok) throw new Failure(result.error.message);
+    return { summary: result.value };
+  }
+  const progress = progressBar('reading');
+  const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });
+  progress.done();
+  if (!loaded.ok) throw new Failure(loaded.error.message);
+  return { summary: foldTranscript(loaded.value, { prompts }), facts: modelAndTime(loaded.value) };
+}
+
+const NOT_READ = `-  (not read: a session over ${WHOLE_READ_BYTES / 1024 / 1024} MB is counted in chunks)`;
+
+/** The model, the time and the cost, beside the summary's numbers in `--json`. */
+function factsJson(facts: ModelAndTime | undefined, cost: Priced | undefined): Record<string, unknown> {
+  if (!facts || !cost) return {};
+  return {
+    ...(facts.model !== undefined ? { model: facts.model } : {}),
+    models: facts.models,
+    ...(facts.reasoningTokens !== undefined ? { reasoningTokens: facts.reasoningTokens } : {}),
+    ...(facts.wallMs !== undefined ? { wallMs: facts.wallMs } : {}),
+    ...(facts.activeMs !== undefined ? { activeMs: facts.activeMs } : {}),
+    ...(cost.usd !== undefined ? { costUsd: cost.usd } : {}),
+    prices: cost.source,
+  };
+}
+
+function renderSummary(
+  { agent, id, path, mainFileMissing, summary: s }: Row,
+  facts: ModelAndTime | undefined,
+  cost: Priced | undefined,
+): string {
+  const others = facts?.models.slice(1) ?? [];
   const lines = [
     `${agent} ${id}`,
     `  file          ${path}${mainFileMissing ? "  (gone: only its subagents' files remain)" : ''}`,
+    `  model         ${facts ? (facts.model ?? '-') : NOT_READ}`,
+  ];
+  if (facts && others.length > 0)
+    lines.push(
+      `  models        ${facts.models.map((m) => `${m.model} ${count(m.requests)}`).join(', ')} requests`,
+    );
+  lines.push(
     `  turns         ${count(s.turns)}`,
     `  requests      ${count(s.requests)}`,
     `  input tokens  ${count(s.inputTokens)}  (cache read ${count(s.cacheReadTokens)}, cache write ${count(s.cacheWriteTokens)})`,
     `  output tokens ${count(s.outputTokens)}`,
+    `  reasoning     ${!facts ? NOT_READ : facts.reasoningTokens === undefined ? '-  (not recorded)' : count(facts.reasoningTokens)}`,
+    `  cost          ${cost?.text ?? NOT_READ}`,
     `  failed tools  ${count(s.failedTools)}`,
     `  subagents     ${count(s.subagents)}`,
     `  compactions   ${count(s.compactions)}`,
-    `  duration      ${s.durationMs === undefined ? '-' : `${(s.durationMs / 60000).toFixed(1)} min`}`,
-  ];
+    `  duration      ${span(s.durationMs)} wall-clock${facts ? `, ${span(facts.activeMs)} active (in turns)` : ''}`,
+  );
   if (s.contextShape && s.contextShape.length > 0) lines.push(`  context       ${sparkline(s.contextShape)}`);
   for (const [i, p] of (s.prompts ?? []).slice(0, 5).entries())
     lines.push(`  prompt ${i + 1}      ${oneLine(p, 100)}`);

@@ -15,6 +15,7 @@ import {
   taskNotificationOf,
 } from './envelopes.js';
 import { defined, type Fields, isObject, str } from './fields.js';
+import { BARE_IMAGE_NOTE } from './images.js';
 import {
   agentStatus,
   isAsyncLaunch,
@@ -297,10 +298,10 @@ export class Classifier {
       case 'subagent_prompt':
         this.turn++;
         this.typedCommand = undefined;
-        this.emit(e, 'message:user:in', { text });
+        this.emit(e, 'message:user:in', promptFields(e));
         return;
       case 'empty':
-        this.emit(e, 'message:user:in', { text });
+        this.emit(e, 'message:user:in', promptFields(e));
         return;
       case 'compact_summary':
       case 'history_checkpoint':
@@ -616,6 +617,17 @@ export class Classifier {
         this.unknown(e);
     }
   }
+}
+
+/** A prompt's text, and a note per image it carried (the bytes stay in the record). */
+function promptFields(e: TranscriptEventOf<'user'>): Fields {
+  const { text, images, imageNotes } = e.payload;
+  if (Array.isArray(imageNotes) && imageNotes.length > 0 && imageNotes.every((n) => typeof n === 'string'))
+    return { text, images: imageNotes };
+  const count = typeof images === 'number' && Number.isInteger(images) && images > 0 ? images : 0;
+  return count > 0
+    ? { text, images: Array.from({ length: Math.min(count, 1000) }, () => BARE_IMAGE_NOTE) }
+    : { text };
 }
 
 /** Notes an event that read or changed the call's brief. */

@@ -26,6 +26,19 @@ export {
   isOfRecord,
 } from './dump.js';
 export { idsLedger, type LedgerOptions } from './ids.js';
+export {
+  BARE_IMAGE_NOTE,
+  base64Bytes,
+  byteSize,
+  fromDataUrl,
+  type ImageStub,
+  imageNote,
+  imagesIn,
+  isImageStub,
+  type RecordedImage,
+  recordedImage,
+  withoutImageBytes,
+} from './images.js';
 export { type DiffLine, diffCounts, diffLines } from './line-diff.js';
 export { codeSpan, fenced, renderDumpMarkdown } from './markdown.js';
 export {

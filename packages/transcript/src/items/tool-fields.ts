@@ -3,6 +3,7 @@
 // `{ input }` shape, and its result to `{ result }`, so nothing is forced into a shape it does not fit.
 import type { ToolCallPayload, ToolResultPayload } from '../model.js';
 import { defined, type Fields, isObject, str } from './fields.js';
+import { withoutImageBytes } from './images.js';
 import { diffCounts, diffLines } from './line-diff.js';
 import { failureText } from './result-body.js';
 
@@ -196,7 +197,8 @@ export function resultFields(typeName: string, typedCall: boolean, r: ToolResult
     return r.isError === true && !('ok' in fields) ? { is_error: true, ...fields } : fields;
   }
   const result = defined({
-    output: r.output ?? null,
+    // An image's bytes stay in the record; the item keeps a note of it.
+    output: withoutImageBytes(r.output) ?? null,
     exit_code: r.exitCode,
     status: r.status,
     duration_ms: r.durationMs,

@@ -270,7 +270,12 @@ describe('Claude Code records beyond the corpus', () => {
         ),
       },
     ]);
-    expect(ofKind(t, 'user')[0]?.payload).toEqual({ text: 'look', images: 1 });
+    // The image is counted and noted by type and size; its bytes stay in the record.
+    expect(ofKind(t, 'user')[0]?.payload).toEqual({
+      text: 'look',
+      images: 1,
+      imageNotes: ['[image: image/png, 1 B]'],
+    });
     expect(ofKind(t, 'reasoning').map((e) => e.payload)).toEqual([
       { text: '', redacted: true },
       { text: '', redacted: true },

@@ -13,6 +13,7 @@ import {
   listWorkstations,
 } from '../chat/api.js';
 import type { BridgeInfo, ChatWorkstation, WireProject } from '../chat/wire.js';
+import { shownText } from '../display.js';
 import { chatHref } from '../route.js';
 
 const usable = (a: BridgeInfo): boolean => a.adapterInstalled === true;
@@ -123,9 +124,9 @@ export function NewChatView() {
                 type="button"
                 class={`chip ${p.path === path ? 'on' : ''}`}
                 onClick={() => setPath(p.path)}
-                title={p.path}
+                title={shownText(p.path)}
               >
-                {p.name}
+                {shownText(p.name)}
               </button>
             ))}
           </div>

@@ -5,6 +5,7 @@ import { memo } from 'preact/compat';
 import type { AssistantEntry, Entry, MessageUsage, Part, PermissionCard } from '../chat/state.js';
 import type { ClientMessage, ImageAttachment } from '../chat/wire.js';
 import { formatCount, formatDuration } from '../format.js';
+import { imageDataUrl } from '../timeline/images.js';
 import { isObject } from '../timeline/item.js';
 import { PermissionView } from './chat-cards.js';
 import { ArgsView, argsSummary, ResultView } from './chat-tool.js';
@@ -153,8 +154,12 @@ export function Thumbs({ images }: { images: readonly ImageAttachment[] }) {
   return (
     <div class="thumbs">
       {images.map((img, i) => {
-        const src = img.data
-          ? `data:${img.mimeType};base64,${img.data}`
+        // Inline bytes go through the reader's one rule (no SVG, base64 only, a size cap).
+        const inline = img.data ? imageDataUrl({ mediaType: img.mimeType, data: img.data }) : undefined;
+        const src = inline
+          ? inline.ok
+            ? inline.url
+            : undefined
           : img.url?.startsWith('/')
             ? img.url
             : undefined;

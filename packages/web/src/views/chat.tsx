@@ -13,6 +13,7 @@ import type {
   WireProject,
 } from '../chat/wire.js';
 import { useChanges } from '../context.js';
+import { shownText } from '../display.js';
 import { formatCount } from '../format.js';
 import { currentPageToken } from '../rpc.js';
 import { PermissionView, SignInCard } from './chat-cards.js';
@@ -83,7 +84,9 @@ function ChatView({ id }: { id: string }) {
   const state = socket.state;
   const [send] = useState(() => (m: ClientMessage) => socket.send(m));
   const named = state.title ?? (summary?.session.title || undefined);
-  const title = named ?? firstPrompt(state) ?? 'Chat';
+  // The agent's title or the first prompt, with bidi and invisible characters as code points.
+  const title = shownText(named ?? firstPrompt(state) ?? 'Chat');
+  const projectPath = summary?.project ? shownText(summary.project.path) : undefined;
   useEffect(() => {
     document.title = `${title.slice(0, 60)} · cairn`;
   }, [title]);
@@ -103,8 +106,8 @@ function ChatView({ id }: { id: string }) {
       <header class="chat-head">
         <div class="crumbs">
           <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
-          <span class="muted" title={summary?.project?.path}>
-            {summary?.project ? summary.project.path : 'chat'}
+          <span class="muted" title={projectPath}>
+            {projectPath ?? 'chat'}
           </span>
         </div>
         <div class="chat-title-line">

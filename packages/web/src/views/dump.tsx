@@ -10,6 +10,7 @@ import { useChanges, useServices } from '../context.js';
 import { formatBytes, formatCount, formatDateTime, formatDuration } from '../format.js';
 import { authorizedDownload, authorizedFetch } from '../rpc.js';
 import { ALL_TYPES } from '../session/feed.js';
+import { numbersParts, type SessionNumbers } from '../session/numbers.js';
 import { subagentsOf } from '../sessions/subagents.js';
 import { typeLabel } from '../sessions/type-labels.js';
 import { MAIN_LANE, type Timeline } from '../timeline/model.js';
@@ -55,7 +56,18 @@ const FAMILY_LABEL: Record<string, string> = {
   'system:attachment': 'Attachments',
 };
 
-export function DumpView({ agent, sid, timeline }: { agent: string; sid: string; timeline: Timeline }) {
+export function DumpView({
+  agent,
+  sid,
+  timeline,
+  numbers,
+}: {
+  agent: string;
+  sid: string;
+  timeline: Timeline;
+  /** The session's counts over all its lanes, as the toolbar and the Summary tab show them. */
+  numbers?: SessionNumbers | undefined;
+}) {
   const { conn, directory } = useServices();
   useChanges(directory);
   useChanges(timeline);
@@ -168,6 +180,9 @@ export function DumpView({ agent, sid, timeline }: { agent: string; sid: string;
   return (
     <div class="dump-view pad">
       {error && <p class="error">{error}</p>}
+      {numbersParts(numbers).length > 0 && (
+        <p class="muted small session-numbers">{numbersParts(numbers).join(' · ')}</p>
+      )}
       <div class="dump-grid">
         <form
           class="dump-form"

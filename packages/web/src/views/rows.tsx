@@ -1,16 +1,18 @@
 // One timeline row per item: prompts, assistant text, thinking, tool calls with their results and the
 // hooks that ran around them, subagent spawns with their lanes, hooks, compactions and everything else
 // the agent recorded.
-import { recordedResult } from '@cairn/transcript/items';
+import { imageNote, recordedResult } from '@cairn/transcript/items';
 import type { JSX } from 'preact';
 import { memo } from 'preact/compat';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { formatClock, formatDateTime, formatDuration } from '../format.js';
+import { formatClock, formatDateTime, formatDuration, formatExact } from '../format.js';
 import { Code } from '../highlight/code.js';
 import { languageOfPath } from '../highlight/lang.js';
 import { highlightedFragment, useHighlighter } from '../highlight/load.js';
 import { Caveat, SlashCommand } from '../sessions/commands.js';
+import { compactionHow } from '../timeline/compaction.js';
 import { diffLines, parsePatch, trimContext } from '../timeline/diff.js';
+import { promptImageNotes, promptImagesIn, resultImagesIn, resultParts } from '../timeline/images.js';
 import {
   editPairs,
   field,
@@ -42,7 +44,9 @@ import {
   searchQueries,
 } from '../timeline/results.js';
 import { Fold, type FoldState, Markdown, TextBlock } from './fold.js';
+import { RecordImages } from './images.js';
 import { callInput, pretty, useRawRecord, type Where } from './raw.js';
+import { structuredBody, structuredResultSummary, structuredSummary, ToolName } from './structured-tools.js';
 
 export interface RowContext {
   readonly agent: string;
@@ -234,6 +238,7 @@ function UserText({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const lines = text.split('\n');
   const long = lines.length > PROMPT_LINES;
   const open = ctx.folds.isOpen(`${row.key}:body`);
+  const images = promptImageNotes(row.item);
   return (
     <div class="prompt">
       <div class="who">
@@ -247,6 +252,15 @@ function UserText({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
         <button type="button" class="link" onClick={() => ctx.folds.toggle(`${row.key}:body`)}>
           {open ? 'show less' : `show all ${lines.length} lines`}
         </button>
+      )}
+      {images.length > 0 && (
+        <RecordImages
+          where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }}
+          item={row.item}
+          notes={images}
+          pick={promptImagesIn}
+          label="prompt image"
+        />
       )}
     </div>
   );
@@ -298,7 +312,7 @@ function Compaction({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const { item, result } = row;
   const boundary = isCompactionBoundary(item) ? item : undefined;
   const summary = boundary ? result : item;
-  const how = boundary ? /\(([^)]*)\)/.exec(str(boundary, 'text') ?? '')?.[1] : undefined;
+  const how = boundary ? compactionHow(str(boundary, 'text') ?? '') : undefined;
   const text = summary ? (str(summary, 'text') ?? '') : '';
   return (
     <div class="compaction">
@@ -381,6 +395,8 @@ function HookList({ hooks }: { hooks: readonly Item[] }) {
 
 /** A call's one-line summary, by tool. */
 function callSummary(item: Item): string {
+  const structured = structuredSummary(item);
+  if (structured !== undefined) return structured;
   const name = toolName(item) ?? item.type;
   const input = obj(item, 'input');
   switch (name) {
@@ -401,7 +417,7 @@ function callSummary(item: Item): string {
     case 'Edit':
       return `${str(item, 'file_path') ?? ''}`;
     case 'Write':
-      return `${str(item, 'file_path') ?? ''}${num(item, 'lines') !== undefined ? ` · ${num(item, 'lines')} lines` : ''}`;
+      return `${str(item, 'file_path') ?? ''}${num(item, 'lines') !== undefined ? ` · ${formatExact(num(item, 'lines')!)} lines` : ''}`;
     case 'WebFetch':
       return str(item, 'url') ?? '';
     case 'WebSearch':
@@ -437,7 +453,7 @@ function callSummary(item: Item): string {
   return '';
 }
 
-const lines = (n: number): string => `${n} line${n === 1 ? '' : 's'}`;
+const lines = (n: number): string => `${formatExact(n)} line${n === 1 ? '' : 's'}`;
 
 /** What a result says in one line: how much it found or changed (a failure's reason is shown apart). */
 function resultSummary(item: Item, result: Item | undefined): string {
@@ -445,14 +461,18 @@ function resultSummary(item: Item, result: Item | undefined): string {
   const edit = name === 'Edit' || name === 'MultiEdit' || name === 'replace' ? editCounts(item) : undefined;
   if (!result) {
     if (isSelfContainedSearch(item)) return 'searched';
-    return edit ? `−${edit.removed} +${edit.added} lines · no result yet` : 'no result yet';
+    return edit
+      ? `−${formatExact(edit.removed)} +${formatExact(edit.added)} lines · no result yet`
+      : 'no result yet';
   }
+  const structured = structuredResultSummary(item, result);
+  if (structured !== undefined) return structured;
   if (isErrorResult(result)) return 'failed';
-  if (edit) return `−${edit.removed} +${edit.added} lines`;
+  if (edit) return `−${formatExact(edit.removed)} +${formatExact(edit.added)} lines`;
   if (name === 'Read' && num(result, 'lines') !== undefined) return lines(num(result, 'lines')!);
   if ((name === 'Grep' || name === 'Glob') && num(result, 'matches') !== undefined) {
     const n = num(result, 'matches')!;
-    return `${n} match${n === 1 ? '' : 'es'}`;
+    return `${formatExact(n)} match${n === 1 ? '' : 'es'}`;
   }
   if (field(result, 'interrupted') === true) return 'interrupted';
   const out = isShellTool(name)
@@ -514,7 +534,9 @@ function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
   const hooksOpen = row.hooks.length > 0 && ctx.folds.isOpen(hooksKey(row));
   const label = (
     <>
-      <span class={`badge tool status-${status}`}>{name}</span>{' '}
+      <span class={`badge tool status-${status}`}>
+        <ToolName name={name} />
+      </span>{' '}
       <span class={isShellTool(name) ? 'call-line mono' : 'call-line'}>{callSummary(item)}</span>
       {summary && !reason && <span class="muted small result-summary"> · {summary}</span>}
       {description && isShellTool(name) && <span class="muted small"> · {description}</span>}
@@ -535,16 +557,25 @@ function ToolCall({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
       aside={hooksBadge}
       under={hooksOpen ? <HookList hooks={row.hooks} /> : undefined}
     >
-      {() => <ToolBody row={row} where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }} />}
+      {() => (
+        <ToolBody row={row} where={{ agent: ctx.agent, sid: ctx.sid, lane: row.lane }} folds={ctx.folds} />
+      )}
     </Fold>
   );
 }
 
-function ToolBody({ row, where }: { row: ItemRow; where: Where }) {
+function ToolBody({ row, where, folds }: { row: ItemRow; where: Where; folds?: FoldState }) {
   const { item, result } = row;
   const name = toolName(item) ?? '';
   const input = obj(item, 'input');
   const parts: JSX.Element[] = [];
+  // A plan, questions, an MCP call's JSON: drawn in their own form, with the record still at hand.
+  const structured = structuredBody(item, result, row.key, folds, where);
+  if (structured && (name === 'ExitPlanMode' || name === 'AskUserQuestion')) {
+    parts.push(<div key="structured">{structured}</div>);
+    parts.push(<RawRecord key="raw" item={item} where={where} />);
+    return <>{parts}</>;
+  }
   // A failure leads with its reason, in full.
   if (result && row.failed) {
     const { out, err } = resultText(result);
@@ -592,11 +623,25 @@ function ToolBody({ row, where }: { row: ItemRow; where: Where }) {
       const { out, err } = resultText(result);
       if (out) parts.push(<TextBlock key="out" text={out} className="output" />);
       if (err) parts.push(<TextBlock key="err" text={err} className="stderr" />);
+    } else if (structured) {
+      parts.push(<div key="out">{structured}</div>);
     } else if (bodyInRecord(item, result)) {
       parts.push(<RecordedBody key="out" call={item} result={result} where={where} />);
     } else if (name !== 'Edit' && name !== 'Write') {
       const body = itemBody(item, result);
       if (body) parts.push(<ResultBodyView key="out" body={body} />);
+      const images = resultParts(result).images;
+      if (images.length > 0)
+        parts.push(
+          <RecordImages
+            key="images"
+            where={where}
+            item={result}
+            notes={images}
+            pick={(record) => resultImagesIn(record, str(result, 'tool_use_id'))}
+            label="result image"
+          />,
+        );
     }
   } else if (!result && isSelfContainedSearch(item)) {
     parts.push(
@@ -724,6 +769,18 @@ function RecordedBody({ call, result, where }: { call: Item; result: Item; where
   if (raw?.state !== 'ready') return <p class="muted small">reading the result…</p>;
   const recorded = recordedResult(raw.record, str(result, 'tool_use_id'));
   const body = recorded ? recordBody(call, recorded) : undefined;
+  // A Read of a picture answers with the picture itself.
+  const images = resultImagesIn(raw.record, str(result, 'tool_use_id'));
+  if (images.length > 0)
+    return (
+      <RecordImages
+        where={where}
+        item={result}
+        notes={images.map(imageNote)}
+        pick={(record) => resultImagesIn(record, str(result, 'tool_use_id'))}
+        label="result image"
+      />
+    );
   if (!body) return <p class="muted small">The record holds no output for this call.</p>;
   return <ResultBodyView body={body} />;
 }
@@ -868,7 +925,7 @@ export function LaneEdgeView({ row, ctx }: { row: LaneEdgeRow; ctx: RowContext }
             ? ' · reading…'
             : row.status === 'error'
               ? ` · could not read: ${row.error}`
-              : ` · ${row.count} items`}
+              : ` · ${formatExact(row.count)} items`}
         </span>
       </div>
     );

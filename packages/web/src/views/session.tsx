@@ -1,13 +1,19 @@
-// One session: its heading, and the timeline, summary or dump builder under it. The items are read
-// once per visit and shared by the tabs.
+// One session: its heading, and the timeline, summary, files changed or dump builder under it. The
+// items are read once per visit and shared by the tabs.
 import { useEffect, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
-import { formatAgo, formatBytes, formatDateTime } from '../format.js';
+import { shownText } from '../display.js';
+import { formatBytes, formatDateTime, formatWhen } from '../format.js';
 import { type Route, type SessionTab, sessionHref } from '../route.js';
+import { projectCrumb } from '../session/crumb.js';
 import { SessionFeed } from '../session/feed.js';
+import { useSessionNumbers } from '../session/numbers.js';
 import { Timeline } from '../timeline/model.js';
 import { ContinueButton } from './chat-new.js';
 import { DumpView } from './dump.js';
+import { FilesView } from './files.js';
+import { HeadModelAndTime } from './model-and-time.js';
+import { ResumeCommand } from './resume-command.js';
 import { SummaryView } from './summary.js';
 import { type TimelinePosition, TimelineView } from './timeline.js';
 
@@ -16,6 +22,7 @@ type SessionRoute = Extract<Route, { view: 'session' }>;
 const TABS: [SessionTab, string][] = [
   ['timeline', 'Timeline'],
   ['summary', 'Summary'],
+  ['files', 'Files changed'],
   ['dump', 'Dump'],
 ];
 
@@ -31,8 +38,13 @@ export function SessionView({ route }: { route: SessionRoute }) {
     return () => feed.stop();
   }, [feed]);
 
+  const numbers = useSessionNumbers(conn, route.agent, route.sid);
+
   const head = directory.get(route.agent, route.sid);
-  const title = head?.title ?? head?.first_prompt ?? route.sid;
+  const crumb = projectCrumb(head);
+  // Transcript text, drawn in the heading, its tooltip and the tab's title: bidi and invisible
+  // characters as code points.
+  const title = shownText(head?.title ?? head?.first_prompt ?? route.sid);
   useEffect(() => {
     document.title = `${title.slice(0, 60)} · cairn`;
   }, [title]);
@@ -42,7 +54,9 @@ export function SessionView({ route }: { route: SessionRoute }) {
       <header class="session-head">
         <div class="crumbs">
           <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
-          <span class="muted">{head?.cwd ?? ''}</span>
+          <span class="muted project-crumb" title={shownText(crumb?.title ?? '')}>
+            {shownText(crumb?.text ?? '')}
+          </span>
         </div>
         <h1 title={title}>
           {head?.active && <span class="live-dot on" title="active now" aria-hidden="true" />}
@@ -52,11 +66,13 @@ export function SessionView({ route }: { route: SessionRoute }) {
           <span class={`agent-badge agent-${route.agent}`}>{route.agent}</span> <code>{route.sid}</code>
           {head?.started_at !== undefined && <span> · started {formatDateTime(head.started_at)}</span>}
           {head?.last_activity_at !== undefined && (
-            <span> · last activity {formatAgo(head.last_activity_at)}</span>
+            <span> · last activity {formatWhen(head.last_activity_at)}</span>
           )}
           {head && <span> · {formatBytes(head.size)}</span>}
+          <HeadModelAndTime head={head} />
           {head?.active && <span class="active-label">active</span>}{' '}
-          <ContinueButton agent={route.agent} sid={route.sid} cwd={head?.cwd} />
+          <ContinueButton agent={route.agent} sid={route.sid} cwd={head?.cwd} />{' '}
+          <ResumeCommand agent={route.agent} sid={route.sid} cwd={head?.cwd} />
         </div>
         <nav class="tabs" aria-label="Session views">
           {TABS.map(([tab, label]) => (
@@ -78,10 +94,14 @@ export function SessionView({ route }: { route: SessionRoute }) {
           item={route.item}
           active={head?.active === true}
           position={position}
+          numbers={numbers}
         />
       )}
       {route.tab === 'summary' && <SummaryView agent={route.agent} sid={route.sid} />}
-      {route.tab === 'dump' && <DumpView agent={route.agent} sid={route.sid} timeline={timeline} />}
+      {route.tab === 'files' && <FilesView agent={route.agent} sid={route.sid} />}
+      {route.tab === 'dump' && (
+        <DumpView agent={route.agent} sid={route.sid} timeline={timeline} numbers={numbers} />
+      )}
     </section>
   );
 }

@@ -5,7 +5,14 @@ import type { SessionHead } from '@cairn/protocol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
 import { shownText } from '../display.js';
-import { formatAgo, formatBytes, formatCount, formatDateTime, formatDuration, shortPath } from '../format.js';
+import {
+  formatBytes,
+  formatCount,
+  formatDateTime,
+  formatDuration,
+  formatWhen,
+  shortPath,
+} from '../format.js';
 import { chatHref, formatRoute, type Route, type SessionSort, sessionHref } from '../route.js';
 import {
   filterHeads,
@@ -17,6 +24,7 @@ import {
   totalTokens,
 } from '../sessions/list.js';
 import { ContinueButton } from './chat-new.js';
+import { ActiveFact } from './model-and-time.js';
 import { SearchResults } from './search.js';
 
 type SessionsRoute = Extract<Route, { view: 'sessions' }>;
@@ -259,7 +267,7 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
         <span class={`agent-badge agent-${head.agent}`}>{head.agent}</span>
         {head.active && <span class="active-label">active</span>}
         <span class="muted small when" title={at ? formatDateTime(at) : ''}>
-          {formatAgo(at)}
+          {formatWhen(at)}
         </span>
         <span class="muted small size">{formatBytes(head.size)}</span>
         <span class="session-facts small">
@@ -300,8 +308,13 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
               {formatCost(head.cost_usd)}
             </span>
           )}
+          <ActiveFact head={head} />
           {head.duration_ms !== undefined && (
-            <span class="fact duration" data-value={head.duration_ms} title="first to last record">
+            <span
+              class="fact duration"
+              data-value={head.duration_ms}
+              title="wall-clock: first to last record"
+            >
               {formatDuration(head.duration_ms)}
             </span>
           )}

@@ -4,8 +4,10 @@ import type { OpArgs, SessionSummaryReadResult } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
 import { formatCount, formatDuration, formatExact } from '../format.js';
+import { ALL_LANES } from '../session/numbers.js';
 import { formatCost, shortModel } from '../sessions/list.js';
 import { ContextPlot } from './context-plot.js';
+import { ACTIVE_NOTE } from './model-and-time.js';
 
 type State =
   | { loading: true }
@@ -36,7 +38,11 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
   const { summary: s } = state.value;
   const tokens = (n: number | undefined) => (n === undefined ? undefined : formatCount(n));
   const cards: [string, string | undefined, string?][] = [
-    ['Model', head?.model === undefined ? undefined : shortModel(head.model), 'answered the most requests'],
+    [
+      'Model',
+      head?.model === undefined ? undefined : shortModel(head.model),
+      'the main agent’s; subagents may run others',
+    ],
     [
       'Prompts',
       head?.prompts === undefined ? undefined : formatExact(head.prompts),
@@ -64,11 +70,16 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
     [
       'Duration',
       s.durationMs === undefined ? undefined : formatDuration(s.durationMs),
-      'first to last record',
+      'wall-clock: first to last record',
     ],
-    ['Failed tool calls', s.failedTools === undefined ? undefined : formatExact(s.failedTools)],
-    ['Subagents', s.subagents === undefined ? undefined : formatExact(s.subagents)],
-    ['Compactions', s.compactions === undefined ? undefined : formatExact(s.compactions)],
+    ['Active time', head?.active_ms === undefined ? undefined : formatDuration(head.active_ms), ACTIVE_NOTE],
+    ['Failed tool calls', s.failedTools === undefined ? undefined : formatExact(s.failedTools), ALL_LANES],
+    [
+      'Subagents',
+      s.subagents === undefined ? undefined : formatExact(s.subagents),
+      'lanes besides the session’s own',
+    ],
+    ['Compactions', s.compactions === undefined ? undefined : formatExact(s.compactions), ALL_LANES],
   ];
   return (
     <div class="summary-view pad">

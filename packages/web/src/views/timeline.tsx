@@ -7,6 +7,7 @@ import { useFind } from '../find/use-find.js';
 import { formatCount, formatDay, localDay } from '../format.js';
 import { type ItemRef, sessionHref } from '../route.js';
 import type { SessionFeed } from '../session/feed.js';
+import { failedCallsText, type SessionNumbers } from '../session/numbers.js';
 import { useSearchHighlight } from '../sessions/search-landing.js';
 import { type ItemRow, itemKey, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
 import { useVirtualizer } from '../virtual.js';
@@ -82,12 +83,15 @@ export function TimelineView({
   item,
   active,
   position,
+  numbers,
 }: {
   feed: SessionFeed;
   timeline: Timeline;
   item: ItemRef | undefined;
   active: boolean;
   position?: TimelinePosition;
+  /** The session's counts over all its lanes, as the Summary and Dump tabs show them. */
+  numbers?: SessionNumbers | undefined;
 }) {
   useChanges(timeline);
   useChanges(feed);
@@ -363,8 +367,14 @@ export function TimelineView({
         </span>
         {mainStatus === 'loading' && <span class="spinner" aria-hidden="true" />}
         <span class="spacer" />
-        <span class="muted small toolbar-counts">
-          {view.prompts.length} prompts · {view.errors.length} failed calls
+        <span
+          class="muted small toolbar-counts"
+          title={`] and [ step through the ${view.errors.length} failed calls and errors drawn here`}
+        >
+          {formatCount(view.prompts.length)} prompts ·{' '}
+          <span class="failed-count">
+            {failedCallsText(numbers?.failedTools) ?? `${formatCount(view.errors.length)} failed calls shown`}
+          </span>
         </span>
         <label class="check">
           <input
@@ -372,7 +382,7 @@ export function TimelineView({
             checked={machinery}
             onChange={(e) => setMachinery(e.currentTarget.checked)}
           />
-          hidden records{view.machineryHidden > 0 ? ` (${view.machineryHidden})` : ''}
+          hidden records{view.machineryHidden > 0 ? ` (${formatCount(view.machineryHidden)})` : ''}
         </label>
         <button
           type="button"

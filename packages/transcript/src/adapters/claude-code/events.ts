@@ -218,6 +218,7 @@ export class SessionTranslator {
       }
       if (origin === 'command') Object.assign(payload, commandOf(user.text));
       if (user.images > 0) payload.images = user.images;
+      if (user.imageNotes) payload.imageNotes = user.imageNotes;
       if (user.other.length > 0) payload.blocks = user.other;
       this.emit(ctx, 'user', payload);
     };

@@ -1,11 +1,14 @@
 // Which user text the person typed, and where the rest came from. Shared by translation, the
 // summary pass and listing so that all three count the same prompts.
+import { BARE_IMAGE_NOTE, imageNote, recordedImage } from '../../items/images.js';
 import { isRec, type Rec, str } from './records.js';
 
 /** The non-tool part of a user message: its text blocks joined, and what else it carried. */
 export interface UserText {
   text: string;
   images: number;
+  /** A short note per image (`[image: image/png, 34 KB]`), in order; the bytes stay in the record. */
+  imageNotes?: string[];
   /** Blocks that are neither text, image nor tool_result, kept as recorded. */
   other: Rec[];
 }
@@ -20,16 +23,23 @@ export function userTextOf(content: unknown): UserText | undefined {
   const texts: string[] = [];
   const other: Rec[] = [];
   let images = 0;
+  let imageNotes: string[] | undefined;
   let results = 0;
   for (const block of content) {
     if (!isRec(block)) continue;
     if (block.type === 'tool_result') results++;
     else if (block.type === 'text') texts.push(str(block.text) ?? '');
-    else if (block.type === 'image') images++;
-    else other.push(block);
+    else if (block.type === 'image') {
+      images++;
+      const image = recordedImage(block);
+      imageNotes ??= [];
+      imageNotes.push(image ? imageNote(image) : BARE_IMAGE_NOTE);
+    } else other.push(block);
   }
   if (texts.length === 0 && images === 0 && other.length === 0 && results > 0) return undefined;
-  return { text: texts.join('\n'), images, other };
+  const user: UserText = { text: texts.join('\n'), images, other };
+  if (imageNotes) user.imageNotes = imageNotes;
+  return user;
 }
 
 // Text the CLI writes into the user role itself; matched at the start of the message.

@@ -1,9 +1,18 @@
 // The text of response items, and which user messages Codex wrote itself.
+import { BARE_IMAGE_NOTE, fromDataUrl, imageNote } from '../../items/images.js';
 import { isObject, str } from './records.js';
 
 export interface MessageText {
   text: string;
   images: number;
+  /** A short note per image (`[image: image/png, 34 KB]`), in order, when there are any. */
+  imageNotes?: string[];
+}
+
+/** The note of an image Codex keeps as a URL: by type and size when it is a `data:` URL. */
+export function urlImageNote(url: unknown): string {
+  const image = typeof url === 'string' ? fromDataUrl(url) : undefined;
+  return image ? imageNote(image) : BARE_IMAGE_NOTE;
 }
 
 // Codex wraps each attached image in text parts of its own around the image part.
@@ -14,15 +23,19 @@ export function messageText(content: unknown): MessageText {
   if (typeof content === 'string') return { text: content, images: 0 };
   if (!Array.isArray(content)) return { text: '', images: 0 };
   const parts: string[] = [];
-  let images = 0;
+  const imageNotes: string[] = [];
   for (const part of content) {
     if (!isObject(part)) continue;
     const text = str(part.text);
     if (text !== undefined) {
       if (!IMAGE_WRAPPER.test(text.trim())) parts.push(text);
-    } else if (part.type === 'input_image' || part.type === 'image') images++;
+    } else if (part.type === 'input_image' || part.type === 'image')
+      imageNotes.push(urlImageNote(part.image_url));
   }
-  return { text: parts.join('\n'), images };
+  const joined = parts.join('\n');
+  return imageNotes.length > 0
+    ? { text: joined, images: imageNotes.length, imageNotes }
+    : { text: joined, images: 0 };
 }
 
 // Context Codex injects as user messages, by the opening of the text.

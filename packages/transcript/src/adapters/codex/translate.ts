@@ -8,6 +8,7 @@ import {
   type TranslationDelta,
 } from '../../adapter.js';
 import { appendAll } from '../../arrays.js';
+import { BARE_IMAGE_NOTE } from '../../items/images.js';
 import { nextLineOffset } from '../../lines.js';
 import type {
   Capability,
@@ -30,7 +31,7 @@ import {
   Prescan,
   SessionFacts,
 } from './classify.js';
-import { messageText, reasoningText } from './content.js';
+import { type MessageText, messageText, reasoningText, urlImageNote } from './content.js';
 import {
   type CodexRecord,
   isObject,
@@ -151,11 +152,13 @@ export class RolloutEvents {
     const e = this.userEvents.get(rec);
     if (e?.kind !== 'user' || e.payload.origin !== undefined) return undefined;
     // The payload's members in the order a first read gives them.
-    const { images } = e.payload;
+    const { images, imageNotes } = e.payload;
     delete e.payload.images;
+    delete e.payload.imageNotes;
     e.payload.synthetic = true;
     e.payload.origin = 'injected';
     if (images !== undefined) e.payload.images = images;
+    if (imageNotes !== undefined) e.payload.imageNotes = imageNotes;
     return e;
   }
 
@@ -198,13 +201,14 @@ export class RolloutEvents {
           break;
         }
         case 'user': {
-          const { text, images } = r.type === 'event_msg' ? umText(p) : messageText(p.content);
+          const { text, images, imageNotes } = r.type === 'event_msg' ? umText(p) : messageText(p.content);
           const payload: TranscriptEventPayloads['user'] = { text };
           if (it.origin !== undefined) {
             payload.synthetic = true;
             payload.origin = it.origin;
           }
           if (images > 0) payload.images = images;
+          if (imageNotes) payload.imageNotes = imageNotes;
           const e = push(it, 'user', payload);
           if (r.type === 'response_item' && (it.origin === undefined || it.origin === 'injected'))
             this.userEvents.set(r, e);
@@ -425,11 +429,14 @@ export class CodexTranslation implements IncrementalTranslation {
   }
 }
 
-function umText(p: Json): { text: string; images: number } {
-  const images =
-    (Array.isArray(p.images) ? p.images.length : 0) +
-    (Array.isArray(p.local_images) ? p.local_images.length : 0);
-  return { text: str(p.message) ?? '', images };
+function umText(p: Json): MessageText {
+  // `images` holds data URLs; `local_images` holds paths, which say nothing of type or size.
+  const imageNotes = [
+    ...(Array.isArray(p.images) ? p.images.map(urlImageNote) : []),
+    ...(Array.isArray(p.local_images) ? p.local_images.map(() => BARE_IMAGE_NOTE) : []),
+  ];
+  const text = str(p.message) ?? '';
+  return imageNotes.length > 0 ? { text, images: imageNotes.length, imageNotes } : { text, images: 0 };
 }
 
 function systemPayload(type: string, r: CodexRecord, p: Json): SystemPayload {
