@@ -8,7 +8,8 @@
 // Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
 // the chat bench (scripts/bench/chat.mjs), the reader bench (scripts/bench/reader-bench.mjs) and the
 // per-agent read bench (scripts/bench/agents-read.mjs: each agent's sessions per byte against Codex's,
-// and the listing of a SQLite store of 10,000 sessions).
+// and the listing of a SQLite store of 10,000 sessions) with the append latency of a followed
+// OpenCode store session (scripts/bench/store-append-latency.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
 // --only drive|chat|reader|agents (that bench alone, no corpus), --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
@@ -55,7 +56,9 @@ const reader = () =>
   execFileSync(process.execPath, [join(root, 'scripts/bench/reader-bench.mjs'), ...extra], {
     stdio: 'inherit',
   });
-const agents = () =>
+// Each agent's sessions read per byte, then a followed OpenCode store session's append latency at
+// three lengths (its arguments are its own defaults).
+const agents = () => {
   execFileSync(
     process.execPath,
     [join(root, 'scripts/bench/agents-read.mjs'), '--runs', values.runs, ...extra],
@@ -63,6 +66,10 @@ const agents = () =>
       stdio: 'inherit',
     },
   );
+  execFileSync(process.execPath, [join(root, 'scripts/bench/store-append-latency.mjs')], {
+    stdio: 'inherit',
+  });
+};
 if (values.only !== undefined) {
   if (!['drive', 'chat', 'reader', 'agents'].includes(values.only)) {
     console.error(`bench: --only knows drive, chat, reader and agents, not ${values.only}`);

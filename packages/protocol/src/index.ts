@@ -19,6 +19,7 @@ export * from './ops/hello.js';
 export * from './ops/ping.js';
 export * from './ops/session-control.js';
 export * from './ops/session-list.js';
+export * from './ops/session-marks.js';
 export * from './ops/session-search.js';
 export * from './ops/session-summary.js';
 export * from './ops/shutdown.js';

@@ -40,6 +40,16 @@ import {
   SessionListResult,
 } from './ops/session-list.js';
 import {
+  SessionMarksReadArgs,
+  SessionMarksReadRequest,
+  SessionMarksReadResponse,
+  SessionMarksReadResult,
+  SessionMarksWriteArgs,
+  SessionMarksWriteRequest,
+  SessionMarksWriteResponse,
+  SessionMarksWriteResult,
+} from './ops/session-marks.js';
+import {
   SessionSearchArgs,
   SessionSearchRequest,
   SessionSearchResponse,
@@ -160,6 +170,22 @@ export const OP_ATTRIBUTES = {
     needs_hello: true,
     locality: 'instance-local',
     errors: [],
+  },
+  // cairn's own: a person's stars and tags, kept by the server that lists the session.
+  session_marks_read: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: [],
+  },
+  // `not_found`: no session of that agent and id is listed.
+  session_marks_write: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: ['not_found'],
   },
 
   // --- control: reading one session ---
@@ -282,6 +308,18 @@ export const OP_SCHEMAS = {
     result: SessionSearchResult,
     request: SessionSearchRequest,
     response: SessionSearchResponse,
+  },
+  session_marks_read: {
+    args: SessionMarksReadArgs,
+    result: SessionMarksReadResult,
+    request: SessionMarksReadRequest,
+    response: SessionMarksReadResponse,
+  },
+  session_marks_write: {
+    args: SessionMarksWriteArgs,
+    result: SessionMarksWriteResult,
+    request: SessionMarksWriteRequest,
+    response: SessionMarksWriteResponse,
   },
   session_summary_read: {
     args: SessionSummaryReadArgs,

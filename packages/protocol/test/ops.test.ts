@@ -33,6 +33,8 @@ const REQUIRED_OPS = [
   'session_env_read',
   'session_fork_origin',
   'session_last_live_remove',
+  'session_marks_read',
+  'session_marks_write',
 ];
 
 /** Arguments the contract leaves open: a field the op does not define is ignored, not refused. */

@@ -16,6 +16,7 @@ import {
   SESSION_SUMMARY_VERSION,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
+  splitStorePath,
   type Transcript,
 } from '@cairn/transcript';
 import type { FileState, IndexDb, SearchQuery, SearchRow } from './index-db.js';
@@ -49,6 +50,7 @@ import {
   servingPlatform,
   stamp,
 } from './source-files.js';
+import { storeNoticed, storeStamps } from './store-watch.js';
 import { SESSION_FILE_NAME, Watcher, walkRoots } from './watcher.js';
 
 /** Where under each agent's home its sessions live; the whole home for an agent not named here. */
@@ -149,6 +151,9 @@ const WHOLE_READ_SPACING = 20;
 /** Document keys read from the index in one turn of the event loop: 10-20 ms of work. */
 const DOC_KEY_PAGE = 5_000;
 
+/** The least time between two stamps of every session of one store (see queueStore). */
+const STORE_STAMP_SPACING_MS = 1_000;
+
 /** A growing session nobody follows lets its translation go after this long without growing. */
 const TAIL_IDLE_MS = 10 * 60_000;
 
@@ -197,6 +202,11 @@ export class Catalog {
   private watcher: Watcher | undefined;
   /** The rescan asked for whose comparison has not started yet. */
   private rescan: Promise<void> | undefined;
+  /** Stores whose sessions are to be stamped again (a notice on the store or its log), each with
+   * the timer that will; when each was last stamped; followed store sessions queued for a read. */
+  private readonly storesQueued = new Map<string, NodeJS.Timeout>();
+  private readonly storeStampedAt = new Map<string, number>();
+  private readonly storeFollowQueued = new Set<string>();
   private progress = { done: 0, total: 0 };
   private progressLoggedAt = 0;
   private closed = false;
@@ -323,6 +333,7 @@ export class Catalog {
     if (this.options.watch !== false) {
       this.watcher = new Watcher({
         roots: this.roots.map((r) => r.root),
+        flatRoots: this.stores.map((r) => r.root),
         onChange: (paths) => this.onPaths(paths),
         onRescan: () => this.queueRescan(),
         ...(this.options.rescanMs === undefined ? {} : { rescanMs: this.options.rescanMs }),
@@ -334,7 +345,9 @@ export class Catalog {
   close(): void {
     this.closed = true;
     this.watcher?.close();
-    for (const timer of [...this.releases.values(), ...this.deferred.values()]) clearTimeout(timer);
+    for (const timer of [...this.releases.values(), ...this.deferred.values(), ...this.storesQueued.values()])
+      clearTimeout(timer);
+    this.storesQueued.clear();
     this.releases.clear();
     this.deferred.clear();
   }
@@ -582,12 +595,62 @@ export class Catalog {
     const keys = new Set<string>();
     let unknown = false;
     for (const path of paths) {
+      const store = storeNoticed(
+        path,
+        this.stores.map((r) => r.root),
+      );
+      if (store === 'other') continue;
+      if (store !== undefined) {
+        this.queueStore(store);
+        continue;
+      }
       const k = this.known.get(path);
       if (k && k.sessionKey !== '') keys.add(k.sessionKey);
       else if (SESSION_FILE_NAME.test(path) || !/\.[A-Za-z0-9]+$/.test(path)) unknown = true;
     }
     for (const key of keys) void this.enqueue(() => this.refreshSession(key));
     if (unknown) void this.queueRescan();
+  }
+
+  /**
+   * A store changed (its file or its log): its sessions are stamped again, and only those whose
+   * stamp moved are read; a session new to it is listed, one gone from it removed. Several notices
+   * on one store before its turn make one look.
+   */
+  private queueStore(db: string): void {
+    if (this.closed) return;
+    // The followed sessions of the store first: their live reads find what changed by themselves,
+    // and their frames need not wait for the stamps of every session of the store.
+    for (const key of this.followed.keys()) {
+      const path = this.sessions.get(key)?.head.path;
+      if (path !== undefined && splitStorePath(path)?.db === db && !this.storeFollowQueued.has(key)) {
+        this.storeFollowQueued.add(key);
+        void this.enqueue(() => {
+          this.storeFollowQueued.delete(key);
+          return this.refreshSession(key);
+        });
+      }
+    }
+    if (this.storesQueued.has(db)) return;
+    // A store written without pause (an agent streaming) is stamped whole at most once a
+    // STORE_STAMP_SPACING_MS: each stamp goes over the session indexes of the whole store.
+    const wait = (this.storeStampedAt.get(db) ?? 0) + STORE_STAMP_SPACING_MS - Date.now();
+    const timer = setTimeout(
+      () =>
+        void this.enqueue(async () => {
+          this.storesQueued.delete(db);
+          const found = await storeStamps(db).catch((cause: unknown) => {
+            // Busy or half-written now: the next notice, or the next walk, looks again.
+            this.log(`catalog: ${db}: ${(cause as Error).message ?? cause}; skipped until it changes again`);
+            return undefined;
+          });
+          this.storeStampedAt.set(db, Date.now());
+          if (found) await this.reconcile(found, (path) => splitStorePath(path)?.db === db);
+        }),
+      Math.max(0, wait),
+    );
+    timer.unref();
+    this.storesQueued.set(db, timer);
   }
 
   /**
@@ -622,8 +685,8 @@ export class Catalog {
   }
 
   /** Compares every file the walk found (the homes are walked now when none is given) with what
-   * the index recorded of it. */
-  private async reconcile(found?: Map<string, FileStamp>): Promise<void> {
+   * the index recorded of it; only the files `within` names when given (one store's sessions). */
+  private async reconcile(found?: Map<string, FileStamp>, within?: (path: string) => boolean): Promise<void> {
     const walked =
       found ??
       (await walkRoots(
@@ -633,7 +696,8 @@ export class Catalog {
     // The index covers the homes configured now. A session recorded under a home that no longer is
     // (CLAUDE_CONFIG_DIR pointed elsewhere) leaves it, though its files are still there: else it
     // stayed listed beside its copy in the new home, and a search found both.
-    for (const e of [...this.sessions.values()]) if (!this.inHomes(e.agent, e.head.path)) this.remove(e);
+    if (!within)
+      for (const e of [...this.sessions.values()]) if (!this.inHomes(e.agent, e.head.path)) this.remove(e);
     const changed = new Set<string>();
     const fresh: string[] = [];
     for (const [path, st] of walked) {
@@ -645,7 +709,7 @@ export class Catalog {
       }
     }
     for (const [path, k] of this.known) {
-      if (walked.has(path)) continue;
+      if (walked.has(path) || (within && !within(path))) continue;
       if (k.sessionKey !== '') changed.add(k.sessionKey);
       else {
         this.known.delete(path);
@@ -773,6 +837,12 @@ export class Catalog {
     let changed = !e.indexed;
     let replaced = false;
     let grew = false;
+    // A store session read live finds what changed by itself (the rows past its last read): its
+    // stamp, which goes over every row of it, is not taken first.
+    if (this.live.has(key) && splitStorePath(e.head.path)) {
+      await this.index(key, { cache: true });
+      return;
+    }
     for (const f of files.value) {
       const st = await stamp(f);
       const k = this.known.get(f);
@@ -801,6 +871,8 @@ export class Catalog {
    * read, or first bytes that are no longer those read (a file rewritten in place).
    */
   private async rewritten(path: string, k: FileState, now: FileStamp): Promise<boolean> {
+    // A store session's stamp counts rows: its live read tells rows rewritten or deleted itself.
+    if (splitStorePath(path)) return false;
     if (now.ino !== k.ino || now.size < k.offset) return true;
     if (k.head === '') return false;
     const print = await headPrint(path, printLength(k.head));
@@ -893,7 +965,11 @@ export class Catalog {
   }
 
   private async indexLive(e: SessionEntry, live: LiveTranscript, opts: IndexOptions): Promise<void> {
-    const stamps = await this.stampFiles(e, true);
+    // A store session's stamp is that of the rows its read took (a stamp of the store would go over
+    // every row of it in the store's indexes); it is recorded once what the read found is on its way
+    // to the clients.
+    const store = splitStorePath(e.head.path) !== undefined;
+    const before = store ? undefined : await this.stampFiles(e, true);
     const read = live.read(this.platform(), e.head.path, { holdBack: !opts.release });
     const loaded = await read.catch((cause: unknown) => {
       // A defect in translation fails this session alone, and says so, rather than the caller.
@@ -901,9 +977,23 @@ export class Catalog {
       return { ok: false as const, error: { message: `reading it failed: ${String(cause)}` } };
     });
     if (!loaded.ok) {
-      await this.recordFailure(e, stamps, loaded.error.message);
+      await this.recordFailure(e, before ?? (await this.stampFiles(e, true)), loaded.error.message);
       return;
     }
+    if (store && live.delta) {
+      if (live.delta.added.length > 0 && this.observing) this.grewAt.set(e.key, Date.now());
+      const change: TranscriptChange = {
+        key: e.key,
+        transcript: loaded.value,
+        lanes: live.lanes,
+        replaced: false,
+        delta: live.delta,
+      };
+      this.latest.set(e.key, { transcript: loaded.value, lanes: live.lanes });
+      for (const listener of this.transcriptListeners) listener(change);
+    }
+    const kept = store ? live.storeStamp() : undefined;
+    const stamps = before ?? (kept ? new Map([[e.head.path, kept]]) : await this.stampFiles(e, true));
     if (live.heldBack) this.armRelease(e.key);
     else this.cancelRelease(e.key);
     const t = loaded.value;
@@ -929,7 +1019,7 @@ export class Catalog {
     this.latest.set(e.key, loadedNow);
     const change: TranscriptChange = { key: e.key, ...loadedNow, replaced: opts.replaced ?? false };
     if (live.delta) change.delta = live.delta;
-    for (const listener of this.transcriptListeners) listener(change);
+    if (!store || !live.delta) for (const listener of this.transcriptListeners) listener(change);
     this.emitHeads([e], []);
   }
 
@@ -1009,7 +1099,8 @@ export class Catalog {
   private async stampFiles(e: SessionEntry, cache: boolean): Promise<Map<string, FileStamp>> {
     const stamps = new Map<string, FileStamp>();
     for (const f of e.head.files) {
-      if (cache || this.files.has(f)) {
+      // A store session is read by its rows (LiveTranscript), never held as an export here.
+      if ((cache || this.files.has(f)) && !splitStorePath(f)) {
         const r = await this.files.refresh(f);
         if (r.kind !== 'gone') stamps.set(f, r.stamp);
       } else {

@@ -4,7 +4,8 @@
 // anew, a record that changes earlier ones beyond a patch) starts over, and says so. A long
 // session's first read goes in parts, so that the daemon answers others while it reads; JSONL files
 // are read from disk for it, and later reads take only what the files gained, so that no whole file
-// is held in memory.
+// is held in memory. A session kept in a SQLite store is read by its rows, each read taking those
+// that changed since the last.
 import { setImmediate } from 'node:timers/promises';
 import {
   fileEnd,
@@ -20,8 +21,10 @@ import {
   type SessionPlatform,
   type SessionSummaryWithPrompts,
   type SourceFile,
+  StoreSessionTail,
   SummaryFold,
   sessionNotFound,
+  splitStorePath,
   type Transcript,
   type TranscriptDelta,
   type TranscriptEvent,
@@ -30,7 +33,7 @@ import {
 import type { IndexDoc } from './index-db.js';
 import { type ListingFacts, ListingTally } from './listing.js';
 import { ItemKeys, type LaneItems, laneDocs } from './search-docs.js';
-import { isLineFile, ReadStats, SourceFiles } from './source-files.js';
+import { type FileStamp, isLineFile, ReadStats, SourceFiles } from './source-files.js';
 
 /** What the last read added to what was known before it. */
 export interface LiveDelta {
@@ -78,6 +81,8 @@ export class LiveTranscript {
   private readonly partBytes: number;
   /** How far the translation has read each JSONL file. */
   private readonly ends = new Map<string, number>();
+  /** A session kept in a SQLite store: the rows held and translated so far. */
+  private storeTail: StoreSessionTail | undefined;
 
   constructor(
     private readonly agent: string,
@@ -102,8 +107,10 @@ export class LiveTranscript {
     const first = this.translator === undefined;
     this.translator ??= new Translator(adapter);
     const before = new Map(this.lanes.map((l) => [l, l.keys.length]));
-    const pushed =
-      adapter.incremental && paths.length > 0 && paths.every(isLineFile)
+    const store = paths.length === 1 ? splitStorePath(paths[0]!) : undefined;
+    const pushed = store
+      ? await this.readStoreRows(adapter.id, paths[0]!, store)
+      : adapter.incremental && paths.length > 0 && paths.every(isLineFile)
         ? await this.readLineFiles(platform, paths, options.holdBack ?? false)
         : await this.readWholeFiles(platform, paths, first);
     if (!pushed.ok) return pushed;
@@ -143,6 +150,31 @@ export class LiveTranscript {
       await setImmediate();
     }
     return this.fresh(this.push(files.value, parts.length > 1 ? 'on' : 'start'));
+  }
+
+  /**
+   * A session kept in a SQLite store: each read takes from the store the rows that changed since
+   * the last one, and the translation goes on from the first message they touch (see
+   * StoreSessionTail). Store sessions are counted by the bytes of the rows read.
+   */
+  private async readStoreRows(
+    agent: string,
+    path: string,
+    store: { db: string; id: string },
+  ): Promise<Pushed> {
+    this.storeTail ??= new StoreSessionTail(agent, store.db, store.id);
+    let read: Awaited<ReturnType<StoreSessionTail['read']>>;
+    try {
+      read = await this.storeTail.read();
+    } catch (cause) {
+      const why = cause instanceof Error ? cause.message : String(cause);
+      return this.failed({
+        ok: false,
+        error: { _tag: 'ReadFailed', file: store.db, message: `cannot read ${path}: ${why}` },
+      });
+    }
+    this.files.stats.note(path, read.bytes);
+    return { ok: true, value: this.absorb(this.storeTail.snapshot(), read.delta, read.delta.rewritten) };
   }
 
   /**
@@ -280,14 +312,17 @@ export class LiveTranscript {
     if (!pushed.ok) return this.failed(pushed);
     if (pushed.value === 'rewrite') return { ok: true, value: 'rewrite' };
     for (const f of files) this.ends.set(f.path, fileEnd(f));
-    const t = this.translator!.snapshot();
-    const delta = pushed.value;
+    return { ok: true, value: this.absorb(this.translator!.snapshot(), pushed.value, how === 'start') };
+  }
+
+  /** Brings the items, their keys, the listing tally and the summary up to what `delta` did to `t`. */
+  private absorb(t: Transcript, delta: TranscriptDelta, start: boolean): PushedValue {
     const change = this.items.update(t, delta);
     this.fold.update(t, delta);
-    const fresh = how === 'start' || delta.rewritten || change.reread.size > 0;
+    const fresh = start || delta.rewritten || change.reread.size > 0;
     this.keyLanes(t, fresh);
     this.tally.update(t, fresh ? undefined : [...delta.added, ...delta.updated], this.lanes);
-    return { ok: true, value: { t, delta, fresh } };
+    return { t, delta, fresh };
   }
 
   /** The lanes as the items now have them, each keeping its keys unless `fresh`, with keys for its new items. */
@@ -314,6 +349,11 @@ export class LiveTranscript {
     return result;
   }
 
+  /** A store session's stamp as of the last read, from the rows it read (see StoreSessionTail.stamp). */
+  storeStamp(): FileStamp | undefined {
+    return this.storeTail?.stamp();
+  }
+
   summary(t: Transcript): SessionSummaryWithPrompts {
     return this.fold.summary(t);
   }
@@ -324,6 +364,7 @@ export class LiveTranscript {
 
   private forget(): void {
     this.translator = undefined;
+    this.storeTail = undefined;
     this.ends.clear();
     this.items = new IncrementalItems();
     this.fold = new SummaryFold();

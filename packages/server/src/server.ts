@@ -26,6 +26,7 @@ import { listTickets } from './drive/tickets.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { IndexWorkers, indexWorkerFile } from './index-workers.js';
+import { MarksStore } from './marks-store.js';
 import { driveAccess } from './ops/driven.js';
 import { SearchThread, searchWorkerFile } from './search-thread.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
@@ -187,6 +188,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     workstations: () => [LOCAL_WORKSTATION, ...listTickets(home).map((t) => t.name)],
   });
+  // The user's marks, in a database of their own that an index rebuild never touches.
+  let marks: MarksStore | undefined;
+  const marksStore = (): MarksStore => {
+    marks ??= new MarksStore(join(home, 'marks.sqlite'));
+    return marks;
+  };
   /** The port `daemon.json` names, once written. */
   let recorded: number | undefined;
   const close = (): Promise<void> => {
@@ -195,6 +202,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await drive.close();
       driveRecord?.shutdown();
       hub.close();
+      marks?.close();
       streams.close();
       sessions.close();
       catalog.close();
@@ -220,6 +228,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       streams,
       sessions,
       drive: driven,
+      marks: marksStore,
       server: {
         instance: instance.value,
         version: SERVER_VERSION,

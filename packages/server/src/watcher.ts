@@ -87,6 +87,9 @@ async function walkStores(dir: string, found: Map<string, FileStamp>): Promise<v
 
 export interface WatcherOptions {
   readonly roots: readonly string[];
+  /** Folders watched without their subfolders: those holding SQLite stores, whose other folders
+   * (an agent's snapshots, logs) hold no sessions and can be large. */
+  readonly flatRoots?: readonly string[];
   /** Paths that changed, each once per batch. */
   readonly onChange: (paths: Set<string>) => void;
   /** Time for a full walk: a root appeared, a notice was lost, or the interval came round. The
@@ -152,10 +155,11 @@ export class Watcher {
   /** Watches the roots that exist and are not watched yet; true when a new one was attached. */
   private attach(): boolean {
     let added = false;
-    for (const root of this.options.roots) {
+    const flat = new Set(this.options.flatRoots ?? []);
+    for (const root of [...this.options.roots, ...flat]) {
       if (this.watchers.has(root) || this.closed) continue;
       try {
-        const w = watch(root, { recursive: true, persistent: false }, (_event, name) => {
+        const w = watch(root, { recursive: !flat.has(root), persistent: false }, (_event, name) => {
           if (name) this.notice(join(root, name.toString()));
           else void this.options.onRescan();
         });

@@ -17,6 +17,7 @@ export {
   storeSessionStamp,
   storeSessionStamps,
 } from './adapters/opencode/sqlite.js';
+export { StoreSessionTail, type StoreTailRead } from './adapters/opencode/store-tail.js';
 export { adapterTable, agentHomes, findAdapter, knownAgentNames } from './catalog.js';
 export { discoverSessions } from './discover.js';
 export {

@@ -2,6 +2,7 @@
 //   #/                                    sessions
 //   #/?q=words&tools=1&agent=codex        sessions, searching
 //   #/?sort=cost&project=<cwd>&since=2026-02-01&active=1&failed=1   sessions, sorted and filtered
+//   #/?starred=1&tag=<tag>                 sessions the person starred or tagged
 //   #/s/<agent>/<sid>                     a session's timeline
 //   #/s/<agent>/<sid>?item=<uuid>&type=<type>&lane=<agent_id>&n=<k>   …landing on one item
 //   #/s/<agent>/<sid>/summary             its numbers
@@ -38,6 +39,10 @@ export interface ListFilters {
   active?: boolean;
   /** Only sessions with a failed tool call. */
   failed?: boolean;
+  /** Only sessions the person starred. */
+  starred?: boolean;
+  /** Only sessions the person gave this tag. */
+  tag?: string;
 }
 
 export type Route =
@@ -89,6 +94,9 @@ export function parseRoute(hash: string): Route {
   if (since && /^\d{4}-\d{2}-\d{2}$/.test(since)) route.since = since;
   if (params.get('active') === '1') route.active = true;
   if (params.get('failed') === '1') route.failed = true;
+  if (params.get('starred') === '1') route.starred = true;
+  const tag = params.get('tag');
+  if (tag) route.tag = tag;
   return route;
 }
 
@@ -103,6 +111,8 @@ export function formatRoute(route: Route): string {
     if (route.since) params.set('since', route.since);
     if (route.active) params.set('active', '1');
     if (route.failed) params.set('failed', '1');
+    if (route.starred) params.set('starred', '1');
+    if (route.tag) params.set('tag', route.tag);
     const s = params.toString();
     return s === '' ? '#/' : `#/?${s}`;
   }

@@ -1,6 +1,7 @@
 // What an op handler is given and what it answers.
 import type { ErrorBody, OpName, OpRequest, OpResult, Role } from '@cairn/protocol';
 import type { Catalog, SessionEntry } from '../catalog.js';
+import type { MarksStore } from '../marks-store.js';
 import type { SessionsTopic } from '../sessions-topic.js';
 import type { Streams, Subscriber } from '../streams.js';
 import type { DriveAccess } from './driven.js';
@@ -32,6 +33,8 @@ export interface OpContext {
   readonly conn: Connection;
   /** The sessions this server drives; absent where nothing is driven (a catalog-only server). */
   readonly drive?: DriveAccess;
+  /** A person's stars and tags, opened when first asked. */
+  readonly marks: () => MarksStore;
 }
 
 export type Failure = { ok: false; error: ErrorBody };

@@ -4,6 +4,7 @@ import { hello, ping, shutdown } from './common.js';
 import type { OpHandler } from './context.js';
 import { sessionEnvRead, sessionForkOrigin, sessionKill, sessionLastLiveRemove } from './control.js';
 import { dumpPresetsRead, sessionDumpWrite } from './dumps.js';
+import { sessionMarksRead, sessionMarksWrite } from './marks.js';
 import { sessionList, sessionSearch, sessionSummaryRead } from './sessions.js';
 import { topicSubscribe, topicUnsubscribe } from './topics.js';
 import { transcriptItemsRead, transcriptRead } from './transcript.js';
@@ -16,6 +17,8 @@ export const OP_HANDLERS: { readonly [Op in OpName]: OpHandler<Op> } = {
   topic_unsubscribe: topicUnsubscribe,
   session_list: sessionList,
   session_search: sessionSearch,
+  session_marks_read: sessionMarksRead,
+  session_marks_write: sessionMarksWrite,
   session_summary_read: sessionSummaryRead,
   transcript_read: transcriptRead,
   transcript_items_read: transcriptItemsRead,

@@ -45,6 +45,7 @@ import {
 } from '../timeline/results.js';
 import { Fold, type FoldState, Markdown, TextBlock } from './fold.js';
 import { RecordImages } from './images.js';
+import { ItemStar } from './marks.js';
 import { callInput, pretty, useRawRecord, type Where } from './raw.js';
 import { structuredBody, structuredResultSummary, structuredSummary, ToolName } from './structured-tools.js';
 
@@ -113,6 +114,7 @@ export const ItemRowView = memo(
         <div class="gutter">
           <Time at={item.at} />
           <Permalink href={ctx.hrefOf(row)} />
+          <ItemStar agent={ctx.agent} sid={ctx.sid} row={row} href={ctx.hrefOf(row)} />
         </div>
         <div class="content">{body(row, ctx)}</div>
       </div>

@@ -2,12 +2,15 @@
 // session's title, each hit with its time, its snippet's matches marked and a link to the exact item
 // that carries the query, so the item shows what matched.
 import { type OpArgs, type SessionSearchHit, snippetParts } from '@cairn/protocol';
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { useServices } from '../context.js';
+import { useEffect, useState } from 'preact/hooks';
+import { useChanges, useServices } from '../context.js';
 import { shownText } from '../display.js';
 import { formatDateTime, shortPath } from '../format.js';
-import { sessionHref } from '../route.js';
+import { type ListFilters, sessionHref } from '../route.js';
+import { dayStart, lastActive } from '../sessions/list.js';
+import { marksOf, passesMarks } from '../sessions/marks.js';
 import { itemLabel } from '../sessions/type-labels.js';
+import { TaggedSessions } from './marks.js';
 
 const PAGE = 50;
 const TEXT_TARGETS = ['prompt', 'assistant', 'thinking', 'tool_input'] as const;
@@ -43,13 +46,30 @@ export function SearchResults({
   query,
   tools,
   agent,
+  filters = {},
 }: {
   query: string;
   tools: boolean;
   agent: string | undefined;
+  /** The list's filters, which narrow the hits as they narrow the list. */
+  filters?: ListFilters;
 }) {
-  const { conn } = useServices();
+  const { conn, directory } = useServices();
+  const marks = marksOf(conn);
+  useChanges(marks);
   const [state, setState] = useState<SearchState>(EMPTY);
+  const { project, since, active, failed, starred, tag } = filters;
+  const sinceAt = since === undefined ? undefined : dayStart(since);
+  // What the server cannot narrow by (an exact project, activity, failures, the person's marks) is
+  // narrowed here, on each hit's session.
+  const keepSession = (hitAgent: string, sid: string, cwd: string | undefined): boolean => {
+    if (project !== undefined && cwd !== project) return false;
+    const head = directory.get(hitAgent, sid);
+    if (sinceAt !== undefined && head !== undefined && lastActive(head) < sinceAt) return false;
+    if (active && !head?.active) return false;
+    if (failed && (head?.failed_tools ?? 0) === 0) return false;
+    return passesMarks(marks.of(hitAgent, sid), { ...(starred ? { starred } : {}), ...(tag ? { tag } : {}) });
+  };
 
   const fetchPage = async (
     cursor: string | undefined,
@@ -58,6 +78,9 @@ export function SearchResults({
     const args: Record<string, unknown> = { query, limit: PAGE };
     if (!tools) args.targets = [...TEXT_TARGETS];
     if (agent) args.agents = [agent];
+    // The project is an exact folder; the server's filter takes any folder containing the text.
+    if (project !== undefined) args.cwd = project;
+    if (sinceAt !== undefined) args.since_at = sinceAt;
     if (cursor) args.cursor = cursor;
     const reply = await conn.request('session_search', args as OpArgs<'session_search'>);
     if (!reply.ok) return { ...EMPTY, hits: previous, loading: false, error: reply.error.message };
@@ -79,9 +102,12 @@ export function SearchResults({
     return () => {
       current = false;
     };
-  }, [query, tools, agent]);
+  }, [query, tools, agent, project, sinceAt]);
 
-  const groups = useMemo(() => groupBySession(state.hits), [state.hits]);
+  const kept = state.hits.filter((h) => keepSession(h.agent, h.sid, h.cwd));
+  const groups = groupBySession(kept);
+  const narrowed =
+    project !== undefined || since !== undefined || active || failed || starred || tag !== undefined;
   const sessions = groups.length;
   return (
     <section class="search-results" aria-live="polite">
@@ -90,9 +116,16 @@ export function SearchResults({
           ? `Searching for “${query}”…`
           : state.error
             ? `Search failed: ${state.error}`
-            : `${state.hits.length}${state.next ? '+' : ''} result${state.hits.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'} for “${query}”${tools ? '' : ' (tool output not searched)'}`}
+            : `${kept.length}${state.next ? '+' : ''} result${kept.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'} for “${query}”${tools ? '' : ' (tool output not searched)'}${narrowed ? ' within the filters' : ''}`}
         {state.partial && ' — the index is still being built, so some sessions were not searched yet.'}
       </p>
+      <TaggedSessions
+        query={query}
+        keep={(m) =>
+          (agent === undefined || m.agent === agent) &&
+          keepSession(m.agent, m.sid, directory.get(m.agent, m.sid)?.cwd)
+        }
+      />
       <ol class="hit-groups">
         {groups.map((g) => (
           <SessionHits key={g.key} hits={g.hits} query={query} />

@@ -23,7 +23,9 @@ import {
   sortHeads,
   totalTokens,
 } from '../sessions/list.js';
+import { marksOf, passesMarks } from '../sessions/marks.js';
 import { ContinueButton } from './chat-new.js';
+import { SessionStar, SessionTags, StarredItems } from './marks.js';
 import { ActiveFact } from './model-and-time.js';
 import { SearchResults } from './search.js';
 
@@ -69,6 +71,8 @@ const go = (route: SessionsRoute, replace = false) => {
 export function SessionsView({ route }: { route: SessionsRoute }) {
   const { directory, conn } = useServices();
   useChanges(directory);
+  const marks = marksOf(conn);
+  useChanges(marks);
   const [draft, setDraft] = useState(route.query);
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => setDraft(route.query), [route.query]);
@@ -107,15 +111,25 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
   );
   const projectNames = useMemo(() => groupByProject(ofAgent).map((p) => p.cwd), [ofAgent]);
   const sort: SessionSort = route.sort ?? 'recent';
-  const shown = useMemo(
+  const listed = useMemo(
     () => filterHeads(ofAgent, route),
     [ofAgent, route.project, route.since, route.active, route.failed],
   );
+  const shown =
+    route.starred || route.tag !== undefined
+      ? listed.filter((h) => passesMarks(marks.of(h.agent, h.sid), route))
+      : listed;
   const projects = useMemo(() => groupByProject(shown), [shown]);
   const sorted = useMemo(() => (sort === 'recent' ? [] : sortHeads(shown, sort)), [shown, sort]);
   const activeCount = shown.filter((h) => h.active).length;
   const prices = heads.find((h) => h.prices !== undefined)?.prices;
-  const narrowed = route.project !== undefined || route.since !== undefined || route.active || route.failed;
+  const narrowed =
+    route.project !== undefined ||
+    route.since !== undefined ||
+    route.active ||
+    route.failed ||
+    route.starred ||
+    route.tag !== undefined;
 
   return (
     <section class="sessions-view">
@@ -173,11 +187,16 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
           </a>
         ))}
       </nav>
-      {route.query === '' && (
-        <ListControls route={route} projects={projectNames} narrowed={narrowed === true} />
-      )}
+      {/* The filters stay while searching: they narrow the hits as they narrow the list. */}
+      <ListControls
+        route={route}
+        projects={projectNames}
+        tags={marks.tags()}
+        narrowed={narrowed === true}
+        searching={route.query !== ''}
+      />
       {route.query !== '' ? (
-        <SearchResults query={route.query} tools={route.tools} agent={route.agent} />
+        <SearchResults query={route.query} tools={route.tools} agent={route.agent} filters={route} />
       ) : (
         <>
           <p class="muted summary-line">
@@ -330,6 +349,11 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
           )}
         </span>
       </a>
+      <span class="session-marks">
+        <SessionStar agent={head.agent} sid={head.sid} />
+        <SessionTags agent={head.agent} sid={head.sid} />
+        <StarredItems agent={head.agent} sid={head.sid} />
+      </span>
       {/* The agent cannot take up a session whose main file is gone. */}
       {!head.main_file_missing && <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />}
     </li>
@@ -340,16 +364,21 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
 function ListControls({
   route,
   projects,
+  tags,
   narrowed,
+  searching,
 }: {
   route: SessionsRoute;
   projects: readonly string[];
+  tags: readonly string[];
   narrowed: boolean;
+  /** Hits come best first, so the list's orders do not apply to them. */
+  searching: boolean;
 }) {
   const set = (change: Partial<SessionsRoute>) => go({ ...route, ...change }, true);
   return (
     <form class="list-controls" aria-label="Sort and filter sessions" onSubmit={(e) => e.preventDefault()}>
-      <label>
+      <label hidden={searching}>
         Sort by{' '}
         <select
           name="sort"
@@ -405,11 +434,46 @@ function ListControls({
         />{' '}
         has failed calls
       </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          name="starred"
+          checked={route.starred === true}
+          onChange={(e) => set({ starred: e.currentTarget.checked || undefined })}
+        />{' '}
+        starred
+      </label>
+      {(tags.length > 0 || route.tag !== undefined) && (
+        <label>
+          Tag{' '}
+          <select
+            name="tag"
+            value={route.tag ?? ''}
+            onChange={(e) => set({ tag: e.currentTarget.value || undefined })}
+          >
+            <option value="">any tag</option>
+            {[...new Set([...tags, ...(route.tag ? [route.tag] : [])])].map((t) => (
+              <option key={t} value={t}>
+                {shownText(t)}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {narrowed && (
         <button
           type="button"
           class="link"
-          onClick={() => set({ project: undefined, since: undefined, active: undefined, failed: undefined })}
+          onClick={() =>
+            set({
+              project: undefined,
+              since: undefined,
+              active: undefined,
+              failed: undefined,
+              starred: undefined,
+              tag: undefined,
+            })
+          }
         >
           clear filters
         </button>

@@ -375,14 +375,16 @@ function rollUp(counts: Map<string, RawCounts>): Map<string, StoreStamp> {
     sums.set(r, s);
   }
   const out = new Map<string, StoreStamp>();
-  for (const [id, s] of sums)
-    out.set(id, {
-      size: 0,
-      mtimeMs: s.updated,
-      ino: fnv(`${s.messages}:${s.lastMessage}:${s.parts}:${s.lastPart}`),
-    });
+  for (const [id, s] of sums) out.set(id, storeStampOf(s));
   return out;
 }
+
+/** The stamp of a session tree's rows, from their counts, highest rowids and latest update. */
+export const storeStampOf = (s: Omit<RawCounts, 'parent'>): StoreStamp => ({
+  size: 0,
+  mtimeMs: s.updated,
+  ino: fnv(`${s.messages}:${s.lastMessage}:${s.parts}:${s.lastPart}`),
+});
 
 /** The stamp of every top-level session of a store, by id: one pass over its session indexes. */
 export function storeSessionStamps(db: string): Promise<Map<string, StoreStamp>> {

@@ -31,7 +31,7 @@ import { openCodeUsage } from './usage.js';
 
 type Table = 'session' | 'message' | 'part';
 
-interface Row {
+export interface Row {
   table: Table;
   id: string;
   sessionId?: string;
@@ -55,7 +55,7 @@ function collectRows(files: readonly SourceFile[], skipped: SkippedRecord[]): Ro
   return rows;
 }
 
-function storeRows(file: SourceFile, rows: Row[], skipped: SkippedRecord[]): void {
+export function storeRows(file: SourceFile, rows: Row[], skipped: SkippedRecord[]): void {
   for (const span of splitLines(file.data, 0)) {
     const lineSource: SourcePointer = {
       file: file.path,
@@ -182,16 +182,32 @@ type Emit = <K extends TranscriptEventKind>(
   at?: { timestamp?: number; source?: SourcePointer; id?: string },
 ) => TranscriptEvent;
 
-class Translation {
+/** Where a translation goes on from when it does not start at the first message (a live read). */
+export interface TranslationSeed {
+  ids: Pick<EventIds, 'make'>;
+  /** Each lane's last event id so far. */
+  tip: Map<string, string>;
+  /** The last compaction so far, whose summary a later message may bring. */
+  lastCompaction?: TranscriptEventPayloads['compaction'];
+}
+
+export class Translation {
   readonly events: TranscriptEvent[] = [];
   readonly skipped: SkippedRecord[] = [];
-  private readonly ids = new EventIds();
-  private readonly tip = new Map<string, string>();
+  private readonly ids: Pick<EventIds, 'make'>;
+  private readonly tip: Map<string, string>;
   /** Subagent session id → the tool_call that started it. */
   readonly spawns = new Map<string, string>();
   private lastCompaction: TranscriptEventPayloads['compaction'] | undefined;
 
-  constructor(private readonly laneOf: (sessionId: string | undefined) => string) {}
+  constructor(
+    private readonly laneOf: (sessionId: string | undefined) => string,
+    seed?: TranslationSeed,
+  ) {
+    this.ids = seed?.ids ?? new EventIds();
+    this.tip = seed?.tip ?? new Map();
+    this.lastCompaction = seed?.lastCompaction;
+  }
 
   message(m: Row, parts: readonly Row[]): void {
     const role = stringField(m.data, 'role');
@@ -475,6 +491,20 @@ export function translateOpenCodeSession(
           recordType: 'part',
         });
 
+  return ok(sessionOf(mainId, sessions, t.spawns, t.events, t.skipped));
+}
+
+/**
+ * The session a translation's events make with its session rows: its lanes (a child session
+ * each), its facts and capabilities. The session rows' skipped entries are added to `skipped`.
+ */
+export function sessionOf(
+  mainId: string,
+  sessions: ReadonlyMap<string, Row>,
+  spawns: ReadonlyMap<string, string>,
+  events: TranscriptEvent[],
+  skipped: SkippedRecord[],
+): TranslatedSession {
   // Session rows say where and when; they become no event of their own.
   const mainRow = sessions.get(mainId);
   const agents: Lane[] = [{ id: mainId }];
@@ -483,7 +513,7 @@ export function translateOpenCodeSession(
   for (const [sid, s] of sessions) {
     if (sid === mainId) continue;
     if (!isWireId(sid)) {
-      t.skipped.push({
+      skipped.push({
         source: s.source,
         reason: 'a session whose id cannot name a lane',
         recordType: 'session',
@@ -497,12 +527,12 @@ export function translateOpenCodeSession(
     };
     const title = stringField(s.data, 'title');
     if (title !== undefined) lane.title = title;
-    const spawn = t.spawns.get(sid);
+    const spawn = spawns.get(sid);
     if (spawn !== undefined) lane.spawnEventId = spawn;
     agents.push(lane);
   }
   for (const s of sessions.values())
-    t.skipped.push({
+    skipped.push({
       source: s.source,
       reason: "the session row: its fields are the session's facts",
       recordType: 'session',
@@ -520,7 +550,7 @@ export function translateOpenCodeSession(
       ? timestampValue(mainRow.data.time.created, 'time.created', invalid)
       : undefined;
   let lastAt: number | undefined;
-  for (const e of t.events) {
+  for (const e of events) {
     if (e.timestamp === undefined) continue;
     if (firstAt === undefined || e.timestamp < firstAt) firstAt = e.timestamp;
     if (lastAt === undefined || e.timestamp > lastAt) lastAt = e.timestamp;
@@ -530,12 +560,12 @@ export function translateOpenCodeSession(
   const out: TranslatedSession = {
     agents,
     // Child sessions are always recorded as such: none is a count of 0, not an unknown.
-    capabilities: shownCapabilities(t.events, ['subagents']),
-    events: t.events,
+    capabilities: shownCapabilities(events, ['subagents']),
+    events,
     session,
-    skipped: t.skipped,
+    skipped,
   };
   const version = mainRow ? stringField(mainRow.data, 'version') : undefined;
   if (version !== undefined) out.agentVersion = version;
-  return ok(out);
+  return out;
 }
