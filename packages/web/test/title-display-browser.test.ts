@@ -1,6 +1,6 @@
-// A session's title and folder that try to fool the eye, in a real browser: the list, the
-// session's heading, its tooltip, the breadcrumb and the tab's title show bidi and zero-width
-// characters as code points, never raw.
+// A session's title, folder and prompt that try to fool the eye, in a real browser: the list, the
+// session's heading, its tooltip, the breadcrumb, the tab's title, the Summary tab's prompts and a
+// search's summary line show bidi and zero-width characters as code points, never raw.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeSession } from './claude-session.js';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const s = claudeSession(env.CLAUDE_CONFIG_DIR!, CWD, SID);
   s.append(
     `${JSON.stringify({ type: 'custom-title', customTitle: TITLE, sessionId: SID })}\n` +
-      s.prompt('sort the bills') +
+      s.prompt('sort the bills\u202Evsc') +
       s.say('sorted'),
   );
   const [webRoot, launched] = await Promise.all([buildUi(), launch()]);
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 describe('a hostile session title in the web UI', () => {
   it(
-    'shows bidi and zero-width characters as code points in the list, heading, tooltip, breadcrumb and tab title',
+    'shows bidi and zero-width characters as code points in the list, heading, tooltip, breadcrumb, tab title, prompts and search line',
     async () => {
       const { page, context, errors } = await openPage(browser, served);
       const row = page.locator(`.session-item[data-sid="${SID}"]`);
@@ -64,6 +64,17 @@ describe('a hostile session title in the web UI', () => {
       // Nothing on the page, the timeline drawn and tooltips included, carries the characters raw.
       await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
       await page.waitForSelector('.row:has-text("sorted")');
+      expect(await rawOnPage(page)).toEqual([]);
+
+      // The Summary tab lists the prompt; a search for words holding the character names them.
+      await go(page, `#/s/claude-code/${SID}/summary`);
+      const prompt = page.locator('ol.prompts li');
+      await prompt.waitFor();
+      expect(await shownText(prompt)).toBe('sort the bills⟨U+202E⟩vsc');
+      expect(await rawOnPage(page)).toEqual([]);
+      await go(page, `#/?q=${encodeURIComponent('bills\u202Evsc')}`);
+      const line = page.locator('.search-results .summary-line');
+      await expect.poll(() => shownText(line), { timeout: 30_000 }).toMatch(/result.*bills⟨U\+202E⟩vsc/);
       expect(await rawOnPage(page)).toEqual([]);
       expect(errors).toEqual([]);
       await context.close();

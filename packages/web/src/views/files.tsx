@@ -181,7 +181,7 @@ function FileBlock({ file, agent, sid }: { file: ChangedFile; agent: string; sid
       onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
     >
       <summary>
-        <code class="file-path">{file.path}</code>{' '}
+        <code class="file-path">{shownText(file.path)}</code>{' '}
         <span class="muted small">
           {formatCount(file.changes.length)} change{file.changes.length === 1 ? '' : 's'} ·{' '}
           {countsText(removed, added)}

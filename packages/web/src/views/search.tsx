@@ -113,10 +113,10 @@ export function SearchResults({
     <section class="search-results" aria-live="polite">
       <p class="muted summary-line">
         {state.loading
-          ? `Searching for “${query}”…`
+          ? `Searching for “${shownText(query)}”…`
           : state.error
             ? `Search failed: ${state.error}`
-            : `${kept.length}${state.next ? '+' : ''} result${kept.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'} for “${query}”${tools ? '' : ' (tool output not searched)'}${narrowed ? ' within the filters' : ''}`}
+            : `${kept.length}${state.next ? '+' : ''} result${kept.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'} for “${shownText(query)}”${tools ? '' : ' (tool output not searched)'}${narrowed ? ' within the filters' : ''}`}
         {state.partial && ' — the index is still being built, so some sessions were not searched yet.'}
       </p>
       <TaggedSessions

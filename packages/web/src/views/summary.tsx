@@ -3,6 +3,7 @@
 import type { OpArgs, SessionSummaryReadResult } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
+import { shownText } from '../display.js';
 import { formatCount, formatDuration, formatExact } from '../format.js';
 import { ALL_LANES } from '../session/numbers.js';
 import { formatCost, shortModel } from '../sessions/list.js';
@@ -103,7 +104,7 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
           <h2>Prompts</h2>
           <ol class="prompts">
             {s.prompts.map((p, i) => (
-              <li key={i}>{p.length > 400 ? `${p.slice(0, 399)}…` : p}</li>
+              <li key={i}>{shownText(p.length > 400 ? `${p.slice(0, 399)}…` : p)}</li>
             ))}
           </ol>
         </>
