@@ -3,8 +3,12 @@
 //   1. first screen in Chromium, the highlighter's chunk allowed and refused, loads alternating
 //      (medians side by side and their ratio: the highlighter should add nothing to the first screen)
 //   2. scrolling twenty screens of it by mouse wheel: frame times from requestAnimationFrame (p95)
+//   3. the big sessions of reader-big.mjs, each opened the first time and again: first rows painted,
+//      all loaded, the daemon's peak memory, and scrolling (--claude MB, default 50; --codex MB,
+//      default 196; 0 leaves one out)
 // Options: --size MB (default 30), --runs N (first-screen loads per side, default 5), --screens N
 // (default 20), --passes N (scrolls, each from a fresh page; default 3).
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -26,6 +30,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     screens: { type: 'string', default: '20' },
     passes: { type: 'string', default: '3' },
+    claude: { type: 'string', default: '50' },
+    codex: { type: 'string', default: '196' },
   },
 });
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
@@ -159,6 +165,17 @@ async function run() {
 
 try {
   await run();
+  // Its own process: a daemon of its own, and the memory of this one's pages given back.
+  if (Number(values.claude) > 0 || Number(values.codex) > 0)
+    execFileSync(
+      process.execPath,
+      [
+        join(root, 'scripts/bench/reader-big.mjs'),
+        ...['--claude', values.claude, '--codex', values.codex, '--screens', values.screens],
+        ...['--passes', values.passes],
+      ],
+      { stdio: 'inherit' },
+    );
 } catch (e) {
   console.error(`bench: ${e.stack ?? e}`);
   process.exitCode = 1;

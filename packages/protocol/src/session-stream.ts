@@ -125,6 +125,17 @@ export const SessionReadyEndFrame = streamFrame(
 );
 export type SessionReadyEndFrame = Static<typeof SessionReadyEndFrame>;
 
+/** The first items of a long session, read from the start of its main file while the whole of it is
+ * still being read, so that a reader's first screen need not wait for the rest. A preview only: the
+ * history that follows (`transcript_ready` or `transcript_ready_start`) replaces these items, and
+ * its seq, always -1 here, is no place to resume from. */
+export const SessionHeadFrame = streamFrame(
+  'transcript_head',
+  { sessionId: Sid, items: Type.Array(TranscriptItem) },
+  'SessionHeadFrame',
+);
+export type SessionHeadFrame = Static<typeof SessionHeadFrame>;
+
 /** The message row of `user_message_appended` on this topic: the fields of spectral's `WireMessage` that
  * files read from disk can fill, so every such row is also a valid `WireMessage`. cairn sends the
  * prompts of the session's main lane. */
@@ -368,6 +379,7 @@ export const SESSION_STREAM_FRAME_MEMBERS = [
   SessionReadyStartFrame,
   HistoryChunkFrame,
   SessionReadyEndFrame,
+  SessionHeadFrame,
   UserMessageAppendedFrame,
   MessageStartFrame,
   TextDeltaFrame,

@@ -9,6 +9,7 @@ import type { TranscriptItem, WireRunState } from '@cairn/protocol';
 import { sameItem, type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
 import { addItemsByEvent, FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
+import { headItems } from './head-items.js';
 import type { LiveDelta } from './live-transcript.js';
 import { runStateOf } from './run-state.js';
 import { inSlices } from './slices.js';
@@ -329,7 +330,9 @@ export class Streams {
    * history first; with it, only what came after.
    */
   async subscribe(key: string, sub: Subscriber, afterSeq?: number): Promise<boolean> {
-    const stream = await this.open(key);
+    const opening = this.open(key);
+    if (afterSeq === undefined) await this.sendHead(key, sub);
+    const stream = await opening;
     if (typeof stream === 'string') {
       // Said to the subscriber, who would otherwise wait for a history that never comes.
       const sid = this.catalog.get(key)?.sid ?? key;
@@ -345,6 +348,27 @@ export class Streams {
       sub.send(this.runStateFrame(stream));
     } else await this.sendReady(stream, sub);
     return true;
+  }
+
+  /**
+   * While a long session's stream is still opening (its first read takes seconds), the first items of
+   * its main file go out on their own, so that the subscriber draws a first screen meanwhile. Not
+   * when the stream opened first: its history is as quick.
+   */
+  private async sendHead(key: string, sub: Subscriber): Promise<void> {
+    const entry = this.catalog.get(key);
+    if (!entry || this.streams.has(key)) return;
+    try {
+      const bytes = await this.catalog.sessionBytes(key);
+      // One too large to open says so at once instead (see `open`).
+      if (bytes < HEAD_PREVIEW_MIN_BYTES || bytes > (this.options.maxOpenBytes ?? defaultMaxOpenBytes()))
+        return;
+      const items = await headItems(this.catalog.platform(), entry.agent, entry.head.path);
+      if (!items || items.length === 0 || this.streams.has(key)) return;
+      sub.send({ type: 'transcript_head', session_id: entry.sid, seq: -1, sessionId: entry.sid, items });
+    } catch {
+      // A preview that cannot be read is no loss: the history follows.
+    }
   }
 
   unsubscribe(key: string, sub: Subscriber): boolean {
@@ -491,8 +515,11 @@ export class Streams {
       runState: stream.runState(),
     };
     const per = this.options.chunkItems ?? 1000;
+    // The first chunk is a screenful or so, to be drawn while the larger ones after it travel.
+    const first = Math.min(per, FIRST_CHUNK_ITEMS);
     const chunks: TranscriptItem[][] = [];
-    for (let i = 0; i < items.length; i += per) chunks.push(items.slice(i, i + per));
+    for (let i = 0; i < items.length; i += i === 0 ? first : per)
+      chunks.push(items.slice(i, i + (i === 0 ? first : per)));
     // Each chunk's JSON once, and only as far as telling whether the history fits in one frame: a
     // long history is not written out whole first. One that does not serialize goes out in chunks,
     // so that only its bad chunk is refused.
@@ -584,6 +611,12 @@ export class Streams {
 const nextBase = (lastSeq: number): number => lastSeq + 2;
 
 const gzipAsync = promisify(gzip);
+
+/** Items of a long history's first chunk. */
+const FIRST_CHUNK_ITEMS = 200;
+
+/** A session whose main file is longer than this is previewed by its head while it is first read. */
+const HEAD_PREVIEW_MIN_BYTES = 2 * 1024 * 1024;
 
 /** History chunks being gzipped at once while a long history goes out. */
 const CHUNKS_AHEAD = 4;

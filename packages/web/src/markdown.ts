@@ -65,6 +65,18 @@ const CACHE_MAX = 400;
 
 /** Sanitized DOM for a Markdown text; a fresh copy on every call, so callers may insert it. */
 export function markdownFragment(text: string): DocumentFragment {
+  return sanitizedMarkdown(text).cloneNode(true) as DocumentFragment;
+}
+
+/**
+ * Makes the text's sanitized DOM ahead of need (in idle time, for rows about to scroll into view),
+ * so that drawing it later only copies it.
+ */
+export function warmMarkdown(text: string): void {
+  sanitizedMarkdown(text);
+}
+
+function sanitizedMarkdown(text: string): DocumentFragment {
   let frag = cache.get(text);
   if (!frag) {
     hookLinks();
@@ -79,5 +91,5 @@ export function markdownFragment(text: string): DocumentFragment {
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
     cache.set(text, frag);
   }
-  return frag.cloneNode(true) as DocumentFragment;
+  return frag;
 }

@@ -49,6 +49,10 @@ export class SessionFeed {
   private stopped = false;
   private readonly started = performance.now();
   private readonly laneLoads = new Map<string, Promise<void>>();
+  /** The main lane holds a preview (`transcript_head`), not yet the history. */
+  private preview = false;
+  /** A history began while a preview was drawn: its first items replace the preview. */
+  private replacing = false;
 
   constructor(
     private readonly conn: Connection,
@@ -117,6 +121,14 @@ export class SessionFeed {
       this.set({ error: f.message });
       return;
     }
+    // A preview of a long session's first items while the server reads the rest: drawn at once,
+    // replaced by the history. Its seq is no place to resume from.
+    if (f.type === 'transcript_head') {
+      if (this.timeline.items(MAIN_LANE).length > 0) return;
+      this.add(MAIN_LANE, f.items);
+      this.preview = true;
+      return;
+    }
     this.lastSeq = lastSeqAfter(this.lastSeq, f);
     switch (f.type) {
       case 'transcript_ready':
@@ -163,8 +175,10 @@ export class SessionFeed {
     f: Extract<SessionStreamFrame, { type: 'transcript_ready' | 'transcript_ready_start' }>,
   ): void {
     // A history is always the whole of it: a resumed stream sends only what was missed, and sends a
-    // history again only when the file was replaced.
-    if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
+    // history again only when the file was replaced. A preview stays drawn until the history's first
+    // items take its place, so the page never shows an empty timeline between the two.
+    if (this.preview) this.replacing = true;
+    else if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
     this.timeline.setStatus(MAIN_LANE, 'loading');
     const total = f.type === 'transcript_ready_start' ? f.totalMessages : f.history.length;
     this.set({ total });
@@ -172,6 +186,10 @@ export class SessionFeed {
   }
 
   private endHistory(): void {
+    // An empty history still takes the preview's place.
+    if (this.replacing) this.timeline.clearLane(MAIN_LANE);
+    this.replacing = false;
+    this.preview = false;
     this.timeline.setStatus(MAIN_LANE, 'ready');
     this.set({ loaded: true });
   }
@@ -184,6 +202,14 @@ export class SessionFeed {
     if (items.length === 0) return;
     // A subagent lane nobody opened is read whole when it is opened.
     if (lane !== MAIN_LANE && this.timeline.status(lane) === 'idle') return;
+    if (lane === MAIN_LANE && this.replacing) {
+      // The session's own items only: a subagent lane opened meanwhile (a link to one of its items)
+      // keeps what it read.
+      this.timeline.clearLane(MAIN_LANE);
+      this.timeline.setStatus(MAIN_LANE, 'loading');
+      this.replacing = false;
+      this.preview = false;
+    }
     this.timeline.append(lane, items);
     if (this.state.firstItemsMs === undefined) this.firstItems();
   }

@@ -286,6 +286,13 @@ export class Timeline {
     this.changed();
   }
 
+  /** Drops one lane's items (a preview of the session's own, say), keeping the other lanes read. */
+  clearLane(id: string): void {
+    this.lanes.set(id, new Lane(id));
+    this.rowCache.clear();
+    this.changed();
+  }
+
   /** Drops everything, for a reload from scratch. */
   clear(): void {
     this.lanes.clear();

@@ -13,6 +13,7 @@ import { type ItemRow, itemKey, MAIN_LANE, type Row, type Timeline } from '../ti
 import { useVirtualizer } from '../virtual.js';
 import type { FoldState } from './fold.js';
 import { ItemRowView, LaneEdgeView, type RowContext } from './rows.js';
+import { useWarmMarkdown } from './warm-rows.js';
 
 const KEYS: [string, string][] = [
   ['j / k', 'next / previous prompt'],
@@ -120,10 +121,14 @@ export function TimelineView({
 
   // Stable while the rows are: the virtualizer recomputes every position when these change.
   const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows]);
-  const estimateSize = useCallback(
-    (i: number) => estimate(rows[i]) + (days.has(i) ? DIVIDER_PX : 0),
-    [rows, days],
-  );
+  // Worked out once per rows: the virtualizer asks again for every row below each row it measures
+  // (every one, in a long session, while it scrolls down from the top).
+  const estimates = useMemo(() => {
+    const sizes = new Float64Array(rows.length);
+    for (let i = 0; i < rows.length; i++) sizes[i] = estimate(rows[i]) + (days.has(i) ? DIVIDER_PX : 0);
+    return sizes;
+  }, [rows, days]);
+  const estimateSize = useCallback((i: number) => estimates[i] ?? estimate(undefined), [estimates]);
   const getScrollElement = useCallback(() => scroller.current, []);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -351,6 +356,7 @@ export function TimelineView({
   });
 
   const items = virtualizer.getVirtualItems();
+  useWarmMarkdown(rows, items[0]?.index, items[items.length - 1]?.index);
   const mainStatus = timeline.status(MAIN_LANE);
   const { state } = feed;
 
