@@ -16,6 +16,7 @@ interface ShownFields {
   kind?: string;
   status?: string;
   toolCallId?: string;
+  rawInput?: unknown;
   toolCall?: { title?: string };
   outcome?: string;
   by?: string;
@@ -24,6 +25,8 @@ interface ShownFields {
 export class TurnPrinter {
   private block: Block = 'none';
   private readonly dim: (s: string) => string;
+  /** Each call's line as first shown, so its end names the tool, not the call's id. */
+  private readonly calls = new Map<string, string>();
 
   constructor(
     private readonly out: Out,
@@ -63,13 +66,23 @@ export class TurnPrinter {
       case 'agent_thought_chunk':
         if (p.content?.type === 'text') this.write('thinking', p.content.text ?? '');
         return;
-      case 'tool_call':
-        this.lineOf(`⏺ ${p.title ?? p.kind ?? 'tool'}${p.status ? ` (${p.status})` : ''}`);
+      case 'tool_call': {
+        const label = toolLabel(p);
+        if (p.toolCallId) this.calls.set(p.toolCallId, label);
+        this.lineOf(`⏺ ${label}${p.status ? ` (${p.status})` : ''}`);
         return;
-      case 'tool_call_update':
-        if (p.status === 'completed' || p.status === 'failed')
-          this.lineOf(`  ⎿ ${p.title ?? p.toolCallId} ${p.status}`);
+      }
+      case 'tool_call_update': {
+        const known = p.toolCallId ? this.calls.get(p.toolCallId) : undefined;
+        // A call named or given its input only now is shown with them from here on.
+        const label =
+          p.rawInput !== undefined || (p.title && known === undefined)
+            ? toolLabel(p, known)
+            : (known ?? 'tool');
+        if (p.toolCallId) this.calls.set(p.toolCallId, label);
+        if (p.status === 'completed' || p.status === 'failed') this.lineOf(`  ⎿ ${label} ${p.status}`);
         return;
+      }
       case 'permission_request':
         this.lineOf(`? permission: ${p.toolCall?.title ?? 'the agent asks'}`);
         return;
@@ -112,4 +125,23 @@ export class TurnPrinter {
   private line(value: unknown): void {
     this.out.write(`${JSON.stringify(value)}\n`);
   }
+}
+
+/** A call as one line: its tool's name and the argument that tells calls apart (command, file, …). */
+function toolLabel(p: ShownFields, known?: string): string {
+  const name = p.title || known || p.kind || 'tool';
+  const key = keyArgument(p.rawInput);
+  return key === undefined || name.includes(key) ? name : `${name} ${key}`;
+}
+
+function keyArgument(input: unknown): string | undefined {
+  if (input === null || typeof input !== 'object') return undefined;
+  const args = input as Record<string, unknown>;
+  const command = args.command ?? args.cmd;
+  const value = Array.isArray(command)
+    ? command.filter((part) => typeof part === 'string').join(' ')
+    : (command ?? args.file_path ?? args.path ?? args.filePath ?? args.pattern ?? args.url ?? args.query);
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const line = value.trim().split('\n')[0]!;
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -56,6 +56,11 @@ export interface BuiltInBridge {
   readonly supportsSteering: boolean;
   readonly supportsImageInput: boolean;
   /**
+   * The agent opens a session signed out and asks for a sign-in only at the first prompt, so a
+   * session it accepted proves no sign-in.
+   */
+  readonly asksSignInAtPrompt?: boolean;
+  /**
    * Start the process in a folder of cairn's own (`agentStartDir`) instead of the session's.
    * For an agent whose start-up housekeeping deletes files in the store of the folder it starts
    * in; its sessions still get their own folder in `session/new` and `session/load`.
@@ -96,6 +101,7 @@ export const BUILT_IN_BRIDGES: readonly BuiltInBridge[] = [
     cli: 'claude',
     supportsSteering: true,
     supportsImageInput: true,
+    asksSignInAtPrompt: true,
   },
   {
     kind: 'builtin',
@@ -138,6 +144,7 @@ export const BUILT_IN_BRIDGES: readonly BuiltInBridge[] = [
     cli: 'opencode',
     supportsSteering: false,
     supportsImageInput: true,
+    asksSignInAtPrompt: true,
   },
   {
     kind: 'builtin',

@@ -120,8 +120,12 @@ export class Probes {
           const opened = await agent.within(
             agent.connection.agent.request('session/new', { cwd: cwdOf(query), mcpServers: [] }),
           );
-          // A session the agent accepted is the only positive evidence of a sign-in.
-          reply.authenticated = true;
+          // A session the agent accepted is the only positive evidence of a sign-in, unless the
+          // agent takes sessions signed out: then nothing it offers tells, and verify says so.
+          const bridge = await findBridge(this.options.cairnHome, frame.bridge);
+          if (bridge?.kind === 'builtin' && bridge.asksSignInAtPrompt)
+            reply.sessionError = `${bridge.name} opens sessions without a sign-in and asks for one only at the first prompt, so cairn cannot tell whether it is signed in`;
+          else reply.authenticated = true;
           if (Array.isArray(opened.configOptions)) {
             reply.configOptions = opened.configOptions as AgentFrameOf<'agent_verified'>['configOptions'];
           }

@@ -28,7 +28,10 @@ function useConnectionState(conn: Connection): ConnectionState {
   return state;
 }
 
-/** The index state while the server builds it, polled until it is ready. */
+/**
+ * The index state: polled while the server builds it, and asked again once ready whenever the
+ * sessions topic says a session appeared or went away, so the header's count never goes stale.
+ */
 function useIndexState(conn: Connection, connected: boolean): IndexState | undefined {
   const [index, setIndex] = useState<IndexState | undefined>(undefined);
   useEffect(() => {
@@ -42,9 +45,19 @@ function useIndexState(conn: Connection, connected: boolean): IndexState | undef
       if (reply.value.index?.state === 'building') timer = setTimeout(poll, 1000);
     };
     void poll();
+    // A burst of changes (an agent writing) is one question, a moment after it.
+    const unsubscribe = conn.subscribe({
+      topic: 'sessions',
+      accepts: (f) => f.type === 'session_upserted' || f.type === 'session_removed',
+      onFrame: () => {
+        clearTimeout(timer);
+        timer = setTimeout(poll, 500);
+      },
+    });
     return () => {
       stop = true;
       clearTimeout(timer);
+      unsubscribe();
     };
   }, [conn, connected]);
   return index;

@@ -94,7 +94,7 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
         const { event } = notice;
         printer.event(event);
         if (event.eventName === 'permission_request') {
-          void decide(event.payload, values.allow === true, values.deny === true).then((optionId) =>
+          void decide(event.payload, values.allow === true, values.deny === true, onSigint).then((optionId) =>
             drive.server.answer(opened.sessionRef, String(event.payload.requestId), optionId),
           );
         }
@@ -149,7 +149,28 @@ async function sessionToContinue(
     // Ambiguity is the user's to settle; anything else reads as the agent's own id.
     if (!(error instanceof Failure) || /matches \d+ sessions/.test(error.message)) throw error;
   }
+  const owner = await otherAgentsSession(platform, ref, agent);
+  if (owner)
+    throw new Failure(
+      `'${ref}' is a session of ${owner}, not of ${agent}: continue it with cairn run ${owner} --session ${ref}`,
+    );
   return { nativeSessionId: ref };
+}
+
+/** The agent whose session a reference names, when it is another agent than the one asked for. */
+async function otherAgentsSession(
+  platform: SessionPlatform,
+  ref: string,
+  agent: string,
+): Promise<string | undefined> {
+  try {
+    const found = await resolveRef(platform, ref);
+    const owner = found.target.agent ?? found.head?.agent;
+    return owner !== undefined && owner !== agent ? owner : undefined;
+  } catch {
+    // Not one session any agent knows: the agent asked for may still know it by this id.
+    return undefined;
+  }
 }
 
 type ConfigOptions = AgentFrameOf<'agent_opened'>['configOptions'];
@@ -185,8 +206,17 @@ interface PermissionOption {
   kind: string;
 }
 
-/** The option to answer with: by flag, else asked on the terminal, else refused. */
-async function decide(payload: Record<string, unknown>, allow: boolean, deny: boolean): Promise<string> {
+/**
+ * The option to answer with: by flag, else asked on the terminal, else refused. Ctrl-C at the
+ * question (the terminal is raw then, so it reaches the prompt rather than the process) cancels
+ * the turn as it would anywhere else.
+ */
+async function decide(
+  payload: Record<string, unknown>,
+  allow: boolean,
+  deny: boolean,
+  onInterrupt: () => void,
+): Promise<string> {
   const options = (payload.options as PermissionOption[] | undefined) ?? [];
   // The first kind named that the agent offers: a one-time answer before a standing one.
   const pick = (kinds: string[]) =>
@@ -199,12 +229,19 @@ async function decide(payload: Record<string, unknown>, allow: boolean, deny: bo
   }
   for (const [i, o] of options.entries()) process.stderr.write(`  ${i + 1}. ${o.name}\n`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const asking = new AbortController();
+  rl.on('SIGINT', () => asking.abort());
   try {
     for (;;) {
-      const answer = (await rl.question('choose a number: ')).trim();
+      const answer = (await rl.question('choose a number: ', { signal: asking.signal })).trim();
       const chosen = options[Number(answer) - 1];
       if (chosen) return chosen.optionId;
     }
+  } catch (error) {
+    if (!asking.signal.aborted && (error as Error).name !== 'AbortError') throw error;
+    process.stderr.write('\n');
+    onInterrupt();
+    return 'cancelled';
   } finally {
     rl.close();
   }

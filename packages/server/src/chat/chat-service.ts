@@ -14,6 +14,7 @@ import { WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
 import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
 import { ChatStore, type ProjectRow } from './chat-store.js';
+import { type PastMessage, pastMessages } from './imported-past.js';
 
 export const CHAT_PATH = '/chat';
 const MAX_BODY = 8 * 1024 * 1024;
@@ -267,20 +268,12 @@ export class ChatService {
   private async importSession(agent: string, nativeSessionId: string, cwd: string, workstation: string) {
     const project = this.store.project(cwd);
     let title = 'Continued session';
-    const past: { role: 'user' | 'assistant'; content: string; at: number }[] = [];
+    let past: PastMessage[] = [];
     for await (const entry of listSessions(this.options.platform, { agent })) {
       if ('ref' in entry || entry.id !== nativeSessionId) continue;
       if (entry.title ?? entry.firstPrompt) title = (entry.title ?? entry.firstPrompt ?? title).slice(0, 60);
       const loaded = await loadTranscript(this.options.platform, { path: entry.path, agent: entry.agent });
-      if (loaded.ok) {
-        const main = loaded.value.agents.find((a) => a.parentId === undefined)?.id;
-        for (const e of loaded.value.events) {
-          if (e.agentId !== main || (e.kind !== 'user' && e.kind !== 'assistant')) continue;
-          const { text, synthetic } = e.payload;
-          if (synthetic || text.trim() === '') continue;
-          past.push({ role: e.kind, content: text, at: e.timestamp ?? Date.now() });
-        }
-      }
+      if (loaded.ok) past = pastMessages(loaded.value);
       break;
     }
     const row = this.store.createSession(project.id, agent, nativeSessionId, title, workstation);
@@ -290,10 +283,7 @@ export class ChatService {
         sessionId: row.id,
         role: m.role,
         content: m.content,
-        events:
-          m.role === 'assistant'
-            ? JSON.stringify({ type: 'text_delta', messageId: '', delta: m.content })
-            : '',
+        events: m.events,
         createdAt: m.at,
         images: [],
         outputTokens: null,

@@ -67,6 +67,8 @@ interface Turn {
   messageId: string;
   startedAt: number;
   firstDeltaAt?: number;
+  /** Text and thinking chunks streamed so far. */
+  deltas?: number;
   events: Event[];
   text: string;
   thinking: boolean;
@@ -505,7 +507,7 @@ export class ChatSession {
         ),
       );
       if (reply.ok) {
-        this.appendUser(content, images, false);
+        this.splitTurnAt(content, images);
         this.broadcast({ type: 'steer_result', ok: true, outcome: 'injected' });
         return;
       }
@@ -517,6 +519,50 @@ export class ChatSession {
     }
     this.enqueue(content, images);
     this.broadcast({ type: 'steer_result', ok: true, outcome: 'queued' });
+  }
+
+  /**
+   * The agent took a steer into its running turn. What it said so far ends there, kept as a message
+   * of its own; the steer's message follows it; what the agent says next is a new message of the
+   * same turn. So the three read in the order they happened, live and after a reload alike, and the
+   * cut-off text never runs into the reply that follows.
+   */
+  private splitTurnAt(content: string, images: ImageRow[]): void {
+    const turn = this.turn;
+    if (!turn) {
+      this.appendUser(content, images, false);
+      return;
+    }
+    this.endThinking();
+    const end = this.deps.clock.now();
+    // No stop reason: the part was not stopped, the turn goes on after the steer.
+    this.emitTurn({ type: 'message_end', messageId: turn.messageId });
+    // A part with nothing in it yet (the steer came before the agent's first word) is not kept;
+    // a tab drops the empty message it ended.
+    const said = turn.events.some((e) => e.type !== 'message_start' && e.type !== 'message_end');
+    const timing = turnTiming(turn, end, { outputTokens: 0 });
+    if (said)
+      this.deps.store.addMessage({
+        id: turn.messageId,
+        sessionId: this.row.id,
+        role: 'assistant',
+        content: turn.text,
+        events: turn.events.map((e) => JSON.stringify(e)).join('\n'),
+        createdAt: turn.startedAt,
+        images: [],
+        outputTokens: null,
+        durationMs: timing.durationMs,
+        tokensPerSecond: null,
+        ttftMs: timing.ttftMs,
+      });
+    this.appendUser(content, images, false);
+    turn.messageId = randomUUID();
+    turn.startedAt = end;
+    turn.firstDeltaAt = undefined;
+    turn.deltas = 0;
+    turn.events = [];
+    turn.text = '';
+    this.emitTurn({ type: 'message_start', messageId: turn.messageId, role: 'assistant' });
   }
 
   /** A full queue refuses the message, and the tabs are told. */
@@ -701,7 +747,9 @@ export class ChatSession {
   }
 
   private firstDelta(): void {
-    if (this.turn && this.turn.firstDeltaAt === undefined) this.turn.firstDeltaAt = this.deps.clock.now();
+    if (!this.turn) return;
+    this.turn.deltas = (this.turn.deltas ?? 0) + 1;
+    if (this.turn.firstDeltaAt === undefined) this.turn.firstDeltaAt = this.deps.clock.now();
   }
 
   private endThinking(): void {
@@ -739,7 +787,9 @@ export class ChatSession {
       ...(errorMessage ? { errorMessage } : {}),
     });
     const timing = turnTiming(turn, end, usageOf(turn.usage));
-    if (turn.usage) {
+    // The timings are the chat's own and known for every agent that streamed; the token counts
+    // only when the agent reported them (all zero otherwise, which a tab reads as not known).
+    if (turn.usage || timing.ttftMs !== null) {
       const usage = usageOf(turn.usage);
       this.emitTurn({
         type: 'token_usage',
@@ -923,14 +973,16 @@ function usageOf(raw: Record<string, unknown> | undefined): Usage {
 /**
  * The seed's timing numbers: time to first delta from message_start, the generation window from
  * the first delta to message_end, and output tokens per second over that window (one decimal).
+ * A reply that came in one piece was not streamed: it has no generation window to give.
  */
 export function turnTiming(
-  turn: { startedAt: number; firstDeltaAt?: number },
+  turn: { startedAt: number; firstDeltaAt?: number; deltas?: number },
   end: number,
   usage: { outputTokens: number },
 ): { ttftMs: number | null; durationMs: number | null; tokensPerSecond: number | null } {
   if (turn.firstDeltaAt === undefined) return { ttftMs: null, durationMs: null, tokensPerSecond: null };
   const ttftMs = Math.max(0, turn.firstDeltaAt - turn.startedAt);
+  if (turn.deltas === 1) return { ttftMs, durationMs: null, tokensPerSecond: null };
   const durationMs = Math.max(0, end - turn.firstDeltaAt);
   const tokensPerSecond =
     usage.outputTokens > 0 && durationMs > 0

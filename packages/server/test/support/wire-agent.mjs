@@ -155,6 +155,8 @@ const app = acp
       sessionId,
       update: { sessionUpdate: 'usage_update', used: 1000 + turns, size: 200000 },
     });
+    // WIRE_AGENT_NO_USAGE=1: the turn's answer carries no token counts, as some agents' answers do.
+    if (process.env.WIRE_AGENT_NO_USAGE === '1') return { stopReason: 'end_turn' };
     return {
       stopReason: 'end_turn',
       usage: { inputTokens: 40, outputTokens: 2 * chunks, totalTokens: 40 + 2 * chunks },

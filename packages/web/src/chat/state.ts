@@ -71,7 +71,8 @@ export interface PermissionCard extends PermissionRequest {
 export interface LoopStatus {
   readonly iteration: number;
   readonly maxIterations: number;
-  readonly ended?: 'done' | 'max';
+  /** How it ended: the agent said it was done, the cap was reached, or the person stopped it. */
+  readonly ended?: 'done' | 'max' | 'stopped';
 }
 
 export interface IntervalStatus {
@@ -174,7 +175,12 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
       if (current && event.runState.generation < current.generation) return state;
       // A new run starts with no word on the last one's steering.
       const newRun = current !== null && event.runState.generation > current.generation;
-      return { ...state, runState: event.runState, ...(newRun ? { steer: null } : {}) };
+      // A loop the server no longer runs, with no word of its end, was stopped (Stop says nothing else).
+      const loop =
+        state.loop && state.loop.ended === undefined && !event.runState.flags.looping
+          ? { ...state.loop, ended: 'stopped' as const }
+          : state.loop;
+      return { ...state, runState: event.runState, loop, ...(newRun ? { steer: null } : {}) };
     }
     case 'queue_changed':
       return { ...state, queue: [...event.queue].sort((a, b) => a.position - b.position) };
@@ -331,7 +337,7 @@ function historyEntries(history: readonly WireMessage[]): Entry[] {
   const out: Entry[] = [];
   for (const m of sorted) {
     if (m.role === 'user') out.push(userEntry(m));
-    else if (m.role === 'assistant') out.push(assistantFromHistory(m));
+    else if (m.role === 'assistant') out.push(assistantFromHistory(m, out));
     else out.push({ kind: 'notice', id: m.id, level: 'info', text: m.content });
   }
   return out;
@@ -361,10 +367,20 @@ export function parseEvents(ndjson: string): Event[] {
   return out;
 }
 
-function assistantFromHistory(m: WireMessage): AssistantEntry {
+/** A stored message; `before` are the entries drawn above it, which a result may belong to. */
+function assistantFromHistory(m: WireMessage, before: Entry[]): AssistantEntry {
   let entry: AssistantEntry = { kind: 'assistant', id: m.id, parts: [], streaming: false };
   for (const ev of parseEvents(m.events)) {
     if (ev.type === 'message_start') continue;
+    // A steer splits a turn while a call runs: its result comes in the part after the steer, and
+    // belongs to the call drawn above it.
+    if (ev.type === 'tool_result' && !entry.parts.some((p) => p.kind === 'tool' && p.id === ev.id)) {
+      const owner = findToolOwner(before, ev.id);
+      if (owner !== -1) {
+        before[owner] = applyToMessage(before[owner] as AssistantEntry, ev);
+        continue;
+      }
+    }
     entry = applyToMessage(entry, ev);
   }
   if (!entry.parts.some((p) => p.kind === 'text') && m.content !== '') {
@@ -406,6 +422,15 @@ function turnEvent(state: ChatState, ev: TurnEvent): ChatState {
       break;
     }
   }
+  // A result goes to the message its call is drawn in, which a steer may have ended meanwhile.
+  if (ev.type === 'tool_result') {
+    const owner = findToolOwner(entries, ev.id);
+    if (owner !== -1 && owner !== at)
+      return {
+        ...state,
+        entries: replaceAt(entries, owner, applyToMessage(entries[owner] as AssistantEntry, ev)),
+      };
+  }
   if (ev.type === 'message_start') {
     // A message that starts again (the in-flight turn replayed over a partly stored copy) starts empty.
     const fresh: AssistantEntry = { kind: 'assistant', id: ev.messageId, parts: [], streaming: true };
@@ -427,7 +452,11 @@ function turnEvent(state: ChatState, ev: TurnEvent): ChatState {
     const fresh: AssistantEntry = { kind: 'assistant', id: ev.messageId, parts: [], streaming: true };
     return { ...state, entries: [...entries, applyToMessage(fresh, ev)] };
   }
-  return { ...state, entries: replaceAt(entries, at, applyToMessage(entries[at] as AssistantEntry, ev)) };
+  const updated = applyToMessage(entries[at] as AssistantEntry, ev);
+  // A part a steer ended before the agent said anything leaves no empty message behind.
+  if (ev.type === 'message_end' && ev.stopReason === undefined && updated.parts.length === 0)
+    return { ...state, entries: entries.filter((_, i) => i !== at) };
+  return { ...state, entries: replaceAt(entries, at, updated) };
 }
 
 const isEmpty = (v: unknown): boolean =>
@@ -517,18 +546,21 @@ export function applyToMessage(m: AssistantEntry, ev: Event): AssistantEntry {
         ...(ev.stopReason !== undefined ? { stopReason: ev.stopReason } : {}),
         ...(ev.errorMessage !== undefined ? { errorMessage: ev.errorMessage } : {}),
       });
-    case 'token_usage':
+    case 'token_usage': {
+      // Counts all zero come from an agent that reports none: they are not known, so not shown.
+      const counted =
+        (ev.usage.totalTokens ?? 0) > 0 || ev.usage.inputTokens > 0 || ev.usage.outputTokens > 0;
       return {
         ...m,
         usage: {
           ...m.usage,
-          inputTokens: ev.usage.inputTokens,
-          outputTokens: ev.usage.outputTokens,
+          ...(counted ? { inputTokens: ev.usage.inputTokens, outputTokens: ev.usage.outputTokens } : {}),
           ttftMs: ev.ttftMs ?? m.usage?.ttftMs ?? null,
           durationMs: ev.durationMs ?? m.usage?.durationMs ?? null,
           tokensPerSecond: ev.tokensPerSecond ?? m.usage?.tokensPerSecond ?? null,
         },
       };
+    }
     default:
       return m;
   }

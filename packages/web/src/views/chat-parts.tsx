@@ -139,8 +139,9 @@ export function UsageLine({ usage }: { usage: MessageUsage }) {
   if (usage.inputTokens !== undefined) bits.push(`${formatCount(usage.inputTokens)} in`);
   if (usage.outputTokens !== undefined) bits.push(`${formatCount(usage.outputTokens)} out`);
   if (usage.ttftMs != null) bits.push(`first token ${formatDuration(usage.ttftMs)}`);
+  // The generation window starts at the first token: named as such, it cannot read as the total.
+  if (usage.durationMs != null) bits.push(`writing ${formatDuration(usage.durationMs)}`);
   if (usage.tokensPerSecond != null) bits.push(`${usage.tokensPerSecond} tokens/s`);
-  if (usage.durationMs != null) bits.push(formatDuration(usage.durationMs));
   if (bits.length === 0) return null;
   return (
     <p class="muted small usage-line" title="usage of this message">

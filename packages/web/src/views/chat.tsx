@@ -235,7 +235,9 @@ function LoopLine({ state }: { state: ChatState }) {
         ? `Loop done after ${l.iteration} iteration${l.iteration === 1 ? '' : 's'}`
         : l.ended === 'max'
           ? `Loop stopped at its cap of ${l.iteration} iterations`
-          : `Loop iteration ${l.iteration} of ${l.maxIterations}`,
+          : l.ended === 'stopped'
+            ? `Loop stopped at iteration ${l.iteration} of ${l.maxIterations}`
+            : `Loop iteration ${l.iteration} of ${l.maxIterations}`,
     );
   }
   if (state.interval) {

@@ -7,7 +7,9 @@
 // - `{"$set": {...}}` patches the metadata (skipped, read into the session); a `$set.messages`
 //   is a checkpoint that replaces the whole history (compression, masking, summaries): it is a
 //   compaction event, the messages it dropped are shadowed by it, and messages that exist only
-//   inside it are synthetic events pointing at its line.
+//   inside it are synthetic events pointing at its line. A checkpoint before the session's first
+//   message of its own drops nothing the person saw: the CLI setting up its context. It is no
+//   compaction, and the messages it sets are read as ordinary ones (its session context).
 import { linePointer, type SourceFile } from '../../adapter.js';
 import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type { TranscriptEvent, TranscriptEventKind, TranscriptEventPayloads } from '../../model.js';
@@ -40,13 +42,15 @@ interface Write {
 interface Incarnation {
   writes: Write[];
   fromCheckpoint: boolean;
+  /** Set by a checkpoint at the start of the session, before any message of its own. */
+  setUp?: boolean;
   rewound: boolean;
   shadowedBy?: string;
 }
 
 type Entry =
   | { kind: 'message'; inc: Incarnation }
-  | { kind: 'meta' | 'rewind' | 'unknown'; span: LineSpan; value: unknown }
+  | { kind: 'meta' | 'rewind' | 'unknown' | 'setup'; span: LineSpan; value: unknown }
   | {
       kind: 'checkpoint';
       span: LineSpan;
@@ -115,6 +119,7 @@ export function translateJsonl(
         skip(span, 'metadata update', '$set');
         continue;
       }
+      const atStart = [...live.values()].every((inc) => inc.setUp === true);
       const next = new Map<string, Incarnation>();
       const added: Incarnation[] = [];
       v.$set.messages.forEach((msg: unknown, i: number) => {
@@ -125,13 +130,22 @@ export function translateJsonl(
         else {
           const inc: Incarnation = {
             writes: [{ span, value: msg, standalone: false }],
-            fromCheckpoint: true,
+            fromCheckpoint: !atStart,
+            ...(atStart ? { setUp: true } : {}),
             rewound: false,
           };
           next.set(key, inc);
           added.push(inc);
         }
       });
+      if (atStart) {
+        // The set-up messages an earlier start checkpoint made and this one leaves out are gone.
+        for (const [key, inc] of live) if (!next.has(key)) inc.rewound = true;
+        live = next;
+        entries.push({ kind: 'setup', span, value: v });
+        for (const inc of added) entries.push({ kind: 'message', inc });
+        continue;
+      }
       const id = ids.make(`compaction:${fileIndex}:${span.line}`, `${fileIndex}:${span.offset}`);
       let removed = 0;
       for (const [key, inc] of live) {
@@ -177,6 +191,7 @@ export function translateJsonl(
     out.events.push(e);
   };
 
+  const setups: LineSpan[] = [];
   for (const entry of entries) {
     if (entry.kind === 'message') {
       const { inc } = entry;
@@ -213,6 +228,8 @@ export function translateJsonl(
         messageId: target,
         text: `rewound to before message ${target}`,
       });
+    } else if (entry.kind === 'setup') {
+      setups.push(entry.span);
     } else if (entry.kind === 'unknown') {
       const recordType = isObject(entry.value) ? (stringField(entry.value, 'type') ?? '') : '';
       single('unknown', `unknown:${fileIndex}:${entry.span.line}`, entry.span, {
@@ -245,6 +262,11 @@ export function translateJsonl(
       if (ts !== undefined) e.timestamp = ts;
       out.events.push(e);
     }
+  }
+  // A start checkpoint whose messages made no event is still accounted for.
+  for (const span of setups) {
+    if (!out.events.some((e) => e.source.line === span.line && e.source.file === file.path))
+      skip(span, 'history set up at the start of the session', '$set');
   }
   return ok(out);
 }
