@@ -5,6 +5,7 @@
 //   (c) loading every transcript through the library
 //   (d) ccusage claude + codex session --json --offline, when it can be installed, beside cairn
 //       summary of the same two agents' files alone (ccusage reads no Gemini CLI sessions)
+//   (e, f) cairn usage daily --json beside ccusage daily --json, cold and run again
 // Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
 // the chat bench (scripts/bench/chat.mjs), the reader bench (scripts/bench/reader-bench.mjs) and the
 // per-agent read bench (scripts/bench/agents-read.mjs: each agent's sessions per byte against Codex's,
@@ -211,8 +212,24 @@ try {
       bench('(d1) ccusage claude session', ccusage, ['claude', 'session', '--json', '--offline']),
       bench('(d2) ccusage codex session', ccusage, ['codex', 'session', '--json', '--offline']),
     ];
+    // cairn usage daily beside ccusage daily, per agent: cold (nothing kept) and run again.
+    const cairnDaily = (agent) => [join(root, 'bin/cairn.js'), 'usage', 'daily', '--agent', agent, '--json'];
+    const daily = {
+      cold: [
+        bench('(e1) cairn usage daily, Claude Code', node, cairnDaily('claude-code'), 'cold'),
+        bench('(e2) cairn usage daily, Codex', node, cairnDaily('codex'), 'cold'),
+      ],
+      warm: [
+        bench('(e1w) …Claude Code, run again', node, cairnDaily('claude-code'), 'warm'),
+        bench('(e2w) …Codex, run again', node, cairnDaily('codex'), 'warm'),
+      ],
+      theirs: [
+        bench('(f1) ccusage claude daily', ccusage, ['claude', 'daily', '--json', '--offline']),
+        bench('(f2) ccusage codex daily', ccusage, ['codex', 'daily', '--json', '--offline']),
+      ],
+    };
     const wall = (pair) => pair[0].wall + pair[1].wall;
-    usage = { ours, again, theirs };
+    usage = { ours, again, theirs, daily };
     console.log(`  ${'(b1+b2) cairn, both agents'.padEnd(34)} ${wall(ours).toFixed(2).padStart(7)} s`);
     console.log(`  ${'(d1+d2) ccusage, both agents'.padEnd(34)} ${wall(theirs).toFixed(2).padStart(7)} s`);
   } else {
@@ -227,6 +244,14 @@ try {
     console.log(`  (b2) / (d2)  Codex alone               ${(b2.wall / d2.wall).toFixed(2)}x`);
     const bothAgain = (b1w.wall + b2w.wall) / (d1.wall + d2.wall);
     console.log(`  (b1w+b2w) / (d1+d2)  run again vs ccusage  ${bothAgain.toFixed(2)}x`);
+    const { daily } = usage;
+    const pair = (xs) => xs[0].wall + xs[1].wall;
+    console.log(
+      `  (e1+e2) / (f1+f2)  usage daily vs ccusage, cold  ${(pair(daily.cold) / pair(daily.theirs)).toFixed(2)}x`,
+    );
+    console.log(
+      `  (e1w+e2w) / (f1+f2)  usage daily vs ccusage, warm  ${(pair(daily.warm) / pair(daily.theirs)).toFixed(2)}x`,
+    );
   }
   console.log(
     `  (c) / (a)  load vs naive parse      ${(load.wall / naive.wall).toFixed(2)}x  (target ≤ 1.0x)`,

@@ -10,14 +10,17 @@ type Command = (platform: ReturnType<typeof nodePlatform>, argv: string[]) => Pr
 const commands: Record<string, () => Promise<Command>> = {
   agents: async () => (await import('./commands/agents.js')).agentsCommand,
   dump: async () => (await import('./commands/dump.js')).dumpCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
   presets: async () => (await import('./commands/presets.js')).presetsCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
+  search: async () => (await import('./commands/search.js')).searchCommand,
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
   workstation: async () => (await import('./commands/workstation.js')).workstationCommand,
   summary: async () => (await import('./commands/summary.js')).summaryCommand,
   url: async () => (await import('./commands/url.js')).urlCommand,
+  usage: async () => (await import('./commands/usage.js')).usageCommand,
 };
 
 /** The package's version, from its package.json: three folders up both from src/ and from dist/. */

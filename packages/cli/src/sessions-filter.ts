@@ -64,7 +64,7 @@ export function listingFilter(v: ListingFilterValues, usage: string, now = Date.
  * A project is the folder a session ran in: given as a path (the folder or one above it, relative
  * to the current folder) or as the folder's name alone.
  */
-function inProject(project: string): (cwd: string | undefined) => boolean {
+export function inProject(project: string): (cwd: string | undefined) => boolean {
   const byName = !project.includes('/') && !project.includes(sep) && project !== '.' && project !== '..';
   const folder = trimSlash(resolve(project));
   return (cwd) => {

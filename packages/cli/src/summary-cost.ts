@@ -1,7 +1,7 @@
 // What a session cost, priced offline by the catalog the server uses. A model the catalog has no
 // price for leaves the cost unknown: it is shown as such, never as $0.
-import { modelCost, PRICES_SOURCE } from '@cairn/server/pricing';
-import type { ModelAndTime } from '@cairn/transcript';
+import { modelCost, PRICES_SOURCE, usageByModel } from '@cairn/server/pricing';
+import type { Transcript } from '@cairn/transcript';
 import { dollars } from './format.js';
 
 export interface Priced {
@@ -13,13 +13,14 @@ export interface Priced {
   source: string;
 }
 
-export function priced(agent: string, facts: ModelAndTime): Priced {
-  const used = facts.models.filter((m) => m.inputTokens + m.outputTokens > 0);
+/** The session's cost, each request priced on its own (its model, cache lifetimes and size). */
+export function priced(agent: string, t: Transcript): Priced {
+  const used = usageByModel(agent, t);
   if (used.length === 0) return { text: '-  (no tokens recorded)', source: PRICES_SOURCE };
   let usd = 0;
   const unpriced: string[] = [];
   for (const m of used) {
-    const cost = modelCost(agent, m);
+    const cost = modelCost(m);
     if (cost === undefined) unpriced.push(m.model);
     else usd += cost;
   }

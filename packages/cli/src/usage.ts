@@ -64,16 +64,33 @@ usage:
                                              every session of every agent, newest first; --project
                                              keeps those run in DIR (a path, or a folder's name),
                                              --since/--until those active in that span
+  cairn search "<words>" [--agent A] [--project P] [--since T]
+           [--in prompts,replies,thinking,tools,outputs] [--limit N] [--json]
+                                             full-text search, one hit per line with the command
+                                             that shows it; the running daemon's index, else the
+                                             same index brought up to date here
   cairn show <ref> [--json]                  a session's events, one per line
+  cairn show <ref> --at <item> [--agent-id ID] [--context N] [--json]
+                                             the items around one item (N each side, 3 unless told)
   cairn show <ref> --types a,b,-c [--preset P] [--agent-id ID] [--json]
                                              the items a selection keeps, one per line
   cairn summary <ref> | --all [--json]       a session's numbers (model, turns, requests, tokens,
                                              cost, wall-clock and active time); --all: every
                                              session's, newest first, and their totals
+  cairn usage [daily|weekly|monthly|session|blocks] [--agent A] [--project P] [--model M]
+           [--since DATE] [--until DATE] [--timezone TZ] [--breakdown] [--json]
+                                             tokens and cost by day, week, month, session or
+                                             5-hour billing window (ccusage's JSON field names)
+  cairn usage blocks --live                  the current 5-hour window: tokens, cost, burn rate,
+                                             projection and its sessions, drawn again in place
   cairn dump <ref> [--agent-id ID] [--types a,b,-c] [--preset P] [--since T] [--until T]
-           [--no-thinking] [--no-agent] [--format json|md] [--out FILE] [--json]
+           [--no-thinking] [--no-agent] [--format json|md] [--no-redact] [--out FILE] [--json]
                                              write a session's items to a file (under
-                                             $CAIRN_HOME/dumps unless --out is given)
+                                             $CAIRN_HOME/dumps unless --out is given), each
+                                             secret found replaced by a marker naming its kind
+  cairn export <ref> --format html|md|json [--no-redact] [--out FILE] [--json]
+                                             write a whole session, every item, to one file (html:
+                                             one static page, no scripts); secrets redacted as in dump
   cairn presets [--json]                     the named selections dumps can use
   cairn serve [--port N] [--host H] [--no-demo]
                                              the web UI and its server on 127.0.0.1 (no --port:

@@ -1,8 +1,8 @@
 // What a list row shows beyond the head (the model, the prompts, the cost), from the whole transcript
 // or kept up to date as a followed session grows: each read adds what it brought, so that an append
 // costs the same whatever the session's length.
-import { type Transcript, type TranscriptEvent, TurnClock } from '@cairn/transcript';
-import { type ModelUsage, sessionCost } from './pricing.js';
+import { type Transcript, type TranscriptEvent, TurnClock, type Usage } from '@cairn/transcript';
+import { addRequest, emptyModelUsage, type ModelUsage, sessionCost } from './pricing.js';
 import type { LaneItems } from './search-docs.js';
 
 /** Changes when a fact's rule does (the model became the main lane's; active time came): a head
@@ -29,7 +29,11 @@ export function listingFacts(agent: string, t: Transcript, lanes: readonly LaneI
   return tally.facts(t);
 }
 
-type Counted = Omit<ModelUsage, 'requests'> & { onMainLane: boolean };
+interface Counted {
+  model: string;
+  usage: Usage;
+  onMainLane: boolean;
+}
 
 export class ListingTally {
   private readonly byModel = new Map<string, ModelUsage>();
@@ -85,7 +89,7 @@ export class ListingTally {
     const onMain = (m: ModelUsage) => this.mainRequests.get(m.model) ?? 0;
     const model = [...usage].sort((a, b) => onMain(b) - onMain(a))[0];
     if (model) facts.model = model.model;
-    const cost = sessionCost(this.agent, usage);
+    const cost = sessionCost(usage);
     if (cost !== undefined) facts.costUsd = cost;
     if (this.main && !t.session.mainFileMissing) facts.prompts = this.prompts;
     const active = this.clock.activeMs;
@@ -101,14 +105,8 @@ export class ListingTally {
       this.counted.delete(e);
       return;
     }
-    const now: Counted = {
-      model,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      cacheReadTokens: usage.cacheReadTokens ?? 0,
-      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
-      onMainLane,
-    };
+    // A copy: the event's usage may be changed in place by a later record.
+    const now: Counted = { model, usage: { ...usage }, onMainLane };
     this.counted.set(e, now);
     this.add(now, 1);
   }
@@ -116,21 +114,10 @@ export class ListingTally {
   private add(c: Counted, sign: 1 | -1): void {
     let m = this.byModel.get(c.model);
     if (!m) {
-      m = {
-        model: c.model,
-        requests: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-      };
+      m = emptyModelUsage(c.model);
       this.byModel.set(c.model, m);
     }
-    m.requests += sign;
-    m.inputTokens += sign * c.inputTokens;
-    m.outputTokens += sign * c.outputTokens;
-    m.cacheReadTokens += sign * c.cacheReadTokens;
-    m.cacheWriteTokens += sign * c.cacheWriteTokens;
+    addRequest(this.agent, m, c.usage, sign);
     if (m.requests === 0) this.byModel.delete(c.model);
     if (c.onMainLane) {
       const main = (this.mainRequests.get(c.model) ?? 0) + sign;

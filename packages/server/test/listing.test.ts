@@ -6,38 +6,46 @@ import { loadTranscript, nodePlatform, summarizeSession } from '@cairn/transcrip
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
 import type { RunningServer } from '../src/index.js';
-import { modelCost, PRICES_SOURCE, sessionCost, usageByModel } from '../src/pricing.js';
+import {
+  addRequest,
+  emptyModelUsage,
+  modelCost,
+  PRICES_SOURCE,
+  requestCost,
+  sessionCost,
+  usageByModel,
+} from '../src/pricing.js';
 import { Client, corpusEnv, serve } from './helpers.js';
 
 type Row = Record<string, unknown> & { agent: string; sid: string; path: string };
 
 describe('pricing', () => {
-  const usage = (model: string) => ({
-    model,
-    requests: 1,
-    inputTokens: 1_000_000,
-    outputTokens: 100_000,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-  });
+  const usage = { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const tally = (model: string) => {
+    const m = emptyModelUsage(model);
+    addRequest('claude-code', m, usage);
+    return m;
+  };
 
   it('prices a known model from the bundled catalog and names the catalog with its version', () => {
     // Claude Opus 4.6 costs $5 per million input tokens and $25 per million output tokens.
-    expect(modelCost('claude-code', usage('claude-opus-4-6'))).toBeCloseTo(5 + 2.5, 6);
+    expect(requestCost('claude-code', 'claude-opus-4-6', usage)).toBeCloseTo(5 + 2.5, 6);
+    expect(modelCost(tally('claude-opus-4-6'))).toBeCloseTo(5 + 2.5, 6);
     expect(PRICES_SOURCE).toBe('genai-prices 0.1.8');
   });
 
   it('counts cache reads at their own, lower price', () => {
-    const cached = { ...usage('claude-opus-4-6'), cacheReadTokens: 1_000_000 };
-    expect(modelCost('claude-code', cached)).toBeLessThan(
-      modelCost('claude-code', usage('claude-opus-4-6'))!,
+    const cached = { ...usage, cacheReadTokens: 1_000_000 };
+    expect(requestCost('claude-code', 'claude-opus-4-6', cached)).toBeLessThan(
+      requestCost('claude-code', 'claude-opus-4-6', usage)!,
     );
   });
 
   it('gives no cost, not $0, for a model the catalog does not know, even beside a known one', () => {
-    expect(modelCost('claude-code', usage('no-such-model-7'))).toBeUndefined();
-    expect(sessionCost('claude-code', [usage('claude-opus-4-6'), usage('no-such-model-7')])).toBeUndefined();
-    expect(sessionCost('claude-code', [])).toBeUndefined();
+    expect(requestCost('claude-code', 'no-such-model-7', usage)).toBeUndefined();
+    expect(modelCost(tally('no-such-model-7'))).toBeUndefined();
+    expect(sessionCost([tally('claude-opus-4-6'), tally('no-such-model-7')])).toBeUndefined();
+    expect(sessionCost([])).toBeUndefined();
   });
 });
 
@@ -77,7 +85,7 @@ describe.skipIf(!corpus)('the list rows of the corpus sessions', () => {
     expect(spotter.model).toBe('claude-opus-4-6');
     const loaded = await loadTranscript(platform(), { agent: 'claude-code', path: spotter.path });
     if (!loaded.ok) throw new Error(loaded.error.message);
-    const expected = sessionCost('claude-code', usageByModel(loaded.value))!;
+    const expected = sessionCost(usageByModel('claude-code', loaded.value))!;
     expect(expected).toBeGreaterThan(1);
     expect(spotter.cost_usd).toBeCloseTo(expected, 9);
     expect(spotter.prices).toBe(PRICES_SOURCE);

@@ -11,6 +11,7 @@ import { buildDump, type DumpError } from './items/dump.js';
 import { renderDumpMarkdown } from './items/markdown.js';
 import { type PresetConfigError, presetsOfConfig } from './items/presets.js';
 import type { Transcript } from './model.js';
+import { redactValue } from './redact/redact.js';
 import { err, ok, type Result } from './result.js';
 
 export interface DumpWriteFailed {
@@ -142,7 +143,14 @@ export async function writeDump(
   const writtenAt = options.now ?? Date.now();
   const built = buildDump(t, args, { presets, writtenAt });
   if (!built.ok) return built;
-  const { file, entries } = built.value;
+  const { entries } = built.value;
+  let file = built.value.file;
+  let redacted: Record<string, number> | undefined;
+  if (args.redact !== false) {
+    const r = await redactValue(file);
+    file = r.value;
+    redacted = r.counts;
+  }
   const format = args.format ?? 'json';
   const content = format === 'md' ? renderDumpMarkdown(file) : `${JSON.stringify(file, null, 2)}\n`;
 
@@ -161,7 +169,8 @@ export async function writeDump(
   options.signal?.throwIfAborted();
   const written = await writeAtomic(path, content);
   if (!written.ok) return written;
-  return ok({ path, instance: instance.value, entries, ids: file.ids, bytes: Buffer.byteLength(content) });
+  const bytes = Buffer.byteLength(content);
+  return ok({ path, instance: instance.value, entries, ids: file.ids, bytes, ...(redacted && { redacted }) });
 }
 
 /** Writes beside the target and renames over it, so a reader never sees half a file. */
@@ -185,7 +194,7 @@ export async function writeAtomic(path: string, content: string): Promise<Result
 const safeName = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
 /** The first folder of `folders` that `path` lies in, following symlinks as far as they exist. */
-async function insideAny(path: string, folders: readonly string[]): Promise<string | undefined> {
+export async function insideAny(path: string, folders: readonly string[]): Promise<string | undefined> {
   const target = await realPathOfNearest(path);
   for (const folder of folders) {
     if (!isAbsolute(folder)) continue;

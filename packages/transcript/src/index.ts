@@ -26,6 +26,7 @@ export {
   configPath,
   type DumpPathRefused,
   type DumpWriteFailed,
+  insideAny,
   instanceId,
   readCairnConfig,
   readDumpPresets,
@@ -55,6 +56,16 @@ export type * from './platform.js';
 export { type NodePlatformOptions, nodePlatform } from './platform-node.js';
 export { type PoolOptions, runInPool } from './pool.js';
 export { type FilePart, HEAD_BYTES, heldLinesFrom, readParts, readSourceFile } from './read.js';
+export {
+  describeRedactions,
+  findSecrets,
+  type RedactedTexts,
+  type RedactionCounts,
+  redactionMarker,
+  redactText,
+  redactTexts,
+  redactValue,
+} from './redact/redact.js';
 export type * from './result.js';
 export { err, ok, sessionNotFound } from './result.js';
 export { CONTEXT_SHAPE_POINTS, downsampleMax } from './shape.js';

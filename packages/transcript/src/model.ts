@@ -66,6 +66,8 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, those written to the one-hour cache (priced above the five-minute rate). */
+  cacheWrite1hTokens?: number;
   reasoningTokens?: number;
 }
 

@@ -1,15 +1,23 @@
 // The per-session jobs that can run on worker threads: the same code runs in-process too.
 import { loadTranscript } from './load.js';
-import type { SessionSummaryWithPrompts, SessionTarget } from './model.js';
+import type { SessionSummaryWithPrompts, SessionTarget, Usage } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
-import type { SessionFileStamp } from './stamps.js';
+import { type SessionFileStamp, sessionStamps } from './stamps.js';
 import { type SessionPromptsOptions, summarizeSession } from './summary.js';
 
 export interface TaskResults {
   summary: SessionSummaryWithPrompts;
   /** The summary and its files' stamps taken before they were read, for a caller that keeps it. */
   stampedSummary: { summary: SessionSummaryWithPrompts; stamps: SessionFileStamp[] };
+  /** Each request with a time, a model and tokens, the session's folder and title, and the files'
+   * stamps taken before they were read (for a caller that keeps the requests). */
+  requests: {
+    requests: { at: number; model: string; usage: Usage }[];
+    cwd?: string;
+    title?: string;
+    stamps: SessionFileStamp[];
+  };
   /** Loading without handing the transcript back: what a consumer of every transcript pays. */
   load: { events: number; skipped: number };
 }
@@ -35,6 +43,24 @@ export async function runTask<T extends TaskName>(
       TaskResults[T],
       LoadTranscriptError
     >;
+  }
+  if (task === 'requests') {
+    const stamps = (await sessionStamps(platform, target)) ?? [];
+    const loaded = await loadTranscript(platform, target);
+    if (!loaded.ok) return loaded;
+    const requests: TaskResults['requests']['requests'] = [];
+    for (const e of loaded.value.events) {
+      if (e.kind !== 'request' || e.timestamp === undefined) continue;
+      const { model, usage } = e.payload;
+      if (model !== undefined && usage !== undefined) requests.push({ at: e.timestamp, model, usage });
+    }
+    const { cwd, title } = loaded.value.session;
+    return ok({
+      requests,
+      stamps,
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...(title !== undefined ? { title } : {}),
+    }) as Result<TaskResults[T], LoadTranscriptError>;
   }
   const loaded = await loadTranscript(platform, target);
   if (!loaded.ok) return loaded;

@@ -6,6 +6,7 @@ import {
   agentHomes,
   buildDump,
   cairnHome,
+  describeRedactions,
   loadTranscript,
   presetLookup,
   readDumpPresets,
@@ -24,12 +25,18 @@ import { SELECTION_OPTIONS, type SelectionArgs, selectionArgs } from '../selecti
 import { Failure, onePositional, parseCommand, UsageError } from '../usage.js';
 
 const USAGE =
-  'cairn dump <ref> [--agent-id ID] [--types a,b,-c] [--preset P] [--since T] [--until T] [--since-uuid U] [--until-uuid U] [--no-thinking] [--no-agent] [--format json|md] [--out FILE] [--json]';
+  'cairn dump <ref> [--agent-id ID] [--types a,b,-c] [--preset P] [--since T] [--until T] [--since-uuid U] [--until-uuid U] [--no-thinking] [--no-agent] [--format json|md] [--no-redact] [--out FILE] [--json]';
 
 export async function dumpCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { ...SELECTION_OPTIONS, format: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+    {
+      ...SELECTION_OPTIONS,
+      format: { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean' },
+      'no-redact': { type: 'boolean' },
+    },
     USAGE,
   );
   const ref = onePositional(positionals, USAGE, '<ref>');
@@ -43,7 +50,13 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
   const presets = await checkedPresets(home, selected, USAGE);
 
   const { t, sid, path } = await load(platform, ref, agent);
-  const args: SessionDumpWriteArgs = { sid, agent: t.agent, ...selected, format };
+  const args: SessionDumpWriteArgs = {
+    sid,
+    agent: t.agent,
+    ...selected,
+    format,
+    redact: !values['no-redact'],
+  };
   const forbidden = [...agentHomes(platform).flatMap((a) => a.homes), dirname(path)];
   const written = await writeDump(t, args, { home, out: values.out, forbidden, presets });
   if (!written.ok) throw asThrown(written.error, USAGE);
@@ -54,7 +67,7 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
     return 0;
   }
   const total = Object.values(r.entries).reduce((a, b) => a + b, 0);
-  const lines = [`wrote ${r.path} (${total} items, ${bytes(r.bytes)})`];
+  const lines = [`wrote ${r.path} (${total} items, ${bytes(r.bytes)})`, redactionLine(r.redacted)];
   const width = Math.max(0, ...Object.keys(r.entries).map((k) => k.length));
   for (const [type, n] of Object.entries(r.entries).sort((a, b) => b[1] - a[1]))
     lines.push(`  ${type.padEnd(width)}  ${String(n).padStart(6)}`);
@@ -68,6 +81,14 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
+}
+
+/** What the redactor replaced, or that the dump holds the session's text as it is. */
+export function redactionLine(redacted: Record<string, number> | undefined): string {
+  if (redacted === undefined) return 'not redacted: secrets are written as the session holds them';
+  const n = Object.values(redacted).reduce((a, b) => a + b, 0);
+  if (n === 0) return 'redacted: no secrets found';
+  return `redacted ${n} secret${n === 1 ? '' : 's'}: ${describeRedactions(redacted)}`;
 }
 
 /** `cairn show <ref> --types …`: the items the same selection keeps, one per line. */
@@ -98,7 +119,7 @@ async function checkedPresets(home: string, selected: SelectionArgs, usage: stri
   return presets.value;
 }
 
-async function load(
+export async function load(
   platform: SessionPlatform,
   ref: string,
   agent: string | undefined,
@@ -112,7 +133,7 @@ async function load(
 }
 
 /** A request the arguments got wrong is a usage error; anything else is a failure. */
-function asThrown(error: WriteDumpError, usage: string): Error {
+export function asThrown(error: WriteDumpError, usage: string): Error {
   if (error._tag === 'DumpInvalidArgs') return new UsageError(`${error.message}\nusage: ${usage}`);
   return new Failure(error.message);
 }

@@ -5,20 +5,39 @@ import { describeEvent } from '../describe.js';
 import { progressBar } from '../progress.js';
 import { resolveRef } from '../refs.js';
 import { SELECTION_OPTIONS, selectionArgs, selects } from '../selection-args.js';
-import { Failure, onePositional, parseCommand } from '../usage.js';
+import { Failure, onePositional, parseCommand, UsageError } from '../usage.js';
 import { showItems } from './dump.js';
+import { showAround } from './show-at.js';
 
 const USAGE =
-  'cairn show <ref> [--agent A] [--json] | cairn show <ref> --types a,b,-c [--preset P] [--agent-id ID] [--since T] [--until T] [--json]';
+  'cairn show <ref> [--agent A] [--json] | cairn show <ref> --types a,b,-c [--preset P] [--agent-id ID] [--since T] [--until T] [--json] | cairn show <ref> --at <item> [--agent-id ID] [--context N] [--json]';
 
 export async function showCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { ...SELECTION_OPTIONS, json: { type: 'boolean' } },
+    { ...SELECTION_OPTIONS, json: { type: 'boolean' }, at: { type: 'string' }, context: { type: 'string' } },
     USAGE,
   );
   const ref = onePositional(positionals, USAGE, '<ref>');
   const agent = agentOption(values.agent, USAGE);
+  if (values.context !== undefined && values.at === undefined)
+    throw new UsageError(`--context needs --at <item>\nusage: ${USAGE}`);
+  if (values.at !== undefined) {
+    const { at, context, ...rest } = values;
+    if (at === '') throw new UsageError(`--at is empty\nusage: ${USAGE}`);
+    if (selects({ ...rest, 'agent-id': undefined }))
+      throw new UsageError(`--at shows every item around one: give no selection with it\nusage: ${USAGE}`);
+    const n = context === undefined ? 3 : Number(context);
+    if (!Number.isInteger(n) || n < 0)
+      throw new UsageError(`bad --context '${context}': give a whole number, 0 or more\nusage: ${USAGE}`);
+    return showAround(
+      platform,
+      ref,
+      agent,
+      { at, context: n, agentId: values['agent-id'], json: values.json ?? false },
+      USAGE,
+    );
+  }
   // A selection turns the view from events to the items a dump of the same selection would hold.
   if (selects(values))
     return showItems(platform, ref, agent, selectionArgs(values, USAGE), values.json ?? false, USAGE);

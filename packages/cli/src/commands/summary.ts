@@ -17,6 +17,7 @@ import {
   type SessionTarget,
   sessionStamps,
   summarizeSession,
+  type Transcript,
 } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { count, oneLine, shortTime, span } from '../format.js';
@@ -55,7 +56,7 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
   if (values.all) return summarizeAll(platform, agent, values.json ?? false);
 
   const { target, head } = await resolveRef(platform, positionals[0]!, agent);
-  const { summary, facts } = await readSummary(platform, target);
+  const { summary, facts, transcript } = await readSummary(platform, target);
   // A path names no session by itself: the homes say whose it is.
   const named = head ?? (await nameOfPath(platform, target));
   const row: Row = {
@@ -67,7 +68,7 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
   };
   // The price catalog is large: only a single session's summary, which shows a cost, loads it.
   const { priced } = await import('../summary-cost.js');
-  const cost = facts && priced(row.agent, facts);
+  const cost = transcript && priced(row.agent, transcript);
   if (values.json)
     process.stdout.write(
       `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, ...row, ...factsJson(facts, cost) }, null, 2)}\n`,
@@ -266,7 +267,7 @@ const WHOLE_READ_BYTES = 64 * 1024 * 1024;
 async function readSummary(
   platform: SessionPlatform,
   target: SessionTarget,
-): Promise<{ summary: SessionSummaryWithPrompts; facts?: ModelAndTime }> {
+): Promise<{ summary: SessionSummaryWithPrompts; facts?: ModelAndTime; transcript?: Transcript }> {
   const prompts = { maxChars: 200 };
   const stamps = await sessionStamps(platform, target);
   const bytes = (stamps ?? []).reduce((n, s) => n + s.size, 0);
@@ -279,7 +280,11 @@ async function readSummary(
   const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });
   progress.done();
   if (!loaded.ok) throw new Failure(loaded.error.message);
-  return { summary: foldTranscript(loaded.value, { prompts }), facts: modelAndTime(loaded.value) };
+  return {
+    summary: foldTranscript(loaded.value, { prompts }),
+    facts: modelAndTime(loaded.value),
+    transcript: loaded.value,
+  };
 }
 
 const NOT_READ = `-  (not read: a session over ${WHOLE_READ_BYTES / 1024 / 1024} MB is counted in chunks)`;

@@ -40,6 +40,9 @@ export const SessionDumpWriteArgs = Type.Object(
     no_agent: Type.Optional(Type.Boolean()),
     /** cairn: write the Markdown rendering instead of the JSON file; the items kept are the same. */
     format: Type.Optional(DumpFormat),
+    /** cairn: `false` writes secrets as the session holds them. By default each one found is
+     * replaced by a marker naming its kind, and `redacted` in the reply counts them. */
+    redact: Type.Optional(Type.Boolean()),
   },
   { $id: 'SessionDumpWriteArgs' },
 );
@@ -57,6 +60,9 @@ export const SessionDumpWriteResult = Type.Object(
      * opening the file. */
     ids: DumpIds,
     bytes: Type.Integer({ minimum: 0 }),
+    /** cairn: the secrets replaced by markers, per kind (`GitHub token`, `password`, …); empty when
+     * none were found, absent when the dump was written with `redact: false`. */
+    redacted: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
   },
   { $id: 'SessionDumpWriteResult' },
 );

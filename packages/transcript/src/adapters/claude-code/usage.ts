@@ -34,6 +34,11 @@ export function usageOf(raw: unknown, invalid?: InvalidValue[]): Usage | undefin
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
   };
+  const oneHour = count(
+    rec(u.cache_creation)?.ephemeral_1h_input_tokens,
+    'cache_creation.ephemeral_1h_input_tokens',
+  );
+  if (oneHour !== undefined && oneHour > 0) usage.cacheWrite1hTokens = Math.min(oneHour, cacheWrite);
   const thinking = count(
     rec(u.output_tokens_details)?.thinking_tokens,
     'output_tokens_details.thinking_tokens',

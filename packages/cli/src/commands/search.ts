@@ -1,0 +1,184 @@
+// cairn search: the daemon's full-text search from the terminal. A running daemon answers; with
+// none, the server is started here for the one query, on the same index in $CAIRN_HOME (brought up
+// to date first) and stopped after, so both ways give the same hits.
+import type { SearchTarget, SessionSearchArgs, SessionSearchHit } from '@cairn/protocol';
+import { snippetParts } from '@cairn/protocol';
+import { keptToken, processAlive, readDaemonRecord, startServer } from '@cairn/server';
+import { cairnHome, findAdapter, type SessionPlatform } from '@cairn/transcript';
+import WebSocket from 'ws';
+import { agentOption } from '../agent-option.js';
+import { withoutEscapes } from '../terminal-text.js';
+import { parseTime, TIME_FORMS } from '../time.js';
+import { Failure, parseCommand, UsageError } from '../usage.js';
+
+const USAGE =
+  'cairn search "<words>" [--agent A] [--project P] [--since T] [--in prompts,replies,thinking,tools,outputs] [--limit N] [--json]';
+
+/** The words `--in` takes, as the search names its targets. */
+const TARGETS: Record<string, SearchTarget> = {
+  prompts: 'prompt',
+  replies: 'assistant',
+  thinking: 'thinking',
+  tools: 'tool_input',
+  outputs: 'tool_output',
+};
+
+interface Daemon {
+  base: string;
+  port: number;
+  token: string;
+}
+
+/** The daemon running for this home and taking its kept token, or undefined. */
+function runningDaemon(home: string, env: NodeJS.ProcessEnv): Daemon | undefined {
+  const read = readDaemonRecord(home);
+  if (read.kind !== 'record' || !processAlive(read.record.pid)) return undefined;
+  const token = keptToken(home, env);
+  if (token === undefined) return undefined;
+  return { base: read.record.base, port: read.record.port, token };
+}
+
+/** One `session_search` over the daemon's socket; undefined when it cannot be reached. */
+async function searchOver(
+  daemon: Daemon,
+  args: SessionSearchArgs,
+): Promise<Record<string, unknown> | undefined> {
+  const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws?token=${encodeURIComponent(daemon.token)}`);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+  } catch {
+    return undefined;
+  }
+  const replies = new Map<string, (frame: Record<string, unknown>) => void>();
+  ws.on('message', (data) => {
+    const frame = JSON.parse(String(data)) as Record<string, unknown>;
+    const waiting = replies.get(String(frame.request_id));
+    if (waiting && typeof frame.ok === 'boolean') waiting(frame);
+  });
+  const request = (id: string, op: string, body: object) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      replies.set(id, resolve);
+      ws.once('close', () => resolve({ ok: false, error: { message: 'the daemon closed the connection' } }));
+      ws.send(JSON.stringify({ request_id: id, op, ...body }));
+    });
+  try {
+    const hello = await request('h', 'hello', { role: 'user', protocol_version: 1 });
+    if (hello.ok !== true)
+      throw new Failure(`the daemon refused the connection: ${JSON.stringify(hello.error)}`);
+    return await request('s', 'session_search', args);
+  } finally {
+    ws.terminate();
+  }
+}
+
+export async function searchCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(
+    argv,
+    {
+      agent: { type: 'string' },
+      project: { type: 'string' },
+      since: { type: 'string' },
+      in: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    USAGE,
+  );
+  const query = positionals.join(' ').trim();
+  if (query === '') throw new UsageError(`missing "<words>"\nusage: ${USAGE}`);
+  const args: SessionSearchArgs = { query };
+  const agent = agentOption(values.agent, USAGE);
+  // The index knows agents by id, not by alias.
+  if (agent !== undefined) args.agents = [findAdapter(agent)?.id ?? agent];
+  if (values.project !== undefined) {
+    if (values.project === '') throw new UsageError(`--project is empty\nusage: ${USAGE}`);
+    args.cwd = values.project;
+  }
+  if (values.since !== undefined) {
+    const at = parseTime(values.since, Date.now());
+    if (at === undefined)
+      throw new UsageError(`bad --since '${values.since}': give ${TIME_FORMS}\nusage: ${USAGE}`);
+    args.since_at = at;
+  }
+  if (values.in !== undefined) {
+    const targets = values.in.split(',').map((w) => {
+      const target = TARGETS[w.trim()];
+      if (!target)
+        throw new UsageError(`bad --in '${w}': give ${Object.keys(TARGETS).join(', ')}\nusage: ${USAGE}`);
+      return target;
+    });
+    args.targets = [...new Set(targets)];
+  }
+  if (values.limit !== undefined) {
+    const n = Number(values.limit);
+    if (!Number.isInteger(n) || n < 1)
+      throw new UsageError(`bad --limit '${values.limit}': give a whole number above 0\nusage: ${USAGE}`);
+    args.limit = n;
+  }
+
+  const home = cairnHome(platform.env, platform.homeDir);
+  const daemon = runningDaemon(home, platform.env);
+  let reply = daemon ? await searchOver(daemon, args) : undefined;
+  if (reply === undefined) {
+    if (process.stderr.isTTY) process.stderr.write('no daemon running: bringing the index up to date…\r');
+    const server = await startServer({
+      env: platform.env,
+      homeDir: platform.homeDir,
+      cairnHome: home,
+      port: 0,
+      host: '127.0.0.1',
+      waitForIndex: true,
+      demo: false,
+    });
+    try {
+      reply = await searchOver({ base: server.url, port: server.port, token: server.token }, args);
+    } finally {
+      await server.close();
+      if (process.stderr.isTTY) process.stderr.write('\x1b[2K');
+    }
+  }
+  if (reply === undefined) throw new Failure('the search could not reach the index');
+  if (reply.ok !== true) {
+    const error = reply.error as { message?: string } | undefined;
+    throw new Failure(`the search failed: ${error?.message ?? JSON.stringify(reply.error)}`);
+  }
+  const hits = reply.hits as SessionSearchHit[];
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ hits, partial: reply.partial }, null, 2)}\n`);
+    return 0;
+  }
+  process.stdout.write(hits.map((h) => hitLines(h, daemon?.base, process.stdout.isTTY === true)).join(''));
+  if (reply.partial === true)
+    process.stdout.write('(the index is still being built: some sessions were not searched)\n');
+  if (hits.length === 0) process.stderr.write('no hits\n');
+  return 0;
+}
+
+/** A hit: its line, the command that opens the session there, and its web address when a daemon runs. */
+function hitLines(h: SessionSearchHit, base: string | undefined, tty: boolean): string {
+  const at =
+    h.at === undefined ? '                ' : new Date(h.at).toISOString().slice(0, 16).replace('T', ' ');
+  const excerpt = snippetParts(h.snippet)
+    .map((p) => {
+      const text = withoutEscapes(p.text).replace(/\s+/g, ' ');
+      if (!p.match) return text;
+      return tty ? `\x1b[1m${text}\x1b[22m` : text;
+    })
+    .join('')
+    .trim();
+  const lane = h.agent_id === undefined ? '' : ` --agent-id ${h.agent_id}`;
+  const lines = [
+    `${h.agent.padEnd(11)} ${h.sid.slice(0, 8)}  ${at}  ${h.item_type.padEnd(18)} ${excerpt}`,
+    `    cairn show ${h.sid}${lane} --at ${h.item_uuid}`,
+  ];
+  if (base !== undefined) {
+    const lanePart = h.agent_id === undefined ? '' : `&lane=${encodeURIComponent(h.agent_id)}`;
+    lines.push(
+      `    ${base}#/s/${encodeURIComponent(h.agent)}/${encodeURIComponent(h.sid)}?item=${encodeURIComponent(h.item_uuid)}&type=${encodeURIComponent(h.item_type)}${lanePart}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
