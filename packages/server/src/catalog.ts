@@ -50,7 +50,7 @@ import {
   servingPlatform,
   stamp,
 } from './source-files.js';
-import { storeNoticed, storeStamps } from './store-watch.js';
+import { storeFilesStamp, storeNoticed, storeStamps } from './store-watch.js';
 import { SESSION_FILE_NAME, Watcher, walkRoots } from './watcher.js';
 
 /** Where under each agent's home its sessions live; the whole home for an agent not named here. */
@@ -207,6 +207,9 @@ export class Catalog {
   private readonly storesQueued = new Map<string, NodeJS.Timeout>();
   private readonly storeStampedAt = new Map<string, number>();
   private readonly storeFollowQueued = new Set<string>();
+  /** The store's files as they were when a followed session's last read, or a store's last stamp, began. */
+  private readonly storeFollowReadAt = new Map<string, string>();
+  private readonly storeStampedFiles = new Map<string, string>();
   private progress = { done: 0, total: 0 };
   private progressLoggedAt = 0;
   private closed = false;
@@ -475,6 +478,7 @@ export class Catalog {
       return;
     }
     this.followed.delete(key);
+    this.storeFollowReadAt.delete(key);
     // A session that grows keeps its translation for the reads of what it gains.
     if (this.tailed.has(key)) return;
     this.latest.delete(key);
@@ -619,19 +623,25 @@ export class Catalog {
    */
   private queueStore(db: string): void {
     if (this.closed) return;
+    // Each read opens the store, which touches its log's attributes (not its bytes or their time):
+    // the notice that makes comes back here. A read that began with the store's files as they are
+    // now saw all there is, so it is not made again until they change (an agent holding the store
+    // locked would otherwise have it tried again and again).
+    const files = storeFilesStamp(db);
     // The followed sessions of the store first: their live reads find what changed by themselves,
     // and their frames need not wait for the stamps of every session of the store.
     for (const key of this.followed.keys()) {
       const path = this.sessions.get(key)?.head.path;
-      if (path !== undefined && splitStorePath(path)?.db === db && !this.storeFollowQueued.has(key)) {
-        this.storeFollowQueued.add(key);
-        void this.enqueue(() => {
-          this.storeFollowQueued.delete(key);
-          return this.refreshSession(key);
-        });
-      }
+      if (path === undefined || splitStorePath(path)?.db !== db || this.storeFollowQueued.has(key)) continue;
+      if (this.storeFollowReadAt.get(key) === files) continue;
+      this.storeFollowQueued.add(key);
+      void this.enqueue(() => {
+        this.storeFollowQueued.delete(key);
+        this.storeFollowReadAt.set(key, storeFilesStamp(db));
+        return this.refreshSession(key);
+      });
     }
-    if (this.storesQueued.has(db)) return;
+    if (this.storesQueued.has(db) || this.storeStampedFiles.get(db) === files) return;
     // A store written without pause (an agent streaming) is stamped whole at most once a
     // STORE_STAMP_SPACING_MS: each stamp goes over the session indexes of the whole store.
     const wait = (this.storeStampedAt.get(db) ?? 0) + STORE_STAMP_SPACING_MS - Date.now();
@@ -639,6 +649,7 @@ export class Catalog {
       () =>
         void this.enqueue(async () => {
           this.storesQueued.delete(db);
+          this.storeStampedFiles.set(db, storeFilesStamp(db));
           const found = await storeStamps(db).catch((cause: unknown) => {
             // Busy or half-written now: the next notice, or the next walk, looks again.
             this.log(`catalog: ${db}: ${(cause as Error).message ?? cause}; skipped until it changes again`);

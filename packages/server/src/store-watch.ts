@@ -1,6 +1,7 @@
 // Notices on the folders holding SQLite stores (OpenCode's family): a write to a store or to its
 // write-ahead log names the store whose sessions to stamp again; its other files (the shared-memory
 // index, a rollback journal) and the folder's other files say nothing of sessions.
+import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { isStoreFileName, storeSessionPath, storeSessionStamps } from '@cairn/transcript';
 import type { FileStamp } from './source-files.js';
@@ -28,4 +29,17 @@ export async function storeStamps(db: string): Promise<Map<string, FileStamp>> {
   const found = new Map<string, FileStamp>();
   for (const [id, st] of await storeSessionStamps(db)) found.set(storeSessionPath(db, id), st);
   return found;
+}
+
+/**
+ * The size and modification time of a store and its log, as one string: what a write by the agent
+ * moves. A reader's open changes the log's attributes alone, which this leaves out.
+ */
+export function storeFilesStamp(db: string): string {
+  return [db, `${db}${LOG}`]
+    .map((f) => {
+      const st = statSync(f, { throwIfNoEntry: false });
+      return st ? `${st.size}:${st.mtimeMs}` : '-';
+    })
+    .join('|');
 }

@@ -1,5 +1,6 @@
 // The contract between the library and one agent's adapter (the agent-kit contract's `Provider`).
 // Adapters are a table (builtinSessionAdapters); a caller can pass more for one call as `providers`.
+import type { StoreLine } from './adapters/opencode/sqlite.js';
 import type { LineSpan } from './lines.js';
 import type {
   Capability,
@@ -27,6 +28,11 @@ export interface SourceFile {
   codec?: 'zstd';
   /** Set when the platform checked that every byte of `data` is well-formed UTF-8. */
   wellFormedUtf8?: true;
+  /**
+   * A session kept in a SQLite store: its rows as read, in the order a whole export gives them
+   * (`data` is then empty). Pointers name a row by table and rowid.
+   */
+  rows?: readonly StoreLine[];
 }
 
 /** The file offset just past `file`'s bytes. */

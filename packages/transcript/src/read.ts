@@ -3,7 +3,7 @@
 import { Decompress, decompress } from 'fzstd';
 import type { AdapterContext, SourceFile } from './adapter.js';
 import { splitStorePath } from './adapters/opencode/paths.js';
-import { exportStoreSession } from './adapters/opencode/sqlite.js';
+import { readStoreSession } from './adapters/opencode/sqlite.js';
 import type { LineSpan } from './lines.js';
 import type { SessionPlatform } from './platform.js';
 
@@ -17,9 +17,9 @@ export async function readSourceFile(
   path: string,
   signal?: AbortSignal,
 ): Promise<SourceFile> {
-  // A session kept in a SQLite store reads as its rows, one line of JSON each.
+  // A session kept in a SQLite store reads as its rows, handed over as read: no bytes.
   const store = splitStorePath(path);
-  if (store) return { path, data: await exportStoreSession(store.db, store.id) };
+  if (store) return { path, data: new Uint8Array(0), rows: await readStoreSession(store.db, store.id) };
   const raw = await platform.fs.readFile(path, signal);
   const file: SourceFile = isZstd(path)
     ? { path, data: decompress(raw), codec: 'zstd' }

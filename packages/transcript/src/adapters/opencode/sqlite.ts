@@ -1,8 +1,8 @@
 // Reading an OpenCode-family SQLite store (opencode.db, kilo.db) without ever writing to it: every
 // connection is read-only, nothing checkpoints the write-ahead log, nothing is created beside the
 // store, and a store that is busy is tried again a few times and then reported, never waited on
-// for long. The rows of one session come out as lines of JSON, `{"table","rowid","row"}`, which the
-// pure translation reads like a file; a row's pointer names its table and rowid.
+// for long. The rows of one session are handed to the translation as read (or, for a caller that
+// wants bytes, as lines of JSON, `{"table","rowid","row"}`); a row's pointer names its table and rowid.
 import {
   closeSync,
   copyFileSync,
@@ -122,9 +122,22 @@ function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean
     conn: new Driver(db, { readonly: true, fileMustExist: true, timeout: BUSY_WAIT_MS }),
     keep: false,
   });
-  if (!walMode(db) || (sizeOf(`${db}-shm`) !== undefined && sizeOf(`${db}-wal`) !== undefined))
-    return inPlace();
-  if ((sizeOf(`${db}-wal`) ?? 0) > 0) {
+  const shm = sizeOf(`${db}-shm`);
+  const wal = sizeOf(`${db}-wal`);
+  const { size, mtimeMs } = statSync(db);
+  const kept = snapshots.get(db);
+  // The snapshot of a store unchanged since, whose agent has not started: no need to look again at
+  // its header (a snapshot is only made of a store in WAL mode).
+  if (
+    kept &&
+    kept.size === size &&
+    kept.mtimeMs === mtimeMs &&
+    (shm === undefined || wal === undefined) &&
+    !wal
+  )
+    return { conn: kept.conn, keep: true };
+  if (!walMode(db) || (shm !== undefined && wal !== undefined)) return inPlace();
+  if ((wal ?? 0) > 0) {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-store-'));
     const copy = join(dir, basename(db));
     copyFileSync(db, copy);
@@ -135,9 +148,6 @@ function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean
       done: () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const { size, mtimeMs } = statSync(db);
-  const kept = snapshots.get(db);
-  if (kept && kept.size === size && kept.mtimeMs === mtimeMs) return { conn: kept.conn, keep: true };
   kept?.conn.close();
   snapshots.delete(db);
   const bytes = readFileSync(db);
@@ -155,12 +165,25 @@ function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean
   return { conn, keep: true };
 }
 
-function sizeOf(path: string): number | undefined {
-  try {
-    return statSync(path).size;
-  } catch {
-    return undefined;
+// Asked of files that are most often absent: no error is made for a missing one (making one costs
+// more than the look itself).
+const sizeOf = (path: string): number | undefined => statSync(path, { throwIfNoEntry: false })?.size;
+
+/** Statements prepared once per connection: a kept snapshot serves many sessions' reads. */
+const statements = new WeakMap<Db, Map<string, Statement>>();
+
+export function prepared(conn: Db, sql: string): Statement {
+  let kept = statements.get(conn);
+  if (!kept) {
+    kept = new Map();
+    statements.set(conn, kept);
   }
+  let statement = kept.get(sql);
+  if (!statement) {
+    statement = conn.prepare(sql);
+    kept.set(sql, statement);
+  }
+  return statement;
 }
 
 /** Whether the store's header says WAL mode (its write and read versions are 2). */
@@ -238,44 +261,113 @@ export function listStoreSessions(db: string): Promise<StoreSessionRow[]> {
 
 /** Whether the store holds a session with this id (a child session counts). */
 export function storeHasSession(db: string, id: string): Promise<boolean> {
-  return withStore(db, (conn) => conn.prepare('SELECT 1 FROM session WHERE id = ?').get(id) !== undefined);
+  return withStore(db, (conn) => prepared(conn, 'SELECT 1 FROM session WHERE id = ?').get(id) !== undefined);
 }
 
 /**
- * The rows of one session and of the sessions it started (children, at any depth) as lines of
- * JSON: its session rows first, then messages in the order they were made, then their parts.
+ * A row as a session's read takes it. Its `row` holds the columns as selected, `__rowid` among them
+ * (left in rather than copied out of every row; the export leaves it out).
  */
-export function exportStoreSession(db: string, id: string): Promise<Uint8Array> {
+const readLine = (table: string, r: Record<string, unknown>): StoreLine => ({
+  table,
+  rowid: r.__rowid as number,
+  row: r,
+});
+
+/** The `IN` list of `n` ids, one placeholder each (a session with no children: one). */
+const idList = (n: number): string =>
+  n === 1 ? '= ?' : `IN (${Array.from({ length: n }, () => '?').join(', ')})`;
+
+/**
+ * The rows of one session and of the sessions it started (children, at any depth): its session rows
+ * first, then messages in the order they were made, then their parts (by message, then id). Each
+ * statement is prepared once per connection, and a session without children is read through the
+ * session indexes alone.
+ */
+export function readStoreSession(db: string, id: string): Promise<StoreLine[]> {
   return withStore(db, (conn) => {
-    const out: string[] = [];
-    const push = (table: string, r: Record<string, unknown>) => {
-      const { __rowid, ...row } = r;
-      out.push(JSON.stringify({ table, rowid: __rowid, row }));
-    };
-    const sessions = conn
-      .prepare(
-        `WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id)
-         SELECT _rowid_ AS __rowid, * FROM session WHERE id IN (SELECT id FROM tree) ORDER BY time_created, id`,
-      )
-      .all(id) as Record<string, unknown>[];
-    if (sessions.length === 0) return new Uint8Array(0);
-    const ids = sessions.map((s) => s.id as string);
-    const marks = ids.map(() => '?').join(', ');
-    for (const s of sessions) push('session', s);
-    const messages = conn
-      .prepare(
-        `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id IN (${marks}) ORDER BY time_created, id`,
-      )
-      .iterate(...ids) as IterableIterator<Record<string, unknown>>;
-    for (const m of messages) push('message', m);
-    const parts = conn
-      .prepare(
-        `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id IN (${marks}) ORDER BY message_id, id`,
-      )
-      .iterate(...ids) as IterableIterator<Record<string, unknown>>;
-    for (const p of parts) push('part', p);
-    return new TextEncoder().encode(out.length > 0 ? `${out.join('\n')}\n` : '');
+    const sessions = sessionTree(conn, id);
+    if (sessions.length === 0) return [];
+    const ids = sessions.map((s) => s.id);
+    const out: StoreLine[] = [];
+    for (const s of sessions) out.push(readLine('session', s));
+    const list = idList(ids.length);
+    const messages = prepared(
+      conn,
+      `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id ${list} ORDER BY time_created, id`,
+    ).all(...ids) as Record<string, unknown>[];
+    for (const m of messages) out.push(readLine('message', m));
+    // Ordered here rather than by SQLite, which would sort the rows' data along with their keys.
+    const parts = prepared(conn, `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id ${list}`).all(
+      ...ids,
+    ) as Record<string, unknown>[];
+    parts.sort(byMessageThenId);
+    for (const p of parts) out.push(readLine('part', p));
+    return out;
   });
+}
+
+/** How deep a tree of sessions is followed (a cycle of parent ids ends there too). */
+const TREE_DEPTH = 64;
+
+/**
+ * The session rows of `id` and of the sessions it started, at any depth, ordered by `time_created`
+ * and id. Looked up row by row through the id and parent indexes: a recursive query costs more
+ * than that for the single session most trees are.
+ */
+function sessionTree(conn: Db, id: string): Record<string, unknown>[] {
+  const byId = prepared(conn, 'SELECT _rowid_ AS __rowid, * FROM session WHERE id = ?');
+  const root = byId.get(id) as Record<string, unknown> | undefined;
+  if (root === undefined) return [];
+  const children = prepared(conn, 'SELECT _rowid_ AS __rowid, * FROM session WHERE parent_id = ?');
+  const out = [root];
+  const seen = new Set<unknown>([root.id]);
+  let level = [root];
+  for (let depth = 0; level.length > 0 && depth < TREE_DEPTH; depth++) {
+    const next: Record<string, unknown>[] = [];
+    for (const s of level)
+      for (const c of children.all(s.id) as Record<string, unknown>[])
+        if (!seen.has(c.id)) {
+          seen.add(c.id);
+          next.push(c);
+        }
+    out.push(...next);
+    level = next;
+  }
+  return out.length === 1 ? out : out.sort(bySqlOrder);
+}
+
+/** SQLite's order of values of mixed kinds: NULL, then numbers, then text, then anything else. */
+const kindRank = (v: unknown): number =>
+  v === null || v === undefined
+    ? 0
+    : typeof v === 'number' || typeof v === 'bigint'
+      ? 1
+      : typeof v === 'string'
+        ? 2
+        : 3;
+const compareSql = (a: unknown, b: unknown): number => {
+  const ka = kindRank(a);
+  const kb = kindRank(b);
+  if (ka !== kb) return ka - kb;
+  if (ka === 0) return 0;
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+};
+/** `ORDER BY message_id, id`. */
+const byMessageThenId = (a: Record<string, unknown>, b: Record<string, unknown>): number =>
+  compareSql(a.message_id, b.message_id) || compareSql(a.id, b.id);
+/** `ORDER BY time_created, id`. */
+const bySqlOrder = (a: Record<string, unknown>, b: Record<string, unknown>): number =>
+  compareSql(a.time_created, b.time_created) || compareSql(a.id, b.id);
+
+/** A session's rows (readStoreSession) as lines of JSON, `{"table","rowid","row"}`, each row as stored. */
+export async function exportStoreSession(db: string, id: string): Promise<Uint8Array> {
+  const out: string[] = [];
+  for (const { table, rowid, row } of await readStoreSession(db, id)) {
+    const { __rowid, ...stored } = row;
+    out.push(JSON.stringify({ table, rowid, row: stored }));
+  }
+  return new TextEncoder().encode(out.length > 0 ? `${out.join('\n')}\n` : '');
 }
 
 /** One row as stored (its columns as JSON), or undefined when the row is gone. */

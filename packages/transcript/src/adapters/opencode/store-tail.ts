@@ -4,7 +4,6 @@
 // a delta of those events; rows that change events already given (a part rewritten as it streams,
 // a message closed with its tokens) start the transcript's readers over, from the rows held here,
 // without reading the store again.
-import type { SourceFile } from '../../adapter.js';
 import { appendAll } from '../../arrays.js';
 import type { TranscriptDelta } from '../../incremental.js';
 import type { SkippedRecord, Transcript, TranscriptEvent, TranscriptEventPayloads } from '../../model.js';
@@ -14,7 +13,7 @@ import { shownCapabilities } from '../shared.js';
 import { storeSessionPath } from './paths.js';
 import { type StoreLine, type StoreStamp, storeStampOf } from './sqlite.js';
 import { readStoreChanges, type StoreChanges, type StoreMarks } from './store-changes.js';
-import { type Row, sessionOf, storeRows, Translation } from './translate.js';
+import { type Row, sessionOf, storeRow, storeRowSource, Translation } from './translate.js';
 
 /** Event ids handed out so far, given back when the events that held them are translated again. */
 class HeldIds {
@@ -204,8 +203,7 @@ export class StoreSessionTail {
     const rowsOf = (line: StoreLine): Row | undefined => {
       const rows: Row[] = [];
       const skipped: SkippedRecord[] = [];
-      const data = new TextEncoder().encode(`${JSON.stringify(line)}\n`);
-      storeRows({ path: this.path, data } satisfies SourceFile, rows, skipped);
+      storeRow(line, storeRowSource(this.path, line), rows, skipped);
       const key = rowKey(line);
       if (skipped.length > 0) this.badRows.set(key, skipped);
       else this.badRows.delete(key);

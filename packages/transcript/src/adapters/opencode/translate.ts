@@ -1,5 +1,5 @@
-// An OpenCode-family session as events. Its rows (from the SQLite store's export, or the files of
-// the older JSON tree) are sessions, messages and parts; messages go in the order they were made,
+// An OpenCode-family session as events. Its rows (from the SQLite store as read, or its export's
+// lines, or the files of the older JSON tree) are sessions, messages and parts; messages go in the order they were made,
 // each followed by its parts in the order they were written:
 // - text → a user prompt or assistant text (`synthetic` text, and a compaction's summary, marked);
 // - reasoning → reasoning; tool → a tool_call, and its tool_result once the tool completed or failed;
@@ -27,6 +27,7 @@ import { EventIds } from '../gemini-cli/ids.js';
 import { isObject, type JsonObject, stringField } from '../gemini-cli/records.js';
 import { shownCapabilities } from '../shared.js';
 import { baseName, splitStorePath, treeTable } from './paths.js';
+import type { StoreLine } from './sqlite.js';
 import { openCodeUsage } from './usage.js';
 
 type Table = 'session' | 'message' | 'part';
@@ -45,16 +46,31 @@ const MESSAGE_ROW = "a message's header: its parts carry what it says";
 const NOT_JSON = 'data is not JSON';
 const NOT_AN_OBJECT = 'not a JSON object';
 
-/** Rows from each file: the store's export line by line, a tree file as one row. */
+/** Rows from each file: a store session's rows as read, its export line by line, a tree file as one row. */
 function collectRows(files: readonly SourceFile[], skipped: SkippedRecord[]): Row[] {
   const rows: Row[] = [];
   for (const file of files) {
-    if (splitStorePath(file.path)) storeRows(file, rows, skipped);
+    if (file.rows)
+      for (const line of file.rows) storeRow(line, storeRowSource(file.path, line), rows, skipped);
+    else if (splitStorePath(file.path)) storeRows(file, rows, skipped);
     else treeRow(file, rows, skipped);
   }
   return rows;
 }
 
+/**
+ * Where a row read from the store came from: the row itself, named by table and rowid. It has no
+ * bytes of its own to point at, so the byte range is empty.
+ */
+export const storeRowSource = (path: string, line: StoreLine): SourcePointer => ({
+  file: path,
+  offset: 0,
+  length: 0,
+  line: 1,
+  sqlite: { table: line.table, rowid: line.rowid },
+});
+
+/** The rows of a store session's export (lines of `{"table","rowid","row"}`). */
 export function storeRows(file: SourceFile, rows: Row[], skipped: SkippedRecord[]): void {
   for (const span of splitLines(file.data, 0)) {
     const lineSource: SourcePointer = {
@@ -76,51 +92,65 @@ export function storeRows(file: SourceFile, rows: Row[], skipped: SkippedRecord[
       skipped.push({ source: lineSource, reason: 'not a row of the store' });
       continue;
     }
-    const source: SourcePointer = { ...lineSource, sqlite: { table, rowid } };
-    const id = stringField(row, 'id');
-    if (table !== 'session' && table !== 'message' && table !== 'part') {
-      skipped.push({
-        source,
-        reason: `a row of the ${table} table, not part of the transcript`,
-        recordType: table,
-      });
-      continue;
-    }
-    if (id === undefined) {
-      skipped.push({ source, reason: 'a row without an id', recordType: table });
-      continue;
-    }
-    let data: JsonObject;
-    if (table === 'session') data = sessionData(row);
-    else {
-      const raw = row.data;
-      let parsedData: unknown;
-      try {
-        parsedData = typeof raw === 'string' ? JSON.parse(raw) : raw;
-      } catch {
-        skipped.push({ source, reason: NOT_JSON, recordType: table });
-        continue;
-      }
-      if (!isObject(parsedData)) {
-        skipped.push({ source, reason: `data is ${NOT_AN_OBJECT}`, recordType: table });
-        continue;
-      }
-      data = parsedData;
-      if (data.time === undefined && typeof row.time_created === 'number')
-        data = { ...data, time: { created: row.time_created } };
-    }
-    const r: Row = { table, id, data, source };
-    const sessionId = stringField(row, 'session_id');
-    if (sessionId !== undefined) r.sessionId = sessionId;
-    const messageId = stringField(row, 'message_id');
-    if (messageId !== undefined) r.messageId = messageId;
-    rows.push(r);
+    storeRow({ table, rowid, row }, { ...lineSource, sqlite: { table, rowid } }, rows, skipped);
   }
+}
+
+/** One row of the store as a row of the translation (its `data` parsed here, once), or a skip. */
+export function storeRow(
+  line: StoreLine,
+  source: SourcePointer,
+  rows: Row[],
+  skipped: SkippedRecord[],
+): void {
+  const { table, row } = line;
+  if (table !== 'session' && table !== 'message' && table !== 'part') {
+    skipped.push({
+      source,
+      reason: `a row of the ${table} table, not part of the transcript`,
+      recordType: table,
+    });
+    return;
+  }
+  const id = stringField(row, 'id');
+  if (id === undefined) {
+    skipped.push({ source, reason: 'a row without an id', recordType: table });
+    return;
+  }
+  let data: JsonObject;
+  if (table === 'session') data = sessionData(row);
+  else {
+    const raw = row.data;
+    let parsedData: unknown;
+    try {
+      parsedData = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    } catch {
+      skipped.push({ source, reason: NOT_JSON, recordType: table });
+      return;
+    }
+    if (!isObject(parsedData)) {
+      skipped.push({ source, reason: `data is ${NOT_AN_OBJECT}`, recordType: table });
+      return;
+    }
+    data = parsedData;
+    // Data parsed here is this row's own to complete; data that came as an object is left as it is.
+    if (data.time === undefined && typeof row.time_created === 'number') {
+      if (typeof raw === 'string') data.time = { created: row.time_created };
+      else data = { ...data, time: { created: row.time_created } };
+    }
+  }
+  const r: Row = { table, id, data, source };
+  const sessionId = stringField(row, 'session_id');
+  if (sessionId !== undefined) r.sessionId = sessionId;
+  const messageId = stringField(row, 'message_id');
+  if (messageId !== undefined) r.messageId = messageId;
+  rows.push(r);
 }
 
 /** A session row's columns in the shape of the tree's session file. */
 function sessionData(row: JsonObject): JsonObject {
-  const data: JsonObject = { ...row };
+  // The rowid a read selects beside the columns is not one of them.
+  const { __rowid, ...data }: JsonObject = row;
   if (row.parent_id !== undefined) data.parentID = row.parent_id;
   data.time = { created: row.time_created, updated: row.time_updated };
   return data;
