@@ -8,7 +8,7 @@ import { cairn } from './run.js';
 
 describe('images in cairn show', () => {
   const home = tempHome();
-  const s = writeStructuredSession(join(home, '.claude'), '/work/site');
+  const s = writeStructuredSession(join(home, '.claude'), '/home/dev/site');
   const env = { PATH: process.env.PATH, ...homeEnv(home), CAIRN_HOME: join(home, '.cairn') };
   const bytes = [s.promptImage, s.screenshot, s.svg].map((data) => data.slice(0, 24));
 

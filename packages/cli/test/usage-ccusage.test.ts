@@ -277,7 +277,7 @@ function generatedHome(): NodeJS.ProcessEnv {
         uuid: `u${i}`,
         parentUuid: i === 0 ? null : `a${i - 1}`,
         sessionId,
-        cwd: '/work/generated',
+        cwd: '/home/dev/generated',
         timestamp: stamp,
         message: { role: 'user', content: `step ${i}` },
       }),
@@ -286,7 +286,7 @@ function generatedHome(): NodeJS.ProcessEnv {
         uuid: `a${i}`,
         parentUuid: `u${i}`,
         sessionId,
-        cwd: '/work/generated',
+        cwd: '/home/dev/generated',
         timestamp: stamp,
         requestId: `req_${i}`,
         message: {

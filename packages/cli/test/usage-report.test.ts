@@ -102,7 +102,7 @@ describe('cairn usage with a model the catalog does not price', () => {
         type: 'assistant',
         uuid: `a${i}`,
         sessionId: 's1',
-        cwd: '/work/x',
+        cwd: '/home/dev/x',
         timestamp: `2026-03-0${i}T12:00:00Z`,
         requestId: `req_${i}`,
         message: {
@@ -145,7 +145,7 @@ describe('cairn usage run again', () => {
         type: 'assistant',
         uuid: `a${i}`,
         sessionId: 's2',
-        cwd: '/work/y',
+        cwd: '/home/dev/y',
         timestamp: `2026-04-0${i}T12:00:00Z`,
         requestId: `req_${i}`,
         message: {
@@ -192,7 +192,7 @@ describe('cairn usage blocks --live when output is not a terminal', () => {
         type: 'assistant',
         uuid: `${session}-${i}`,
         sessionId: session,
-        cwd: '/work/z',
+        cwd: '/home/dev/z',
         timestamp: new Date(now - minutesAgo * 60_000).toISOString(),
         requestId: `req_${session}_${i}`,
         message: {

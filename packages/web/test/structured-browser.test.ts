@@ -27,7 +27,7 @@ import {
 } from './harness.js';
 
 const SLOW = 180_000;
-const CWD = "/work/site dir/it's";
+const CWD = "/home/dev/site dir/it's";
 
 let webRoot: string;
 let browser: Browser;
@@ -172,7 +172,7 @@ describe('images, structured tools and the resume command', () => {
 
   it('offers the command that resumes the session in its folder, and copies it exactly', async () => {
     const { page, context } = w;
-    const expected = `cd '/work/site dir/it'\\''s' && claude --resume ${s.sid}`;
+    const expected = `cd '/home/dev/site dir/it'\\''s' && claude --resume ${s.sid}`;
     expect(await shownText(page.locator('.resume-line'))).toBe(expected);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: served.base });
     await page.locator('.resume-command button').click();

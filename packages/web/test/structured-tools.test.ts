@@ -214,7 +214,7 @@ describe('images of the generated session, found in the records their items poin
 
   beforeAll(async () => {
     const home = tempHome();
-    s = writeStructuredSession(join(home, '.claude'), '/work/site');
+    s = writeStructuredSession(join(home, '.claude'), '/home/dev/site');
     const loaded = await loadTranscript(tempPlatform(home), { path: s.path, agent: 'claude-code' });
     if (!loaded.ok) throw new Error(loaded.error.message);
     const c = classifyTranscript(loaded.value);

@@ -115,7 +115,7 @@ describe('a session with an image prompt and an MCP screenshot', () => {
 
   beforeAll(async () => {
     const home = tempHome();
-    s = writeStructuredSession(join(home, '.claude'), '/work/site');
+    s = writeStructuredSession(join(home, '.claude'), '/home/dev/site');
     const loaded = await loadTranscript(tempPlatform(home), { path: s.path, agent: 'claude-code' });
     if (!loaded.ok) throw new Error(loaded.error.message);
     t = loaded.value;
@@ -173,7 +173,7 @@ describe('a Codex rollout with an attached image', () => {
       {
         timestamp: at(0),
         type: 'session_meta',
-        payload: { id: sid, timestamp: at(0), cwd: '/work/site', cli_version: '0.104.0' },
+        payload: { id: sid, timestamp: at(0), cwd: '/home/dev/site', cli_version: '0.104.0' },
       },
       {
         timestamp: at(1),
