@@ -10,7 +10,8 @@
 // the chat bench (scripts/bench/chat.mjs), the reader bench (scripts/bench/reader-bench.mjs) and the
 // per-agent read bench (scripts/bench/agents-read.mjs: each agent's sessions per byte against Codex's,
 // and the listing of a SQLite store of 10,000 sessions) with the append latency of a followed
-// OpenCode store session (scripts/bench/store-append-latency.mjs).
+// OpenCode store session (scripts/bench/store-append-latency.mjs), and the redactor's cost on a
+// dump (scripts/bench/dump-redact.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
 // --only drive|chat|reader|agents (that bench alone, no corpus), --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
@@ -290,3 +291,7 @@ agents();
 drive();
 chat();
 reader();
+// The redactor's cost on a dump of the reader bench's session.
+execFileSync(process.execPath, [join(root, 'scripts/bench/dump-redact.mjs'), '--runs', values.runs], {
+  stdio: 'inherit',
+});
