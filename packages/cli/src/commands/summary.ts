@@ -23,7 +23,13 @@ import { agentOption } from '../agent-option.js';
 import { count, oneLine, shortTime, span } from '../format.js';
 import { progressBar } from '../progress.js';
 import { nameOfPath, resolveRef } from '../refs.js';
-import { buildId, type CachedSummary, SummaryCache, stampsKey } from '../summary-cache.js';
+import {
+  buildId,
+  type CachedSummary,
+  openSummaryCache,
+  type SummaryCache,
+  stampsKey,
+} from '../summary-cache.js';
 import type { Priced } from '../summary-cost.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
@@ -155,7 +161,7 @@ async function summarizeAll(
     }
     const { summary, stamps } = outcome.value;
     rows.push(at({ agent: h.agent, id: h.id, path: h.path, summary }));
-    fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), summary });
+    fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), value: summary });
   }
   if (cache) {
     try {
@@ -229,7 +235,7 @@ function openCache(platform: SessionPlatform): SummaryCache | undefined {
   if (build === undefined) return undefined;
   const file = cacheFile(platform);
   try {
-    return SummaryCache.open(file, build);
+    return openSummaryCache(file, build);
   } catch (error) {
     if (!isDamaged(error)) {
       warnCache(platform, error, 'every session is read');
@@ -239,7 +245,7 @@ function openCache(platform: SessionPlatform): SummaryCache | undefined {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
     warnCache(platform, error, 'it is made anew');
     try {
-      return SummaryCache.open(file, build);
+      return openSummaryCache(file, build);
     } catch (again) {
       warnCache(platform, again, 'every session is read');
       return undefined;

@@ -17,7 +17,7 @@ import { progressBar } from '../progress.js';
 import { inProject } from '../sessions-filter.js';
 import { buildId, stampsKey } from '../summary-cache.js';
 import { parseCommand, UsageError } from '../usage.js';
-import { type CachedEntries, UsageCache } from '../usage-cache.js';
+import { type CachedEntries, openUsageCache, type UsageCache } from '../usage-cache.js';
 import { runLive } from '../usage-live.js';
 import {
   dateIn,
@@ -188,7 +188,7 @@ async function readEntries(
     entries.push(...mine);
     // Without stamps the next run could not tell the files unchanged: nothing is kept.
     if (outcome.value.stamps.length > 0)
-      fresh.push({ path: s.path, agent: s.agent, stamps: stampsKey(outcome.value.stamps), entries: mine });
+      fresh.push({ path: s.path, agent: s.agent, stamps: stampsKey(outcome.value.stamps), value: mine });
   }
   progress.done();
   if (cache) {
@@ -213,7 +213,7 @@ function openCache(platform: SessionPlatform): UsageCache | undefined {
   const build = buildId();
   if (build === undefined) return undefined;
   try {
-    return UsageCache.open(cacheFile(platform), build);
+    return openUsageCache(cacheFile(platform), build);
   } catch (error) {
     warnCache(platform, error, 'every session is read');
     return undefined;
