@@ -205,8 +205,12 @@ export function usageByModel(agent: string, t: Transcript): ModelUsage[] {
 }
 
 /** One model's cost, or undefined when any of its requests with tokens has no price. */
+/** Dollars to the billionth: requests added and taken away in another order (a session read in
+ * parts, a record changed later) give sums that differ in their last bits, which must not show. */
+const toNanoUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
+
 export const modelCost = (m: ModelUsage): number | undefined =>
-  m.unpricedRequests > 0 ? undefined : m.costUsd;
+  m.unpricedRequests > 0 ? undefined : toNanoUsd(m.costUsd);
 
 /** A session's cost: the sum over its models, undefined when any model with tokens has no price
  * (a partial sum would read as the whole). */
@@ -218,5 +222,5 @@ export function sessionCost(usage: readonly ModelUsage[]): number | undefined {
     if (cost === undefined) return undefined;
     total += cost;
   }
-  return total;
+  return toNanoUsd(total);
 }
