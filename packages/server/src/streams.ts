@@ -2,14 +2,13 @@
 // spectral's frames, numbered so that a client resuming after the last number it saw gets no gap and
 // no repeat.
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { getHeapStatistics } from 'node:v8';
-import { gzip } from 'node:zlib';
 import type { TranscriptItem, WireRunState } from '@cairn/protocol';
-import { sameItem, type Transcript, type TranscriptEvent, tryStringify } from '@cairn/transcript';
+import { sameItem, type Transcript, type TranscriptEvent } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from './catalog.js';
 import { addItemsByEvent, FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
 import { headItems } from './head-items.js';
+import { type HistoryChunking, HistoryChunks, type HistoryOf } from './history-chunks.js';
 import type { LiveDelta } from './live-transcript.js';
 import { runStateOf } from './run-state.js';
 import { inSlices } from './slices.js';
@@ -64,6 +63,9 @@ class SessionStream {
    * `recentFrom + k`'s at `k`. A client resuming after a seq among them is answered from here. */
   private recent: StreamFrame[][] = [];
   private recentFrom = 0;
+  /** The latest history's chunk frames, made once for all its subscribers; a newer history (or
+   * numbering) replaces them, and they go with the stream. */
+  private history: HistoryChunks | undefined;
 
   /** A stream with nothing taken yet: `fill` takes its first transcript. */
   constructor(
@@ -109,6 +111,7 @@ class SessionStream {
   /** Numbers `loaded` afresh, past every seq this stream has sent (see `nextBase`). */
   reset(loaded: Loaded): void {
     this.dropLive();
+    this.history = undefined;
     this.base = nextBase(this.lastSeq);
     this.log = [];
     this.logIndex = new Map();
@@ -249,6 +252,12 @@ class SessionStream {
 
   get transcript(): Transcript {
     return this.loaded.transcript;
+  }
+
+  /** The chunk frames of `history`: those made for an earlier subscriber while it is the same. */
+  historyChunks(history: HistoryOf, chunking: HistoryChunking): HistoryChunks {
+    if (!this.history?.holds(history, chunking)) this.history = new HistoryChunks(history, chunking);
+    return this.history;
   }
 
   /** The main lane's items: what the history shows. */
@@ -491,6 +500,17 @@ export class Streams {
     };
   }
 
+  private chunking(): HistoryChunking {
+    const per = this.options.chunkItems ?? 1000;
+    return {
+      per,
+      // The first chunk is a screenful or so, to be drawn while the larger ones after it travel.
+      first: Math.min(per, FIRST_CHUNK_ITEMS),
+      inlineBytes: this.options.inlineHistoryBytes ?? 256 * 1024,
+      gzipBytes: this.options.gzipChunkBytes ?? 64 * 1024,
+    };
+  }
+
   /**
    * `transcript_ready`, or for a long history `transcript_ready_start`, its chunks and `transcript_ready_end`.
    * A long history goes out a chunk at a time, compressed off the daemon's thread, so that others
@@ -514,25 +534,8 @@ export class Streams {
       contextWindowMax: null,
       runState: stream.runState(),
     };
-    const per = this.options.chunkItems ?? 1000;
-    // The first chunk is a screenful or so, to be drawn while the larger ones after it travel.
-    const first = Math.min(per, FIRST_CHUNK_ITEMS);
-    const chunks: TranscriptItem[][] = [];
-    for (let i = 0; i < items.length; i += i === 0 ? first : per)
-      chunks.push(items.slice(i, i + (i === 0 ? first : per)));
-    // Each chunk's JSON once, and only as far as telling whether the history fits in one frame: a
-    // long history is not written out whole first. One that does not serialize goes out in chunks,
-    // so that only its bad chunk is refused.
-    const texts: (string | undefined)[] = [];
-    const inline = this.options.inlineHistoryBytes ?? 256 * 1024;
-    let length = 2 + Math.max(0, chunks.length - 1);
-    for (const chunk of chunks) {
-      if (length > inline) break;
-      const text = tryStringify(chunk);
-      texts.push(text);
-      length = text === undefined ? Number.POSITIVE_INFINITY : length + text.length - 2;
-    }
-    if (length <= inline) {
+    const history = stream.historyChunks({ sid: stream.sid, seq, items }, this.chunking());
+    if (history.fitsInline()) {
       sub.send({ type: 'transcript_ready', ...common, history: items });
       return;
     }
@@ -543,19 +546,23 @@ export class Streams {
       sub.send({
         type: 'transcript_ready_start',
         ...common,
-        totalChunks: chunks.length,
+        totalChunks: history.chunks.length,
         totalMessages: items.length,
       });
-      // A few chunks are gzipped on the pool while the next ones are serialized here; they go out in order.
+      // A few chunks are gzipped on the pool while the next ones are serialized here; they go out in
+      // order. Each chunk is made once for every subscriber of this history (see HistoryChunks).
       const pending: Promise<StreamFrame>[] = [];
       const sendOldest = async (): Promise<boolean> => {
         const frame = await pending.shift()!;
+        // Subscribers arriving together find their chunks made at once: each lets the others (and
+        // every other client) in between two of its sends, rather than sending its whole history.
+        await setImmediate();
         if (!current()) return false;
         sub.send(frame);
         return true;
       };
-      for (const [index, chunk] of chunks.entries()) {
-        pending.push(this.historyChunk(stream, seq, index, chunks.length, chunk, texts[index]));
+      for (const index of history.chunks.keys()) {
+        pending.push(history.frame(index));
         if (pending.length >= CHUNKS_AHEAD && !(await sendOldest())) return;
       }
       while (pending.length > 0) if (!(await sendOldest())) return;
@@ -573,34 +580,6 @@ export class Streams {
       }
     }
   }
-
-  /** A history chunk's frame: its items as they are, or gzipped when their JSON is long. */
-  private historyChunk(
-    stream: SessionStream,
-    seq: number,
-    index: number,
-    total: number,
-    chunk: TranscriptItem[],
-    serialized: string | undefined,
-  ): Promise<StreamFrame> {
-    const base = {
-      type: 'transcript_chunk',
-      session_id: stream.sid,
-      seq,
-      sessionId: stream.sid,
-      index,
-      total,
-    };
-    const text = serialized ?? tryStringify(chunk);
-    if (text === undefined || text.length <= (this.options.gzipChunkBytes ?? 64 * 1024))
-      return Promise.resolve({ ...base, messages: chunk });
-    const frame = gzipAsync(text).then(
-      (zipped): StreamFrame => ({ ...base, encoding: 'gzip-base64', payload: zipped.toString('base64') }),
-    );
-    // A send that stops early leaves its chunks unread: their failure is nobody's to report.
-    frame.catch(() => undefined);
-    return frame;
-  }
 }
 
 /**
@@ -609,8 +588,6 @@ export class Streams {
  * numbering then never passes for one of the new, and it gets the history again.
  */
 const nextBase = (lastSeq: number): number => lastSeq + 2;
-
-const gzipAsync = promisify(gzip);
 
 /** Items of a long history's first chunk. */
 const FIRST_CHUNK_ITEMS = 200;
