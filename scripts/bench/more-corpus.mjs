@@ -27,7 +27,7 @@ export const moreAgentEnv = (work, base = process.env) => {
 };
 
 /** The OpenCode store's schema and its filling from a JSON tree, kept with the tests that use them. */
-async function storeSupport() {
+export async function storeSupport() {
   const out = join(root, 'node_modules/.cache/cairn-bench/opencode-store.mjs');
   await build({
     entryPoints: [join(root, 'packages/transcript/test/support/opencode-store.ts')],

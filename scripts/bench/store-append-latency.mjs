@@ -13,10 +13,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { build } from 'esbuild';
 import { Client } from './client.mjs';
 import { agentEnv } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
+import { storeSupport } from './more-corpus.mjs';
 import { untilReady } from './ready.mjs';
 import { percentile, sleep, within } from './stats.mjs';
 
@@ -24,20 +24,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const T0 = 1_760_000_000_000;
 
 /** OpenCode's schema, kept with the tests that make stores. */
-async function storeSchema() {
-  const out = join(root, 'node_modules/.cache/cairn-bench/opencode-store-schema.mjs');
-  await build({
-    entryPoints: [join(root, 'packages/transcript/test/support/opencode-store.ts')],
-    outfile: out,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-    external: ['better-sqlite3'],
-  });
-  return (await import(out)).STORE_SCHEMA;
-}
+const storeSchema = async () => (await storeSupport()).STORE_SCHEMA;
 
 /** Rows as OpenCode writes them: a message, then its parts, the session touched. */
 class StoreWriter {
