@@ -24,6 +24,7 @@ import {
   serve,
   shownText,
   tempDir,
+  timelineLoaded,
   violations,
 } from './harness.js';
 
@@ -72,9 +73,6 @@ async function ask(page: Page, op: string, args: Record<string, unknown>): Promi
     [op, args] as const,
   );
 }
-
-const timelineLoaded = (page: Page) =>
-  page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
 
 async function bothSchemes(
   served: Served,

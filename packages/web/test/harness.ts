@@ -138,6 +138,18 @@ export async function go(page: Page, hash: string): Promise<void> {
   }, hash);
 }
 
+/** A phone's page: 390 px wide, touch, no hover. */
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  isMobile: true,
+  hasTouch: true,
+  deviceScaleFactor: 2,
+};
+
+/** Resolves when the session's whole history is in the timeline. */
+export const timelineLoaded = (page: Page) =>
+  page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
+
 /** The text an element shows, as a reader sees it: rendered line breaks, hidden parts left out. */
 export const shownText = (locator: Locator): Promise<string> =>
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what these tests check

@@ -10,10 +10,12 @@ import {
   go,
   launch,
   openPage,
+  PHONE,
   type Served,
   screenshot,
   serve,
   shownText,
+  timelineLoaded,
   violations,
 } from './harness.js';
 
@@ -21,7 +23,6 @@ const SLOW = 180_000;
 const LONG = { agent: 'claude-code', sid: 'fa812bfe-b295-4cca-9c2f-fdf01028cb46' };
 // A Codex rollout that runs from the evening of Feb 23 into Feb 24 (UTC).
 const OVERNIGHT = { agent: 'codex', sid: '019c8a59-e9dd-71f0-9ae3-4079fe9726a9' };
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
 let webRoot: string;
 let browser: Browser;
@@ -36,9 +37,6 @@ afterAll(async () => {
   await served?.server.close();
   await browser?.close();
 });
-
-const timelineLoaded = (page: Page) =>
-  page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
 
 async function openSession(page: Page, s: { agent: string; sid: string }, tab = ''): Promise<void> {
   await go(page, `#/s/${s.agent}/${s.sid}${tab}`);

@@ -10,9 +10,11 @@ import {
   go,
   launch,
   openPage,
+  PHONE,
   type Served,
   serve,
   shownText,
+  timelineLoaded,
   violations,
 } from './harness.js';
 
@@ -22,7 +24,6 @@ const SPOTTER = { agent: 'claude-code', sid: '4d5611e5-241a-462a-8d15-5122611a95
 // A Claude Code session that wrote three files and edited them; and a Codex one that patched three.
 const POMODORO = { agent: 'claude-code', sid: '36d9e1bc-63bf-4e97-8a3e-2b20ba8583f2' };
 const PATCHES = { agent: 'codex', sid: '019a085e-04c1-7f81-a09e-9555f6a1fb40' };
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
 let webRoot: string;
 let browser: Browser;
@@ -37,9 +38,6 @@ afterAll(async () => {
   await served?.server.close();
   await browser?.close();
 });
-
-const timelineLoaded = (page: Page) =>
-  page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
 
 /** How far each of `selectors` reaches past the viewport's right edge, and whether the page scrolls sideways. */
 const overflow = (page: Page, selectors: string[]) =>
