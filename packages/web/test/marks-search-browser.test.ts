@@ -41,9 +41,23 @@ function contrast(a: string, b: string): number {
 const hitSessions = (page: Page) =>
   page.$$eval('.hit-group', (els) => els.map((e) => e.getAttribute('data-sid') ?? ''));
 
-/** Waits for the search to answer, then for the hits to settle. */
+/** Waits for the search to answer, then for the hits to settle: a filter just changed may not have
+ * started its search yet, so the hits must read the same, not searching, over a few frames. */
 async function searched(page: Page): Promise<string[]> {
-  await expect.poll(() => shownText(page.locator('.search-results .summary-line'))).not.toMatch(/Searching/);
+  let last = '';
+  let same = 0;
+  await expect
+    .poll(
+      async () => {
+        const line = await shownText(page.locator('.search-results .summary-line'));
+        const now = /Searching/.test(line) ? '' : `${line}\n${(await hitSessions(page)).join(',')}`;
+        same = now !== '' && now === last ? same + 1 : 0;
+        last = now;
+        return same;
+      },
+      { interval: 100 },
+    )
+    .toBeGreaterThanOrEqual(3);
   return await hitSessions(page);
 }
 
