@@ -108,35 +108,62 @@ export class TooManyTerms extends Error {
   }
 }
 
+/** A query whose every term is excluded (`-word`): it names nothing to find. */
+export class OnlyExclusions extends Error {
+  constructor() {
+    super('the query only excludes words (-word); add a word or phrase to find');
+    this.name = 'OnlyExclusions';
+  }
+}
+
 /**
  * A user's query as an FTS5 expression: every word and every quoted phrase must occur, each
  * taken literally (FTS5's own operators and column syntax are not the user's to reach); a word
- * ending in `*` matches as a prefix. A term repeated, in another case of ASCII letters or with other punctuation, is asked once:
+ * ending in `*` matches as a prefix, and a word or phrase after one `-` must not occur (`--flag`
+ * stays a word to find). Exclusions narrow the items the other terms find, so a query of
+ * exclusions only is refused (OnlyExclusions): it would answer nearly every item. A term repeated, in another case of ASCII letters or with other punctuation, is asked once:
  * it finds the same items, and each copy made the search slower (499 copies of a common word took
  * a minute). Throws TooManyTerms past MAX_SEARCH_TERMS distinct terms.
  */
 export function ftsExpression(query: string): string | undefined {
-  /** Each term as first spelt, by its tokens. */
-  const terms = new Map<string, string>();
-  const add = (key: string, term: string) => {
+  /** Each term as first spelt, by its tokens; those to find and those to leave out apart. */
+  const wanted = new Map<string, string>();
+  const unwanted = new Map<string, string>();
+  const add = (negated: boolean, key: string, term: string) => {
+    const terms = negated ? unwanted : wanted;
     if (!terms.has(key)) terms.set(key, term);
   };
-  const re = /"([^"]*)"|(\S+)/g;
+  const re = /(-?)"([^"]*)"|(\S+)/g;
   for (let m = re.exec(query); m !== null; m = re.exec(query)) {
-    const phrase = m[1];
-    const word = m[2];
+    const phrase = m[2];
+    let word = m[3];
     if (phrase !== undefined) {
-      if (/[\p{L}\p{N}]/u.test(phrase)) add(`"${tokensOf(phrase)}`, quote(phrase));
+      if (/[\p{L}\p{N}]/u.test(phrase)) add(m[1] === '-', `"${tokensOf(phrase)}`, quote(phrase));
     } else if (word !== undefined) {
+      // One dash before a word leaves it out; `--name` and a lone `-` are text to find.
+      const negated = /^-[^-]/.test(word);
+      if (negated) word = word.slice(1);
       const prefix = word.endsWith('*') && word.length > 1;
       const bare = prefix ? word.slice(0, -1) : word;
       if (!/[\p{L}\p{N}]/u.test(bare)) continue;
       // A bare word of one token is the phrase of that token: `the` and `"the"` are one term.
-      add(prefix ? `*${tokensOf(bare)}` : `"${tokensOf(bare)}`, prefix ? `${quote(bare)} *` : quote(bare));
+      add(
+        negated,
+        prefix ? `*${tokensOf(bare)}` : `"${tokensOf(bare)}`,
+        prefix ? `${quote(bare)} *` : quote(bare),
+      );
     }
   }
-  if (terms.size > MAX_SEARCH_TERMS) throw new TooManyTerms(terms.size);
-  return terms.size === 0 ? undefined : [...terms.values()].join(' AND ');
+  const count = wanted.size + unwanted.size;
+  if (count > MAX_SEARCH_TERMS) throw new TooManyTerms(count);
+  if (wanted.size === 0) {
+    if (unwanted.size > 0) throw new OnlyExclusions();
+    return undefined;
+  }
+  const found = [...wanted.values()].join(' AND ');
+  if (unwanted.size === 0) return found;
+  // FTS5's NOT is binary: what the wanted terms find, less the items holding any unwanted one.
+  return `(${found}) NOT (${[...unwanted.values()].join(' OR ')})`;
 }
 
 /**

@@ -1,7 +1,7 @@
 // `session_list`, `session_search` and `session_summary_read`: finding sessions and their numbers.
 import { CAPABILITIES, type Capability, type OpResult } from '@cairn/protocol';
 import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
-import { type SearchQuery, type SearchRow, TooManyTerms } from '../search-query.js';
+import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../search-query.js';
 import { SearchTooLong } from '../search-thread.js';
 import { byActivity, wireHead } from '../sessions-topic.js';
 import { done, type Failure, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
@@ -89,7 +89,7 @@ async function searchRows(ctx: OpContext, q: SearchQuery): Promise<SearchRow[] |
   try {
     return await ctx.catalog.search(q);
   } catch (cause) {
-    if (cause instanceof TooManyTerms || cause instanceof SearchTooLong)
+    if (cause instanceof TooManyTerms || cause instanceof OnlyExclusions || cause instanceof SearchTooLong)
       return fail('invalid_args', cause.message, '/query');
     throw cause;
   }

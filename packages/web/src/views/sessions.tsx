@@ -158,6 +158,7 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
           type="search"
           name="q"
           placeholder="Search every session (press / to focus)"
+          title={'Every word must occur. "a phrase" · word* for words starting so · -word to leave out'}
           aria-label="Search sessions"
           value={draft}
           onInput={(e) => setDraft(e.currentTarget.value)}
