@@ -26,6 +26,7 @@ export * from './ops/shutdown.js';
 export * from './ops/topics.js';
 export * from './ops/transcript-items-read.js';
 export * from './ops/transcript-read.js';
+export * from './ops/usage.js';
 export * from './session.js';
 export * from './session-stream.js';
 export * from './snippet.js';

@@ -84,6 +84,7 @@ import {
   TranscriptReadResponse,
   TranscriptReadResult,
 } from './ops/transcript-read.js';
+import { UsageReadArgs, UsageReadRequest, UsageReadResponse, UsageReadResult } from './ops/usage.js';
 
 /** `common` is the transport level every client uses (greet, ping, subscribe, stop); `control` reads
  * and writes sessions. */
@@ -186,6 +187,14 @@ export const OP_ATTRIBUTES = {
     needs_hello: true,
     locality: 'instance-local',
     errors: ['not_found'],
+  },
+  // cairn's own: tokens and cost over every session, by period, session or billing window.
+  usage_read: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: [],
   },
 
   // --- control: reading one session ---
@@ -320,6 +329,12 @@ export const OP_SCHEMAS = {
     result: SessionMarksWriteResult,
     request: SessionMarksWriteRequest,
     response: SessionMarksWriteResponse,
+  },
+  usage_read: {
+    args: UsageReadArgs,
+    result: UsageReadResult,
+    request: UsageReadRequest,
+    response: UsageReadResponse,
   },
   session_summary_read: {
     args: SessionSummaryReadArgs,

@@ -35,6 +35,7 @@ const REQUIRED_OPS = [
   'session_last_live_remove',
   'session_marks_read',
   'session_marks_write',
+  'usage_read',
 ];
 
 /** Arguments the contract leaves open: a field the op does not define is ignored, not refused. */

@@ -11,6 +11,7 @@ import { ChatRouteView } from './views/chat.js';
 import { SessionView } from './views/session.js';
 import { SessionsView } from './views/sessions.js';
 import { TokenNeeded } from './views/token-needed.js';
+import { UsageView } from './views/usage.js';
 
 function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.hash));
@@ -144,6 +145,9 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
           <a href="#/" class={route.view === 'sessions' ? 'current' : ''}>
             Sessions
           </a>
+          <a href="#/usage" class={route.view === 'usage' ? 'current' : ''}>
+            Usage
+          </a>
         </nav>
         <span class="spacer" />
         {index?.state === 'building' && (
@@ -166,6 +170,8 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
           <TokenNeeded hadToken={currentPageToken() !== undefined} />
         ) : route.view === 'sessions' ? (
           <SessionsView route={route} />
+        ) : route.view === 'usage' ? (
+          <UsageView route={route} />
         ) : route.view === 'chat' ? (
           <ChatRouteView id={route.id} />
         ) : (

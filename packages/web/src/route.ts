@@ -8,6 +8,7 @@
 //   #/s/<agent>/<sid>/summary             its numbers
 //   #/s/<agent>/<sid>/files               the files it changed
 //   #/s/<agent>/<sid>/dump                the dump builder
+//   #/usage?by=weekly&stack=model&show=tokens&agent=codex&since=2026-02-01   the usage dashboard
 //   #/chat                                a new chat
 //   #/chat/<chatSessionId>                a chat with an agent
 
@@ -45,8 +46,26 @@ export interface ListFilters {
   tag?: string;
 }
 
+/** The usage dashboard's period, what its chart stacks by and measures, and its filters. */
+export type UsagePeriod = 'daily' | 'weekly' | 'monthly';
+export type UsageStack = 'agent' | 'model';
+export type UsageMeasure = 'cost' | 'tokens';
+export interface UsageFilters {
+  by: UsagePeriod;
+  stack: UsageStack;
+  show: UsageMeasure;
+  agent?: string;
+  project?: string;
+  model?: string;
+  /** Days, `YYYY-MM-DD`, in the browser's time zone. */
+  since?: string;
+  until?: string;
+}
+const USAGE_PERIODS: readonly UsagePeriod[] = ['daily', 'weekly', 'monthly'];
+
 export type Route =
   | ({ view: 'sessions'; query: string; agent?: string; tools: boolean } & ListFilters)
+  | ({ view: 'usage' } & UsageFilters)
   | { view: 'session'; agent: string; sid: string; tab: SessionTab; item?: ItemRef }
   | { view: 'chat'; id?: string };
 
@@ -60,6 +79,7 @@ export function parseRoute(hash: string): Route {
   if (path[0] === 'chat') {
     return path[1] === undefined ? { view: 'chat' } : { view: 'chat', id: decodeURIComponent(path[1]) };
   }
+  if (path[0] === 'usage') return parseUsage(params);
   if (path[0] === 's' && path[1] !== undefined && path[2] !== undefined) {
     const tab = TABS.find((t) => t === path[3]) ?? 'timeline';
     const route: Route = {
@@ -100,6 +120,39 @@ export function parseRoute(hash: string): Route {
   return route;
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseUsage(params: URLSearchParams): Route {
+  const route: Route = {
+    view: 'usage',
+    by: USAGE_PERIODS.find((p) => p === params.get('by')) ?? 'daily',
+    stack: params.get('stack') === 'model' ? 'model' : 'agent',
+    show: params.get('show') === 'tokens' ? 'tokens' : 'cost',
+  };
+  for (const name of ['agent', 'project', 'model'] as const) {
+    const value = params.get(name);
+    if (value) route[name] = value;
+  }
+  for (const name of ['since', 'until'] as const) {
+    const value = params.get(name);
+    if (value && DAY.test(value)) route[name] = value;
+  }
+  return route;
+}
+
+function formatUsage(route: { view: 'usage' } & UsageFilters): string {
+  const params = new URLSearchParams();
+  if (route.by !== 'daily') params.set('by', route.by);
+  if (route.stack !== 'agent') params.set('stack', route.stack);
+  if (route.show !== 'cost') params.set('show', route.show);
+  for (const name of ['agent', 'project', 'model', 'since', 'until'] as const) {
+    const value = route[name];
+    if (value) params.set(name, value);
+  }
+  const s = params.toString();
+  return s === '' ? '#/usage' : `#/usage?${s}`;
+}
+
 export function formatRoute(route: Route): string {
   if (route.view === 'sessions') {
     const params = new URLSearchParams();
@@ -116,6 +169,7 @@ export function formatRoute(route: Route): string {
     const s = params.toString();
     return s === '' ? '#/' : `#/?${s}`;
   }
+  if (route.view === 'usage') return formatUsage(route);
   if (route.view === 'chat')
     return route.id === undefined ? '#/chat' : `#/chat/${encodeURIComponent(route.id)}`;
   const base = `#/s/${encodeURIComponent(route.agent)}/${encodeURIComponent(route.sid)}`;

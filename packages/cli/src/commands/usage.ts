@@ -2,14 +2,13 @@
 // window, over every agent's sessions. Each request is priced on its own by the offline catalog.
 
 import { join } from 'node:path';
-import { PRICES_SOURCE, requestCost } from '@cairn/server/pricing';
+import { PRICES_SOURCE } from '@cairn/server/pricing';
 import {
   cairnHome,
   discoverSessions,
   runInPool,
   type SessionPlatform,
   sessionStamps,
-  type TaskResults,
 } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { count, dollars } from '../format.js';
@@ -21,6 +20,7 @@ import { type CachedEntries, openUsageCache, type UsageCache } from '../usage-ca
 import { runLive } from '../usage-live.js';
 import {
   dateIn,
+  entriesOf,
   JSON_KEY,
   REPORT_KINDS,
   rowJson,
@@ -223,32 +223,6 @@ function openCache(platform: SessionPlatform): UsageCache | undefined {
 function warnCache(platform: SessionPlatform, error: unknown, outcome: string): void {
   const why = error instanceof Error ? error.message : String(error);
   process.stderr.write(`cairn: the usage cache ${cacheFile(platform)}: ${why}; ${outcome}\n`);
-}
-
-/** A session's requests as report entries: those with tokens. */
-export function entriesOf(agent: string, sessionId: string, read: TaskResults['requests']): UsageEntry[] {
-  const out: UsageEntry[] = [];
-  for (const { at, model, usage } of read.requests) {
-    if (usage.inputTokens + usage.outputTokens === 0) continue;
-    const cacheRead = usage.cacheReadTokens ?? 0;
-    const cacheWrite = usage.cacheWriteTokens ?? 0;
-    const entry: UsageEntry = {
-      at,
-      agent,
-      sessionId,
-      model,
-      inputTokens: Math.max(0, usage.inputTokens - cacheRead - cacheWrite),
-      outputTokens: usage.outputTokens,
-      cacheReadTokens: cacheRead,
-      cacheCreationTokens: cacheWrite,
-      reasoningTokens: usage.reasoningTokens ?? 0,
-      cost: requestCost(agent, model, usage),
-    };
-    if (read.cwd !== undefined) entry.project = read.cwd;
-    if (read.title !== undefined) entry.title = read.title;
-    out.push(entry);
-  }
-  return out;
 }
 
 const cost = (usd: number | null): string => (usd === null ? '-' : dollars(usd));

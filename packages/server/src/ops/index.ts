@@ -8,6 +8,7 @@ import { sessionMarksRead, sessionMarksWrite } from './marks.js';
 import { sessionList, sessionSearch, sessionSummaryRead } from './sessions.js';
 import { topicSubscribe, topicUnsubscribe } from './topics.js';
 import { transcriptItemsRead, transcriptRead } from './transcript.js';
+import { usageRead } from './usage.js';
 
 export const OP_HANDLERS: { readonly [Op in OpName]: OpHandler<Op> } = {
   hello,
@@ -19,6 +20,7 @@ export const OP_HANDLERS: { readonly [Op in OpName]: OpHandler<Op> } = {
   session_search: sessionSearch,
   session_marks_read: sessionMarksRead,
   session_marks_write: sessionMarksWrite,
+  usage_read: usageRead,
   session_summary_read: sessionSummaryRead,
   transcript_read: transcriptRead,
   transcript_items_read: transcriptItemsRead,

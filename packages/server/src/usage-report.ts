@@ -1,0 +1,411 @@
+// The rows of `cairn usage`: every request's tokens and cost, added up by day, week, month, session
+// or 5-hour billing window. The JSON uses ccusage's field names, so a script written for its output
+// reads cairn's; cairn adds `agents` and `projects` to each row. Tokens are split as ccusage splits
+// them: `inputTokens` is the input the cache did not serve, apart from cache reads and writes.
+// The CLI prints these rows and the daemon's `usage_read` answers them, so both count alike.
+import type { TaskResults } from '@cairn/transcript';
+import { requestCost } from './pricing.js';
+
+/** One model request, as the report counts it. */
+export interface UsageEntry {
+  /** ms since the epoch. */
+  at: number;
+  agent: string;
+  sessionId: string;
+  /** The folder the session ran in. */
+  project?: string;
+  title?: string;
+  model: string;
+  /** Input the cache did not serve. */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  reasoningTokens: number;
+  /** Dollars; undefined when the catalog has no price for the model. */
+  cost: number | undefined;
+}
+
+export type UsageReportKind = 'daily' | 'weekly' | 'monthly' | 'session' | 'blocks';
+export const REPORT_KINDS: readonly UsageReportKind[] = ['daily', 'weekly', 'monthly', 'session', 'blocks'];
+
+interface Tokens {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+  /** Null when a model with tokens has no price: a partial sum would read as the whole. */
+  totalCost: number | null;
+}
+
+export interface ModelBreakdown {
+  modelName: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationTokens: number;
+  cacheReadTokens: number;
+  reasoningTokens: number;
+  /** Null when the catalog has no price for the model. */
+  cost: number | null;
+}
+
+export interface AgentBreakdown {
+  agent: string;
+  totalTokens: number;
+  /** Null when a model the agent used has no price. */
+  cost: number | null;
+}
+
+export interface UsageRow extends Tokens {
+  /** The row's key: a date, a week's first day, a month, a session id or a window's start. */
+  key: string;
+  modelsUsed: string[];
+  modelBreakdowns: ModelBreakdown[];
+  agents: string[];
+  /** The row's tokens and cost per agent, largest cost first (the dashboard stacks by agent). */
+  agentBreakdowns: AgentBreakdown[];
+  projects: string[];
+  entries: number;
+  firstAt: number;
+  lastAt: number;
+  /** Session rows: its title. Window rows: its end, and whether it is a gap between windows. */
+  title?: string;
+  endAt?: number;
+  isGap?: boolean;
+}
+
+const emptyTokens = (): Tokens => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheCreationTokens: 0,
+  cacheReadTokens: 0,
+  reasoningTokens: 0,
+  totalTokens: 0,
+  totalCost: 0,
+});
+
+function addTokens(t: Tokens, e: UsageEntry): void {
+  t.inputTokens += e.inputTokens;
+  t.outputTokens += e.outputTokens;
+  t.cacheCreationTokens += e.cacheCreationTokens;
+  t.cacheReadTokens += e.cacheReadTokens;
+  t.reasoningTokens += e.reasoningTokens;
+  t.totalTokens += e.inputTokens + e.outputTokens + e.cacheCreationTokens + e.cacheReadTokens;
+  if (e.cost === undefined) t.totalCost = null;
+  else if (t.totalCost !== null) t.totalCost += e.cost;
+}
+
+/** Sums entries into one row under `key`. */
+function rowOf(key: string, entries: readonly UsageEntry[]): UsageRow {
+  const row: UsageRow = {
+    key,
+    ...emptyTokens(),
+    modelsUsed: [],
+    modelBreakdowns: [],
+    agents: [],
+    agentBreakdowns: [],
+    projects: [],
+    entries: entries.length,
+    firstAt: Number.POSITIVE_INFINITY,
+    lastAt: Number.NEGATIVE_INFINITY,
+  };
+  const models = new Map<string, Tokens>();
+  const agents = new Map<string, Tokens>();
+  const projects = new Set<string>();
+  for (const e of entries) {
+    addTokens(row, e);
+    let m = models.get(e.model);
+    if (!m) {
+      m = emptyTokens();
+      models.set(e.model, m);
+    }
+    addTokens(m, e);
+    let a = agents.get(e.agent);
+    if (!a) {
+      a = emptyTokens();
+      agents.set(e.agent, a);
+    }
+    addTokens(a, e);
+    if (e.project !== undefined) projects.add(e.project);
+    row.firstAt = Math.min(row.firstAt, e.at);
+    row.lastAt = Math.max(row.lastAt, e.at);
+  }
+  row.modelsUsed = [...models.keys()];
+  row.modelBreakdowns = [...models]
+    .map(([modelName, t]) => ({
+      modelName,
+      inputTokens: t.inputTokens,
+      outputTokens: t.outputTokens,
+      cacheCreationTokens: t.cacheCreationTokens,
+      cacheReadTokens: t.cacheReadTokens,
+      reasoningTokens: t.reasoningTokens,
+      cost: t.totalCost,
+    }))
+    .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.modelName.localeCompare(b.modelName));
+  row.agents = [...agents.keys()].sort();
+  row.agentBreakdowns = [...agents]
+    .map(([agent, t]) => ({ agent, totalTokens: t.totalTokens, cost: t.totalCost }))
+    .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.agent.localeCompare(b.agent));
+  row.projects = [...projects].sort();
+  return row;
+}
+
+/** The calendar date of `at` in `timeZone`, as YYYY-MM-DD; throws RangeError for an unknown zone. */
+export function dateIn(at: number, timeZone: string | undefined): string {
+  return dateFormat(timeZone).format(at);
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+function dateFormat(timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = timeZone ?? '';
+  let f = formats.get(key);
+  if (!f) {
+    // en-CA writes dates as YYYY-MM-DD.
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    formats.set(key, f);
+  }
+  return f;
+}
+
+/** The Sunday that starts the week of a YYYY-MM-DD date, as ccusage's weekly report starts it. */
+function weekOf(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - d.getUTCDay());
+  return d.toISOString().slice(0, 10);
+}
+
+const FIVE_HOURS = 5 * 3_600_000;
+const HOUR = 3_600_000;
+
+/**
+ * ccusage's billing windows: a window opens at the hour its first request falls in and lasts five
+ * hours; a request after the window's end, or more than five hours after the one before it, opens
+ * the next. Between windows more than five hours apart, a gap row stands for the idle time.
+ */
+function blocksOf(entries: readonly UsageEntry[]): UsageRow[] {
+  const sorted = [...entries].sort((a, b) => a.at - b.at);
+  const windows: { start: number; entries: UsageEntry[] }[] = [];
+  for (const e of sorted) {
+    const open = windows.at(-1);
+    const last = open?.entries.at(-1);
+    if (open && last && e.at - open.start <= FIVE_HOURS && e.at - last.at <= FIVE_HOURS) open.entries.push(e);
+    else windows.push({ start: Math.floor(e.at / HOUR) * HOUR, entries: [e] });
+  }
+  const rows: UsageRow[] = [];
+  for (const [i, w] of windows.entries()) {
+    const prev = i > 0 ? windows[i - 1]! : undefined;
+    if (prev) {
+      const prevLast = prev.entries.at(-1)!.at;
+      const next = w.entries[0]!.at;
+      // The gap runs from five hours after the last request to the next request itself.
+      if (next - prevLast > FIVE_HOURS) {
+        const gap = rowOf(`gap-${new Date(prevLast + FIVE_HOURS).toISOString()}`, []);
+        gap.firstAt = prevLast + FIVE_HOURS;
+        gap.lastAt = gap.firstAt;
+        gap.endAt = next;
+        gap.isGap = true;
+        rows.push(gap);
+      }
+    }
+    const row = rowOf(new Date(w.start).toISOString(), w.entries);
+    row.endAt = w.start + FIVE_HOURS;
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The report's rows, oldest first (sessions by their last activity). */
+export function usageRows(
+  kind: UsageReportKind,
+  entries: readonly UsageEntry[],
+  timeZone: string | undefined,
+): UsageRow[] {
+  if (kind === 'blocks') return blocksOf(entries);
+  const groups = new Map<string, UsageEntry[]>();
+  const keyOf = (e: UsageEntry): string => {
+    if (kind === 'session') return `${e.agent}\u0000${e.sessionId}`;
+    const date = dateIn(e.at, timeZone);
+    return kind === 'daily' ? date : kind === 'weekly' ? weekOf(date) : date.slice(0, 7);
+  };
+  for (const e of entries) {
+    const key = keyOf(e);
+    const group = groups.get(key);
+    if (group) group.push(e);
+    else groups.set(key, [e]);
+  }
+  const rows = [...groups].map(([key, group]) => {
+    if (kind !== 'session') return rowOf(key, group);
+    const row = rowOf(group[0]!.sessionId, group);
+    const title = group.find((e) => e.title !== undefined)?.title;
+    if (title !== undefined) row.title = title;
+    return row;
+  });
+  return kind === 'session'
+    ? rows.sort((a, b) => a.lastAt - b.lastAt || a.key.localeCompare(b.key))
+    : rows.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/** The sum of every row (gap rows add nothing). */
+export function usageTotals(rows: readonly UsageRow[]): Tokens {
+  const t = emptyTokens();
+  for (const r of rows) {
+    t.inputTokens += r.inputTokens;
+    t.outputTokens += r.outputTokens;
+    t.cacheCreationTokens += r.cacheCreationTokens;
+    t.cacheReadTokens += r.cacheReadTokens;
+    t.reasoningTokens += r.reasoningTokens;
+    t.totalTokens += r.totalTokens;
+    if (r.totalCost === null) t.totalCost = null;
+    else if (t.totalCost !== null) t.totalCost += r.totalCost;
+  }
+  return t;
+}
+
+const tokensJson = (r: Tokens) => ({
+  inputTokens: r.inputTokens,
+  outputTokens: r.outputTokens,
+  cacheCreationTokens: r.cacheCreationTokens,
+  cacheReadTokens: r.cacheReadTokens,
+  totalTokens: r.totalTokens,
+  totalCost: r.totalCost,
+  reasoningTokens: r.reasoningTokens,
+});
+
+/** The window's spend per minute (tokens) and per hour (dollars), as ccusage reports it. */
+export interface BurnRate {
+  tokensPerMinute: number;
+  /** Input and output alone, cache reads and writes left out. */
+  tokensPerMinuteForIndicator: number;
+  /** Null when a model used has no price. */
+  costPerHour: number | null;
+}
+
+/** The window's totals at its end if the rate holds; tokens whole, dollars to the cent. */
+export interface Projection {
+  totalTokens: number;
+  totalCost: number | null;
+  remainingMinutes: number;
+}
+
+export interface BlockActivity {
+  isActive: boolean;
+  burnRate: BurnRate | null;
+  projection: Projection | null;
+}
+
+/**
+ * Whether a window is still open at `now` and, when it is, its burn rate and projection, as
+ * ccusage's `blocks --json` gives them: the rate runs from the window's first request to its last
+ * (none when they are the same moment), and the projection spends it over the whole minutes left.
+ */
+export function blockActivity(r: UsageRow, now: number): BlockActivity {
+  const isActive = !r.isGap && r.entries > 0 && now - r.lastAt < FIVE_HOURS && now < r.endAt!;
+  const minutes = (r.lastAt - r.firstAt) / 60_000;
+  if (!isActive || minutes <= 0) return { isActive, burnRate: null, projection: null };
+  const burnRate: BurnRate = {
+    tokensPerMinute: r.totalTokens / minutes,
+    tokensPerMinuteForIndicator: (r.inputTokens + r.outputTokens) / minutes,
+    costPerHour: r.totalCost === null ? null : (r.totalCost / minutes) * 60,
+  };
+  const remainingMinutes = Math.round(Math.max(0, (r.endAt! - now) / 60_000));
+  const projection: Projection = {
+    totalTokens: Math.round(r.totalTokens + burnRate.tokensPerMinute * remainingMinutes),
+    totalCost:
+      r.totalCost === null || burnRate.costPerHour === null
+        ? null
+        : Math.round((r.totalCost + (burnRate.costPerHour / 60) * remainingMinutes) * 100) / 100,
+    remainingMinutes,
+  };
+  return { isActive, burnRate, projection };
+}
+
+/**
+ * A row in ccusage's JSON form for the report, plus cairn's `agents` and `projects`. Windows say
+ * whether they are open at `now`, with their burn rate and projection when they are.
+ */
+export function rowJson(
+  kind: UsageReportKind,
+  r: UsageRow,
+  breakdown: boolean,
+  now = Date.now(),
+): Record<string, unknown> {
+  const extra = { agents: r.agents, projects: r.projects };
+  const models = { modelsUsed: r.modelsUsed, ...(breakdown ? { modelBreakdowns: r.modelBreakdowns } : {}) };
+  switch (kind) {
+    case 'daily':
+      return { date: r.key, period: r.key, ...tokensJson(r), ...models, ...extra };
+    case 'weekly':
+      return { week: r.key, period: r.key, ...tokensJson(r), ...models, ...extra };
+    case 'monthly':
+      return { month: r.key, period: r.key, ...tokensJson(r), ...models, ...extra };
+    case 'session':
+      return {
+        sessionId: r.key,
+        ...(r.title !== undefined ? { title: r.title } : {}),
+        firstActivity: new Date(r.firstAt).toISOString(),
+        lastActivity: new Date(r.lastAt).toISOString(),
+        ...tokensJson(r),
+        ...models,
+        ...extra,
+      };
+    case 'blocks':
+      return {
+        id: r.key,
+        startTime: r.isGap ? new Date(r.firstAt).toISOString() : r.key,
+        endTime: new Date(r.endAt!).toISOString(),
+        actualEndTime: r.isGap ? null : new Date(r.lastAt).toISOString(),
+        isGap: r.isGap === true,
+        ...blockActivity(r, now),
+        entries: r.entries,
+        tokenCounts: {
+          inputTokens: r.inputTokens,
+          outputTokens: r.outputTokens,
+          cacheCreationInputTokens: r.cacheCreationTokens,
+          cacheReadInputTokens: r.cacheReadTokens,
+        },
+        totalTokens: r.totalTokens,
+        costUSD: r.totalCost,
+        models: r.modelsUsed,
+        reasoningTokens: r.reasoningTokens,
+        ...(breakdown ? { modelBreakdowns: r.modelBreakdowns } : {}),
+        ...extra,
+      };
+  }
+}
+
+/** The JSON array's name in ccusage's output for each report. */
+export const JSON_KEY: Readonly<Record<UsageReportKind, string>> = {
+  daily: 'daily',
+  weekly: 'weekly',
+  monthly: 'monthly',
+  session: 'sessions',
+  blocks: 'blocks',
+};
+
+/** A session's requests as report entries: those with tokens, each priced on its own. */
+export function entriesOf(agent: string, sessionId: string, read: TaskResults['requests']): UsageEntry[] {
+  const out: UsageEntry[] = [];
+  for (const { at, model, usage } of read.requests) {
+    if (usage.inputTokens + usage.outputTokens === 0) continue;
+    const cacheRead = usage.cacheReadTokens ?? 0;
+    const cacheWrite = usage.cacheWriteTokens ?? 0;
+    const entry: UsageEntry = {
+      at,
+      agent,
+      sessionId,
+      model,
+      inputTokens: Math.max(0, usage.inputTokens - cacheRead - cacheWrite),
+      outputTokens: usage.outputTokens,
+      cacheReadTokens: cacheRead,
+      cacheCreationTokens: cacheWrite,
+      reasoningTokens: usage.reasoningTokens ?? 0,
+      cost: requestCost(agent, model, usage),
+    };
+    if (read.cwd !== undefined) entry.project = read.cwd;
+    if (read.title !== undefined) entry.title = read.title;
+    out.push(entry);
+  }
+  return out;
+}
