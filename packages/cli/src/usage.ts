@@ -117,7 +117,7 @@ A <ref> is a session file's path, a session id, or a unique prefix of one.
 Types are item type names or prefixes (message:user, tool:Bash, tool), -x to exclude, @preset to
 expand one, applied left to right. Times are ISO (2026-02-12T16:00:00Z) or relative (-10m, -2h, -1d).
 Agent homes come from CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME, PI_CODING_AGENT_DIR and
-COPILOT_HOME (OpenCode and Kilo: OPENCODE_DATA_DIR, XDG_DATA_HOME), else the defaults.
+COPILOT_HOME (OpenCode and Kilo: OPENCODE_DATA_DIR, KILO_DATA_DIR, XDG_DATA_HOME), else the defaults.
 Agents are named by id or alias (claude-code or claude, codex, gemini-cli or gemini, …).
 Exit status: 0 success, 1 expected failure (not found, unknown format), 2 usage error (an unknown
 option, agent or type, or a value that cannot be read).`;

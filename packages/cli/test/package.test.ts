@@ -68,7 +68,7 @@ beforeAll(() => {
     if ([...homes, 'XDG_CONFIG_HOME', 'CAIRN_HOME'].includes(key)) continue;
     if (key === 'PI_CODING_AGENT_DIR' || key === 'PI_CODING_AGENT_SESSION_DIR') continue;
     if (key === 'COPILOT_HOME') continue;
-    if (key === 'OPENCODE_DATA_DIR' || key === 'XDG_DATA_HOME') continue;
+    if (key === 'OPENCODE_DATA_DIR' || key === 'KILO_DATA_DIR' || key === 'XDG_DATA_HOME') continue;
     if (key === 'CAIRN_TOKEN' || key === 'CAIRN_CORPUS') continue;
     base[key] = value;
   }

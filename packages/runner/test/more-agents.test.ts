@@ -13,8 +13,9 @@ import { type AgentTestEnv, agentTestEnv, ensureTestAgents, testAgentLaunch } fr
 import { type BareClient, groupMembers, startBareClient } from './support/bare-client.js';
 import { type FakeModel, startFakeModel } from './support/fake-model.js';
 
-// All four record the model's token counts: Qwen Code, Kilo and pi per request; Copilot CLI as
-// its process's totals in the `session.shutdown` record it writes when its stdin closes.
+// All four record the model's token counts per request (Copilot CLI in `session.usage_record`),
+// Copilot CLI also its process's totals in the `session.shutdown` record it writes when its stdin
+// closes.
 const KEYS: readonly BuiltInBridgeKey[] = ['qwen-code', 'kilo', 'pi', 'copilot-cli'];
 
 /** The counts the scripted model reports (input includes the cached tokens, as OpenAI's do). */

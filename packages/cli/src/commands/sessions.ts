@@ -68,7 +68,7 @@ function nothingFound(platform: SessionPlatform, agent: string | undefined): str
     'cairn: no sessions found. Looked in:',
     ...lines,
     'Set CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME, QWEN_HOME, PI_CODING_AGENT_DIR or COPILOT_HOME to read sessions kept elsewhere.',
-    'OpenCode and Kilo are read under XDG_DATA_HOME (OpenCode also under OPENCODE_DATA_DIR).',
+    'OpenCode and Kilo are read under XDG_DATA_HOME (also under OPENCODE_DATA_DIR and KILO_DATA_DIR).',
     '',
   ].join('\n');
 }

@@ -11,7 +11,8 @@ import { COPILOT_CAPABILITIES, translateCopilotSession } from './translate.js';
 export const copilotCliAdapter: SessionAdapter = {
   id: COPILOT_CLI,
   aliases: ['copilot'],
-  // No `requests`: Copilot records tokens and request counts only per process and model.
+  // `requests` where a session's tokens all come from per-request usage records (newer versions);
+  // older ones record tokens and request counts only per process and model.
   capabilities: COPILOT_CAPABILITIES,
   homes: copilotHomes,
   detect: detectCopilot,

@@ -4,8 +4,9 @@
 //   → reasoning; tool.execution_start → a call only when no message asked for it;
 //   tool.execution_complete → its result, paired by `toolCallId`;
 // - an event naming `parentToolCallId` belongs to the subagent that call started: a lane of its own;
-// - session.shutdown → one request per model with that process's token totals (the only place
-//   Copilot records tokens, see usage.ts), then the shutdown itself;
+// - session.usage_record → the request it records, with its tokens;
+// - session.shutdown → the shutdown, then one request per model with what that process's token
+//   totals count beyond its usage records (all of them in versions that write none; see usage.ts);
 // - session.compaction_complete, and a session.truncation that removed something → a compaction;
 // - system.message → the system prompt; hook.start/end → hooks; abort → an interrupt;
 // - other session.* and system.* events → system events; any other type → an unknown event;
@@ -40,7 +41,15 @@ import {
   stringField,
   userContent,
 } from './records.js';
-import { requestCount, shutdownUsage } from './usage.js';
+import {
+  addCounts,
+  type CopilotCounts,
+  copilotCounts,
+  countsBeyond,
+  countsUsage,
+  requestCount,
+  shutdownCounts,
+} from './usage.js';
 
 export const NOT_AN_EVENT = 'not a Copilot CLI event (no dotted type, data, id or parentId)';
 export const CALL_ALREADY_RECORDED = 'the start of a tool call its assistant message already records';
@@ -85,6 +94,13 @@ class SessionTranslation {
   private readonly reasoned = new Map<string, Set<string>>();
   /** The request of each (shutdown id, model) seen: a repeat replaces it. */
   private readonly shutdownRows = new Map<string, TranscriptEvent>();
+  /** Per model, what the usage records since the last shutdown counted: the running process's. */
+  private recorded = new Map<string, CopilotCounts>();
+  /** The records each shutdown id took its totals' share from, for a repeat of it to take again. */
+  private readonly recordedBy = new Map<string, Map<string, CopilotCounts>>();
+  /** A usage record made a request; a shutdown made one with totals no record covered. */
+  perRequest = false;
+  totalsOnly = false;
   private readonly subagentTitles = new Map<string, string>();
   cwd?: string;
   version?: string;
@@ -198,6 +214,9 @@ class SessionTranslation {
       }
       case 'session.shutdown':
         this.shutdown(data, recordId, emit, invalid);
+        return;
+      case 'session.usage_record':
+        this.usageRecord(data, emit, invalid);
         return;
       case 'system.message': {
         const content = stringField(data, 'content') ?? '';
@@ -429,19 +448,61 @@ class SessionTranslation {
     emit('compaction', 'truncation', payload);
   }
 
+  private usageRecord(data: JsonObject, emit: Emit, invalid: InvalidValue[]): void {
+    const u = isObject(data.usage) ? data.usage : {};
+    const model = stringField(u, 'model');
+    const counts = copilotCounts(u, 'data.usage', invalid);
+    const payload: TranscriptEventPayloads['request'] = {};
+    if (model !== undefined) {
+      payload.model = model;
+      const usage = countsUsage(model, counts);
+      if (usage) payload.usage = usage;
+      const before = this.recorded.get(model);
+      this.recorded.set(model, before ? addCounts(before, counts) : counts);
+    }
+    const duration = countValue(u.duration, 'data.usage.duration', invalid);
+    if (duration !== undefined) payload.durationMs = duration;
+    const finish = stringField(u, 'finishReason');
+    if (finish !== undefined) payload.stopReason = finish;
+    const call = stringField(u, 'apiCallId');
+    if (call !== undefined) payload.apiCallId = call;
+    emit('request', 'request', payload);
+    if (payload.usage) {
+      this.shown.add('usage');
+      this.perRequest = true;
+    }
+  }
+
   private shutdown(data: JsonObject, recordId: string, emit: Emit, invalid: InvalidValue[]): void {
     emit('system', 'shutdown', { type: 'shutdown_complete', recordType: 'session.shutdown', data });
+    // The records this process wrote; a repeat of a shutdown takes those its first write took.
+    let recorded = recordId === '' ? undefined : this.recordedBy.get(recordId);
+    if (!recorded) {
+      recorded = this.recorded;
+      this.recorded = new Map();
+      if (recordId !== '') this.recordedBy.set(recordId, recorded);
+    }
     const metrics = isObject(data.modelMetrics) ? data.modelMetrics : {};
     for (const [model, row] of Object.entries(metrics)) {
-      const payload: TranscriptEventPayloads['request'] = { model, scope: 'process totals' };
-      const usage = shutdownUsage(model, row, invalid);
+      const totals = shutdownCounts(model, row, invalid);
+      const seen = recorded.get(model);
+      const usage = totals && countsUsage(model, seen ? countsBeyond(totals, seen) : totals);
+      // The records counted every token of this model: the shutdown adds no request.
+      if (recorded.size > 0 && !usage) continue;
+      const payload: TranscriptEventPayloads['request'] = {
+        model,
+        scope: recorded.size > 0 ? 'process totals beyond its usage records' : 'process totals',
+      };
       if (usage) payload.usage = usage;
       const requests = requestCount(row);
       if (requests !== undefined) payload.requests = requests;
       if (isObject(row) && isObject(row.requests) && typeof row.requests.cost === 'number')
         payload.premiumRequests = row.requests.cost;
       emit('request', `request:${model}`, payload);
-      if (usage) this.shown.add('usage');
+      if (usage) {
+        this.shown.add('usage');
+        this.totalsOnly = true;
+      }
       const e = this.events[this.events.length - 1]!;
       if (recordId === '') continue;
       // ccusage keeps the last write of a (shutdown id, model); so does cairn.
@@ -579,6 +640,7 @@ export function translateCopilotSession(
 }
 
 export const COPILOT_CAPABILITIES: readonly Capability[] = [
+  'requests',
   'usage',
   'durations',
   'reasoning',
@@ -591,12 +653,14 @@ export const COPILOT_CAPABILITIES: readonly Capability[] = [
 
 /**
  * What a file shows. Compactions and subagents are written whenever they happen, so a Copilot file
- * counts them (zero is a count); tokens only when a shutdown recorded them (a session still open,
- * or one that crashed, has none: absent, not zero). Requests are never declared: Copilot counts
- * them only per process and model, so the request events here are totals, not requests.
+ * counts them (zero is a count); tokens only when a usage record or a shutdown recorded them (an
+ * older version's session still open, or one that crashed, has none: absent, not zero). Requests
+ * only when every token came from a usage record: a shutdown's totals are per process and model,
+ * so its request events are totals, not requests.
  */
 function capabilitiesOf(t: SessionTranslation): Capability[] {
   const seen = new Set<Capability>(t.shown);
+  if (t.perRequest && !t.totalsOnly) seen.add('requests');
   seen.add('compaction');
   seen.add('subagents');
   for (const e of t.events) {

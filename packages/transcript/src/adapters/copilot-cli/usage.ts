@@ -1,8 +1,12 @@
-// The token counts Copilot CLI records: only in `session.shutdown`, as each process's totals per
-// model (`modelMetrics[model].usage`), never per request. A resumed session writes one shutdown
-// per process, each counting that process alone, so the shutdowns of a file add up.
+// The token counts Copilot CLI records: in `session.shutdown`, as each process's totals per model
+// (`modelMetrics[model].usage`); a resumed session writes one shutdown per process, each counting
+// that process alone, so the shutdowns of a file add up. Newer versions (1.0.102 does) also write a
+// `session.usage_record` per model request (`data.usage`: the model and the same four counts, the
+// input including the cache as in the totals), and the process's totals are their sums. cairn makes
+// a request of each record and, at the shutdown, keeps of the totals only what no record counted
+// (nothing, when the records are whole), so a session's tokens stay the shutdowns' sums.
 //
-// ccusage 20.0.24 reads the same records: per shutdown and model, `inputTokens − cacheReadTokens −
+// ccusage 20.0.24 reads the shutdowns alone: per shutdown and model, `inputTokens − cacheReadTokens −
 // cacheWriteTokens` (never below 0) as its input, `outputTokens` as its output, the cache counts
 // as they are, and for `gemini-*` models `reasoningTokens` on top (Gemini counts thoughts apart
 // from the output; the other providers count them inside it). It keeps one entry per (shutdown
@@ -12,35 +16,94 @@
 //
 // Where the two part on purpose: ccusage drops a whole shutdown line when any field it types is
 // off (a count that is negative or not a whole number, `requests` written as a bare number); cairn
-// keeps the well-formed counts of that line and notes the bad ones as invalid on the event.
+// keeps the well-formed counts of that line and notes the bad ones as invalid on the event. And
+// ccusage reads no usage records: it dates a process's tokens at its shutdown, and counts none
+// while the process runs; cairn dates each request when it was made (so a day's tokens can differ
+// where a process ran past midnight) and counts a running session's requests (the sums agree once
+// the shutdown is written).
 import type { Usage } from '../../model.js';
 import { countValue, type InvalidValue } from '../../values.js';
-import { isObject } from './records.js';
+import { isObject, type JsonObject } from './records.js';
 
 const GEMINI = 'gemini-';
 
-/** One model row of a shutdown's `modelMetrics` as cairn's Usage; undefined when it counts nothing. */
-export function shutdownUsage(model: string, metrics: unknown, invalid?: InvalidValue[]): Usage | undefined {
-  if (!isObject(metrics) || !isObject(metrics.usage)) return undefined;
-  const u = metrics.usage;
-  const count = (key: string) => countValue(u[key], `data.modelMetrics.${model}.usage.${key}`, invalid) ?? 0;
-  const input = count('inputTokens');
-  const output = count('outputTokens');
-  const cacheRead = count('cacheReadTokens');
-  const cacheWrite = count('cacheWriteTokens');
-  const reasoning = count('reasoningTokens');
+/** A model's raw counts, as Copilot writes them (input including the cache). */
+export interface CopilotCounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  /** Whether `reasoningTokens` was written at all. */
+  hasReasoning: boolean;
+}
+
+/** The counts of a `usage` object; a count left out or not a count is 0 (and noted when off). */
+export function copilotCounts(u: JsonObject, field: string, invalid?: InvalidValue[]): CopilotCounts {
+  const count = (key: string) => countValue(u[key], `${field}.${key}`, invalid) ?? 0;
+  return {
+    input: count('inputTokens'),
+    output: count('outputTokens'),
+    cacheRead: count('cacheReadTokens'),
+    cacheWrite: count('cacheWriteTokens'),
+    reasoning: count('reasoningTokens'),
+    hasReasoning: u.reasoningTokens !== undefined,
+  };
+}
+
+/** What `total` counts beyond `part`, count by count (never below 0). */
+export function countsBeyond(total: CopilotCounts, part: CopilotCounts): CopilotCounts {
+  return {
+    input: Math.max(0, total.input - part.input),
+    output: Math.max(0, total.output - part.output),
+    cacheRead: Math.max(0, total.cacheRead - part.cacheRead),
+    cacheWrite: Math.max(0, total.cacheWrite - part.cacheWrite),
+    reasoning: Math.max(0, total.reasoning - part.reasoning),
+    hasReasoning: total.hasReasoning,
+  };
+}
+
+export function addCounts(a: CopilotCounts, b: CopilotCounts): CopilotCounts {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+    reasoning: a.reasoning + b.reasoning,
+    hasReasoning: a.hasReasoning || b.hasReasoning,
+  };
+}
+
+/** A model's counts as cairn's Usage; undefined when they count nothing. */
+export function countsUsage(model: string, c: CopilotCounts): Usage | undefined {
   // inputTokens includes both cache counts; a smaller one cannot, and the cache counts stand.
-  const inputTokens = Math.max(input, cacheRead + cacheWrite);
-  const outputTokens = output + (model.startsWith(GEMINI) ? reasoning : 0);
+  const inputTokens = Math.max(c.input, c.cacheRead + c.cacheWrite);
+  const outputTokens = c.output + (model.startsWith(GEMINI) ? c.reasoning : 0);
   if (inputTokens === 0 && outputTokens === 0) return undefined;
   const usage: Usage = {
     inputTokens,
     outputTokens,
-    cacheReadTokens: cacheRead,
-    cacheWriteTokens: cacheWrite,
+    cacheReadTokens: c.cacheRead,
+    cacheWriteTokens: c.cacheWrite,
   };
-  if (u.reasoningTokens !== undefined && reasoning > 0) usage.reasoningTokens = reasoning;
+  if (c.hasReasoning && c.reasoning > 0) usage.reasoningTokens = c.reasoning;
   return usage;
+}
+
+/** One model row of a shutdown's `modelMetrics` as its raw counts; undefined when it has no usage. */
+export function shutdownCounts(
+  model: string,
+  metrics: unknown,
+  invalid?: InvalidValue[],
+): CopilotCounts | undefined {
+  if (!isObject(metrics) || !isObject(metrics.usage)) return undefined;
+  return copilotCounts(metrics.usage, `data.modelMetrics.${model}.usage`, invalid);
+}
+
+/** One model row of a shutdown's `modelMetrics` as cairn's Usage; undefined when it counts nothing. */
+export function shutdownUsage(model: string, metrics: unknown, invalid?: InvalidValue[]): Usage | undefined {
+  const counts = shutdownCounts(model, metrics, invalid);
+  return counts && countsUsage(model, counts);
 }
 
 /** The request count of a model row: `requests.count`, or a bare number some versions wrote. */

@@ -6,5 +6,6 @@ export const kiloAdapter = openCodeFamilyAdapter({
   id: 'kilo',
   aliases: ['kilocode', 'kilo-code'],
   name: 'kilo',
-  dataDirVariables: [],
+  // ccusage reads Kilo's store from the folder this variable names, so cairn does too.
+  dataDirVariables: ['KILO_DATA_DIR'],
 });

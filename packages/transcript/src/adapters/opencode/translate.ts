@@ -250,6 +250,16 @@ export class Translation {
       stringField(m.data, 'modelID') ??
       (isObject(m.data.model) ? stringField(m.data.model, 'modelID') : undefined);
     const isSummary = m.data.summary === true;
+    // A request is dated when its message was made, as ccusage dates it, so a request that runs
+    // past midnight falls on the same day in both; when it finished is its duration.
+    const requestTime = created === undefined && completed !== undefined ? { timestamp: completed } : {};
+    const duration =
+      created !== undefined && completed !== undefined && completed >= created
+        ? completed - created
+        : undefined;
+    // Since OpenCode 1.x a message is one model step; a message of several steps (older stores) has
+    // one time for all of them, so no step gets a duration of its own.
+    const oneStep = parts.filter((p) => p.data.type === 'step-finish').length === 1;
     let step: TranscriptEvent[] = [];
     const inMessage: TranscriptEvent[] = [];
     let steps = 0;
@@ -330,12 +340,8 @@ export class Translation {
           if (typeof p.data.cost === 'number') payload.cost = p.data.cost;
           const provider = stringField(m.data, 'providerID');
           if (provider !== undefined) payload.provider = provider;
-          const req = emit(
-            'request',
-            'request',
-            payload,
-            completed !== undefined ? { timestamp: completed } : {},
-          );
+          if (oneStep && duration !== undefined) payload.durationMs = duration;
+          const req = emit('request', 'request', payload, requestTime);
           for (const e of step) e.requestId = req.id;
           step = [];
           break;
@@ -377,12 +383,8 @@ export class Translation {
         const finish = stringField(m.data, 'finish');
         if (finish !== undefined) payload.stopReason = finish;
         if (typeof m.data.cost === 'number') payload.cost = m.data.cost;
-        const req = emit(
-          'request',
-          'request',
-          payload,
-          completed !== undefined ? { timestamp: completed } : {},
-        );
+        if (duration !== undefined) payload.durationMs = duration;
+        const req = emit('request', 'request', payload, requestTime);
         for (const e of inMessage) e.requestId ??= req.id;
         made = true;
       }

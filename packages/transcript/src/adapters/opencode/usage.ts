@@ -7,7 +7,18 @@
 // `input`, its cache columns `cache.read`/`cache.write`, its outputTokens `output` (reasoning left
 // out). So cairn's inputTokens equals ccusage's inputTokens + cacheReadTokens +
 // cacheCreationTokens, and cairn's outputTokens equals ccusage's outputTokens where no reasoning
-// is recorded; where it is, cairn counts it as output on purpose (the model's rule).
+// is recorded. Both date a request by its message's `time.created`.
+//
+// Where the two differ, on purpose:
+// - reasoning: OpenCode takes it out of the model's output count (`output` = output − reasoning);
+//   cairn adds it back, as the model billed it, ccusage does not;
+// - a message naming its model but no providerID: cairn counts it (as `ccusage kilo` does), while
+//   `ccusage opencode` leaves it out of its periods, and in its session report falls back to the
+//   session row's own sums for a session none of whose messages it counted;
+// - a child session (`parent_id`) is a lane of its parent, so its tokens are in the parent's
+//   session row; ccusage lists the child apart (the periods agree);
+// - a message of several steps (older stores) keeps its last step's tokens; cairn counts every
+//   step-finish part, ccusage the message once.
 import type { Usage } from '../../model.js';
 import { countValue, type InvalidValue } from '../../values.js';
 import { isObject } from '../gemini-cli/records.js';
