@@ -1,8 +1,9 @@
 // Where a scroll's long frames go: a Chromium performance trace of the reader scrolled by wheel, on
 // the reader bench's session, summed by what the main thread did in its long tasks (script by
 // function, style, layout, paint, observers). Not part of `npm run bench`: run it when the scroll
-// figure moves, to name the cause before changing anything.
-// `node scripts/bench/reader-trace.mjs [--size MB] [--screens N] [--out trace.json]`
+// figure moves, to name the cause before changing anything. With --open it traces the session's
+// opening instead, from the navigation until its whole history is in.
+// `node scripts/bench/reader-trace.mjs [--size MB] [--screens N] [--open] [--out trace.json]`
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: '3.3' },
     screens: { type: 'string', default: '20' },
     out: { type: 'string' },
+    open: { type: 'boolean', default: false },
   },
 });
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
@@ -59,6 +61,32 @@ function summarize(events) {
   return { tasks, longMs, byName, selfMs };
 }
 
+const TRACED = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'v8.execute',
+  'disabled-by-default-v8.cpu_profiler',
+  'blink.user_timing',
+];
+
+/** Prints where the trace's long tasks went (and keeps the trace when asked). */
+function report(buffer, session) {
+  if (values.out) writeFileSync(values.out, buffer);
+  const { traceEvents } = JSON.parse(buffer.toString('utf8'));
+  const { tasks, longMs, byName, selfMs } = summarize(traceEvents);
+  const top = (m, n) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `    ${v.toFixed(0).padStart(6)} ms  ${k}`)
+      .join('\n');
+  console.log(
+    `${session.lines} records; ${tasks.length} tasks of ${LONG_MS} ms or more on the main thread, ${longMs.toFixed(0)} ms in all; longest ${Math.max(0, ...tasks.map((t) => t.dur / 1000)).toFixed(0)} ms`,
+  );
+  console.log(`  inside them, by event (nested events counted in each):\n${top(byName, 18)}`);
+  console.log(`  script by function (sampled, whole trace):\n${top(selfMs, 25)}`);
+}
+
 async function run() {
   const work = mkdtempSync(join(tmpdir(), 'cairn-bench-trace-'));
   let d;
@@ -70,41 +98,30 @@ async function run() {
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      if (values.open) {
+        await page.goto(`http://127.0.0.1:${port}/?token=${token}`);
+        await page.locator('.session-item').first().waitFor({ timeout: 300_000 });
+        await browser.startTracing(page, { categories: TRACED });
+        const started = Date.now();
+        await page.goto(`http://127.0.0.1:${port}/?open=1#/s/${session.agent}/${session.sid}`);
+        await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 600_000 });
+        console.log(`opened, whole history in, after ${Date.now() - started} ms`);
+        report(await browser.stopTracing(), session);
+        return;
+      }
       await page.goto(`http://127.0.0.1:${port}/?token=${token}#/s/${session.agent}/${session.sid}`);
       await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 300_000 });
       const box = await page.locator('.timeline-scroll').boundingBox();
       await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
       await page.waitForTimeout(1000);
-      await browser.startTracing(page, {
-        categories: [
-          'devtools.timeline',
-          'disabled-by-default-devtools.timeline',
-          'v8.execute',
-          'disabled-by-default-v8.cpu_profiler',
-          'blink.user_timing',
-        ],
-      });
+      await browser.startTracing(page, { categories: TRACED });
       const notches = Math.ceil((Number(values.screens) * box.height) / 120);
       for (let i = 0; i < notches; i++) {
         await page.mouse.wheel(0, 120);
         await page.waitForTimeout(40);
       }
       await page.waitForTimeout(300);
-      const buffer = await browser.stopTracing();
-      if (values.out) writeFileSync(values.out, buffer);
-      const { traceEvents } = JSON.parse(buffer.toString('utf8'));
-      const { tasks, longMs, byName, selfMs } = summarize(traceEvents);
-      const top = (m, n) =>
-        [...m.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, n)
-          .map(([k, v]) => `    ${v.toFixed(0).padStart(6)} ms  ${k}`)
-          .join('\n');
-      console.log(
-        `${session.lines} records; ${tasks.length} tasks of ${LONG_MS} ms or more on the main thread, ${longMs.toFixed(0)} ms in all; longest ${Math.max(0, ...tasks.map((t) => t.dur / 1000)).toFixed(0)} ms`,
-      );
-      console.log(`  inside them, by event (nested events counted in each):\n${top(byName, 18)}`);
-      console.log(`  script by function (sampled, whole trace):\n${top(selfMs, 25)}`);
+      report(await browser.stopTracing(), session);
     } finally {
       await browser.close();
     }

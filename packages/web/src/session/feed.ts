@@ -6,6 +6,7 @@ import type { Item } from '../timeline/item.js';
 import { MAIN_LANE, type Timeline } from '../timeline/model.js';
 import { type Checked, checkItems, checkStreamFrame } from '../wire-check.js';
 import { unzipJson } from './history.js';
+import { RedrawPace } from './redraw-pace.js';
 import { lastSeqAfter } from './resume.js';
 
 /** Every item type, attachments included: the view decides what to hide. */
@@ -53,6 +54,9 @@ export class SessionFeed {
   private preview = false;
   /** A history began while a preview was drawn: its first items replace the preview. */
   private replacing = false;
+  /** History items received but not drawn yet: a long history is drawn now and then, not per chunk. */
+  private gathered: Item[] = [];
+  private pace = new RedrawPace();
 
   constructor(
     private readonly conn: Connection,
@@ -155,19 +159,27 @@ export class SessionFeed {
           }
           items = unzipped as Item[];
         }
-        this.add(MAIN_LANE, items);
+        for (const item of items) this.gathered.push(item);
+        if (!this.pace.due(this.timeline.items(MAIN_LANE).length, this.gathered.length)) return;
+        const startedAt = performance.now();
+        this.drawGathered();
         // Let the page draw what it has before the next chunk, so the first screen comes first.
         await nextFrame();
+        this.pace.drew(startedAt);
         return;
       }
       case 'transcript_ready_end':
+        this.drawGathered();
         this.endHistory();
         return;
       case 'run_state':
         this.set({ busy: f.runState.busy });
         return;
       default:
-        if ('item' in f && f.item !== undefined) this.add(f.agent_id ?? MAIN_LANE, [f.item]);
+        if (!('item' in f) || f.item === undefined) return;
+        // Anything after the history comes after what was gathered of it.
+        this.drawGathered();
+        this.add(f.agent_id ?? MAIN_LANE, [f.item]);
     }
   }
 
@@ -177,6 +189,8 @@ export class SessionFeed {
     // A history is always the whole of it: a resumed stream sends only what was missed, and sends a
     // history again only when the file was replaced. A preview stays drawn until the history's first
     // items take its place, so the page never shows an empty timeline between the two.
+    this.gathered = [];
+    this.pace = new RedrawPace();
     if (this.preview) this.replacing = true;
     else if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
     this.timeline.setStatus(MAIN_LANE, 'loading');
@@ -192,6 +206,17 @@ export class SessionFeed {
     this.preview = false;
     this.timeline.setStatus(MAIN_LANE, 'ready');
     this.set({ loaded: true });
+  }
+
+  /** Draws the history items gathered so far. The timeline holds only what is drawn, so that an item
+   * found in it (a link's target) always has its row. */
+  private drawGathered(): void {
+    const items = this.gathered;
+    if (items.length === 0) return;
+    this.gathered = [];
+    // Counted by the browser tests: a long history is drawn a few times, not once per chunk.
+    performance.mark('cairn:history-drawn');
+    this.add(MAIN_LANE, items);
   }
 
   private refuse(checked: Extract<Checked, { ok: false }>): void {
