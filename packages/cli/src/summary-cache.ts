@@ -13,8 +13,19 @@ export const buildId = (): string | undefined => (typeof CAIRN_BUILD === 'string
 export const stampsKey = (stamps: readonly SessionFileStamp[]): string =>
   JSON.stringify(stamps.map((s) => [s.path, s.size, s.mtimeMs]));
 
-export type CachedSummary = Kept<SessionSummaryWithPrompts>;
-export type SummaryCache = StampedCache<SessionSummaryWithPrompts>;
+/** What `--all` shows of a session beyond its numbers; the cost with the price catalog it came from. */
+export interface RowFacts {
+  model?: string;
+  activeMs?: number;
+  costUsd?: number;
+  prices?: string;
+}
+
+/** A session's numbers, and under `facts` what was read of it whole when it was small enough. */
+export type KeptSummary = SessionSummaryWithPrompts & { facts?: RowFacts };
+
+export type CachedSummary = Kept<KeptSummary>;
+export type SummaryCache = StampedCache<KeptSummary>;
 
 /** Opens (or makes) the cache at `file` for build `build`; throws what SQLite or the folder throws. */
 export const openSummaryCache = (file: string, build: string): SummaryCache =>
@@ -35,8 +46,17 @@ const NUMBERS = new Set([
 
 const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
+const isFacts = (v: unknown): v is RowFacts => {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  return Object.entries(v).every(([key, x]) =>
+    key === 'model' || key === 'prices'
+      ? typeof x === 'string'
+      : (key === 'activeMs' || key === 'costUsd') && isCount(x),
+  );
+};
+
 /** A stored summary, or undefined when the text is not one (the session is then read again). */
-function parseSummary(text: string): SessionSummaryWithPrompts | undefined {
+function parseSummary(text: string): KeptSummary | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -44,10 +64,12 @@ function parseSummary(text: string): SessionSummaryWithPrompts | undefined {
     return undefined;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  for (const [key, v] of Object.entries(value)) {
+  const { facts, ...summary } = value as Record<string, unknown>;
+  if (facts !== undefined && !isFacts(facts)) return undefined;
+  for (const [key, v] of Object.entries(summary)) {
     if (NUMBERS.has(key) ? isCount(v) : key === 'contextShape' && Array.isArray(v) && v.every(isCount))
       continue;
     return undefined;
   }
-  return value as SessionSummaryWithPrompts;
+  return value as KeptSummary;
 }

@@ -60,15 +60,18 @@ export function onePositional(positionals: string[], usage: string, what: string
 export const HELP = `cairn — read, search and dump the sessions of coding agents
 
 usage:
-  cairn sessions [--agent A] [--project DIR] [--since T] [--until T] [--limit N] [--json]
+  cairn sessions [--agent A] [--project DIR] [--since T] [--until T] [--limit N]
+           [--tag T]... [--starred] [--json]
                                              every session of every agent, newest first; --project
                                              keeps those run in DIR (a path, or a folder's name),
-                                             --since/--until those active in that span
+                                             --since/--until those active in that span, --tag and
+                                             --starred those marked so in the web UI
   cairn search "<words>" [--agent A] [--project P] [--since T]
-           [--in prompts,replies,thinking,tools,outputs] [--limit N] [--json]
+           [--in prompts,replies,thinking,tools,outputs] [--limit N] [--tag T]... [--starred] [--json]
                                              full-text search, one hit per line with the command
                                              that shows it; the running daemon's index, else the
-                                             same index brought up to date here
+                                             same index brought up to date here; --tag/--starred
+                                             search only the sessions marked so
   cairn show <ref> [--json]                  a session's events, one per line
   cairn show <ref> --at <item> [--agent-id ID] [--context N] [--json]
                                              the items around one item (N each side, 3 unless told)
@@ -76,7 +79,8 @@ usage:
                                              the items a selection keeps, one per line
   cairn summary <ref> | --all [--json]       a session's numbers (model, turns, requests, tokens,
                                              cost, wall-clock and active time); --all: every
-                                             session's, newest first, and their totals
+                                             session's, newest first, with its model, cost and
+                                             active time, and their totals
   cairn usage [daily|weekly|monthly|session|blocks] [--agent A] [--project P] [--model M]
            [--since DATE] [--until DATE] [--timezone TZ] [--breakdown] [--json]
                                              tokens and cost by day, week, month, session or

@@ -140,7 +140,9 @@ describe.skipIf(!corpus)('cairn summary: the model, the cost and the time', () =
     const r = cairn(['summary', '--all'], env);
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^last active +agent +session +turns +reqs +input +output +fail +wall-clock$/);
+    expect(lines[0]).toMatch(
+      /^last active +agent +session +model +turns +reqs +input +output +fail +cost +active +wall-clock$/,
+    );
     const rows = lines.slice(1, -1);
     expect(rows).toHaveLength(heads.length);
     // The same order as the listing's, by the time of each session's last record.

@@ -7,11 +7,11 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { DumpPreset, SessionDumpWriteArgs, SessionDumpWriteResult } from '@cairn/protocol';
 import { parseJson } from './depth.js';
+import { dumpJsonPieces, redactDumpFile, writePiecesAtomic } from './dump-stream.js';
 import { buildDump, type DumpError } from './items/dump.js';
-import { renderDumpMarkdown } from './items/markdown.js';
+import { dumpMarkdownBlocks } from './items/markdown.js';
 import { type PresetConfigError, presetsOfConfig } from './items/presets.js';
 import type { Transcript } from './model.js';
-import { redactValue } from './redact/redact.js';
 import { err, ok, type Result } from './result.js';
 
 export interface DumpWriteFailed {
@@ -147,12 +147,13 @@ export async function writeDump(
   let file = built.value.file;
   let redacted: Record<string, number> | undefined;
   if (args.redact !== false) {
-    const r = await redactValue(file);
-    file = r.value;
+    const r = await redactDumpFile(file);
+    file = r.file;
     redacted = r.counts;
   }
   const format = args.format ?? 'json';
-  const content = format === 'md' ? renderDumpMarkdown(file) : `${JSON.stringify(file, null, 2)}\n`;
+  // Written a piece at a time: a long session's dump is never held as one string.
+  const content = format === 'md' ? markdownPieces(file) : dumpJsonPieces(file);
 
   const stamp = new Date(writtenAt).toISOString().replace(/[:.]/g, '-');
   const name = `${safeName(args.sid)}${file.agent_id === undefined ? '' : `-agent-${safeName(file.agent_id)}`}-${stamp}.dump.${format}`;
@@ -167,10 +168,20 @@ export async function writeDump(
   const instance = await instanceId(options.home);
   if (!instance.ok) return instance;
   options.signal?.throwIfAborted();
-  const written = await writeAtomic(path, content);
+  const written = await writePiecesAtomic(path, content, options.signal);
   if (!written.ok) return written;
-  const bytes = Buffer.byteLength(content);
+  const bytes = written.value;
   return ok({ path, instance: instance.value, entries, ids: file.ids, bytes, ...(redacted && { redacted }) });
+}
+
+/** renderDumpMarkdown's text, in its blocks: a blank line between them and a newline at the end. */
+function* markdownPieces(file: Parameters<typeof dumpMarkdownBlocks>[0]): Generator<string> {
+  let first = true;
+  for (const block of dumpMarkdownBlocks(file)) {
+    yield first ? block : `\n\n${block}`;
+    first = false;
+  }
+  yield '\n';
 }
 
 /** Writes beside the target and renames over it, so a reader never sees half a file. */

@@ -78,4 +78,4 @@ export {
   sessionPrompts,
   summarizeSession,
 } from './summary.js';
-export type { TaskName, TaskResults } from './tasks.js';
+export { SUMMARY_FACTS_MAX_BYTES, type SummaryFacts, type TaskName, type TaskResults } from './tasks.js';

@@ -1,6 +1,7 @@
 // The per-session jobs that can run on worker threads: the same code runs in-process too.
 import { loadTranscript } from './load.js';
 import type { SessionSummaryWithPrompts, SessionTarget, Usage } from './model.js';
+import { modelAndTime } from './model-and-time.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
 import { type SessionFileStamp, sessionStamps } from './stamps.js';
@@ -18,10 +19,30 @@ export interface TaskResults {
     title?: string;
     stamps: SessionFileStamp[];
   };
+  /** stampedSummary, with the main lane's model, the active time and each request's model and
+   * usage (to be priced by the caller) when the session is at most SUMMARY_FACTS_MAX_BYTES. */
+  summaryFacts: {
+    summary: SessionSummaryWithPrompts;
+    stamps: SessionFileStamp[];
+    facts?: SummaryFacts;
+  };
   /** Loading without handing the transcript back: what a consumer of every transcript pays. */
   load: { events: number; skipped: number };
 }
 export type TaskName = keyof TaskResults;
+
+/** What a session's numbers lack and a read of its whole transcript gives. */
+export interface SummaryFacts {
+  model?: string;
+  activeMs?: number;
+  requests: { model: string; usage: Usage }[];
+}
+
+/**
+ * Sessions up to this size are read whole for their facts: the model and the active time need the
+ * lanes and the turns, which the numbers alone lack. A larger one is only counted, in bounded memory.
+ */
+export const SUMMARY_FACTS_MAX_BYTES = 64 * 1024 * 1024;
 
 export interface TaskOptions {
   prompts?: SessionPromptsOptions;
@@ -43,6 +64,27 @@ export async function runTask<T extends TaskName>(
       TaskResults[T],
       LoadTranscriptError
     >;
+  }
+  if (task === 'summaryFacts') {
+    let stamps: SessionFileStamp[] = [];
+    const summary = await summarizeSession(platform, target, { ...prompts, onStamps: (s) => (stamps = s) });
+    if (!summary.ok) return summary;
+    const out: TaskResults['summaryFacts'] = { summary: summary.value, stamps };
+    if (stamps.reduce((n, s) => n + s.size, 0) <= SUMMARY_FACTS_MAX_BYTES) {
+      const loaded = await loadTranscript(platform, target);
+      if (!loaded.ok) return loaded;
+      const { model, activeMs } = modelAndTime(loaded.value);
+      const requests: SummaryFacts['requests'] = [];
+      for (const e of loaded.value.events)
+        if (e.kind === 'request' && e.payload.model !== undefined && e.payload.usage !== undefined)
+          requests.push({ model: e.payload.model, usage: e.payload.usage });
+      out.facts = {
+        ...(model !== undefined ? { model } : {}),
+        ...(activeMs !== undefined ? { activeMs } : {}),
+        requests,
+      };
+    }
+    return ok(out) as Result<TaskResults[T], LoadTranscriptError>;
   }
   if (task === 'requests') {
     const stamps = (await sessionStamps(platform, target)) ?? [];

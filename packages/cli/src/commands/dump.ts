@@ -19,6 +19,7 @@ import {
 import { agentOption } from '../agent-option.js';
 import { describeItem } from '../describe-item.js';
 import { bytes } from '../format.js';
+import { LineOutput } from '../line-output.js';
 import { progressBar } from '../progress.js';
 import { resolveRef } from '../refs.js';
 import { SELECTION_OPTIONS, type SelectionArgs, selectionArgs } from '../selection-args.js';
@@ -105,8 +106,10 @@ export async function showItems(
   const built = buildDump(t, { sid, ...selected }, { presets, writtenAt: Date.now() });
   if (!built.ok) throw asThrown(built.error, usage);
   const width = process.stdout.columns ?? 160;
-  const out = built.value.file.items.map((item) => (json ? JSON.stringify(item) : describeItem(item, width)));
-  process.stdout.write(out.length > 0 ? `${out.join('\n')}\n` : '');
+  const out = new LineOutput();
+  for (const item of built.value.file.items)
+    await out.line(json ? JSON.stringify(item) : describeItem(item, width));
+  await out.flush();
   return 0;
 }
 

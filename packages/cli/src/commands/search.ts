@@ -7,12 +7,13 @@ import { keptToken, processAlive, readDaemonRecord, startServer } from '@cairn/s
 import { cairnHome, findAdapter, type SessionPlatform } from '@cairn/transcript';
 import WebSocket from 'ws';
 import { agentOption } from '../agent-option.js';
+import { MARKS_OPTIONS, type MarksFilter, marksFilter } from '../marks-filter.js';
 import { withoutEscapes } from '../terminal-text.js';
 import { parseTime, TIME_FORMS } from '../time.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
 const USAGE =
-  'cairn search "<words>" [--agent A] [--project P] [--since T] [--in prompts,replies,thinking,tools,outputs] [--limit N] [--json]';
+  'cairn search "<words>" [--agent A] [--project P] [--since T] [--in prompts,replies,thinking,tools,outputs] [--limit N] [--tag T]... [--starred] [--json]';
 
 /** The words `--in` takes, as the search names its targets. */
 const TARGETS: Record<string, SearchTarget> = {
@@ -38,10 +39,12 @@ function runningDaemon(home: string, env: NodeJS.ProcessEnv): Daemon | undefined
   return { base: read.record.base, port: read.record.port, token };
 }
 
-/** One `session_search` over the daemon's socket; undefined when it cannot be reached. */
+/** One `session_search` over the daemon's socket (one per marked session, with `marked`); undefined
+ * when it cannot be reached. */
 async function searchOver(
   daemon: Daemon,
   args: SessionSearchArgs,
+  marked?: MarksFilter,
 ): Promise<Record<string, unknown> | undefined> {
   const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws?token=${encodeURIComponent(daemon.token)}`);
   try {
@@ -58,21 +61,55 @@ async function searchOver(
     const waiting = replies.get(String(frame.request_id));
     if (waiting && typeof frame.ok === 'boolean') waiting(frame);
   });
+  // One listener answers every request still waiting when the daemon goes, however many are sent.
+  ws.once('close', () => {
+    for (const waiting of replies.values())
+      waiting({ ok: false, error: { message: 'the daemon closed the connection' } });
+  });
   const request = (id: string, op: string, body: object) =>
     new Promise<Record<string, unknown>>((resolve) => {
       replies.set(id, resolve);
-      ws.once('close', () => resolve({ ok: false, error: { message: 'the daemon closed the connection' } }));
       ws.send(JSON.stringify({ request_id: id, op, ...body }));
     });
   try {
     const hello = await request('h', 'hello', { role: 'user', protocol_version: 1 });
     if (hello.ok !== true)
       throw new Failure(`the daemon refused the connection: ${JSON.stringify(hello.error)}`);
-    return await request('s', 'session_search', args);
+    if (!marked) return await request('s', 'session_search', args);
+    return await searchMarked(marked, args, (n, body) => request(`s${n}`, 'session_search', body));
   } finally {
     ws.terminate();
   }
 }
+
+/**
+ * The search narrowed to marked sessions: the index takes one session at a time, so each marked
+ * session is searched on its own and the hits merged, best first, to the limit asked for. A person
+ * marks few sessions, so this is a few small queries rather than paging through every hit.
+ */
+async function searchMarked(
+  marked: MarksFilter,
+  args: SessionSearchArgs,
+  search: (n: number, args: SessionSearchArgs) => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
+  const hits: SessionSearchHit[] = [];
+  let partial = false;
+  let n = 0;
+  for (const key of marked.sessions) {
+    const [agent, sid] = key.split('\u0000') as [string, string];
+    if (args.agents !== undefined && !args.agents.includes(agent)) continue;
+    const reply = await search(n++, { ...args, agents: [agent], sid });
+    if (reply.ok !== true) return reply;
+    hits.push(...(reply.hits as SessionSearchHit[]));
+    partial ||= reply.partial === true;
+  }
+  // Stable: hits of one session keep the index's order among equal scores.
+  hits.sort((a, b) => b.score - a.score);
+  return { ok: true, hits: hits.slice(0, args.limit ?? SEARCH_LIMIT), partial };
+}
+
+/** The daemon's page size when no --limit is given. */
+const SEARCH_LIMIT = 50;
 
 export async function searchCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
@@ -83,6 +120,7 @@ export async function searchCommand(platform: SessionPlatform, argv: string[]): 
       since: { type: 'string' },
       in: { type: 'string' },
       limit: { type: 'string' },
+      ...MARKS_OPTIONS,
       json: { type: 'boolean' },
     },
     USAGE,
@@ -120,8 +158,14 @@ export async function searchCommand(platform: SessionPlatform, argv: string[]): 
   }
 
   const home = cairnHome(platform.env, platform.homeDir);
+  const marked = await marksFilter(values, home, USAGE);
+  if (marked?.sessions.size === 0) {
+    if (values.json) process.stdout.write(`${JSON.stringify({ hits: [], partial: false }, null, 2)}\n`);
+    else process.stderr.write(`no hits: no session is marked ${marked.described}\n`);
+    return 0;
+  }
   const daemon = runningDaemon(home, platform.env);
-  let reply = daemon ? await searchOver(daemon, args) : undefined;
+  let reply = daemon ? await searchOver(daemon, args, marked) : undefined;
   if (reply === undefined) {
     if (process.stderr.isTTY) process.stderr.write('no daemon running: bringing the index up to date…\r');
     const server = await startServer({
@@ -134,7 +178,7 @@ export async function searchCommand(platform: SessionPlatform, argv: string[]): 
       demo: false,
     });
     try {
-      reply = await searchOver({ base: server.url, port: server.port, token: server.token }, args);
+      reply = await searchOver({ base: server.url, port: server.port, token: server.token }, args, marked);
     } finally {
       await server.close();
       if (process.stderr.isTTY) process.stderr.write('\x1b[2K');

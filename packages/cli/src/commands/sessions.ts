@@ -1,6 +1,7 @@
 // cairn sessions: every session of every agent, newest activity first.
 import {
   agentHomes,
+  cairnHome,
   findAdapter,
   listSessions,
   type SessionHead,
@@ -8,11 +9,13 @@ import {
 } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { bytes, oneLine, shortTime } from '../format.js';
+import { MARKS_OPTIONS, marksFilter } from '../marks-filter.js';
 import { progressBar } from '../progress.js';
 import { listingFilter } from '../sessions-filter.js';
 import { noPositionals, parseCommand } from '../usage.js';
 
-const USAGE = 'cairn sessions [--agent A] [--project DIR] [--since T] [--until T] [--limit N] [--json]';
+const USAGE =
+  'cairn sessions [--agent A] [--project DIR] [--since T] [--until T] [--limit N] [--tag T]... [--starred] [--json]';
 
 export async function sessionsCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
@@ -23,6 +26,7 @@ export async function sessionsCommand(platform: SessionPlatform, argv: string[])
       since: { type: 'string' },
       until: { type: 'string' },
       limit: { type: 'string' },
+      ...MARKS_OPTIONS,
       json: { type: 'boolean' },
     },
     USAGE,
@@ -30,6 +34,7 @@ export async function sessionsCommand(platform: SessionPlatform, argv: string[])
   noPositionals(positionals, USAGE);
   const agent = agentOption(values.agent, USAGE);
   const filter = listingFilter(values, USAGE);
+  const marks = await marksFilter(values, cairnHome(platform.env, platform.homeDir), USAGE);
   const heads: SessionHead[] = [];
   const errors: { ref: string; error: string }[] = [];
   const progress = progressBar('listing');
@@ -40,7 +45,7 @@ export async function sessionsCommand(platform: SessionPlatform, argv: string[])
   }
   progress.done();
   heads.sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0));
-  const shown = filter.apply(heads);
+  const shown = filter.apply(marks ? heads.filter((h) => marks.keeps(h.agent, h.id)) : heads);
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ sessions: shown, errors }, null, 2)}\n`);
     return 0;
@@ -54,8 +59,16 @@ export async function sessionsCommand(platform: SessionPlatform, argv: string[])
   for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
   if (heads.length === 0 && errors.length === 0) process.stderr.write(nothingFound(platform, agent));
   else if (shown.length === 0)
-    process.stderr.write(`cairn: none of ${heads.length} sessions ${filter.described}\n`);
+    process.stderr.write(
+      `cairn: none of ${heads.length} sessions ${emptied(filter.described, marks?.described)}\n`,
+    );
   return 0;
+}
+
+/** What emptied a listing: the listing filter's words, with the marks asked for after them. */
+function emptied(listing: string, marks: string | undefined): string {
+  if (marks === undefined) return listing;
+  return listing === 'match the filter' ? `match ${marks}` : `${listing} ${marks}`;
 }
 
 /** An empty listing names the folders it read, so a wrong or unset home is plain to see. */

@@ -2,6 +2,7 @@
 import { loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { describeEvent } from '../describe.js';
+import { LineOutput } from '../line-output.js';
 import { progressBar } from '../progress.js';
 import { resolveRef } from '../refs.js';
 import { SELECTION_OPTIONS, selectionArgs, selects } from '../selection-args.js';
@@ -47,10 +48,10 @@ export async function showCommand(platform: SessionPlatform, argv: string[]): Pr
   progress.done();
   if (!loaded.ok) throw new Failure(loaded.error.message);
   const t = loaded.value;
-  const out: string[] = [];
-  for (const e of t.events)
-    out.push(values.json ? JSON.stringify(e) : describeEvent(t, e, process.stdout.columns ?? 160));
-  if (!values.json && t.skipped.length > 0) out.push(`(${t.skipped.length} records produced no event)`);
-  process.stdout.write(out.length > 0 ? `${out.join('\n')}\n` : '');
+  const out = new LineOutput();
+  const width = process.stdout.columns ?? 160;
+  for (const e of t.events) await out.line(values.json ? JSON.stringify(e) : describeEvent(t, e, width));
+  if (!values.json && t.skipped.length > 0) await out.line(`(${t.skipped.length} records produced no event)`);
+  await out.flush();
   return 0;
 }

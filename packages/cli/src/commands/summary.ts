@@ -15,18 +15,21 @@ import {
   type SessionPlatform,
   type SessionSummaryWithPrompts,
   type SessionTarget,
+  SUMMARY_FACTS_MAX_BYTES,
   sessionStamps,
   summarizeSession,
   type Transcript,
 } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
-import { count, oneLine, shortTime, span } from '../format.js';
+import { count, dollars, oneLine, shortTime, span } from '../format.js';
 import { progressBar } from '../progress.js';
 import { nameOfPath, resolveRef } from '../refs.js';
 import {
   buildId,
   type CachedSummary,
+  type KeptSummary,
   openSummaryCache,
+  type RowFacts,
   type SummaryCache,
   stampsKey,
 } from '../summary-cache.js';
@@ -44,8 +47,9 @@ interface Row {
   summary: SessionSummaryWithPrompts;
 }
 
-/** One session's row of `--all`: the time of its last record, for the order. */
-interface AllRow extends Row {
+/** One session's row of `--all`: the time of its last record, for the order, and what a read of the
+ * whole session adds to its numbers (absent for one too large to read whole). */
+interface AllRow extends Row, Omit<RowFacts, 'prices'> {
   lastActivityAt?: number;
 }
 
@@ -91,8 +95,12 @@ async function summarizeAll(
   const heads: FoundSession[] = [];
   const errors: { ref: string; error: string }[] = [];
   const cache = openCache(platform);
+  const { pricedRequests, PRICES_SOURCE } = await import('../summary-cost.js');
+  // A cost priced by another catalog than this build's is worked out again.
+  const current = (s: KeptSummary | undefined) =>
+    s && (s.facts?.prices === undefined || s.facts.prices === PRICES_SOURCE) ? s : undefined;
   // By the heads' index: the summary kept for a session unchanged since.
-  const kept: (SessionSummaryWithPrompts | undefined)[] = [];
+  const kept: (KeptSummary | undefined)[] = [];
   // The listing's time of each session's last record, read from the files' ends while the pool
   // reads them whole: the order of the rows, as `cairn sessions` orders them.
   const activity = lastActivityByPath(platform, agent);
@@ -116,7 +124,7 @@ async function summarizeAll(
       if (cache?.holds(entry.path))
         lookups.push(
           sessionStamps(platform, target)
-            .then((stamps) => stamps && cache.lookup(entry.path, stampsKey(stamps)))
+            .then((stamps) => stamps && current(cache.lookup(entry.path, stampsKey(stamps))))
             .catch(() => undefined)
             .then((summary) => {
               kept[i] = summary;
@@ -137,7 +145,7 @@ async function summarizeAll(
   }
   const progress = progressBar('summarizing');
   // Sessions are independent: spread them over worker threads, each reading its own files.
-  const results = await runInPool('stampedSummary', targets(), {
+  const results = await runInPool('summaryFacts', targets(), {
     env: platform.env,
     homeDir: platform.homeDir,
     onDone: (done, total) => progress.update(done, total),
@@ -152,16 +160,28 @@ async function summarizeAll(
     const last = lastActivity.get(h.path);
     const at = (r: AllRow): AllRow => (last === undefined ? r : { ...r, lastActivityAt: last });
     if (outcome === undefined) {
-      rows.push(at({ agent: h.agent, id: h.id, path: h.path, summary: kept[i]! }));
+      const { facts, ...summary } = kept[i]!;
+      rows.push(at(withFacts({ agent: h.agent, id: h.id, path: h.path, summary }, facts)));
       continue;
     }
     if (!outcome.ok) {
       errors.push({ ref: h.path, error: outcome.error.message });
       continue;
     }
-    const { summary, stamps } = outcome.value;
-    rows.push(at({ agent: h.agent, id: h.id, path: h.path, summary }));
-    fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), value: summary });
+    const { summary, stamps, facts: read } = outcome.value;
+    let facts: RowFacts | undefined;
+    if (read) {
+      const cost = pricedRequests(h.agent, read.requests);
+      facts = {
+        ...(read.model !== undefined ? { model: read.model } : {}),
+        ...(read.activeMs !== undefined ? { activeMs: read.activeMs } : {}),
+        ...(cost.usd !== undefined ? { costUsd: cost.usd } : {}),
+        prices: PRICES_SOURCE,
+      };
+    }
+    rows.push(at(withFacts({ agent: h.agent, id: h.id, path: h.path, summary }, facts)));
+    const value: KeptSummary = facts ? { ...summary, facts } : summary;
+    fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), value });
   }
   if (cache) {
     try {
@@ -174,20 +194,38 @@ async function summarizeAll(
   }
   // Newest first, as `cairn sessions` lists them; a session whose files could not be timed last.
   rows.sort((a, b) => (b.lastActivityAt ?? -1) - (a.lastActivityAt ?? -1) || a.id.localeCompare(b.id));
-  const totals = totalsOf(rows.map((r) => r.summary));
+  const totals: AllTotals = totalsOf(rows.map((r) => r.summary));
+  for (const key of ['costUsd', 'activeMs'] as const)
+    for (const r of rows) if (r[key] !== undefined) totals[key] = (totals[key] ?? 0) + r[key];
+  // Dollars to the billionth, as each session's are: a sum of many carries float noise in its last bits.
+  if (totals.costUsd !== undefined) totals.costUsd = Math.round(totals.costUsd * 1e9) / 1e9;
   if (json) {
     process.stdout.write(
       `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, sessions: rows, totals, errors }, null, 2)}\n`,
     );
     return 0;
   }
-  const line = (when: string, agent: string, id: string, s: Totals) =>
-    `${when.padEnd(16)} ${agent.padEnd(11)} ${id.padEnd(36)} ${count(s.turns).padStart(5)} ${count(s.requests).padStart(6)} ${count(s.inputTokens).padStart(14)} ${count(s.outputTokens).padStart(11)} ${count(s.failedTools).padStart(5)} ${span(s.durationMs).padStart(12)}\n`;
+  const modelWidth = Math.min(
+    MODEL_WIDTH,
+    Math.max('model'.length, ...rows.map((r) => (r.model ?? '-').length)),
+  );
+  const line = (
+    when: string,
+    agent: string,
+    id: string,
+    model: string,
+    s: Totals,
+    f: Omit<RowFacts, 'prices'>,
+  ) =>
+    `${when.padEnd(16)} ${agent.padEnd(11)} ${id.padEnd(36)} ${model.padEnd(modelWidth)} ${count(s.turns).padStart(5)} ${count(s.requests).padStart(6)} ${count(s.inputTokens).padStart(14)} ${count(s.outputTokens).padStart(11)} ${count(s.failedTools).padStart(5)} ${(f.costUsd === undefined ? '-' : dollars(f.costUsd)).padStart(10)} ${span(f.activeMs).padStart(12)} ${span(s.durationMs).padStart(12)}\n`;
   const out = [
-    `${'last active'.padEnd(16)} ${'agent'.padEnd(11)} ${'session'.padEnd(36)} ${'turns'.padStart(5)} ${'reqs'.padStart(6)} ${'input'.padStart(14)} ${'output'.padStart(11)} ${'fail'.padStart(5)} ${'wall-clock'.padStart(12)}\n`,
+    `${'last active'.padEnd(16)} ${'agent'.padEnd(11)} ${'session'.padEnd(36)} ${'model'.padEnd(modelWidth)} ${'turns'.padStart(5)} ${'reqs'.padStart(6)} ${'input'.padStart(14)} ${'output'.padStart(11)} ${'fail'.padStart(5)} ${'cost'.padStart(10)} ${'active'.padStart(12)} ${'wall-clock'.padStart(12)}\n`,
   ];
-  for (const r of rows) out.push(line(shortTime(r.lastActivityAt), r.agent, r.id, r.summary));
-  out.push(line('total', '', `${count(rows.length)} sessions`, totals));
+  for (const r of rows)
+    out.push(
+      line(shortTime(r.lastActivityAt), r.agent, r.id, oneLine(r.model ?? '-', modelWidth), r.summary, r),
+    );
+  out.push(line('total', '', `${count(rows.length)} sessions`, '', totals, totals));
   process.stdout.write(out.join(''));
   for (const e of errors) process.stderr.write(`cairn: ${e.error}\n`);
   return 0;
@@ -208,6 +246,19 @@ async function lastActivityByPath(
   }
   return times;
 }
+
+/** The model column's widest: as wide as the longest name shown up to this, a longer one cut. */
+const MODEL_WIDTH = 32;
+
+/** A row with the facts read of its session, when there are any. */
+function withFacts(row: AllRow, facts: RowFacts | undefined): AllRow {
+  if (facts === undefined) return row;
+  const { prices: _, ...shown } = facts;
+  return { ...row, ...shown };
+}
+
+/** The numbers' totals, and the cost and active time summed over the sessions that have them. */
+type AllTotals = Totals & Omit<RowFacts, 'model' | 'prices'>;
 
 type Totals = Pick<
   SessionSummaryWithPrompts,
@@ -268,7 +319,7 @@ function warnCache(platform: SessionPlatform, error: unknown, outcome: string): 
  * turns, which the numbers alone lack. A larger one is counted in chunks, in bounded memory, and
  * its model, time and cost are left out rather than holding it all.
  */
-const WHOLE_READ_BYTES = 64 * 1024 * 1024;
+const WHOLE_READ_BYTES = SUMMARY_FACTS_MAX_BYTES;
 
 async function readSummary(
   platform: SessionPlatform,

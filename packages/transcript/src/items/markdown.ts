@@ -90,11 +90,16 @@ function body(item: Fields): string[] {
 
 /** The dump file as Markdown. */
 export function renderDumpMarkdown(file: SessionDumpFile): string {
-  const out: string[] = [];
+  return `${[...dumpMarkdownBlocks(file)].join('\n\n')}\n`;
+}
+
+/**
+ * The Markdown dump's blocks in order, to be joined by a blank line and ended by a newline: what
+ * renderDumpMarkdown joins, for a writer that puts a long dump out a block at a time.
+ */
+export function* dumpMarkdownBlocks(file: SessionDumpFile): Generator<string> {
   const subject = file.agent_id === undefined ? '' : ` / agent ${codeSpan(file.agent_id)}`;
-  out.push(
-    `# Dump of ${file.agent === undefined ? '' : `${file.agent} `}session ${codeSpan(file.sid)}${subject}`,
-  );
+  yield `# Dump of ${file.agent === undefined ? '' : `${file.agent} `}session ${codeSpan(file.sid)}${subject}`;
   const facts = [
     `- written: ${time(file.written_at)}`,
     `- types: ${file.types.map(codeSpan).join(', ')}`,
@@ -106,9 +111,9 @@ export function renderDumpMarkdown(file: SessionDumpFile): string {
     facts.push(
       `- range: ${since === undefined ? 'start' : codeSpan(since)} to ${until === undefined ? 'end' : codeSpan(until)}`,
     );
-  out.push(facts.join('\n'));
+  yield facts.join('\n');
 
-  out.push('## Items');
+  yield '## Items';
   const byUuid = new Map<string, TranscriptItem>();
   for (const item of file.items) byUuid.set(item.uuid, item);
   const drawn = new Set<string>();
@@ -118,27 +123,29 @@ export function renderDumpMarkdown(file: SessionDumpFile): string {
     drawn.add(item.uuid);
     if (f.role === 'result') {
       // Its call is not in the dump (before the range, or not selected): say which call it answers.
-      out.push(heading('###', f, ` · answers ${short(String(f.parent_item))}`), ...body(f));
+      yield heading('###', f, ` · answers ${short(String(f.parent_item))}`);
+      yield* body(f);
       continue;
     }
     const resultId = typeof f.result_item === 'string' ? f.result_item : undefined;
     const result = resultId === undefined ? undefined : byUuid.get(resultId);
     const pending = f.role === 'use' && result === undefined ? ' · no result in this dump' : '';
-    out.push(heading('###', f, pending), ...body(f));
+    yield heading('###', f, pending);
+    yield* body(f);
     if (result) {
       drawn.add(result.uuid);
-      out.push(heading('####', result as Fields), ...body(result as Fields));
+      yield heading('####', result as Fields);
+      yield* body(result as Fields);
     }
   }
 
   if (file.ids.length > 0) {
-    out.push('## Ids');
+    yield '## Ids';
     const rows = ['| kind | id | label | status | duration |', '| --- | --- | --- | --- | --- |'];
     for (const e of file.ids) {
       const d = e.duration_ms === undefined ? '' : `${(e.duration_ms / 1000).toFixed(1)} s`;
       rows.push(`| ${e.kind} | ${cell(e.id)} | ${cell(e.label)} | ${cell(e.status)} | ${d} |`);
     }
-    out.push(rows.join('\n'));
+    yield rows.join('\n');
   }
-  return `${out.join('\n\n')}\n`;
 }
