@@ -3,7 +3,7 @@
 import { Decompress, decompress } from 'fzstd';
 import type { AdapterContext, SourceFile } from './adapter.js';
 import { splitStorePath } from './adapters/opencode/paths.js';
-import { readStoreSession } from './adapters/opencode/sqlite.js';
+import { readStoreSessionToTranslate } from './adapters/opencode/sqlite.js';
 import type { LineSpan } from './lines.js';
 import type { SessionPlatform } from './platform.js';
 
@@ -19,7 +19,13 @@ export async function readSourceFile(
 ): Promise<SourceFile> {
   // A session kept in a SQLite store reads as its rows, handed over as read: no bytes.
   const store = splitStorePath(path);
-  if (store) return { path, data: new Uint8Array(0), rows: await readStoreSession(store.db, store.id) };
+  if (store) {
+    const rows = await readStoreSessionToTranslate(store.db, store.id);
+    // Not even its session row: the session went from the store since it was found there.
+    if (rows.length === 0)
+      throw Object.assign(new Error(`${path}: the store holds no such session`), { code: 'ENOENT' });
+    return { path, data: new Uint8Array(0), rows };
+  }
   const raw = await platform.fs.readFile(path, signal);
   const file: SourceFile = isZstd(path)
     ? { path, data: decompress(raw), codec: 'zstd' }

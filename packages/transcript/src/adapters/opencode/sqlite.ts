@@ -43,6 +43,7 @@ interface Statement {
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   iterate(...params: unknown[]): IterableIterator<unknown>;
+  raw(on: boolean): Statement;
 }
 export interface Db {
   prepare(sql: string): Statement;
@@ -122,19 +123,15 @@ function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean
     conn: new Driver(db, { readonly: true, fileMustExist: true, timeout: BUSY_WAIT_MS }),
     keep: false,
   });
-  const shm = sizeOf(`${db}-shm`);
+  // Without a log the index beside it does not matter: the store is not opened in place then. Each
+  // read looks again (a caller that noted the files before reading must get rows as new as those).
   const wal = sizeOf(`${db}-wal`);
+  const shm = wal === undefined ? undefined : sizeOf(`${db}-shm`);
   const { size, mtimeMs } = statSync(db);
   const kept = snapshots.get(db);
   // The snapshot of a store unchanged since, whose agent has not started: no need to look again at
   // its header (a snapshot is only made of a store in WAL mode).
-  if (
-    kept &&
-    kept.size === size &&
-    kept.mtimeMs === mtimeMs &&
-    (shm === undefined || wal === undefined) &&
-    !wal
-  )
+  if (kept && kept.size === size && kept.mtimeMs === mtimeMs && shm === undefined && !wal)
     return { conn: kept.conn, keep: true };
   if (!walMode(db) || (shm !== undefined && wal !== undefined)) return inPlace();
   if ((wal ?? 0) > 0) {
@@ -172,16 +169,22 @@ const sizeOf = (path: string): number | undefined => statSync(path, { throwIfNoE
 /** Statements prepared once per connection: a kept snapshot serves many sessions' reads. */
 const statements = new WeakMap<Db, Map<string, Statement>>();
 
-export function prepared(conn: Db, sql: string): Statement {
+/**
+ * `raw`: a statement that gives each row as an array of its columns, which costs less than an
+ * object keyed by their names.
+ */
+export function prepared(conn: Db, sql: string, raw = false): Statement {
   let kept = statements.get(conn);
   if (!kept) {
     kept = new Map();
     statements.set(conn, kept);
   }
-  let statement = kept.get(sql);
+  const key = raw ? `raw:${sql}` : sql;
+  let statement = kept.get(key);
   if (!statement) {
     statement = conn.prepare(sql);
-    kept.set(sql, statement);
+    if (raw) statement.raw(true);
+    kept.set(key, statement);
   }
   return statement;
 }
@@ -260,8 +263,13 @@ export function listStoreSessions(db: string): Promise<StoreSessionRow[]> {
 }
 
 /** Whether the store holds a session with this id (a child session counts). */
-export function storeHasSession(db: string, id: string): Promise<boolean> {
-  return withStore(db, (conn) => prepared(conn, 'SELECT 1 FROM session WHERE id = ?').get(id) !== undefined);
+export async function storeHasSession(db: string, id: string): Promise<boolean> {
+  const has = (conn: Db) => prepared(conn, 'SELECT 1 FROM session WHERE id = ?').get(id) !== undefined;
+  // A kept snapshot that holds the session says so without a look at the files: the read that
+  // follows looks, and finds the session gone if it went since. A no is always asked of the store.
+  const kept = snapshots.get(db);
+  if (kept && has(kept.conn)) return true;
+  return withStore(db, has);
 }
 
 /**
@@ -285,26 +293,134 @@ const idList = (n: number): string =>
  * session indexes alone.
  */
 export function readStoreSession(db: string, id: string): Promise<StoreLine[]> {
+  return withStore(db, (conn) => readSessionRows(conn, id));
+}
+
+function readSessionRows(conn: Db, id: string): StoreLine[] {
+  const sessions = sessionTree(conn, id);
+  if (sessions.length === 0) return [];
+  const ids = sessions.map((s) => s.id);
+  const out: StoreLine[] = [];
+  for (const s of sessions) out.push(readLine('session', s));
+  const list = idList(ids.length);
+  const messages = prepared(
+    conn,
+    `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id ${list} ORDER BY time_created, id`,
+  ).all(...ids) as Record<string, unknown>[];
+  for (const m of messages) out.push(readLine('message', m));
+  // Ordered here rather than by SQLite, which would sort the rows' data along with their keys.
+  const parts = prepared(conn, `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id ${list}`).all(
+    ...ids,
+  ) as Record<string, unknown>[];
+  parts.sort(byMessageThenId);
+  for (const p of parts) out.push(readLine('part', p));
+  return out;
+}
+
+/** The columns of each table that a translation reads. */
+const SESSION_COLUMNS = ['id', 'parent_id', 'directory', 'title', 'version', 'time_created', 'time_updated'];
+const MESSAGE_COLUMNS = 'id, session_id, time_created, data';
+const PART_COLUMNS = 'id, session_id, message_id, time_created, data';
+
+/** The statements of a translation's read, made once per connection. */
+interface TranslationReads {
+  sessionById: Statement;
+  sessionChildren: Statement;
+  /** Of a session without children; a tree's ids make statements of their own. */
+  messages: Statement;
+  parts: Statement;
+}
+const translationReads = new WeakMap<Db, TranslationReads | null>();
+
+/** null when a table lacks a column a translation reads (of a session row, those it has are read). */
+function translationReadsOf(conn: Db): TranslationReads | null {
+  let reads = translationReads.get(conn);
+  if (reads !== undefined) return reads;
+  const has = (table: string, wanted: string) => {
+    const cols = columnsOf(conn, table);
+    return wanted.split(', ').every((c) => cols.has(c));
+  };
+  const sessionCols = columnsOf(conn, 'session');
+  reads = null;
+  if (
+    sessionCols.has('id') &&
+    sessionCols.has('parent_id') &&
+    has('message', MESSAGE_COLUMNS) &&
+    has('part', PART_COLUMNS)
+  ) {
+    const sessionColumns = SESSION_COLUMNS.filter((c) => sessionCols.has(c)).join(', ');
+    reads = {
+      sessionById: conn.prepare(`SELECT _rowid_ AS __rowid, ${sessionColumns} FROM session WHERE id = ?`),
+      sessionChildren: conn.prepare(
+        `SELECT _rowid_ AS __rowid, ${sessionColumns} FROM session WHERE parent_id = ?`,
+      ),
+      messages: conn.prepare(messagesSql(1)).raw(true),
+      parts: conn.prepare(partsSql(1)).raw(true),
+    };
+  }
+  translationReads.set(conn, reads);
+  return reads;
+}
+
+const messagesSql = (n: number): string =>
+  `SELECT _rowid_, ${MESSAGE_COLUMNS} FROM message WHERE session_id ${idList(n)} ORDER BY time_created, id`;
+const partsSql = (n: number): string =>
+  `SELECT _rowid_, ${PART_COLUMNS} FROM part WHERE session_id ${idList(n)}`;
+
+/**
+ * readStoreSession for a translation: the same rows in the same order, with only the columns the
+ * translation reads (an export wants every column as stored). Message and part rows come from
+ * SQLite as arrays, each made into its line as it comes: no object keyed by column names per row.
+ * A store whose tables lack one of those columns is read as readStoreSession reads it.
+ */
+export function readStoreSessionToTranslate(db: string, id: string): Promise<StoreLine[]> {
   return withStore(db, (conn) => {
-    const sessions = sessionTree(conn, id);
+    const reads = translationReadsOf(conn);
+    if (reads === null) return readSessionRows(conn, id);
+    const sessions = sessionTree(conn, id, reads.sessionById, reads.sessionChildren);
     if (sessions.length === 0) return [];
-    const ids = sessions.map((s) => s.id);
     const out: StoreLine[] = [];
     for (const s of sessions) out.push(readLine('session', s));
-    const list = idList(ids.length);
-    const messages = prepared(
-      conn,
-      `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id ${list} ORDER BY time_created, id`,
-    ).all(...ids) as Record<string, unknown>[];
-    for (const m of messages) out.push(readLine('message', m));
-    // Ordered here rather than by SQLite, which would sort the rows' data along with their keys.
-    const parts = prepared(conn, `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id ${list}`).all(
+    const ids = sessions.map((s) => s.id);
+    const one = ids.length === 1;
+    const messages = (one ? reads.messages : prepared(conn, messagesSql(ids.length), true)).all(
       ...ids,
-    ) as Record<string, unknown>[];
-    parts.sort(byMessageThenId);
-    for (const p of parts) out.push(readLine('part', p));
+    ) as unknown[][];
+    for (const m of messages)
+      out.push({
+        table: 'message',
+        rowid: m[0] as number,
+        row: { id: m[1], session_id: m[2], time_created: m[3], data: m[4] },
+      });
+    const parts = (one ? reads.parts : prepared(conn, partsSql(ids.length), true)).all(...ids) as unknown[][];
+    const lines: StoreLine[] = new Array(parts.length);
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i] as unknown[];
+      lines[i] = {
+        table: 'part',
+        rowid: p[0] as number,
+        row: { id: p[1], session_id: p[2], message_id: p[3], time_created: p[4], data: p[5] },
+      };
+    }
+    lines.sort(linesByMessageThenId);
+    for (const line of lines) out.push(line);
     return out;
   });
+}
+
+/**
+ * byMessageThenId for lines whose ids are text, as a store's always are, compared without asking
+ * each value's kind; any other pair is left to byMessageThenId.
+ */
+function linesByMessageThenId(a: StoreLine, b: StoreLine): number {
+  const am = a.row.message_id;
+  const bm = b.row.message_id;
+  const ai = a.row.id;
+  const bi = b.row.id;
+  if (typeof am !== 'string' || typeof bm !== 'string' || typeof ai !== 'string' || typeof bi !== 'string')
+    return byMessageThenId(a.row, b.row);
+  if (am !== bm) return am < bm ? -1 : 1;
+  return ai < bi ? -1 : ai > bi ? 1 : 0;
 }
 
 /** How deep a tree of sessions is followed (a cycle of parent ids ends there too). */
@@ -315,11 +431,14 @@ const TREE_DEPTH = 64;
  * and id. Looked up row by row through the id and parent indexes: a recursive query costs more
  * than that for the single session most trees are.
  */
-function sessionTree(conn: Db, id: string): Record<string, unknown>[] {
-  const byId = prepared(conn, 'SELECT _rowid_ AS __rowid, * FROM session WHERE id = ?');
+function sessionTree(
+  conn: Db,
+  id: string,
+  byId = prepared(conn, 'SELECT _rowid_ AS __rowid, * FROM session WHERE id = ?'),
+  children = prepared(conn, 'SELECT _rowid_ AS __rowid, * FROM session WHERE parent_id = ?'),
+): Record<string, unknown>[] {
   const root = byId.get(id) as Record<string, unknown> | undefined;
   if (root === undefined) return [];
-  const children = prepared(conn, 'SELECT _rowid_ AS __rowid, * FROM session WHERE parent_id = ?');
   const out = [root];
   const seen = new Set<unknown>([root.id]);
   let level = [root];

@@ -488,6 +488,10 @@ export function translateOpenCodeSession(
   // Messages in the order they were made (their rows' order where times tie), each with its parts.
   const messages = rows.filter((r) => r.table === 'message');
   const partsOf = new Map<string, Row[]>();
+  // A message's parts mostly come one after another (a store gives them so): its list is looked
+  // up once for the run, not for each part.
+  let list: Row[] = [];
+  let listOf: string | undefined;
   for (const r of rows) {
     if (r.table !== 'part') continue;
     const mid = r.messageId;
@@ -495,9 +499,16 @@ export function translateOpenCodeSession(
       t.skipped.push({ source: r.source, reason: 'a part that names no message', recordType: 'part' });
       continue;
     }
-    const list = partsOf.get(mid) ?? [];
+    if (mid !== listOf) {
+      listOf = mid;
+      const known = partsOf.get(mid);
+      if (known) list = known;
+      else {
+        list = [];
+        partsOf.set(mid, list);
+      }
+    }
     list.push(r);
-    partsOf.set(mid, list);
   }
   const created = (r: Row): number => {
     const time = isObject(r.data.time) ? r.data.time : {};
