@@ -11,6 +11,8 @@ const commands: Record<string, () => Promise<Command>> = {
   agents: async () => (await import('./commands/agents.js')).agentsCommand,
   dump: async () => (await import('./commands/dump.js')).dumpCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
+  fork: async () => (await import('./commands/fork.js')).forkCommand,
+  handoff: async () => (await import('./commands/handoff.js')).handoffCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
   presets: async () => (await import('./commands/presets.js')).presetsCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,

@@ -105,8 +105,18 @@ usage:
   cairn agents install|verify|login <agent> [--method M]
                                              install its adapter under $CAIRN_HOME/agents, check it
                                              accepts a session, or sign in
-  cairn run <agent> [--cwd DIR] [--session REF] [--mode M] [--allow|--deny] [--json] "prompt"
-                                             one turn of an agent, streamed; --session continues one
+  cairn run <agent> [--cwd DIR] [--session REF] [--mode M] [--model ID] [--allow RULE]
+           [--deny RULE] [--json] "prompt" | -
+                                             one turn of an agent, streamed; --session continues one;
+                                             the prompt from stdin when '-' or none is given; rules
+                                             like 'Bash(npm test*)' answer permissions
+  cairn handoff <ref> --to <agent> [--preset P | --types a,b,-c] [--since T] [--until T]
+           [--prompt "…"] [--cwd DIR] [--no-redact] [--dry-run] [--json]
+                                             a new session of another agent in the same folder,
+                                             given the chosen items as its first prompt (--dry-run:
+                                             print that document and its size, send nothing)
+  cairn fork <ref> --at <item> [--to <agent>] [--dry-run] [--json]
+                                             a new session holding the history up to an item
   cairn workstation --server URL [--ticket-file PATH]
                                              drive this machine's agents for a server elsewhere;
                                              the ticket comes from CAIRN_TICKET or the file

@@ -34,6 +34,18 @@ import {
   SessionLastLiveRemoveResult,
 } from './ops/session-control.js';
 import {
+  SessionHandoffPreviewArgs,
+  SessionHandoffPreviewRequest,
+  SessionHandoffPreviewResponse,
+  SessionHandoffPreviewResult,
+} from './ops/session-handoff.js';
+import {
+  SessionLinksReadArgs,
+  SessionLinksReadRequest,
+  SessionLinksReadResponse,
+  SessionLinksReadResult,
+} from './ops/session-links.js';
+import {
   SessionListArgs,
   SessionListRequest,
   SessionListResponse,
@@ -188,6 +200,23 @@ export const OP_ATTRIBUTES = {
     locality: 'instance-local',
     errors: ['not_found'],
   },
+  // cairn's own: which session carries on from which (hand-offs and forks), in cairn's own state.
+  session_links_read: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: [],
+  },
+  // cairn's own: the hand-off document a session's items make, measured before it is sent.
+  session_handoff_preview: {
+    plane: 'control',
+    roles: USER_ONLY,
+    needs_hello: true,
+    locality: 'instance-local',
+    errors: ['not_found'],
+  },
+
   // cairn's own: tokens and cost over every session, by period, session or billing window.
   usage_read: {
     plane: 'control',
@@ -329,6 +358,18 @@ export const OP_SCHEMAS = {
     result: SessionMarksWriteResult,
     request: SessionMarksWriteRequest,
     response: SessionMarksWriteResponse,
+  },
+  session_links_read: {
+    args: SessionLinksReadArgs,
+    result: SessionLinksReadResult,
+    request: SessionLinksReadRequest,
+    response: SessionLinksReadResponse,
+  },
+  session_handoff_preview: {
+    args: SessionHandoffPreviewArgs,
+    result: SessionHandoffPreviewResult,
+    request: SessionHandoffPreviewRequest,
+    response: SessionHandoffPreviewResponse,
   },
   usage_read: {
     args: UsageReadArgs,

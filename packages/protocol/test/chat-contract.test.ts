@@ -136,6 +136,9 @@ describe('the unions', () => {
       'sign_in_required',
       'config_options',
       'steer_result',
+      'sign_in_result',
+      'available_commands',
+      'permission_rule_applied',
     ]);
     expect(SERVER_MEMBERS.slice(-cairnServer.length).map(typeOf)).toEqual(cairnServer);
     expect(SERVER_MEMBERS).toHaveLength(47 + cairnServer.length);

@@ -36,6 +36,8 @@ const REQUIRED_OPS = [
   'session_marks_read',
   'session_marks_write',
   'usage_read',
+  'session_links_read',
+  'session_handoff_preview',
 ];
 
 /** Arguments the contract leaves open: a field the op does not define is ignored, not refused. */

@@ -2,8 +2,9 @@
 // session on it. Everything the agent says comes out of `onEvent` in the order it arrived, as a
 // wire event name and a JSON payload; turns, permissions, steering and config options are methods.
 import * as acp from '@agentclientprotocol/sdk';
-import { boundDepth, MAX_VALUE_DEPTH } from '@cairn/protocol';
+import { boundDepth, MAX_VALUE_DEPTH, type PromptResource } from '@cairn/protocol';
 import { type AgentCommand, AgentProcess, type ProcessTracker } from './agent-process.js';
+import { resourceBlocks } from './prompt-resources.js';
 import { TerminalError, type Terminals } from './terminals.js';
 
 export const AUTH_REQUIRED = -32000;
@@ -64,10 +65,14 @@ export interface OpenedSession {
   readonly reloaded: boolean;
   readonly supportsSteering: boolean;
   readonly supportsImageInput: boolean;
+  /** The agent takes files' contents in a prompt (ACP `promptCapabilities.embeddedContext`). */
+  readonly supportsEmbeddedContext?: boolean;
   readonly agentInfo?: { name: string; title?: string | null; version?: string | null };
   readonly authMethods: AuthMethodInfo[];
   readonly configOptions: unknown[] | null;
   readonly modes: unknown;
+  /** The models the agent lists outside its config options (`session/set_model`'s choices). */
+  readonly models: unknown;
 }
 
 export interface Refusal {
@@ -218,7 +223,7 @@ export class AcpSession {
 
     const caps = init.agentCapabilities ?? {};
     const nativeId = request.nativeSessionId ?? undefined;
-    let opened: { sessionId: string; configOptions?: unknown; modes?: unknown };
+    let opened: { sessionId: string; configOptions?: unknown; modes?: unknown; models?: unknown };
     let reloaded = true;
     const settleEarly = () => {
       const held = early ?? [];
@@ -264,10 +269,12 @@ export class AcpSession {
       reloaded,
       supportsSteering: meta.steering?.supported === true,
       supportsImageInput: caps.promptCapabilities?.image === true,
+      supportsEmbeddedContext: caps.promptCapabilities?.embeddedContext === true,
       ...(init.agentInfo ? { agentInfo: init.agentInfo } : {}),
       authMethods,
       configOptions: Array.isArray(opened.configOptions) ? opened.configOptions : null,
       modes: opened.modes ?? null,
+      models: opened.models ?? null,
     };
     session = new AcpSession(child, connection, limits, request, opened.sessionId, info);
     const live = session;
@@ -276,7 +283,11 @@ export class AcpSession {
   }
 
   /** One turn: resolves when the agent ends it, the time limit passes or the agent dies. */
-  prompt(text: string, images: readonly ImageInput[] = []): Promise<TurnOutcome> {
+  prompt(
+    text: string,
+    images: readonly ImageInput[] = [],
+    resources: readonly PromptResource[] = [],
+  ): Promise<TurnOutcome> {
     if (this.turn) return Promise.resolve({ status: 'failed', message: 'a turn is already running' });
     if (!this.alive)
       return Promise.resolve({ status: 'failed', message: this.exitReason ?? 'session closed' });
@@ -284,9 +295,17 @@ export class AcpSession {
     for (const image of images) {
       blocks.push({ type: 'image', data: image.data, mimeType: image.mimeType, uri: image.uri ?? null });
     }
-    const turn = this.runTurn(blocks).finally(() => {
-      this.turn = undefined;
-    });
+    const withFiles =
+      resources.length === 0
+        ? Promise.resolve(blocks)
+        : resourceBlocks(resources, this.request.cwd, this.info.supportsEmbeddedContext === true, (line) =>
+            this.request.log?.(line),
+          ).then((files) => [...blocks, ...files]);
+    const turn = withFiles
+      .then((prompt) => this.runTurn(prompt))
+      .finally(() => {
+        this.turn = undefined;
+      });
     this.turn = turn;
     return turn;
   }
@@ -388,6 +407,22 @@ export class AcpSession {
       const set = await this.setMode(value);
       return set.ok ? { ok: true, configOptions: declared } : set;
     }
+    if (configId === 'model' && typeof value === 'string' && !declared.some((o) => o.id === 'model')) {
+      // Agents that list models instead of a model config option: the same request, as session/set_model.
+      const models =
+        (this.info.models as { availableModels?: { modelId: string }[] } | null)?.availableModels ?? [];
+      if (!models.some((m) => m.modelId === value)) {
+        const offered = models.map((m) => m.modelId).join(', ');
+        return {
+          ok: false,
+          error: offered
+            ? `no model '${value}' (the agent offers ${offered})`
+            : 'this agent offers no models',
+        };
+      }
+      const set = await this.setModel(value);
+      return set.ok ? { ok: true, configOptions: declared } : set;
+    }
     try {
       const reply = await this.connection.agent.request('session/set_config_option', {
         sessionId: this.sessionId,
@@ -404,6 +439,16 @@ export class AcpSession {
   async setMode(modeId: string): Promise<{ ok: true } | { ok: false; error: string }> {
     try {
       await this.connection.agent.request('session/set_mode', { sessionId: this.sessionId, modeId });
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: refusalOf(error, []).message };
+    }
+  }
+
+  /** `session/set_model`, for agents that list models rather than a model config option. */
+  async setModel(modelId: string): Promise<{ ok: true } | { ok: false; error: string }> {
+    try {
+      await this.connection.agent.request('session/set_model', { sessionId: this.sessionId, modelId });
       return { ok: true };
     } catch (error) {
       return { ok: false, error: refusalOf(error, []).message };
@@ -589,8 +634,15 @@ export function authMethodsOf(methods: readonly acp.AuthMethod[] | undefined): A
 /** A thrown SDK error as a refusal: the JSON-RPC code survives, so sign-in needed stays a code. */
 export function refusalOf(error: unknown, authMethods: AuthMethodInfo[]): Refusal {
   if (error instanceof acp.RequestError) {
-    const detail = typeof error.data === 'string' ? error.data : undefined;
-    const message = detail && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
+    // Agents put what went wrong in the error's data: text, or an object with a message and a kind
+    // (Codex's `codexErrorInfo`, Claude Code's `errorKind`) that says, say, that a usage limit hit.
+    const data = error.data;
+    const fields = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+    const detail =
+      typeof data === 'string' ? data : typeof fields.message === 'string' ? fields.message : undefined;
+    const kind = [fields.codexErrorInfo, fields.errorKind].find((k): k is string => typeof k === 'string');
+    const said = detail && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
+    const message = kind && !said.includes(kind) ? `${said} (${kind})` : said;
     const code = Number.isInteger(error.code) ? error.code : undefined;
     return {
       message,

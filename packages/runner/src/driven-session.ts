@@ -1,6 +1,7 @@
 // One session the workstation drives, under the server's `sessionRef`: the live ACP session (when
 // its agent runs) and the journal that numbers and keeps every event and turn end. The agent can
 // die and be reopened from its native id; the journal, and so the numbering, goes on.
+import type { PromptResource } from '@cairn/protocol';
 import {
   type AcpSession,
   AcpSession as AcpSessionClass,
@@ -132,7 +133,11 @@ export class DrivenSession {
   }
 
   /** Runs one turn to its end and records `agent_turn_done`; reopens a dead agent first. */
-  async prompt(text: string, images: readonly ImageInput[] = []): Promise<TurnOutcome> {
+  async prompt(
+    text: string,
+    images: readonly ImageInput[] = [],
+    resources: readonly PromptResource[] = [],
+  ): Promise<TurnOutcome> {
     const opened = await this.ensureOpen();
     if (!opened.ok) {
       const outcome: TurnOutcome = { status: 'failed', ...opened.refusal };
@@ -145,7 +150,7 @@ export class DrivenSession {
       // Not a turn of its own: the server sent a prompt into a running one.
       return { status: 'failed', message: 'a turn is already running in this session' };
     }
-    const turn = acp.prompt(text, images);
+    const turn = acp.prompt(text, images, resources);
     this.current = turn;
     const outcome = await turn;
     this.current = undefined;

@@ -1,6 +1,7 @@
 // The workstation side of driving agents: ACP agents as child processes through the official SDK,
 // their journal, and the agent wire to a server.
 export * from './acp-session.js';
+export * from './agent-keys.js';
 export * from './agent-process.js';
 export * from './bridges.js';
 export * from './driven-session.js';

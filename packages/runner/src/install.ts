@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { InstallProgress } from '@cairn/protocol';
 import {
   adapterDir,
   type Bridge,
@@ -58,6 +59,8 @@ export interface InstallOptions {
   readonly env?: Env;
   /** The npm executable; `npm` on PATH when absent. */
   readonly npm?: string;
+  /** Hears the install's phases and npm's output lines as they come (npm then logs its fetches). */
+  readonly onProgress?: (progress: InstallProgress) => void;
 }
 
 const inFlight = new Map<string, Promise<InstallResult>>();
@@ -125,6 +128,7 @@ async function installLocked(
 }
 
 async function install(bridge: BuiltInBridge, dir: string, options: InstallOptions): Promise<InstallResult> {
+  options.onProgress?.({ phase: 'preparing' });
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     // A manifest of its own, so npm treats this folder as the project and never walks up. Kept
@@ -208,6 +212,7 @@ async function settled(
   options: InstallOptions,
   pinnedUnavailable: string | undefined,
 ): Promise<InstallResult> {
+  options.onProgress?.({ phase: 'checking' });
   ownerOnlyTree(dir);
   const version = await installedAdapterVersion(bridge, options.cairnHome);
   if (version === undefined) {
@@ -256,9 +261,19 @@ function runNpm(args: readonly string[], cwd: string, options: InstallOptions): 
       detached: process.platform !== 'win32',
       shell: process.platform === 'win32',
     });
+    let partial = '';
     const keep = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
+      const text = chunk.toString('utf8');
+      output += text;
       if (output.length > 64_000) output = output.slice(-32_000);
+      if (options.onProgress === undefined) return;
+      // Whole lines only, as npm writes them.
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const shown = line.trim();
+        if (shown !== '') options.onProgress({ phase: 'downloading', line: shown.slice(0, 500) });
+      }
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
@@ -283,6 +298,7 @@ function runNpm(args: readonly string[], cwd: string, options: InstallOptions): 
 }
 
 function npmInstall(dir: string, specs: readonly string[], options: InstallOptions): Promise<NpmRun> {
+  options.onProgress?.({ phase: 'downloading' });
   return runNpm(
     [
       'install',
@@ -292,7 +308,8 @@ function npmInstall(dir: string, specs: readonly string[], options: InstallOptio
       '--no-fund',
       '--omit=dev',
       '--save-exact',
-      '--loglevel=error',
+      // Someone watching gets npm's fetches as they happen; otherwise only its errors.
+      options.onProgress === undefined ? '--loglevel=error' : '--loglevel=http',
       ...specs,
     ],
     dir,
@@ -316,7 +333,12 @@ function npmMessage(output: string): string {
   const lines = output
     .split('\n')
     .map((l) => l.replace(/^npm (ERR!|error)\s?/, '').trim())
-    .filter((l) => l !== '' && !/complete log of this run|A complete log|\.npm\/_logs\//i.test(l));
+    .filter(
+      (l) =>
+        l !== '' &&
+        !/^npm http /.test(l) &&
+        !/complete log of this run|A complete log|\.npm\/_logs\//i.test(l),
+    );
   const text = lines.join(' ').trim();
   return text === '' ? 'npm exited without a message' : text.slice(0, 2000);
 }

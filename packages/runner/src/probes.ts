@@ -2,8 +2,14 @@
 // a session), authenticate, list its native sessions, install its adapter. Each starts the agent,
 // asks, and ends it; every answer is a frame, failures included.
 import * as acp from '@agentclientprotocol/sdk';
-import type { AgentFrameOf } from '@cairn/protocol';
+import {
+  type AgentFrameOf,
+  API_KEY_QUERY,
+  INSTALL_PROGRESS_KEY,
+  type InstallProgress,
+} from '@cairn/protocol';
 import { AUTH_REQUIRED, authMethodsOf, refusalOf } from './acp-session.js';
+import { storeAgentKey, storedAgentEnv, storedSignInMethod } from './agent-keys.js';
 import { AgentProcess, agentEnvironment } from './agent-process.js';
 import { type Env, findBridge, resolveBridgeCommand } from './bridges.js';
 import type { SessionLaunch } from './driven-session.js';
@@ -27,8 +33,13 @@ export function rosterLaunchResolver(options: {
   extras?: Readonly<Record<string, LaunchExtras>>;
 }): LaunchResolver {
   return async (key, context) => {
-    const extras = options.extras?.[key] ?? {};
-    const env = { ...context.env, ...extras.env };
+    const given = options.extras?.[key] ?? {};
+    // A kept key's method is named to the agent at start: some read the key only when asked to.
+    const method = given.authenticate === undefined ? storedSignInMethod(options.cairnHome, key) : undefined;
+    const extras: LaunchExtras =
+      method === undefined ? given : { ...given, authenticate: { methodId: method } };
+    // Keys the person gave cairn for this agent, read at each start so a new one takes effect.
+    const env = { ...context.env, ...storedAgentEnv(options.cairnHome, key), ...extras.env };
     if (context.command) {
       return {
         ok: true,
@@ -89,13 +100,20 @@ export class Probes {
       cairnHome: string;
       env: Env;
       resolveLaunch: LaunchResolver;
+      /** A key was kept for `bridge`: its sessions must start again to read it. */
+      keyStored?: (bridge: string) => void;
       /** Frames a sign-in sends before its answer: the address to open, and its end. */
       emit?: (
         frame:
           | AgentFrameOf<'agent_auth_url'>
           | AgentFrameOf<'agent_auth_url_done'>
-          | AgentFrameOf<'agent_authenticated'>,
+          | AgentFrameOf<'agent_authenticated'>
+          | AgentFrameOf<'agent_installed'>,
       ) => void;
+      /** Whether the server asked to hear an install's progress. */
+      installProgress?: () => boolean;
+      /** An install ended well: the roster changed, and must be said before the answer. */
+      installed?: () => Promise<void>;
     },
   ) {}
 
@@ -145,6 +163,14 @@ export class Probes {
     frame: AgentFrameOf<'agent_authenticate'>,
   ): Promise<AgentFrameOf<'agent_authenticated'>> {
     const query = asQuery(frame.query);
+    const key = (frame.query as Record<string, unknown> | null | undefined)?.[API_KEY_QUERY];
+    if (typeof key === 'string') {
+      // An API key is kept for the agent's next starts; the agent is not asked anything now.
+      const stored = storeAgentKey(this.options.cairnHome, frame.bridge, frame.methodId, key);
+      if (!stored.ok) return { t: 'agent_authenticated', id: frame.id, ok: false, error: stored.error };
+      this.options.keyStored?.(frame.bridge);
+      return { t: 'agent_authenticated', id: frame.id, ok: true };
+    }
     return this.withAgent(frame.bridge, query, PROBE_MAX_MS, async (agent) => {
       const meta = isObject(query._meta) ? { _meta: query._meta } : {};
       // A sign-in in the browser: the agent names an address; the server hears it at once, and
@@ -229,11 +255,32 @@ export class Probes {
   }
 
   async install(frame: AgentFrameOf<'agent_install'>): Promise<AgentFrameOf<'agent_installed'>> {
+    const progress = this.options.installProgress?.() === true;
+    let lastSent = 0;
     const result = await installAdapter(frame.bridge, {
       cairnHome: this.options.cairnHome,
       env: this.options.env,
+      ...(progress
+        ? {
+            onProgress: (step: InstallProgress) => {
+              // npm may print hundreds of lines a second: a phase always goes out, lines at most
+              // every 100 ms.
+              const now = Date.now();
+              if (step.line !== undefined && now - lastSent < 100) return;
+              lastSent = now;
+              this.options.emit?.({
+                t: 'agent_installed',
+                id: frame.id,
+                ok: true,
+                [INSTALL_PROGRESS_KEY]: step,
+              } as AgentFrameOf<'agent_installed'>);
+            },
+          }
+        : {}),
     });
     if (result.ok) {
+      // Said even when it was there already: another process may have installed it meanwhile.
+      await this.options.installed?.();
       return {
         t: 'agent_installed',
         id: frame.id,

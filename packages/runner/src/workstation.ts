@@ -2,6 +2,7 @@
 // the server's frames, and after every (re)connection says hello, offers what its journal holds and
 // backfills what the server missed. Transport-free: a channel is anything that can send text.
 
+import { type FSWatcher, watch } from 'node:fs';
 import { join } from 'node:path';
 import {
   AGENT_EVENT_MAX_BYTES,
@@ -12,9 +13,12 @@ import {
   decodeAgentFrame,
   encodeAgentFrame,
   fitAgentFrameToPeer,
+  INSTALL_PROGRESS_READY_KEY,
   KILL_DEV_PROCESS_OPTION,
   outboundAgentFrameRejection,
   outboundFailureReply,
+  PROMPT_RESOURCES_KEY,
+  ROSTER_PROBLEMS_KEY,
 } from '@cairn/protocol';
 import type { ImageInput } from './acp-session.js';
 import { agentEnvironment, type ProcessTracker } from './agent-process.js';
@@ -23,7 +27,8 @@ import { fitEvent } from './event-size.js';
 import type { Journal, JournalEntry } from './journal.js';
 import { type LaunchResolver, Probes } from './probes.js';
 import { processLedger, reapLeftoverAgents } from './process-ledger.js';
-import { rosterInfo } from './roster.js';
+import { isPromptResourceList } from './prompt-resources.js';
+import { type RosterSnapshot, rosterSnapshot } from './roster.js';
 
 export interface WireChannel {
   send(text: string): void;
@@ -44,6 +49,8 @@ export interface WorkstationOptions {
   /** The version this side speaks; lower only to test an older peer. */
   readonly agentWire?: number;
   readonly limits?: SessionLaunch['limits'];
+  /** Watch `$CAIRN_HOME/config.json` and say the new roster to the server when it changes. */
+  readonly watchConfig?: boolean;
 }
 
 /** After this many undecodable frames in a row the channel is closed: the peer is not speaking the wire. */
@@ -74,6 +81,12 @@ export class Workstation {
   private readonly outbox: AgentFrame[] = [];
   private flushing: NodeJS.Immediate | undefined;
   private readonly log: (line: string) => void;
+  /** The roster last said; a broken config.json keeps it. */
+  private roster: RosterSnapshot | undefined;
+  /** The server asked to hear install progress (a key of its `agent_ready`). */
+  private serverWantsInstallProgress = false;
+  private configWatcher: FSWatcher | undefined;
+  private configTimer: NodeJS.Timeout | undefined;
   readonly version: number;
 
   constructor(private readonly options: WorkstationOptions) {
@@ -86,7 +99,73 @@ export class Workstation {
       env: options.env,
       resolveLaunch: options.resolveLaunch,
       emit: (frame) => this.emit(frame),
+      installProgress: () => this.serverWantsInstallProgress,
+      installed: () => this.announceRoster(),
+      keyStored: (bridge) => void this.restartForKey(bridge),
     });
+    if (options.watchConfig) this.watchConfig();
+  }
+
+  /**
+   * Watches cairn's own folder for config.json being written or replaced (editors often write a
+   * new file and rename it), and says the new roster a moment after the last change.
+   */
+  private watchConfig(): void {
+    try {
+      this.configWatcher = watch(this.options.cairnHome, (_event, name) => {
+        if (name !== null && name !== 'config.json') return;
+        clearTimeout(this.configTimer);
+        this.configTimer = setTimeout(() => void this.announceRoster(), 150);
+        this.configTimer.unref();
+      });
+      this.configWatcher.on('error', (error) =>
+        this.log(`workstation: config.json watch failed: ${error.message}`),
+      );
+      this.configWatcher.unref();
+    } catch (error) {
+      this.log(
+        `workstation: cannot watch ${this.options.cairnHome} for config.json: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** The roster now, or the last good one when config.json cannot be read as a whole. */
+  private async currentRoster(): Promise<RosterSnapshot> {
+    const now = await rosterSnapshot(this.options.cairnHome, this.options.env, this.roster);
+    for (const problem of now.problems)
+      if (!this.roster?.problems.includes(problem)) this.log(`workstation: ${problem}`);
+    this.roster = now;
+    return now;
+  }
+
+  /** Says the roster again on the channel that is up (after an install, or a config.json edit). */
+  async announceRoster(): Promise<void> {
+    const channel = this.channel;
+    const roster = await this.currentRoster();
+    if (channel === undefined || this.channel !== channel || this.peerVersion === 0) return;
+    this.emit(this.hello(roster));
+  }
+
+  private hello(roster: RosterSnapshot): AgentFrame {
+    return {
+      t: 'agent_hello',
+      ticket: this.options.ticket ?? '',
+      bridges: roster.bridges,
+      ...(roster.problems.length > 0 ? { [ROSTER_PROBLEMS_KEY]: roster.problems } : {}),
+    } as AgentFrame;
+  }
+
+  /**
+   * A key was kept for `bridge`: its sessions let their agents go (none in the middle of a turn),
+   * so the next prompt starts the agent again with the key in its environment.
+   */
+  private async restartForKey(bridge: string): Promise<void> {
+    // Out of the map at once, so an open that follows the answer finds none to reuse.
+    const going = [...this.sessions].filter(
+      ([ref, session]) => this.options.journal.session(ref)?.bridge === bridge && !session.busy,
+    );
+    for (const [ref] of going) this.sessions.delete(ref);
+    await Promise.all(going.map(([, session]) => session.stopAgent()));
   }
 
   /** A new connection to the server: say hello with the roster. */
@@ -94,9 +173,9 @@ export class Workstation {
     this.detach();
     this.channel = channel;
     this.undecodable = 0;
-    const bridges = await rosterInfo(this.options.cairnHome, this.options.env);
+    const roster = await this.currentRoster();
     if (this.channel !== channel) return;
-    this.emit({ t: 'agent_hello', ticket: this.options.ticket ?? '', bridges });
+    this.emit(this.hello(roster));
   }
 
   /** The connection is gone; sessions and their agents live on, journaling. */
@@ -146,6 +225,8 @@ export class Workstation {
   /** Ends every session's agent and the commands it ran (the journal keeps the sessions for a
    * later start; their commands would run on unheard). */
   async stop(): Promise<void> {
+    this.configWatcher?.close();
+    clearTimeout(this.configTimer);
     this.detach();
     await Promise.all(
       [...this.sessions.values()].map(async (s) => {
@@ -200,6 +281,8 @@ export class Workstation {
 
   private onReady(frame: AgentFrameOf<'agent_ready'>): void {
     this.peerVersion = Math.min(frame.agentWire, this.version);
+    this.serverWantsInstallProgress =
+      (frame as unknown as Record<string, unknown>)[INSTALL_PROGRESS_READY_KEY] === true;
     clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = setInterval(() => this.heartbeat(), this.options.heartbeatMs ?? 10_000);
     this.heartbeatTimer.unref();
@@ -322,7 +405,8 @@ export class Workstation {
       this.log(`workstation: ${frame.sessionRef}: images dropped, the agent does not take them`);
       images.length = 0;
     }
-    await session.prompt(frame.text, images);
+    const resources = (frame as unknown as Record<string, unknown>)[PROMPT_RESOURCES_KEY];
+    await session.prompt(frame.text, images, isPromptResourceList(resources) ? resources : []);
   }
 
   /**

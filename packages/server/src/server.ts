@@ -23,11 +23,14 @@ import { type DemoHome, makeDemoHome } from './demo.js';
 import { EventLog } from './drive/event-log.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
 import { listTickets } from './drive/tickets.js';
+import { handoffDocument } from './handoff-document.js';
 import { createHttpHandler, defaultWebRoot } from './http.js';
 import { IndexDb } from './index-db.js';
 import { IndexWorkers, indexWorkerFile } from './index-workers.js';
+import { LinksStore, linksPath } from './links-store.js';
 import { MarksStore } from './marks-store.js';
 import { driveAccess } from './ops/driven.js';
+import { HANDOFF_MAX_BYTES } from './ops/handoff.js';
 import { SearchThread, searchWorkerFile } from './search-thread.js';
 import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
 import { SessionsTopic } from './sessions-topic.js';
@@ -168,6 +171,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   const chat = new ChatService({
     storePath: join(home, 'chat.sqlite'),
+    cairnHome: home,
     wire: drive.wire,
     workstation: LOCAL_WORKSTATION,
     localInProcess: options.localWorkstation !== false,
@@ -176,6 +180,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.checkReplies ? { checkEvents: true } : {}),
+    handoffs: {
+      build: (args) => handoffDocument(catalog, home, args),
+      maxBytes: HANDOFF_MAX_BYTES,
+      keep: (link) => {
+        const links = new LinksStore(linksPath(home));
+        try {
+          links.add(link);
+        } finally {
+          links.close();
+        }
+      },
+    },
   });
   // The ops read the drive's record of its sessions on a connection of their own, opened when first
   // asked (most servers are never asked).

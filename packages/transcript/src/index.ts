@@ -35,6 +35,13 @@ export {
   writeAtomic,
   writeDump,
 } from './dump-io.js';
+export {
+  BYTES_PER_TOKEN,
+  buildHandoff,
+  type HandoffDocument,
+  type HandoffRequest,
+  type HandoffSource,
+} from './handoff.js';
 export { lineParts, type TranscriptDelta, Translator } from './incremental.js';
 export {
   IncrementalItems,

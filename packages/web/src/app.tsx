@@ -10,6 +10,7 @@ import { chooseTheme, storedTheme, THEME_CHOICES, type ThemeChoice } from './the
 import { ChatRouteView } from './views/chat.js';
 import { SessionView } from './views/session.js';
 import { SessionsView } from './views/sessions.js';
+import { SettingsView } from './views/settings.js';
 import { TokenNeeded } from './views/token-needed.js';
 import { UsageView } from './views/usage.js';
 
@@ -148,6 +149,9 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
           <a href="#/usage" class={route.view === 'usage' ? 'current' : ''}>
             Usage
           </a>
+          <a href="#/settings" class={route.view === 'settings' ? 'current' : ''}>
+            Settings
+          </a>
         </nav>
         <span class="spacer" />
         {index?.state === 'building' && (
@@ -172,6 +176,8 @@ export function App({ conn, directory }: { conn: Connection; directory: Director
           <SessionsView route={route} />
         ) : route.view === 'usage' ? (
           <UsageView route={route} />
+        ) : route.view === 'settings' ? (
+          <SettingsView />
         ) : route.view === 'chat' ? (
           <ChatRouteView id={route.id} />
         ) : (

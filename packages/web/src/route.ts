@@ -11,6 +11,7 @@
 //   #/usage?by=weekly&stack=model&show=tokens&agent=codex&since=2026-02-01   the usage dashboard
 //   #/chat                                a new chat
 //   #/chat/<chatSessionId>                a chat with an agent
+//   #/settings                            settings: the permission rules remembered per project
 
 export type SessionTab = 'timeline' | 'summary' | 'files' | 'dump';
 
@@ -67,7 +68,8 @@ export type Route =
   | ({ view: 'sessions'; query: string; agent?: string; tools: boolean } & ListFilters)
   | ({ view: 'usage' } & UsageFilters)
   | { view: 'session'; agent: string; sid: string; tab: SessionTab; item?: ItemRef }
-  | { view: 'chat'; id?: string };
+  | { view: 'chat'; id?: string }
+  | { view: 'settings' };
 
 const TABS: readonly SessionTab[] = ['timeline', 'summary', 'files', 'dump'];
 
@@ -80,6 +82,7 @@ export function parseRoute(hash: string): Route {
     return path[1] === undefined ? { view: 'chat' } : { view: 'chat', id: decodeURIComponent(path[1]) };
   }
   if (path[0] === 'usage') return parseUsage(params);
+  if (path[0] === 'settings') return { view: 'settings' };
   if (path[0] === 's' && path[1] !== undefined && path[2] !== undefined) {
     const tab = TABS.find((t) => t === path[3]) ?? 'timeline';
     const route: Route = {
@@ -170,6 +173,7 @@ export function formatRoute(route: Route): string {
     return s === '' ? '#/' : `#/?${s}`;
   }
   if (route.view === 'usage') return formatUsage(route);
+  if (route.view === 'settings') return '#/settings';
   if (route.view === 'chat')
     return route.id === undefined ? '#/chat' : `#/chat/${encodeURIComponent(route.id)}`;
   const base = `#/s/${encodeURIComponent(route.agent)}/${encodeURIComponent(route.sid)}`;

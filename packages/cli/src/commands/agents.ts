@@ -1,8 +1,16 @@
 // cairn agents: the agents cairn can drive, and installing, verifying and signing in to them.
-import { cairnHomeOf, findBridge, readRoster } from '@cairn/runner';
+import {
+  API_KEY_QUERY,
+  apiKeyVariable,
+  cairnHomeOf,
+  findBridge,
+  isApiKeyMethod,
+  readRoster,
+} from '@cairn/runner';
 import { LOCAL_WORKSTATION, startLocalDrive } from '@cairn/server';
 import type { SessionPlatform } from '@cairn/transcript';
 import { unknownDriven } from '../driven-agent.js';
+import { askHidden, readStdin } from '../stdin-text.js';
 import { Failure, noPositionals, parseCommand, UsageError } from '../usage.js';
 
 const USAGE =
@@ -91,7 +99,10 @@ export async function agentsCommand(platform: SessionPlatform, argv: string[]): 
           }
           method = methods[0]!.id;
         }
-        const reply = await drive.server.authenticate(LOCAL_WORKSTATION, agent, method, {}, (step) => {
+        const key = await apiKeyToKeep(agent, method, env);
+        if (key === null) return 130;
+        const query = key === undefined ? {} : { [API_KEY_QUERY]: key };
+        const reply = await drive.server.authenticate(LOCAL_WORKSTATION, agent, method, query, (step) => {
           if (step.url) process.stderr.write(`open this address to sign in: ${step.url}\n`);
           else if (step.done) process.stderr.write('the sign-in in the browser is done\n');
         });
@@ -105,4 +116,30 @@ export async function agentsCommand(platform: SessionPlatform, argv: string[]): 
   } finally {
     await drive.close();
   }
+}
+
+/**
+ * The key an API-key sign-in keeps: piped to standard input, else typed on the terminal without
+ * echo. Undefined when the method takes no key cairn can keep, the agent's own variable already
+ * holds one or nothing was piped (the agent then reads its environment itself); null when the
+ * person abandoned the question.
+ */
+async function apiKeyToKeep(
+  agent: string,
+  method: string,
+  env: Record<string, string | undefined>,
+): Promise<string | null | undefined> {
+  // A key cairn cannot hand to the agent (it does not know the agent's variable) is not asked for.
+  const variable = isApiKeyMethod({ id: method }) ? apiKeyVariable(agent, method) : undefined;
+  if (variable === undefined) return undefined;
+  if (process.stdin.isTTY) {
+    if (env[variable]) return undefined;
+    const typed = await askHidden(`API key for ${agent} (kept for it as ${variable}): `);
+    if (typed === undefined) return null;
+    if (typed.trim() === '') throw new Failure('no key was typed');
+    return typed.trim();
+  }
+  const piped = (await readStdin()).trim().split('\n')[0]?.trim() ?? '';
+  // Nothing piped: the agent signs in with what its environment holds, as it always could.
+  return piped === '' ? undefined : piped;
 }

@@ -10,6 +10,7 @@ import {
   loadTranscript,
   presetLookup,
   readDumpPresets,
+  type SessionHead,
   type SessionPlatform,
   selection,
   type Transcript,
@@ -126,13 +127,18 @@ export async function load(
   platform: SessionPlatform,
   ref: string,
   agent: string | undefined,
-): Promise<{ t: Transcript; sid: string; path: string }> {
+): Promise<{ t: Transcript; sid: string; path: string; head?: SessionHead }> {
   const { target, head } = await resolveRef(platform, ref, agent);
   const progress = progressBar('reading');
   const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });
   progress.done();
   if (!loaded.ok) throw new Failure(loaded.error.message);
-  return { t: loaded.value, sid: head?.id ?? loaded.value.session.id, path: target.path };
+  return {
+    t: loaded.value,
+    sid: head?.id ?? loaded.value.session.id,
+    path: target.path,
+    ...(head ? { head } : {}),
+  };
 }
 
 /** A request the arguments got wrong is a usage error; anything else is a failure. */

@@ -1,27 +1,42 @@
 // cairn run: one headless turn of an agent through the agent wire, streamed to stdout.
-import { createInterface } from 'node:readline/promises';
+import { resolve as resolvePath } from 'node:path';
 import type { AgentFrameOf } from '@cairn/protocol';
 import { cairnHomeOf, findBridge } from '@cairn/runner';
 import { type DriveNotice, LOCAL_WORKSTATION, type LoggedEvent, startLocalDrive } from '@cairn/server';
 import type { SessionPlatform } from '@cairn/transcript';
 import { unknownDriven } from '../driven-agent.js';
 import { resolveRef } from '../refs.js';
+import { bareRuleFlags, decide, ruleLine, runPermissionRules } from '../run-permissions.js';
+import { readStdin } from '../stdin-text.js';
 import { TurnPrinter } from '../turn-printer.js';
+import { TurnSummary } from '../turn-summary.js';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
-const USAGE = 'cairn run <agent> [--cwd DIR] [--session REF] [--mode M] [--allow|--deny] [--json] "prompt"';
+const USAGE =
+  'cairn run <agent> [--cwd DIR] [--session REF] [--mode M] [--model ID] [--allow RULE] [--deny RULE] [--json] "prompt" | -';
 
 const AUTH_REQUIRED = -32000;
 
-export async function runCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
+/** What another command that streams a turn this way (`cairn handoff`) learns as it goes. */
+export interface RunHooks {
+  /** The session is open and its first prompt was taken: the agent's own session id is known. */
+  readonly onPrompted?: (opened: { sessionRef: string; nativeSessionId?: string | null }) => void;
+}
+
+export async function runCommand(
+  platform: SessionPlatform,
+  argv: string[],
+  hooks: RunHooks = {},
+): Promise<number> {
   const { values, positionals } = parseCommand(
-    argv,
+    bareRuleFlags(argv),
     {
       cwd: { type: 'string' },
       session: { type: 'string' },
       mode: { type: 'string' },
-      allow: { type: 'boolean' },
-      deny: { type: 'boolean' },
+      model: { type: 'string' },
+      allow: { type: 'string', multiple: true },
+      deny: { type: 'string', multiple: true },
       json: { type: 'boolean' },
       'turn-timeout': { type: 'string' },
     },
@@ -29,10 +44,11 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
   );
   const [agent, ...words] = positionals;
   if (agent === undefined) throw new UsageError(`missing agent\nusage: ${USAGE}`);
-  const prompt = words.join(' ').trim();
-  if (prompt === '') throw new UsageError(`missing prompt\nusage: ${USAGE}`);
-  if (values.allow && values.deny)
-    throw new UsageError(`--allow and --deny exclude each other\nusage: ${USAGE}`);
+  // `-`, or no prompt with something piped in: the prompt is standard input.
+  const fromStdin = (words.length === 1 && words[0] === '-') || (words.length === 0 && !process.stdin.isTTY);
+  const prompt = (fromStdin ? await readStdin() : words.join(' ')).trim();
+  if (prompt === '')
+    throw new UsageError(`missing prompt${fromStdin ? ' (standard input was empty)' : ''}\nusage: ${USAGE}`);
   const turnSeconds = values['turn-timeout'] === undefined ? undefined : Number(values['turn-timeout']);
   if (turnSeconds !== undefined && !(Number.isFinite(turnSeconds) && turnSeconds > 0)) {
     throw new UsageError(`--turn-timeout takes a number of seconds\nusage: ${USAGE}`);
@@ -42,6 +58,7 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
   const cairnHome = cairnHomeOf(env);
   const bridge = await findBridge(cairnHome, agent);
   if (!bridge) throw await unknownDriven(cairnHome, agent, USAGE);
+  const rules = await runPermissionRules({ allow: values.allow, deny: values.deny }, cairnHome, USAGE);
 
   let cwd = values.cwd ?? process.cwd();
   let nativeSessionId: string | undefined;
@@ -52,6 +69,7 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
   }
 
   const printer = new TurnPrinter(process.stdout, process.stderr, { json: values.json === true });
+  const summary = values.json === true ? new TurnSummary(bridge.key) : undefined;
   const drive = await startLocalDrive({
     cairnHome,
     env,
@@ -80,8 +98,10 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
     if (!opened.ok)
       return refused(printer, bridge.key, opened.error ?? 'the agent did not open', opened.errorCode);
     printer.opened(opened);
-    if (values.mode !== undefined) {
-      const set = await setMode(drive.server, sessionRef, opened.configOptions ?? null, values.mode);
+    for (const kind of ['mode', 'model'] as const) {
+      const value = values[kind];
+      if (value === undefined) continue;
+      const set = await setSelect(drive.server, sessionRef, opened.configOptions ?? null, kind, value);
       if (!set.ok) return refused(printer, bridge.key, set.error);
     }
 
@@ -93,18 +113,30 @@ export async function runCommand(platform: SessionPlatform, argv: string[]): Pro
         }
         const { event } = notice;
         printer.event(event);
+        summary?.event(event);
         if (event.eventName === 'permission_request') {
-          void decide(event.payload, values.allow === true, values.deny === true, onSigint).then((optionId) =>
-            drive.server.answer(opened.sessionRef, String(event.payload.requestId), optionId),
-          );
+          void decide(event.payload, rules, resolvePath(cwd), onSigint).then((decision) => {
+            // Said on stderr in both modes, so a script's JSON stays events only.
+            if (decision.rule) process.stderr.write(`  ⎿ ${ruleLine(decision.rule)}\n`);
+            drive.server.answer(opened.sessionRef, String(event.payload.requestId), decision.optionId);
+          });
         }
         if (event.eventName === 'agent_turn_done') resolve(event);
       });
     });
+    summary?.started(opened.nativeSessionId ?? null);
     const sent = drive.server.prompt(opened.sessionRef, prompt);
     if (!sent.ok) return refused(printer, bridge.key, sent.error);
+    hooks.onPrompted?.(opened);
     const end = await ended;
     printer.finish();
+    if (summary) {
+      const line =
+        'lost' in end
+          ? summary.line({ status: 'failed', error: end.lost })
+          : summary.line(end.payload as unknown as AgentFrameOf<'agent_turn_done'>);
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    }
     if ('lost' in end) return refused(printer, bridge.key, end.lost);
     const done = end.payload as unknown as AgentFrameOf<'agent_turn_done'>;
     if (interrupted) return 130;
@@ -176,73 +208,28 @@ async function otherAgentsSession(
 type ConfigOptions = AgentFrameOf<'agent_opened'>['configOptions'];
 
 /**
- * `--mode`: the agent's mode config option (by id or category) set to the value asked for; an
- * agent with modes but no such option is asked through `mode`, which the workstation turns into
- * session/set_mode.
+ * `--mode` and `--model`: the agent's config option of that id or category set to the value asked
+ * for, once checked against the values it offers. An agent with modes or models but no such option
+ * is asked under the plain id, which the workstation turns into session/set_mode or
+ * session/set_model (checked there against the agent's list).
  */
-async function setMode(
+async function setSelect(
   server: Awaited<ReturnType<typeof startLocalDrive>>['server'],
   sessionRef: string,
   options: ConfigOptions,
-  mode: string,
+  kind: 'mode' | 'model',
+  wanted: string,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
-  const option = (options ?? []).find((o) => o.id === 'mode' || o.category === 'mode');
+  const option = (options ?? []).find((o) => o.id === kind || o.category === kind);
   if (option?.type === 'select') {
     const values = option.options.flatMap((o) => ('group' in o ? o.options : [o]));
-    if (!values.some((v) => v.value === mode)) {
+    if (!values.some((v) => v.value === wanted)) {
       return {
         ok: false,
-        error: `no mode '${mode}' (the agent offers ${values.map((v) => v.value).join(', ')})`,
+        error: `no ${kind} '${wanted}' (the agent offers ${values.map((v) => v.value).join(', ')})`,
       };
     }
   }
-  const reply = await server.setConfigOption(sessionRef, option?.id ?? 'mode', mode);
-  return reply.ok ? { ok: true } : { ok: false, error: reply.error ?? 'the agent refused the mode' };
-}
-
-interface PermissionOption {
-  optionId: string;
-  name: string;
-  kind: string;
-}
-
-/**
- * The option to answer with: by flag, else asked on the terminal, else refused. Ctrl-C at the
- * question (the terminal is raw then, so it reaches the prompt rather than the process) cancels
- * the turn as it would anywhere else.
- */
-async function decide(
-  payload: Record<string, unknown>,
-  allow: boolean,
-  deny: boolean,
-  onInterrupt: () => void,
-): Promise<string> {
-  const options = (payload.options as PermissionOption[] | undefined) ?? [];
-  // The first kind named that the agent offers: a one-time answer before a standing one.
-  const pick = (kinds: string[]) =>
-    kinds.map((kind) => options.find((o) => o.kind === kind)).find((o) => o !== undefined)?.optionId;
-  if (allow) return pick(['allow_once', 'allow_always']) ?? 'cancelled';
-  if (deny || !process.stdin.isTTY) {
-    if (!deny)
-      process.stderr.write('cairn run: a permission was asked with no terminal to answer it; refused\n');
-    return pick(['reject_once', 'reject_always']) ?? 'cancelled';
-  }
-  for (const [i, o] of options.entries()) process.stderr.write(`  ${i + 1}. ${o.name}\n`);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  const asking = new AbortController();
-  rl.on('SIGINT', () => asking.abort());
-  try {
-    for (;;) {
-      const answer = (await rl.question('choose a number: ', { signal: asking.signal })).trim();
-      const chosen = options[Number(answer) - 1];
-      if (chosen) return chosen.optionId;
-    }
-  } catch (error) {
-    if (!asking.signal.aborted && (error as Error).name !== 'AbortError') throw error;
-    process.stderr.write('\n');
-    onInterrupt();
-    return 'cancelled';
-  } finally {
-    rl.close();
-  }
+  const reply = await server.setConfigOption(sessionRef, option?.id ?? kind, wanted);
+  return reply.ok ? { ok: true } : { ok: false, error: reply.error ?? `the agent refused the ${kind}` };
 }

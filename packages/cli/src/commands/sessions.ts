@@ -11,6 +11,7 @@ import { agentOption } from '../agent-option.js';
 import { bytes, oneLine, shortTime } from '../format.js';
 import { MARKS_OPTIONS, marksFilter } from '../marks-filter.js';
 import { progressBar } from '../progress.js';
+import { withLinks } from '../session-links.js';
 import { listingFilter } from '../sessions-filter.js';
 import { noPositionals, parseCommand } from '../usage.js';
 
@@ -47,7 +48,9 @@ export async function sessionsCommand(platform: SessionPlatform, argv: string[])
   heads.sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0));
   const shown = filter.apply(marks ? heads.filter((h) => marks.keeps(h.agent, h.id)) : heads);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ sessions: shown, errors }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ sessions: await withLinks(platform, shown), errors }, null, 2)}\n`,
+    );
     return 0;
   }
   for (const h of shown) {

@@ -24,6 +24,7 @@ import { agentOption } from '../agent-option.js';
 import { count, dollars, oneLine, shortTime, span } from '../format.js';
 import { progressBar } from '../progress.js';
 import { nameOfPath, resolveRef } from '../refs.js';
+import { linksOf, readSessionLinks } from '../session-links.js';
 import {
   buildId,
   type CachedSummary,
@@ -79,11 +80,17 @@ export async function summaryCommand(platform: SessionPlatform, argv: string[]):
   // The price catalog is large: only a single session's summary, which shows a cost, loads it.
   const { priced } = await import('../summary-cost.js');
   const cost = transcript && priced(row.agent, transcript);
-  if (values.json)
-    process.stdout.write(
-      `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, ...row, ...factsJson(facts, cost) }, null, 2)}\n`,
+  if (values.json) {
+    // The sessions this one was handed off or forked from, and those that carry it on.
+    const links = linksOf(
+      await readSessionLinks(platform),
+      row.agent,
+      row.id || transcript?.session.id || '',
     );
-  else process.stdout.write(renderSummary(row, facts, cost));
+    process.stdout.write(
+      `${JSON.stringify({ version: SESSION_SUMMARY_VERSION, ...row, ...factsJson(facts, cost), links }, null, 2)}\n`,
+    );
+  } else process.stdout.write(renderSummary(row, facts, cost));
   return 0;
 }
 

@@ -71,6 +71,7 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
     env,
     resolveLaunch: rosterLaunchResolver({ cairnHome }),
     log,
+    watchConfig: true,
   });
   const client = connectToServer({ serverUrl, ticket, workstation, log });
   void client.connected.then(() => log(`cairn: workstation connected to ${serverUrl}`));

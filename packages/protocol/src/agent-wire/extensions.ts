@@ -36,3 +36,48 @@ export interface EventCut {
   readonly originalBytes: number;
   readonly limitBytes: number;
 }
+
+/**
+ * A cairn workstation says `agent_hello` again on a channel already up when its roster changed (an
+ * adapter installed, `config.json` edited): a cairn server takes it as the new roster and answers
+ * nothing. Beside `bridges` it may carry this key: what is wrong with `config.json` (messages), so
+ * the server can say why a declared agent is missing. When the file cannot be read as a whole,
+ * the roster stays the last good one.
+ */
+export const ROSTER_PROBLEMS_KEY = '_cairn/rosterProblems';
+
+/**
+ * A cairn server puts this key, true, on `agent_ready` when it wants to hear an install's progress.
+ * The workstation then sends `agent_installed` frames carrying {@link INSTALL_PROGRESS_KEY} before
+ * the final answer; those are progress, not the answer. A server without the key gets only the
+ * answer.
+ */
+export const INSTALL_PROGRESS_READY_KEY = '_cairn/installProgress';
+
+/** The progress of an install in an `agent_installed` frame that is not the final answer. */
+export const INSTALL_PROGRESS_KEY = '_cairn/installProgress';
+
+export interface InstallProgress {
+  /** `preparing`, `downloading` (npm runs), `checking`, or `done`. */
+  readonly phase: 'preparing' | 'downloading' | 'checking' | 'done';
+  /** npm's latest output line, when there is one. */
+  readonly line?: string;
+}
+
+/** cairn's key in an `agent_authenticate` query: an API key for the workstation to keep for the
+ * agent (in its own state, handed to the agent as the variable it reads), instead of asking the
+ * agent to sign in. The answer never carries the key. */
+export const API_KEY_QUERY = '_cairn/apiKey';
+
+/**
+ * cairn's key on `agent_prompt`: project files to hand the agent with the prompt, each as an
+ * absolute `file://` URI and the name the user saw. The workstation sends each as an ACP
+ * `resource` with the file's text when the agent takes embedded context (and the file is text and
+ * small), else as a `resource_link`; one outside the session's folder is dropped.
+ */
+export const PROMPT_RESOURCES_KEY = '_cairn/resources';
+
+export interface PromptResource {
+  readonly uri: string;
+  readonly name: string;
+}

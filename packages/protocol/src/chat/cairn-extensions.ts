@@ -4,8 +4,15 @@
 // snake_case `type`, camelCase fields) but are cairn's, not spectral's.
 import { type Static, Type } from '@sinclair/typebox';
 import { AuthMethodInfoSchema, SessionConfigOptionSchema } from './agent-wire-shapes.js';
+import { AvailableCommandsEvent } from './composer.js';
 import { frame, Id, literals } from './fields.js';
 import { ImageAttachment } from './images.js';
+import {
+  AppliedPermissionRule,
+  PermissionRememberClientMessage,
+  PermissionRuleAppliedEvent,
+  PermissionRuleSuggestion,
+} from './permission-rule-frames.js';
 
 /** cairn's: how an answer binds, in the agent protocol's terms. */
 export const PermissionOptionKind = literals(['allow_once', 'allow_always', 'reject_once', 'reject_always'], {
@@ -37,7 +44,13 @@ export type PermissionToolCall = Static<typeof PermissionToolCall>;
  * and the request is then settled for all of them. */
 export const PermissionRequestEvent = frame(
   'permission_request',
-  { requestId: Id, toolCall: PermissionToolCall, options: Type.Array(PermissionOption) },
+  {
+    requestId: Id,
+    toolCall: PermissionToolCall,
+    options: Type.Array(PermissionOption),
+    /** The standing rules the card offers to remember for the project (cairn's, not the agent's). */
+    rememberable: Type.Optional(Type.Array(PermissionRuleSuggestion)),
+  },
   'PermissionRequestEvent',
 );
 export type PermissionRequestEvent = Static<typeof PermissionRequestEvent>;
@@ -58,6 +71,8 @@ export const SettledPermission = Type.Object(
     request: PermissionRequestEvent,
     optionId: Id,
     by: literals(['answer', 'timeout', 'cancel']),
+    /** The rule that answered it, when no one had to. */
+    rule: Type.Optional(AppliedPermissionRule),
   },
   { $id: 'SettledPermission' },
 );
@@ -79,6 +94,15 @@ export const SignInRequiredEvent = frame(
   'SignInRequiredEvent',
 );
 export type SignInRequiredEvent = Static<typeof SignInRequiredEvent>;
+
+/** cairn's: how a sign-in started from the card ended, for every tab of the session. `ok` with a key
+ * means the key is kept for the agent's next start; the key itself is never sent back. */
+export const SignInResultEvent = frame(
+  'sign_in_result',
+  { agent: Id, methodId: Id, ok: Type.Boolean(), message: Type.String() },
+  'SignInResultEvent',
+);
+export type SignInResultEvent = Static<typeof SignInResultEvent>;
 
 /** cairn's: the session's config options (model, mode, …) as the agent now states them, whole. */
 export const ConfigOptionsEvent = frame(
@@ -108,6 +132,9 @@ export const CAIRN_SERVER_EVENT_MEMBERS = [
   SignInRequiredEvent,
   ConfigOptionsEvent,
   SteerResultEvent,
+  SignInResultEvent,
+  AvailableCommandsEvent,
+  PermissionRuleAppliedEvent,
 ] as const;
 
 /** cairn's: interrupt the running turn. */
@@ -163,6 +190,16 @@ export const DevProcessKillClientMessage = frame(
 );
 export type DevProcessKillClientMessage = Static<typeof DevProcessKillClientMessage>;
 
+/** cairn's: sign the session's agent in with one of the methods of its sign-in card. With `key`,
+ * an API key to keep where the agent reads it (never echoed, never logged); without, the agent's
+ * own sign-in is started, and an address it gives comes back on the card. */
+export const SignInClientMessage = frame(
+  'sign_in',
+  { methodId: Id, key: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) },
+  'SignInClientMessage',
+);
+export type SignInClientMessage = Static<typeof SignInClientMessage>;
+
 /** cairn's client messages, in the order they join `ClientMessage`. */
 export const CAIRN_CLIENT_MESSAGE_MEMBERS = [
   StopClientMessage,
@@ -173,4 +210,6 @@ export const CAIRN_CLIENT_MESSAGE_MEMBERS = [
   QueueClearClientMessage,
   SetConfigOptionClientMessage,
   DevProcessKillClientMessage,
+  SignInClientMessage,
+  PermissionRememberClientMessage,
 ] as const;

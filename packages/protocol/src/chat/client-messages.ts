@@ -2,6 +2,7 @@
 // controls beside it. One JSON document a frame.
 import { type Static, Type } from '@sinclair/typebox';
 import { CAIRN_CLIENT_MESSAGE_MEMBERS } from './cairn-extensions.js';
+import { PromptFiles } from './composer.js';
 import { frame, literals } from './fields.js';
 import { ImageAttachment } from './images.js';
 
@@ -24,6 +25,8 @@ export const UserMessageClientMessage = frame(
     intervalMinutes: Type.Optional(Type.Number()),
     /** The scheduler's controls: fire the next occurrence now (the cadence restarts from it), or disarm. */
     loopControl: Type.Optional(literals(['run_now', 'stop'])),
+    /** cairn's: project files (relative to the project folder) handed to the agent with the prompt. */
+    files: Type.Optional(PromptFiles),
   },
   'UserMessageClientMessage',
 );

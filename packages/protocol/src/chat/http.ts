@@ -2,8 +2,12 @@
 // (new, or continued from a session the agent already has). All of it is cairn's own: spectral's
 // wire defines the rows (`WireProject`, `WireSessionSummary`) but not these routes.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { SessionHandoffPreviewArgs } from '../ops/session-handoff.js';
+import { SessionLink } from '../ops/session-links.js';
 import { BridgeInfoSchema } from './agent-wire-shapes.js';
+import { ChatFilesQuery, ChatFilesResponse } from './composer.js';
 import { Id } from './fields.js';
+import { PermissionRulesReply } from './permission-rule-frames.js';
 import { WireProject, WireSessionSummary } from './projects.js';
 
 /** A query or body that names a workstation; the daemon's own (`local`) when it names none. */
@@ -47,6 +51,26 @@ export const ChatAgentInstallResponse = Type.Object(
 );
 export type ChatAgentInstallResponse = Static<typeof ChatAgentInstallResponse>;
 
+/** `GET /api/agents/install?agent=…&workstation=…`: how an install started from a page is going.
+ * `phase` is null when none was started for that agent since the daemon started. */
+export const ChatAgentInstallProgressResponse = Type.Object(
+  {
+    phase: Type.Union([
+      Type.Literal('preparing'),
+      Type.Literal('downloading'),
+      Type.Literal('checking'),
+      Type.Literal('done'),
+      Type.Literal('failed'),
+      Type.Null(),
+    ]),
+    /** npm's latest output lines, oldest first (at most 20). */
+    lines: Type.Array(Type.String()),
+    error: Type.Optional(Type.String()),
+  },
+  { $id: 'ChatAgentInstallProgressResponse' },
+);
+export type ChatAgentInstallProgressResponse = Static<typeof ChatAgentInstallProgressResponse>;
+
 /** One machine agents can run on: the daemon's own, or one that connects with a ticket. */
 export const ChatWorkstation = Type.Object(
   {
@@ -56,6 +80,8 @@ export const ChatWorkstation = Type.Object(
     online: Type.Boolean(),
     /** What it reported when it last connected; empty while it never has. */
     agents: Type.Array(BridgeInfoSchema),
+    /** cairn's: what it says is wrong with its config.json, when something is. */
+    configProblems: Type.Optional(Type.Array(Type.String())),
   },
   { $id: 'ChatWorkstation' },
 );
@@ -130,6 +156,29 @@ export const ChatSessionContinueResponse = Type.Object(
 );
 export type ChatSessionContinueResponse = Static<typeof ChatSessionContinueResponse>;
 
+/** `POST /api/sessions/handoff`, cairn's: a new chat whose first prompt is the hand-off document
+ * of another session, built by the daemon from the arguments `session_handoff_preview` measured.
+ * It answers once the new session took the document, with the link kept between the two. */
+export const ChatSessionHandoffRequest = Type.Object(
+  {
+    /** The agent of the roster that carries the work on. */
+    agent: Id,
+    /** The source session (`sid`, `agent`) and the selection of its items. */
+    handoff: SessionHandoffPreviewArgs,
+    /** The project folder to run in; the source's own when absent. */
+    cwd: Type.Optional(Type.String({ minLength: 1 })),
+    ...OnWorkstation,
+  },
+  { $id: 'ChatSessionHandoffRequest' },
+);
+export type ChatSessionHandoffRequest = Static<typeof ChatSessionHandoffRequest>;
+
+export const ChatSessionHandoffResponse = Type.Object(
+  { session: ChatSessionSummary, link: SessionLink },
+  { $id: 'ChatSessionHandoffResponse' },
+);
+export type ChatSessionHandoffResponse = Static<typeof ChatSessionHandoffResponse>;
+
 /** Any of the routes above, failing: what went wrong, for people. */
 export const ChatErrorResponse = Type.Object({ error: Type.String() }, { $id: 'ChatErrorResponse' });
 export type ChatErrorResponse = Static<typeof ChatErrorResponse>;
@@ -152,6 +201,12 @@ export const CHAT_HTTP_ROUTES = {
     path: '/api/agents/install',
     request: ChatAgentInstallRequest,
     response: ChatAgentInstallResponse,
+  },
+  agent_install_progress: {
+    method: 'GET',
+    path: '/api/agents/install',
+    request: ChatAgentInstallRequest,
+    response: ChatAgentInstallProgressResponse,
   },
   projects: { method: 'GET', path: '/api/projects', response: ChatProjectsResponse },
   project_create: {
@@ -178,6 +233,20 @@ export const CHAT_HTTP_ROUTES = {
     request: ChatSessionContinueRequest,
     response: ChatSessionContinueResponse,
   },
+  session_handoff: {
+    method: 'POST',
+    path: '/api/sessions/handoff',
+    request: ChatSessionHandoffRequest,
+    response: ChatSessionHandoffResponse,
+  },
+  session_files: {
+    method: 'GET',
+    path: '/api/sessions/files',
+    request: ChatFilesQuery,
+    response: ChatFilesResponse,
+  },
+  // The settings page's list; POST and DELETE `?id=` on the same path keep and revoke one rule.
+  permission_rules: { method: 'GET', path: '/api/permission-rules', response: PermissionRulesReply },
 } as const satisfies Record<string, ChatRoute>;
 
 /** Every HTTP body schema of the chat, the error included. */
@@ -187,6 +256,7 @@ export const CHAT_HTTP_BODIES = [
   ChatAgentsResponse,
   ChatAgentInstallRequest,
   ChatAgentInstallResponse,
+  ChatAgentInstallProgressResponse,
   ChatProjectsResponse,
   ChatProjectCreateRequest,
   ChatProjectCreateResponse,
@@ -196,5 +266,10 @@ export const CHAT_HTTP_BODIES = [
   ChatSessionCreateResponse,
   ChatSessionContinueRequest,
   ChatSessionContinueResponse,
+  ChatSessionHandoffRequest,
+  ChatSessionHandoffResponse,
+  ChatFilesQuery,
+  ChatFilesResponse,
+  PermissionRulesReply,
   ChatErrorResponse,
 ] as const;

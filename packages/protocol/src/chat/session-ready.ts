@@ -5,6 +5,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { WireRunState } from '../session-stream.js';
 import { SessionConfigOptionSchema } from './agent-wire-shapes.js';
 import { PermissionRequestEvent, SettledPermission, SignInRequiredEvent } from './cairn-extensions.js';
+import { ChatCommand } from './composer.js';
 import { DevProcessSummary } from './dev-processes.js';
 import { Count, frame, Instant, NullableCount, nullable, WireId } from './fields.js';
 import { WireMessage } from './messages.js';
@@ -55,6 +56,8 @@ const CAIRN_READY_FIELDS = {
   signIn: Type.Optional(nullable(SignInRequiredEvent)),
   /** The commands the session's agent ran in terminals, running or ended. */
   devProcesses: Type.Optional(Type.Array(DevProcessSummary)),
+  /** The slash commands the agent announced; absent until it announces any. */
+  availableCommands: Type.Optional(Type.Array(ChatCommand)),
 };
 
 /** The whole history at once. */

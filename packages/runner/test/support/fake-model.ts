@@ -62,6 +62,17 @@ export interface RecordedRequest {
   readonly turn: number | null;
 }
 
+/**
+ * A usage or rate limit, answered as the provider answers it: 429 with its error body. `rate` is a
+ * rate limit (OpenAI's `rate_limit_exceeded`), `quota` a spent quota (OpenAI's
+ * `insufficient_quota`); Anthropic and Gemini have one body for both.
+ */
+export interface LimitAnswer {
+  readonly kind: 'rate' | 'quota';
+  /** Sent as `retry-after`, and named in the message the way each provider names it. */
+  readonly retryAfterSeconds?: number;
+}
+
 export interface FakeModelOptions {
   /** Milliseconds between streamed events; 0 when absent. */
   readonly paceMs?: number;
@@ -84,6 +95,8 @@ export interface FakeModel {
   pendingTurns(): number;
   /** Sets the pacing for turns without their own. */
   setPace(ms: number): void;
+  /** From now on every generate request of `dialect` is refused with the limit; null lifts it. */
+  limit(dialect: Dialect, answer: LimitAnswer | null): void;
   /** Resolves with the first recorded request (past or future) that `match` accepts. */
   waitForRequest(match: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
   close(): Promise<void>;
@@ -97,6 +110,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
   const waiters: { match: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
   let taken = 0;
   let pace = options.paceMs ?? 0;
+  const limits = new Map<Dialect, LimitAnswer>();
   const fallback: Turn = options.fallback ?? { steps: [{ kind: 'text', text: 'Done.' }] };
 
   const record = (r: RecordedRequest) => {
@@ -139,6 +153,15 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       return;
     }
     const auxiliary = !offersTools(route.dialect, body);
+    const limited = limits.get(route.dialect);
+    if (limited !== undefined) {
+      record({ ...base, dialect: route.dialect, auxiliary, turn: null });
+      const { headers, body: refusal } = limitAnswer(route.dialect, limited);
+      const text = JSON.stringify(refusal);
+      res.writeHead(429, { 'content-type': 'application/json', ...headers });
+      res.end(text);
+      return;
+    }
     let turn: Turn;
     let index: number | null = null;
     if (auxiliary) {
@@ -204,6 +227,10 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     pendingTurns: () => queue.length,
     setPace: (ms) => {
       pace = ms;
+    },
+    limit: (dialect, answer) => {
+      if (answer === null) limits.delete(dialect);
+      else limits.set(dialect, answer);
     },
     waitForRequest: (match, timeoutMs = 30_000) => {
       const seen = requests.find(match);
@@ -771,6 +798,68 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The 429 each provider sends for a limit: its headers and its error body. */
+export function limitAnswer(
+  dialect: Dialect,
+  answer: LimitAnswer,
+): { headers: Record<string, string>; body: unknown } {
+  const wait = answer.retryAfterSeconds;
+  const headers: Record<string, string> = wait === undefined ? {} : { 'retry-after': String(wait) };
+  switch (dialect) {
+    case 'anthropic':
+      return {
+        headers: {
+          ...headers,
+          ...(wait === undefined
+            ? {}
+            : { 'anthropic-ratelimit-requests-reset': new Date(Date.now() + wait * 1000).toISOString() }),
+        },
+        body: {
+          type: 'error',
+          error: {
+            type: 'rate_limit_error',
+            message:
+              answer.kind === 'quota'
+                ? 'This request would exceed your organization’s usage limit.'
+                : 'This request would exceed the rate limit for your organization of 50 requests per minute.',
+          },
+        },
+      };
+    case 'openai-responses':
+    case 'openai-chat':
+      return {
+        headers,
+        body: {
+          error:
+            answer.kind === 'quota'
+              ? {
+                  message: 'You exceeded your current quota, please check your plan and billing details.',
+                  type: 'insufficient_quota',
+                  param: null,
+                  code: 'insufficient_quota',
+                }
+              : {
+                  message: `Rate limit reached for requests. Please try again in ${wait ?? 20}s.`,
+                  type: 'rate_limit_exceeded',
+                  param: null,
+                  code: 'rate_limit_exceeded',
+                },
+        },
+      };
+    case 'gemini':
+      return {
+        headers,
+        body: {
+          error: {
+            code: 429,
+            message: `Resource has been exhausted (e.g. check quota).${wait === undefined ? '' : ` Please retry in ${wait}s.`}`,
+            status: 'RESOURCE_EXHAUSTED',
+          },
+        },
+      };
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown) {

@@ -8,13 +8,25 @@ import { statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { validateClientMessage, validateServerEvent } from '@cairn/protocol';
-import { listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
+import {
+  ChatSessionHandoffRequest,
+  type SessionHandoffPreviewArgs,
+  type SessionLink,
+  validate,
+  validateClientMessage,
+  validateServerEvent,
+} from '@cairn/protocol';
+import { findAdapter, listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
+import type { BuiltHandoff, HandoffProblem } from '../handoff-document.js';
 import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
 import { ChatStore, type ProjectRow } from './chat-store.js';
 import { type PastMessage, pastMessages } from './imported-past.js';
+import { InstallProgressBoard } from './install-progress.js';
+import { PermissionRuleStore } from './permission-rule-store.js';
+import { permissionRulesApi } from './permission-rules-api.js';
+import { listProjectFiles } from './project-files.js';
 
 export const CHAT_PATH = '/chat';
 const MAX_BODY = 8 * 1024 * 1024;
@@ -35,15 +47,34 @@ export interface ChatServiceOptions {
   /** Check every event against the contract before it leaves; one that fails goes out as an
    * `error` naming the field. For tests and development. */
   readonly checkEvents?: boolean;
+  /** Builds hand-off documents of listed sessions and keeps the links they make; without it the
+   * chat starts no hand-off. */
+  readonly handoffs?: Handoffs;
+  /** The home whose config.json's `permissions` answer agents' requests besides remembered rules. */
+  readonly cairnHome?: string;
+}
+
+export interface Handoffs {
+  build(
+    args: SessionHandoffPreviewArgs,
+  ): Promise<{ ok: true; value: BuiltHandoff } | { ok: false; error: HandoffProblem }>;
+  /** The largest document one prompt carries. */
+  readonly maxBytes: number;
+  keep(link: SessionLink): void;
 }
 
 export class ChatService {
   readonly store: ChatStore;
+  /** The permission rules remembered per project, kept beside the chat's own records. */
+  readonly rules: PermissionRuleStore;
   private readonly live = new Map<string, ChatSession>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CHAT_FRAME });
+  /** Installs started from a page, and how each is going. */
+  private readonly installs = new InstallProgressBoard();
 
   constructor(private readonly options: ChatServiceOptions) {
     this.store = new ChatStore(options.storePath);
+    this.rules = new PermissionRuleStore(options.storePath, options.cairnHome, options.log);
   }
 
   /** The runtime of a chat session, made on first use. */
@@ -78,6 +109,7 @@ export class ChatService {
       workstation: row.workstation,
       clock: this.options.clock ?? realClock,
       log: this.options.log,
+      rules: this.rules,
     });
     this.live.set(id, session);
     return session;
@@ -88,6 +120,8 @@ export class ChatService {
     if (!url.pathname.startsWith('/api/')) return false;
     const route = `${req.method} ${url.pathname}`;
     try {
+      if (url.pathname === '/api/permission-rules')
+        return await permissionRulesApi(this.rules, req, res, url, () => readBody(req));
       switch (route) {
         case 'GET /api/workstations':
           return json(res, 200, { workstations: this.workstations() });
@@ -99,10 +133,18 @@ export class ChatService {
           const body = await readBody(req);
           const agent = stringField(body, 'agent');
           const workstation = this.onlineWorkstation(body.workstation);
-          const reply = await this.options.wire.install(workstation, agent);
+          const progress = this.installs.start(workstation, agent);
+          const reply = await this.options.wire.install(workstation, agent, (step) => progress.step(step));
+          progress.end(reply.ok ? undefined : (reply.error ?? 'install failed'));
           return reply.ok
             ? json(res, 200, { ok: true })
             : json(res, 400, { error: reply.error ?? 'install failed' });
+        }
+        case 'GET /api/agents/install': {
+          const workstation = this.workstationNamed(url.searchParams.get('workstation'));
+          const agent = url.searchParams.get('agent');
+          if (!agent) throw new BadRequest('agent is needed');
+          return json(res, 200, this.installs.of(workstation, agent));
         }
         case 'GET /api/projects':
           return json(res, 200, { projects: this.store.projects().map((p) => this.wireProject(p)) });
@@ -150,6 +192,10 @@ export class ChatService {
             session: this.wireSession({ ...row, messageCount: this.store.messages(row.id).length }),
           });
         }
+        case 'GET /api/sessions/files':
+          return json(res, 200, await this.projectFiles(url));
+        case 'POST /api/sessions/handoff':
+          return await this.handOff(res, await readBody(req));
         default:
           return json(res, 404, { error: `no such API: ${route}` });
       }
@@ -217,6 +263,7 @@ export class ChatService {
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
     this.store.close();
+    this.rules.close();
   }
 
   /** Every workstation known, the daemon's own first: connected ones, ticketed ones, and those
@@ -234,6 +281,7 @@ export class ChatService {
       local: name === own && this.options.localInProcess !== false,
       online: online.has(name),
       agents: wire.roster(name),
+      ...(wire.rosterProblems(name).length > 0 ? { configProblems: wire.rosterProblems(name) } : {}),
     }));
   }
 
@@ -264,7 +312,84 @@ export class ChatService {
     return agent;
   }
 
+  /**
+   * A new chat whose first prompt is another session's hand-off document. It answers once the new
+   * session took the document, and only then are the two linked: a start that failed links nothing.
+   */
+  private async handOff(res: ServerResponse, body: Record<string, unknown>): Promise<true> {
+    const handoffs = this.options.handoffs;
+    if (!handoffs) throw new BadRequest('this server starts no hand-offs');
+    const checked = validate(ChatSessionHandoffRequest, body);
+    if (!checked.ok) throw new BadRequest(`the hand-off request is invalid: ${checked.error.message}`);
+    const request = checked.value;
+    const workstation = this.onlineWorkstation(request.workstation);
+    const agent = this.knownAgent(request.agent, workstation);
+    const toAgent = findAdapter(agent)?.id ?? agent;
+    const built = await handoffs.build({ ...request.handoff, to: request.handoff.to ?? toAgent });
+    if (!built.ok) {
+      if (built.error.code === 'internal_error') throw new Error(built.error.message);
+      throw new BadRequest(built.error.message);
+    }
+    const { document: doc, source } = built.value;
+    if (doc.items === 0)
+      throw new BadRequest(
+        `the selection keeps no item of ${source.agent} session ${source.sid}: nothing to hand off`,
+      );
+    if (doc.bytes > handoffs.maxBytes)
+      throw new BadRequest(
+        `the document is ${doc.bytes} bytes, more than one prompt carries (${handoffs.maxBytes}): narrow the selection`,
+      );
+    const where = request.cwd ?? source.cwd;
+    if (where === undefined)
+      throw new BadRequest(`${source.agent} session ${source.sid} names no project folder: give one`);
+    const cwd = workstation === this.options.workstation ? folder(where) : absolute(where);
+    const kind = request.handoff.kind ?? 'handoff';
+    const title = `${kind === 'fork' ? 'Fork' : 'Continued'}: ${source.title ?? source.sid}`;
+    const project = this.store.project(cwd);
+    const row = this.store.createSession(
+      project.id,
+      agent,
+      null,
+      title.length > 60 ? `${title.slice(0, 59)}…` : title,
+      workstation,
+    );
+    const session = this.session(row.id);
+    if (!session) throw new Error(`the chat session ${row.id} was not kept`);
+    await session.receive({ type: 'user_message', content: doc.markdown });
+    const started = this.store.session(row.id);
+    const took = this.store.messages(row.id).some((m) => m.role === 'user');
+    if (!took || !started?.nativeSessionId)
+      return json(res, 502, {
+        error: `${agent} did not take the document${session.problem ? `: ${session.problem}` : ''}`,
+      });
+    const link: SessionLink = {
+      kind,
+      from: { agent: source.agent, sid: source.sid },
+      to: { agent: toAgent, sid: started.nativeSessionId },
+      ...(doc.lastItem === undefined ? {} : { at_item: doc.lastItem }),
+      created_at: Date.now(),
+    };
+    handoffs.keep(link);
+    return json(res, 200, {
+      session: this.wireSession({ ...started, messageCount: this.store.messages(row.id).length }),
+      link,
+    });
+  }
+
   /** A chat session for a session the agent wrote, with its past read from the files. */
+  /** The files of a session's project folder that `@` offers; only the daemon's own folders. */
+  private async projectFiles(url: URL): Promise<{ files: string[]; truncated: boolean }> {
+    const id = url.searchParams.get('session');
+    if (!id) throw new BadRequest('session is needed');
+    const row = this.store.session(id);
+    if (!row) throw new BadRequest(`no chat session ${id}`);
+    if (row.workstation !== this.options.workstation)
+      throw new BadRequest(`the files of ${row.workstation} cannot be listed from this daemon`);
+    const project = this.store.projectById(row.projectId);
+    if (!project) throw new BadRequest(`the project of chat session ${id} is gone`);
+    return await listProjectFiles(project.path, url.searchParams.get('query') ?? '');
+  }
+
   private async importSession(agent: string, nativeSessionId: string, cwd: string, workstation: string) {
     const project = this.store.project(cwd);
     let title = 'Continued session';

@@ -3,11 +3,22 @@
 // its pending permissions, its loop and interval scheduler. Agent events become the browser's
 // ServerEvents here, and the messages are persisted as each turn ends.
 import { randomUUID } from 'node:crypto';
-import { DEV_PROCESS_EVENT, DEV_PROCESS_OUTPUT_EVENT, KILL_DEV_PROCESS_OPTION } from '@cairn/protocol';
+import { pathToFileURL } from 'node:url';
+import {
+  API_KEY_QUERY,
+  type AppliedPermissionRule,
+  type ChatCommand,
+  DEV_PROCESS_EVENT,
+  DEV_PROCESS_OUTPUT_EVENT,
+  KILL_DEV_PROCESS_OPTION,
+  type PromptResource,
+} from '@cairn/protocol';
 import type { AgentWireServer, DriveNotice } from '../drive/agent-wire-server.js';
 import type { ChatSessionRow, ChatStore, ImageRow, MessageRow } from './chat-store.js';
 import { DevProcesses } from './dev-processes.js';
 import { type HistoryLimits, historyFrames } from './history-frames.js';
+import { type PermissionRuleStore, ruleAnswer, suggestionsFor } from './permission-rule-store.js';
+import { ProjectFileError, resolveProjectFile } from './project-files.js';
 import { type RunFlags, RunTracker } from './run-state.js';
 
 export type Event = { type: string } & Record<string, unknown>;
@@ -43,6 +54,8 @@ export interface ChatDeps {
   readonly log: (line: string) => void;
   /** When a history goes in chunks rather than whole in `session_ready`; the defaults otherwise. */
   readonly historyLimits?: HistoryLimits;
+  /** Permission rules remembered per project; without it every request goes to the page. */
+  readonly rules?: PermissionRuleStore;
 }
 
 export interface UserMessage {
@@ -53,6 +66,8 @@ export interface UserMessage {
   loopGoal?: string;
   intervalMinutes?: number;
   loopControl?: 'run_now' | 'stop';
+  /** Project files, relative to the session's folder, handed to the agent with the prompt. */
+  files?: string[];
 }
 
 interface QueueItem {
@@ -91,6 +106,8 @@ export class ChatSession {
   private turn: Turn | undefined;
   private readonly queue: QueueItem[] = [];
   private readonly permissions = new Map<string, Event>();
+  /** Requests a permission rule answered, until the agent says they are settled. */
+  private readonly ruled = new Map<string, { request: Event; applied: AppliedPermissionRule }>();
   private signIn: Event | null = null;
   private contextUsed: number | null = null;
   private contextMax: number | null = null;
@@ -117,6 +134,10 @@ export class ChatSession {
   /** The queue_changed of this macrotask's edits, sent once they are done. */
   private queueFlush: NodeJS.Immediate | undefined;
   private readonly unsubscribe: (() => void)[] = [];
+  /** The slash commands the agent announced last; undefined until it announces any. */
+  private commands: ChatCommand[] | undefined;
+  /** The files of queued prompts, by queue id: kept off the queue's rows, which the tabs see. */
+  private readonly queuedFiles = new Map<string, string[]>();
 
   constructor(
     private row: ChatSessionRow,
@@ -135,6 +156,11 @@ export class ChatSession {
 
   get id(): string {
     return this.row.id;
+  }
+
+  /** Why the agent's last start failed, if it did. */
+  get problem(): string | undefined {
+    return this.startError;
   }
 
   get busy(): boolean {
@@ -183,10 +209,13 @@ export class ChatSession {
         this.deps.wire.answer(this.row.id, requestId, String(message.optionId));
         return;
       }
+      case 'permission_remember':
+        return this.rememberRule(String(message.requestId), String(message.rule));
       case 'queue_remove':
         return this.editQueue(() => {
           const at = this.queue.findIndex((q) => q.id === message.id);
           if (at >= 0) this.queue.splice(at, 1);
+          this.queuedFiles.delete(String(message.id));
         });
       case 'queue_edit':
         return this.editQueue(() => {
@@ -196,9 +225,15 @@ export class ChatSession {
       case 'queue_clear':
         return this.editQueue(() => {
           this.queue.length = 0;
+          this.queuedFiles.clear();
         });
       case 'dev_process_kill':
         return this.killDevProcess(String(message.processId));
+      case 'sign_in':
+        return this.onSignIn(
+          String(message.methodId),
+          typeof message.key === 'string' ? message.key : undefined,
+        );
       case 'set_config_option': {
         if (!(await this.ensureOpen())) return;
         const reply = await this.deps.wire.setConfigOption(
@@ -265,6 +300,7 @@ export class ChatSession {
       settledPermissions: this.deps.store.settledPermissions(this.row.id),
       signIn: this.signIn,
       devProcesses: this.devProcesses.list(),
+      ...(this.commands ? { availableCommands: this.commands } : {}),
     };
   }
 
@@ -378,6 +414,75 @@ export class ChatSession {
     return `This chat's ${failures.join('; ')} when the agent session was opened again; the agent's own setting applies now`;
   }
 
+  /**
+   * A method of the sign-in card, used: a key is handed to the workstation to keep for the agent
+   * (the agent starts again with it before the next prompt); any other method is started on the
+   * workstation, and an address the agent gives is put on the card. The key is in no frame that
+   * leaves here and in no log line.
+   */
+  private async onSignIn(methodId: string, key: string | undefined): Promise<void> {
+    const agent = this.row.agent;
+    const name = this.bridge()?.name ?? agent;
+    const reply = await this.deps.wire.authenticate(
+      this.deps.workstation,
+      agent,
+      methodId,
+      key === undefined ? {} : { [API_KEY_QUERY]: key },
+      (step) => {
+        if (step.url === undefined || this.signIn === null) return;
+        this.signIn = { ...this.signIn, url: step.url };
+        this.broadcast(this.signIn);
+      },
+    );
+    if (!reply.ok) {
+      this.broadcast({
+        type: 'sign_in_result',
+        agent,
+        methodId,
+        ok: false,
+        message: reply.error ?? 'the sign-in failed',
+      });
+      return;
+    }
+    // The agent runs again with what the sign-in changed before the next prompt.
+    this.opened = undefined;
+    this.signIn = null;
+    this.startError = undefined;
+    this.broadcast({
+      type: 'sign_in_result',
+      agent,
+      methodId,
+      ok: true,
+      message:
+        key === undefined
+          ? `${name} is signed in. Send your message again.`
+          : `The key is kept for ${name}. Send your message again.`,
+    });
+  }
+
+  /**
+   * "Always allow" on a card: the rule (one the card offered) is kept for this project, and the
+   * request is allowed once; later requests it covers are answered by it.
+   */
+  private rememberRule(requestId: string, rule: string): void {
+    const request = this.permissions.get(requestId);
+    if (!request || !this.deps.rules) return; // settled already: the first answer won
+    const offered = (request.rememberable as { rule: string }[] | undefined) ?? [];
+    if (!offered.some((s) => s.rule === rule)) {
+      this.broadcast({ type: 'error', message: `the card offered no rule ${rule} to remember` });
+      return;
+    }
+    const options = request.options as { optionId: string; kind: string }[];
+    const allow =
+      options.find((o) => o.kind === 'allow_once') ?? options.find((o) => o.kind === 'allow_always');
+    if (!allow) {
+      this.broadcast({ type: 'error', message: 'the agent offered no way to allow this call' });
+      return;
+    }
+    this.deps.rules.remember(this.cwd, 'allow', rule);
+    this.deps.wire.answer(this.row.id, requestId, allow.optionId);
+  }
+
   private showSignIn(message: string, methods: unknown[]): void {
     this.signIn = { type: 'sign_in_required', agent: this.row.agent, message, methods };
     this.broadcast(this.signIn);
@@ -396,7 +501,7 @@ export class ChatSession {
       return;
     }
     if (this.busy || this.turn) {
-      this.enqueue(content, message.images);
+      this.enqueue(content, message.images, message.files);
       return;
     }
     if (message.loop) {
@@ -410,18 +515,29 @@ export class ChatSession {
       await this.startTurn(content, message.images ?? [], loopInstruction(message.loopGoal));
       return;
     }
-    await this.startTurn(content, message.images ?? []);
+    await this.startTurn(content, message.images ?? [], '', message.files);
   }
 
   /** Persists and shows the prompt, then sends it; `suffix` goes to the agent only. */
-  private async startTurn(content: string, images: ImageRow[], suffix = ''): Promise<void> {
+  private async startTurn(
+    content: string,
+    images: ImageRow[],
+    suffix = '',
+    files: readonly string[] = [],
+  ): Promise<void> {
     // Busy before the first await: a message that arrives while the agent starts queues behind
     // this one instead of starting a turn of its own. The tabs see the run once the prompt is kept.
     this.starting = true;
     this.stopping = false;
     let refusal: string | undefined;
+    let resources: PromptResource[] = [];
     try {
       refusal = await this.refusal(images);
+      if (refusal === undefined && files.length > 0) {
+        const attached = await this.attachedFiles(files);
+        if (typeof attached === 'string') refusal = attached;
+        else resources = attached;
+      }
     } finally {
       this.starting = false;
     }
@@ -451,8 +567,23 @@ export class ChatSession {
       this.row.id,
       `${content}${suffix}`,
       images.map((i) => ({ type: 'image' as const, data: i.data!, mimeType: i.mimeType })),
+      resources,
     );
     if (!sent.ok) this.finishTurn('error', sent.error);
+  }
+
+  /** The prompt's files as the agent gets them, or why one cannot go. */
+  private async attachedFiles(files: readonly string[]): Promise<PromptResource[] | string> {
+    const resources: PromptResource[] = [];
+    for (const name of new Set(files)) {
+      try {
+        resources.push({ uri: pathToFileURL(await resolveProjectFile(this.cwd, name)).href, name });
+      } catch (error) {
+        if (!(error instanceof ProjectFileError)) throw error;
+        return `${error.message}: the message was not sent.`;
+      }
+    }
+    return resources;
   }
 
   /** Why a prompt cannot go to the agent now ('' when that was said already), else undefined. */
@@ -566,14 +697,16 @@ export class ChatSession {
   }
 
   /** A full queue refuses the message, and the tabs are told. */
-  private enqueue(content: string, images?: ImageRow[]): void {
+  private enqueue(content: string, images?: ImageRow[], files?: string[]): void {
     if (this.queue.length >= MAX_QUEUE) {
       this.broadcast({ type: 'error', message: queueFull() });
       return;
     }
+    const id = randomUUID();
+    if (files && files.length > 0) this.queuedFiles.set(id, files);
     this.editQueue(() => {
       this.queue.push({
-        id: randomUUID(),
+        id,
         content,
         ...(images && images.length > 0 ? { images } : {}),
         position: this.queue.length,
@@ -616,6 +749,12 @@ export class ChatSession {
         if (typeof p.title === 'string' && p.title.trim() !== '' && p.title !== this.row.title)
           this.rename(p.title.trim());
         return;
+      case 'available_commands_update':
+        if (Array.isArray(p.availableCommands)) {
+          this.commands = chatCommands(p.availableCommands);
+          this.broadcast({ type: 'available_commands', commands: this.commands });
+        }
+        return;
       case 'config_option_update':
         if (Array.isArray(p.configOptions)) {
           if (this.opened) this.opened.configOptions = p.configOptions;
@@ -638,6 +777,16 @@ export class ChatSession {
             kind: String(o.kind),
           })),
         };
+        // A remembered rule (or config.json's) answers before any page is asked.
+        const ruled = this.deps.rules && ruleAnswer(this.deps.rules, this.cwd, p.toolCall, event);
+        if (ruled) {
+          this.ruled.set(String(p.requestId), { request: event, applied: ruled.applied });
+          this.broadcast(ruled.line);
+          this.deps.wire.answer(this.row.id, String(p.requestId), ruled.optionId);
+          return;
+        }
+        const rememberable = this.deps.rules ? suggestionsFor(p.toolCall, this.cwd) : [];
+        if (rememberable.length > 0) event.rememberable = rememberable;
         this.permissions.set(String(p.requestId), event);
         this.broadcast(event);
         return;
@@ -649,6 +798,15 @@ export class ChatSession {
         const request = this.permissions.get(requestId);
         this.permissions.delete(requestId);
         if (request) this.deps.store.settlePermission(this.row.id, { request, optionId, by });
+        const ruled = this.ruled.get(requestId);
+        this.ruled.delete(requestId);
+        if (ruled)
+          this.deps.store.settlePermission(this.row.id, {
+            request: ruled.request,
+            optionId,
+            by,
+            rule: ruled.applied,
+          });
         this.broadcast({ type: 'permission_settled', requestId, optionId, by });
         return;
       }
@@ -847,7 +1005,9 @@ export class ChatSession {
     const next = this.queue[0];
     if (next) {
       this.editQueue(() => this.queue.shift());
-      void this.startTurn(next.content, next.images ?? []);
+      const files = this.queuedFiles.get(next.id) ?? [];
+      this.queuedFiles.delete(next.id);
+      void this.startTurn(next.content, next.images ?? [], '', files);
     }
   }
 
@@ -1009,4 +1169,21 @@ function toWire(m: MessageRow): Record<string, unknown> {
         }
       : {}),
   };
+}
+
+/** The agent's announced commands as the tabs get them: well-formed ones only, hints kept. */
+function chatCommands(announced: unknown[]): ChatCommand[] {
+  const commands: ChatCommand[] = [];
+  for (const c of announced) {
+    if (typeof c !== 'object' || c === null) continue;
+    const { name, description, input } = c as { name?: unknown; description?: unknown; input?: unknown };
+    if (typeof name !== 'string' || name === '') continue;
+    const hint = (input as { hint?: unknown } | null | undefined)?.hint;
+    commands.push({
+      name,
+      description: typeof description === 'string' ? description : '',
+      ...(typeof hint === 'string' && hint !== '' ? { inputHint: hint } : {}),
+    });
+  }
+  return commands;
 }

@@ -84,6 +84,8 @@ export interface SettledPermissionRow {
   request: Record<string, unknown>;
   optionId: string;
   by: string;
+  /** The permission rule that answered it, when no one had to. */
+  rule?: { rule: string; effect: 'allow' | 'deny'; source: string };
 }
 
 export class ChatStore {
@@ -102,6 +104,12 @@ export class ChatStore {
     const columns = this.db.prepare('PRAGMA table_info(chat_sessions)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'workstation'))
       this.db.exec(`ALTER TABLE chat_sessions ADD COLUMN workstation TEXT NOT NULL DEFAULT 'local'`);
+    // Stores made before permission rules answered requests have no column for the rule.
+    const settledColumns = this.db.prepare('PRAGMA table_info(settled_permissions)').all() as {
+      name: string;
+    }[];
+    if (!settledColumns.some((c) => c.name === 'rule'))
+      this.db.exec('ALTER TABLE settled_permissions ADD COLUMN rule TEXT');
   }
 
   /** The project of a folder, created when it is new. */
@@ -127,10 +135,18 @@ export class ChatStore {
     const requestId = String(settled.request.requestId);
     this.db
       .prepare(
-        `INSERT OR REPLACE INTO settled_permissions (session_id, request_id, request, option_id, by, settled_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO settled_permissions (session_id, request_id, request, option_id, by, settled_at, rule)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(sessionId, requestId, JSON.stringify(settled.request), settled.optionId, settled.by, Date.now());
+      .run(
+        sessionId,
+        requestId,
+        JSON.stringify(settled.request),
+        settled.optionId,
+        settled.by,
+        Date.now(),
+        settled.rule ? JSON.stringify(settled.rule) : null,
+      );
     this.db
       .prepare(
         `DELETE FROM settled_permissions WHERE session_id = ? AND rowid NOT IN
@@ -142,12 +158,15 @@ export class ChatStore {
   /** Oldest first. */
   settledPermissions(sessionId: string): SettledPermissionRow[] {
     const rows = this.db
-      .prepare('SELECT request, option_id, by FROM settled_permissions WHERE session_id = ? ORDER BY rowid')
-      .all(sessionId) as { request: string; option_id: string; by: string }[];
+      .prepare(
+        'SELECT request, option_id, by, rule FROM settled_permissions WHERE session_id = ? ORDER BY rowid',
+      )
+      .all(sessionId) as { request: string; option_id: string; by: string; rule: string | null }[];
     return rows.map((r) => ({
       request: JSON.parse(r.request) as Record<string, unknown>,
       optionId: r.option_id,
       by: r.by,
+      ...(r.rule ? { rule: JSON.parse(r.rule) as SettledPermissionRow['rule'] } : {}),
     }));
   }
 

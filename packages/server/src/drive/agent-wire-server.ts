@@ -15,7 +15,13 @@ import {
   decodeAgentFrame,
   encodeAgentFrame,
   fitAgentFrameToPeer,
+  INSTALL_PROGRESS_KEY,
+  INSTALL_PROGRESS_READY_KEY,
+  type InstallProgress,
   outboundAgentFrameRejection,
+  PROMPT_RESOURCES_KEY,
+  type PromptResource,
+  ROSTER_PROBLEMS_KEY,
 } from '@cairn/protocol';
 import type { EventLog, LoggedEvent } from './event-log.js';
 
@@ -89,6 +95,8 @@ class Link {
   ticket: string | undefined;
   refused = 0;
   bridges: BridgeInfo[] = [];
+  /** What the workstation says is wrong with its config.json. */
+  rosterProblems: string[] = [];
   undecodable = 0;
   readonly pending = new Map<string, PendingRequest>();
   readonly ackTimers = new Map<string, NodeJS.Immediate>();
@@ -106,6 +114,8 @@ export class AgentWireServer {
     string,
     (step: { url?: string; elicitationId: string; done: boolean }) => void
   >();
+  /** Installs under way that want to hear their progress. */
+  private readonly installSteps = new Map<string, (progress: InstallProgress) => void>();
   private readonly byName = new Map<string, Link>();
   /** Names held by workstations in this process; no ticket can take them. */
   private readonly reservedNames = new Set<string>();
@@ -169,6 +179,11 @@ export class AgentWireServer {
 
   roster(workstation: string): BridgeInfo[] {
     return this.byName.get(workstation)?.bridges ?? [];
+  }
+
+  /** What a workstation says is wrong with its config.json (empty when nothing is). */
+  rosterProblems(workstation: string): string[] {
+    return this.byName.get(workstation)?.rosterProblems ?? [];
   }
 
   /** Called whenever a workstation comes or goes. */
@@ -257,15 +272,19 @@ export class AgentWireServer {
     sessionRef: string,
     text: string,
     images?: AgentFrameOf<'agent_prompt'>['images'],
+    resources: readonly PromptResource[] = [],
   ): { ok: true } | { ok: false; error: string } {
     const link = this.linkOf(sessionRef);
     if (!link) return { ok: false, error: 'the workstation of this session is not connected' };
     this.options.log.setTurnRunning(sessionRef, true);
+    // Files ride under cairn's own key: a peer that does not know it sends the prompt without them.
+    const files: Record<string, unknown> = resources.length > 0 ? { [PROMPT_RESOURCES_KEY]: resources } : {};
     this.send(link, {
       t: 'agent_prompt',
       sessionRef,
       text,
       ...(images && images.length > 0 ? { images } : {}),
+      ...files,
     });
     return { ok: true };
   }
@@ -380,16 +399,26 @@ export class AgentWireServer {
     }
   }
 
-  async install(workstation: string, bridge: string): Promise<Reply<'agent_installed'>> {
+  /** Installs a bridge's adapter; `onProgress` hears its phases and npm's lines as they come. */
+  async install(
+    workstation: string,
+    bridge: string,
+    onProgress?: (progress: InstallProgress) => void,
+  ): Promise<Reply<'agent_installed'>> {
     const id = randomUUID();
     const link = this.byName.get(workstation);
     if (!link)
       return { t: 'agent_installed', id, ok: false, error: `workstation ${workstation} is not connected` };
-    return (await this.request(
-      link,
-      { t: 'agent_install', id, bridge },
-      15 * 60_000,
-    )) as Reply<'agent_installed'>;
+    if (onProgress) this.installSteps.set(id, onProgress);
+    try {
+      return (await this.request(
+        link,
+        { t: 'agent_install', id, bridge },
+        15 * 60_000,
+      )) as Reply<'agent_installed'>;
+    } finally {
+      this.installSteps.delete(id);
+    }
   }
 
   async listNative(
@@ -454,6 +483,16 @@ export class AgentWireServer {
     switch (frame.t) {
       case 'agent_hello': {
         const name = link.trustedName ?? this.options.ticketOwner(frame.ticket);
+        if (link.name !== undefined) {
+          // Said again on a channel that is up: the workstation's roster changed.
+          if (name !== link.name) {
+            this.refuse(link, frame.t, undefined, 'a hello again must name the same workstation');
+            return;
+          }
+          this.takeRoster(link, frame);
+          for (const listener of this.workstationListeners) listener();
+          return;
+        }
         if (name === undefined) {
           link.channel.close(1008, 'unknown ticket');
           this.detach(link);
@@ -482,9 +521,15 @@ export class AgentWireServer {
         }
         link.name = name;
         if (link.trustedName === undefined) link.ticket = frame.ticket;
-        link.bridges = frame.bridges ?? [];
+        this.takeRoster(link, frame);
         this.byName.set(name, link);
-        this.send(link, { t: 'agent_ready', generation: this.generation, agentWire: link.version });
+        this.send(link, {
+          t: 'agent_ready',
+          generation: this.generation,
+          agentWire: link.version,
+          // cairn's: this side wants to hear an install's progress.
+          [INSTALL_PROGRESS_READY_KEY]: true,
+        } as AgentFrameOf<'agent_ready'>);
         for (const listener of this.workstationListeners) listener();
         return;
       }
@@ -551,6 +596,17 @@ export class AgentWireServer {
       case 'agent_auth_url_done':
         this.authSteps.get(frame.id)?.({ elicitationId: frame.elicitationId, done: true });
         return;
+      case 'agent_installed': {
+        const progress = (frame as unknown as Record<string, unknown>)[INSTALL_PROGRESS_KEY];
+        if (progress !== undefined) {
+          // Progress of an install under way; the final answer follows.
+          if (isPlainRecord(progress))
+            this.installSteps.get(frame.id)?.(progress as unknown as InstallProgress);
+          return;
+        }
+        this.resolvePending(link, frame);
+        return;
+      }
       case 'agent_authenticated':
         // `pending` acknowledges a sign-in still under way; the final answer follows.
         if (frame.pending) return;
@@ -579,6 +635,15 @@ export class AgentWireServer {
       default:
         this.resolvePending(link, frame);
     }
+  }
+
+  /** The roster a hello carries, and what it says is wrong with config.json. */
+  private takeRoster(link: Link, frame: AgentFrameOf<'agent_hello'>): void {
+    link.bridges = frame.bridges ?? [];
+    const problems = (frame as unknown as Record<string, unknown>)[ROSTER_PROBLEMS_KEY];
+    link.rosterProblems = Array.isArray(problems)
+      ? problems.filter((p): p is string => typeof p === 'string').slice(0, 50)
+      : [];
   }
 
   /** The workstation a session was opened on, or null for a session this server never opened. */
@@ -852,6 +917,9 @@ export class AgentWireServer {
     }
   }
 }
+
+const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 1;
 

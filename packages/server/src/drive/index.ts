@@ -41,6 +41,7 @@ export function startDrive(options: {
       env: options.env,
       resolveLaunch: rosterLaunchResolver({ cairnHome: options.cairnHome }),
       log: options.log,
+      watchConfig: true,
     });
     linkInProcess(wire, local, { as: LOCAL_WORKSTATION, reattach: true });
   }

@@ -4,6 +4,8 @@ import { hello, ping, shutdown } from './common.js';
 import type { OpHandler } from './context.js';
 import { sessionEnvRead, sessionForkOrigin, sessionKill, sessionLastLiveRemove } from './control.js';
 import { dumpPresetsRead, sessionDumpWrite } from './dumps.js';
+import { sessionHandoffPreview } from './handoff.js';
+import { sessionLinksRead } from './links.js';
 import { sessionMarksRead, sessionMarksWrite } from './marks.js';
 import { sessionList, sessionSearch, sessionSummaryRead } from './sessions.js';
 import { topicSubscribe, topicUnsubscribe } from './topics.js';
@@ -20,6 +22,8 @@ export const OP_HANDLERS: { readonly [Op in OpName]: OpHandler<Op> } = {
   session_search: sessionSearch,
   session_marks_read: sessionMarksRead,
   session_marks_write: sessionMarksWrite,
+  session_links_read: sessionLinksRead,
+  session_handoff_preview: sessionHandoffPreview,
   usage_read: usageRead,
   session_summary_read: sessionSummaryRead,
   transcript_read: transcriptRead,

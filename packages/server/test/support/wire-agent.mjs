@@ -90,6 +90,9 @@ const app = acp
           'session/update',
           text(sessionId, `image:${block.mimeType}:${block.data.length} `),
         );
+      // A file the prompt carries is acknowledged by its name and address.
+      if (block.type === 'resource_link')
+        await ctx.client.notify('session/update', text(sessionId, `link:${block.name}:${block.uri} `));
     }
     turns += 1;
     cancelled.delete(sessionId);

@@ -1,5 +1,6 @@
 // The chat's HTTP side: agents, projects and chat sessions, asked with the page's token. A failure
 // is a value carrying the server's own words.
+import type { ChatSessionHandoffRequest, SessionLink } from '@cairn/protocol';
 import { authorizedFetch } from '../rpc.js';
 import type { BridgeInfo, ChatSessionSummary, ChatWorkstation, WireProject } from './wire.js';
 
@@ -47,6 +48,21 @@ export const listAgents = async (): Promise<Answer<BridgeInfo[]>> =>
 /** `workstation` absent: the daemon's own. */
 export const installAgent = async (agent: string, workstation?: string): Promise<Answer<unknown>> =>
   await call('api/agents/install', { agent, ...(workstation === undefined ? {} : { workstation }) });
+
+export interface InstallProgress {
+  phase: 'preparing' | 'downloading' | 'checking' | 'done' | 'failed' | null;
+  lines: string[];
+  error?: string;
+}
+
+/** How an install started from a page is going. */
+export const installProgress = async (
+  agent: string,
+  workstation?: string,
+): Promise<Answer<InstallProgress>> =>
+  await call(
+    `api/agents/install?${new URLSearchParams({ agent, ...(workstation === undefined ? {} : { workstation }) })}`,
+  );
 
 export const listProjects = async (): Promise<Answer<WireProject[]>> =>
   pick(await call<Record<'projects', WireProject[]>>('api/projects'), 'projects');
@@ -114,3 +130,17 @@ export const continueSession = async (
 
 /** Kept apart so that the rule can be checked without the page's connection. */
 export { CONTINUABLE } from './continuable.js';
+
+/** A new chat whose first prompt is another session's hand-off document; answered once the new
+ * session took it, with the link kept between the two. */
+export const handOffSession = async (
+  request: ChatSessionHandoffRequest,
+): Promise<Answer<{ session: ChatSessionSummary; link: SessionLink }>> =>
+  await call('api/sessions/handoff', request);
+
+/** The files of a chat's project folder whose path holds `query`, for the composer's `@`. */
+export const listProjectFiles = async (
+  session: string,
+  query: string,
+): Promise<Answer<{ files: string[]; truncated: boolean }>> =>
+  await call(`api/sessions/files?${new URLSearchParams({ session, query })}`);

@@ -2,7 +2,9 @@
 // `session_ready` rebuilds everything (history, then the in-flight turn's events replayed), so a
 // reconnect or a reload shows each delta exactly once: nothing survives from before it, and what
 // follows it is new. The run state is the server's; the page never derives it.
+import type { AppliedPermissionRule } from '@cairn/protocol';
 import type {
+  ChatCommand,
   DevProcess,
   ImageAttachment,
   PermissionRequest,
@@ -66,6 +68,8 @@ export type Entry = AssistantEntry | UserEntry | NoticeEntry;
 export interface PermissionCard extends PermissionRequest {
   /** Set once an answer won (here or in another tab), or the request ended without one. */
   readonly settled?: { readonly optionId: string; readonly by?: string };
+  /** The permission rule that answered it without a card; shown as a line. */
+  readonly rule?: AppliedPermissionRule;
 }
 
 export interface LoopStatus {
@@ -104,6 +108,8 @@ export interface ChatState {
   readonly interval: IntervalStatus | null;
   /** The commands the agent ran in terminals, in the order they started. */
   readonly devProcesses: readonly DevProcess[];
+  /** The slash commands the agent announced, for the composer's `/`. */
+  readonly availableCommands: readonly ChatCommand[];
   /** Counts notices so each has an id of its own. */
   readonly notices: number;
 }
@@ -127,6 +133,7 @@ export const initialChatState = (sessionId: string | null = null): ChatState => 
   loop: null,
   interval: null,
   devProcesses: [],
+  availableCommands: [],
   notices: 0,
 });
 
@@ -198,6 +205,17 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
       const { type: _t, ...request } = event;
       return { ...withPermissionTool(state, request), permissions: [...state.permissions, request] };
     }
+    case 'permission_rule_applied': {
+      if (state.permissions.some((p) => p.requestId === event.requestId)) return state;
+      const card: PermissionCard = {
+        requestId: event.requestId,
+        toolCall: event.toolCall,
+        options: [],
+        settled: { optionId: event.optionId, by: 'answer' },
+        rule: event.applied,
+      };
+      return { ...state, permissions: [...state.permissions, card] };
+    }
     case 'permission_settled': {
       if (!state.permissions.some((p) => p.requestId === event.requestId)) return state;
       const settled =
@@ -213,8 +231,17 @@ export function reduceChat(state: ChatState, event: Event): ChatState {
       const entries = state.entries.filter((e) => !(e.kind === 'notice' && e.text === signIn.message));
       return { ...state, entries, signIn };
     }
+    case 'sign_in_result':
+      // Signed in (or the key kept): the card gives way to a word saying so. A failure is said on
+      // the card, which stays for another try.
+      if (event.ok) return notice({ ...state, signIn: null }, 'info', event.message);
+      return state.signIn
+        ? { ...state, signIn: { ...state.signIn, failure: event.message } }
+        : notice(state, 'error', event.message);
     case 'config_options':
       return { ...state, configOptions: event.configOptions };
+    case 'available_commands':
+      return { ...state, availableCommands: event.commands };
     case 'dev_processes_changed': {
       const process = event.process;
       if (!process) return state;
@@ -302,12 +329,13 @@ function sessionReady(state: ChatState, e: Extract<Event, { type: 'session_ready
       ...(e.settledPermissions ?? []).map((s): PermissionCard => {
         const { type: _t, ...request } = s.request as PermissionRequest & { type?: string };
         const settled = s.by === undefined ? { optionId: s.optionId } : { optionId: s.optionId, by: s.by };
-        return { ...request, settled };
+        return { ...request, settled, ...(s.rule ? { rule: s.rule } : {}) };
       }),
       ...(e.pendingPermissions ?? []),
     ],
     signIn: e.signIn ?? null,
     devProcesses: [...(e.devProcesses ?? [])],
+    availableCommands: e.availableCommands ?? [],
     configOptions: e.configOptions ?? [],
     supportsSteering: e.supportsSteering === true,
     supportsImageInput: e.supportsImageInput === true,

@@ -1,10 +1,16 @@
 // The chat wire as the page reads it: the frames of `/chat` (server → browser) and what the page
 // sends back. Field names follow the contract; the page reads every frame defensively, since a
 // newer server may add members and fields.
-import type { BridgeInfo, SessionConfigOption } from '@cairn/protocol';
+import type {
+  AppliedPermissionRule,
+  BridgeInfo,
+  ChatCommand,
+  PermissionRuleSuggestion,
+  SessionConfigOption,
+} from '@cairn/protocol';
 
 export { MAX_INLINE_IMAGE_BASE64_CHARS } from '@cairn/protocol';
-export type { BridgeInfo, SessionConfigOption };
+export type { BridgeInfo, ChatCommand, SessionConfigOption };
 
 export interface ImageAttachment {
   data?: string;
@@ -73,6 +79,8 @@ export interface ChatWorkstation {
   local: boolean;
   online: boolean;
   agents: BridgeInfo[];
+  /** What the workstation says is wrong with its config.json. */
+  configProblems?: string[];
 }
 
 export interface QueueItem {
@@ -101,12 +109,16 @@ export interface PermissionRequest {
   requestId: string;
   toolCall: PermissionToolCall;
   options: PermissionOption[];
+  /** The standing rules the card offers to remember for the project. */
+  rememberable?: PermissionRuleSuggestion[];
 }
 
 export interface SignInMethod {
   id: string;
   name: string;
   description?: string | null;
+  /** The agent protocol's kind of method (`env_var`, `terminal`, …) when the agent says. */
+  type?: string | null;
 }
 
 export interface SignIn {
@@ -114,6 +126,8 @@ export interface SignIn {
   message: string;
   methods: SignInMethod[];
   url?: string | null;
+  /** Why the last try from the card did not work (the page's own, not the wire's). */
+  failure?: string;
 }
 
 /** A command the agent ran in a terminal: a dev server, a build, a test run. */
@@ -136,6 +150,8 @@ export interface SettledPermission {
   request: PermissionRequest;
   optionId: string;
   by?: string;
+  /** The rule that answered it, when no one had to. */
+  rule?: AppliedPermissionRule;
 }
 
 export interface TokenUsage {
@@ -172,6 +188,7 @@ export type ServerEvent =
       settledPermissions?: SettledPermission[];
       signIn?: SignIn | null;
       devProcesses?: DevProcess[];
+      availableCommands?: ChatCommand[];
       intervalActive?: boolean;
       intervalMinutes?: number | null;
       intervalNextTickAt?: number | null;
@@ -218,9 +235,18 @@ export type ServerEvent =
       /** `answer`, `timeout` or `cancel`. */
       by?: string;
     }
+  | {
+      type: 'permission_rule_applied';
+      requestId: string;
+      toolCall: PermissionToolCall;
+      optionId: string;
+      applied: AppliedPermissionRule;
+    }
   | ({ type: 'sign_in_required' } & SignIn)
   | { type: 'config_options'; configOptions: SessionConfigOption[] }
+  | { type: 'available_commands'; commands: ChatCommand[] }
   | { type: 'steer_result'; ok: boolean; outcome?: 'injected' | 'queued'; error?: string }
+  | { type: 'sign_in_result'; agent: string; methodId: string; ok: boolean; message: string }
   | { type: 'dev_processes_changed'; processId?: string; process?: DevProcess; change: string }
   | { type: 'dev_process_output'; processId: string; chunk: string; tail: string };
 
@@ -233,12 +259,16 @@ export type ClientMessage =
       loopMaxIterations?: number;
       intervalMinutes?: number;
       loopControl?: 'run_now' | 'stop';
+      /** Project files (relative to its folder) handed to the agent with the prompt. */
+      files?: string[];
     }
   | { type: 'stop' }
   | { type: 'steer'; content: string; images?: ImageAttachment[] }
   | { type: 'permission_answer'; requestId: string; optionId: string }
+  | { type: 'permission_remember'; requestId: string; rule: string }
   | { type: 'queue_remove'; id: string }
   | { type: 'queue_edit'; id: string; content: string }
   | { type: 'queue_clear' }
   | { type: 'set_config_option'; configId: string; value: string | boolean }
-  | { type: 'dev_process_kill'; processId: string };
+  | { type: 'dev_process_kill'; processId: string }
+  | { type: 'sign_in'; methodId: string; key?: string };

@@ -1,11 +1,26 @@
 // The composer: Enter sends (the server queues a message sent while the agent works), Shift+Enter
 // starts a new line; Queue, Steer and Stop beside it; images pasted or dropped where the agent takes
-// them; and the loop and interval controls.
-import { useState } from 'preact/hooks';
+// them; and the loop and interval controls. `/` at the start lists the agent's commands, `@`
+// completes the project's files (sent along with the prompt), ↑ and ↓ recall earlier prompts.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { listProjectFiles } from '../chat/api.js';
+import {
+  applyCompletion,
+  commandText,
+  completionAt,
+  earlierPrompts,
+  fileMention,
+  matchingCommands,
+  mentionedFiles,
+  NO_RECALL,
+  type Recall,
+  recallStep,
+} from '../chat/composer-assist.js';
 import { type ChatState, isBusy } from '../chat/state.js';
 import { type ClientMessage, type ImageAttachment, MAX_INLINE_IMAGE_BASE64_CHARS } from '../chat/wire.js';
 import { formatBytes } from '../format.js';
 import { Thumbs } from './chat-parts.js';
+import { optionId, SUGGESTIONS_ID, type Suggestion, Suggestions } from './composer-suggestions.js';
 
 export interface ComposerProps {
   readonly state: ChatState;
@@ -35,8 +50,114 @@ export function Composer({ state, send }: ComposerProps) {
   const [loop, setLoop] = useState(false);
   const [loopMax, setLoopMax] = useState('');
   const [every, setEvery] = useState('');
+  const [caret, setCaret] = useState(0);
+  /** Files chosen with `@`; those the text still mentions go with the prompt. */
+  const [chosenFiles, setChosenFiles] = useState<string[]>([]);
+  const [files, setFiles] = useState<{ query: string; paths: string[]; error?: string } | null>(null);
+  const [active, setActive] = useState(0);
+  /** Escape closed the list for the word starting here; it opens again for another word. */
+  const [dismissedAt, setDismissedAt] = useState<number | null>(null);
+  const [recall, setRecall] = useState<Recall>(NO_RECALL);
+  const box = useRef<HTMLTextAreaElement>(null);
   const busy = isBusy(state);
   const connected = state.ready;
+
+  const prompts = useMemo(
+    () => earlierPrompts(state.entries.flatMap((e) => (e.kind === 'user' ? [e.content] : []))),
+    [state.entries],
+  );
+  const completion = completionAt(text, caret);
+  const open = completion !== null && completion.start !== dismissedAt;
+  const fileQuery = open && completion.kind === 'file' ? completion.query : null;
+  useEffect(() => {
+    if (fileQuery === null || !state.sessionId) return;
+    let current = true;
+    void listProjectFiles(state.sessionId, fileQuery).then((answer) => {
+      if (!current) return;
+      setFiles(
+        answer.ok
+          ? { query: fileQuery, paths: answer.value.files }
+          : { query: fileQuery, paths: [], error: answer.error },
+      );
+    });
+    return () => {
+      current = false;
+    };
+  }, [fileQuery, state.sessionId]);
+
+  const suggestions: Suggestion[] = !open
+    ? []
+    : completion.kind === 'command'
+      ? matchingCommands(state.availableCommands, completion.query).map((command) => ({
+          kind: 'command' as const,
+          command,
+        }))
+      : files?.query === completion.query
+        ? files.paths.map((path) => ({ kind: 'file' as const, path }))
+        : [];
+  const highlighted = Math.min(active, Math.max(0, suggestions.length - 1));
+  const emptyNote = !open
+    ? null
+    : completion.kind === 'command'
+      ? state.availableCommands.length === 0
+        ? `${state.agent ?? 'The agent'} has announced no commands yet.`
+        : 'No command matches.'
+      : files?.query !== completion.query
+        ? null
+        : (files.error ?? 'No file of the project matches.');
+
+  const edit = (value: string, at: number) => {
+    setText(value);
+    setCaret(at);
+    setActive(0);
+    // Escape closed one list; the next `/` or `@` opens it again.
+    if (completionAt(value, at) === null) setDismissedAt(null);
+  };
+
+  const choose = (index: number) => {
+    const item = suggestions[index];
+    if (!item || !completion) return;
+    const insert = item.kind === 'command' ? commandText(item.command) : fileMention(item.path);
+    const next = applyCompletion(text, completion, insert);
+    if (item.kind === 'file') setChosenFiles((old) => (old.includes(item.path) ? old : [...old, item.path]));
+    edit(next.text, next.caret);
+    setDismissedAt(null);
+    // The caret after the inserted word, once the box shows the new text.
+    requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret));
+  };
+
+  /** Keys the open list or the recall takes; true when the key was used. */
+  const assistKey = (e: KeyboardEvent): boolean => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.isComposing) return false;
+    if (open && suggestions.length > 0) {
+      switch (e.key) {
+        case 'ArrowDown':
+          setActive((highlighted + 1) % suggestions.length);
+          return true;
+        case 'ArrowUp':
+          setActive((highlighted - 1 + suggestions.length) % suggestions.length);
+          return true;
+        case 'Enter':
+        case 'Tab':
+          if (e.shiftKey) return false;
+          choose(highlighted);
+          return true;
+      }
+    }
+    if (open && e.key === 'Escape') {
+      setDismissedAt(completion.start);
+      return true;
+    }
+    if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && !e.shiftKey) {
+      const step = recallStep(prompts, recall, text, e.key === 'ArrowUp' ? 'back' : 'forward');
+      if (!step) return false;
+      setRecall(step.recall);
+      edit(step.text, step.text.length);
+      requestAnimationFrame(() => box.current?.setSelectionRange(step.text.length, step.text.length));
+      return true;
+    }
+    return false;
+  };
 
   const attach = async (files: readonly File[]) => {
     const wanted = files.filter((f) => f.type.startsWith('image/'));
@@ -70,7 +191,11 @@ export function Composer({ state, send }: ComposerProps) {
 
   const clear = () => {
     setText('');
+    setCaret(0);
     setImages([]);
+    setChosenFiles([]);
+    setRecall(NO_RECALL);
+    setDismissedAt(null);
     setProblem(null);
   };
 
@@ -81,6 +206,8 @@ export function Composer({ state, send }: ComposerProps) {
     if (content === '' && images.length === 0) return;
     const message: ClientMessage = { type: 'user_message', content };
     if (images.length > 0) message.images = images;
+    const attached = mentionedFiles(content, chosenFiles);
+    if (attached.length > 0) message.files = attached;
     if (loop) {
       message.loop = true;
       const n = Number(loopMax);
@@ -119,8 +246,21 @@ export function Composer({ state, send }: ComposerProps) {
         void attach(files);
       }}
     >
+      {open && (
+        <Suggestions
+          items={suggestions}
+          active={highlighted}
+          label={completion.kind === 'command' ? 'Commands' : 'Project files'}
+          empty={emptyNote}
+          choose={choose}
+        />
+      )}
       <textarea
+        ref={box}
         aria-label="Message"
+        aria-autocomplete="list"
+        aria-controls={open && suggestions.length > 0 ? SUGGESTIONS_ID : undefined}
+        aria-activedescendant={open && suggestions.length > 0 ? optionId(highlighted) : undefined}
         name="message"
         rows={3}
         placeholder={
@@ -129,8 +269,16 @@ export function Composer({ state, send }: ComposerProps) {
             : 'Message the agent (Shift+Enter for a new line)'
         }
         value={text}
-        onInput={(e) => setText(e.currentTarget.value)}
+        onInput={(e) => edit(e.currentTarget.value, e.currentTarget.selectionStart)}
+        onKeyUp={(e) => {
+          if (e.key !== 'ArrowUp' && e.key !== 'ArrowDown') setCaret(e.currentTarget.selectionStart);
+        }}
+        onClick={(e) => setCaret(e.currentTarget.selectionStart)}
         onKeyDown={(e) => {
+          if (assistKey(e)) {
+            e.preventDefault();
+            return;
+          }
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             sendMessage();

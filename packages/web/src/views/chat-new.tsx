@@ -8,7 +8,9 @@ import {
   continueSession,
   createChatSession,
   createProject,
+  type InstallProgress,
   installAgent,
+  installProgress,
   listProjects,
   listWorkstations,
 } from '../chat/api.js';
@@ -31,6 +33,7 @@ export function NewChatView() {
   const [error, setError] = useState<string | null>(null);
   const [working, setWorking] = useState(false);
   const [installing, setInstalling] = useState<string | null>(null);
+  const [progress, setProgress] = useState<InstallProgress | null>(null);
 
   const chosen = machines?.find((w) => w.name === machine);
   const agents: BridgeInfo[] | null = machines === null ? null : (chosen?.agents ?? []);
@@ -40,6 +43,18 @@ export function NewChatView() {
         ? current
         : (roster.find(usable)?.key ?? ''),
     );
+
+  /** The rosters again, keeping the machine and agent chosen. */
+  const refreshAgents = async () => {
+    const w = await listWorkstations();
+    if (!w.ok) return;
+    setMachines(w.value);
+    setMachine((current) => {
+      const keep = w.value.find((x) => x.name === current && x.online) ?? w.value.find((x) => x.online);
+      pickAgent(keep?.agents ?? []);
+      return keep?.name ?? '';
+    });
+  };
 
   const loadAgents = async () => {
     const w = await listWorkstations();
@@ -53,6 +68,30 @@ export function NewChatView() {
     setMachine(keep?.name ?? '');
     pickAgent(keep?.agents ?? []);
   };
+
+  // The roster follows the workstations while the form is open: an agent declared in config.json,
+  // or installed from elsewhere, shows up without a reload.
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void refreshAgents();
+    }, 3000);
+    return () => clearInterval(timer);
+  }, []);
+
+  // While an install runs, its phase and npm's latest line, asked for twice a second.
+  useEffect(() => {
+    if (installing === null) return;
+    const remote = chosen && !chosen.local ? chosen.name : undefined;
+    let stopped = false;
+    const timer = setInterval(async () => {
+      const r = await installProgress(installing, remote);
+      if (!stopped && r.ok) setProgress(r.value);
+    }, 500);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [installing]);
 
   useEffect(() => {
     document.title = 'New chat · cairn';
@@ -83,11 +122,13 @@ export function NewChatView() {
 
   const install = async (key: string) => {
     setInstalling(key);
+    setProgress(null);
     setError(null);
     const r = await installAgent(key, chosen && !chosen.local ? chosen.name : undefined);
     setInstalling(null);
+    setProgress(null);
     if (!r.ok) setError(`Could not install ${key}: ${r.error}`);
-    await loadAgents();
+    await refreshAgents();
   };
 
   const missing = (agents ?? []).filter((a) => !usable(a));
@@ -181,9 +222,20 @@ export function NewChatView() {
                 >
                   {installing === a.key ? 'Installing…' : 'Install'}
                 </button>
+                {installing === a.key && <InstallLine progress={progress} />}
               </li>
             ))}
           </ul>
+        )}
+        {(chosen?.configProblems ?? []).length > 0 && (
+          <div class="config-problems" role="alert">
+            <p class="err-text small">config.json has problems; the agents it declares may be missing:</p>
+            <ul class="small">
+              {chosen!.configProblems!.map((p) => (
+                <li key={p}>{p}</li>
+              ))}
+            </ul>
+          </div>
         )}
         {error && (
           <p class="err-text" role="alert">
@@ -198,6 +250,25 @@ export function NewChatView() {
         </div>
       </form>
     </section>
+  );
+}
+
+const PHASES: Record<string, string> = {
+  preparing: 'preparing',
+  downloading: 'fetching packages',
+  checking: 'checking the install',
+  done: 'done',
+  failed: 'failed',
+};
+
+/** An install's phase and npm's latest line, as it goes. */
+function InstallLine({ progress }: { progress: InstallProgress | null }) {
+  const last = progress?.lines.at(-1);
+  return (
+    <div class="install-progress" role="status" aria-live="polite" data-phase={progress?.phase ?? 'starting'}>
+      <span class="muted small">{progress?.phase ? PHASES[progress.phase] : 'starting'}</span>
+      {last !== undefined && <code class="install-line small">{last}</code>}
+    </div>
   );
 }
 

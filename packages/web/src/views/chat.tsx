@@ -1,10 +1,12 @@
 // A chat with an agent: the conversation as it streams, the permission cards and the sign-in card,
 // the run-state badge (the server's word, never derived here), the queue, the agent's config
 // options, and the composer.
+import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { findChatSession } from '../chat/api.js';
 import { ChatSocket, type ChatSocketState, chatSocketUrl } from '../chat/socket.js';
 import type { ChatState, Entry, PermissionCard } from '../chat/state.js';
+import { isCodexRetryLimit, usageLimitOf } from '../chat/usage-limit.js';
 import type {
   ChatSessionSummary,
   ClientMessage,
@@ -21,6 +23,9 @@ import { Composer } from './chat-composer.js';
 import { NewChatView } from './chat-new.js';
 import { EntryView } from './chat-parts.js';
 import { DevProcessesView } from './chat-processes.js';
+import { HandoffButton } from './handoff.js';
+import { SessionLinks } from './session-links.js';
+import { UsageLimitCard } from './usage-limit-card.js';
 
 export function ChatRouteView({ id }: { id?: string }) {
   if (id === undefined) return <NewChatView />;
@@ -100,6 +105,10 @@ function ChatView({ id }: { id: string }) {
   });
 
   const cards = placeCards(state);
+  // The entries the history held when the page opened: a limit among them is not acted on by itself.
+  const historical = useRef<ReadonlySet<string> | null>(null);
+  if (historical.current === null && state.ready)
+    historical.current = new Set(state.entries.map((e) => e.id));
   const phase = state.runState?.phase ?? 'idle';
   return (
     <section class="chat-view">
@@ -148,6 +157,15 @@ function ChatView({ id }: { id: string }) {
             {socket.socketState === 'open' && !state.ready ? 'loading…' : SOCKET_TEXT[socket.socketState]}
           </span>
         </div>
+        <div class="chat-links-line">
+          <SessionLinks sid={summary?.session.nativeSessionId} />
+          {summary?.session.nativeSessionId && (
+            <HandoffButton
+              source={{ agent: summary.session.agent, sid: summary.session.nativeSessionId }}
+              exclude={summary.session.agent}
+            />
+          )}
+        </div>
         {state.configOptions.length > 0 && <ConfigOptions options={state.configOptions} send={send} />}
       </header>
       <div
@@ -169,13 +187,26 @@ function ChatView({ id }: { id: string }) {
           {state.ready && state.entries.length === 0 && (
             <p class="muted empty">No messages yet. Write the first one below.</p>
           )}
-          {state.entries.map((e) => (
-            <EntryView key={e.id} entry={e} cards={cards.of(e)} send={send} />
-          ))}
+          {state.entries.map((e) => {
+            const limit = limitOf(e);
+            return (
+              <Fragment key={e.id}>
+                <EntryView entry={e} cards={cards.of(e)} send={send} />
+                {limit && (
+                  <UsageLimitCard
+                    limit={limit}
+                    chatId={id}
+                    agent={state.agent ?? summary?.session.agent ?? ''}
+                    live={historical.current !== null && !historical.current.has(e.id)}
+                  />
+                )}
+              </Fragment>
+            );
+          })}
           {cards.unplaced().map((p) => (
             <PermissionView key={p.requestId} card={p} send={send} />
           ))}
-          {state.signIn && <SignInCard signIn={state.signIn} />}
+          {state.signIn && <SignInCard signIn={state.signIn} send={send} />}
           <LoopLine state={state} />
         </div>
       </div>
@@ -217,6 +248,13 @@ function placeCards(state: ChatState): {
     else byEntry.set(at, [...(byEntry.get(at) ?? []), card]);
   }
   return { of: (e) => byEntry.get(e.id) ?? NO_CARDS, unplaced: () => rest };
+}
+
+/** The limit that stopped a turn, from the agent's words; null for any other entry. */
+function limitOf(e: Entry) {
+  if (e.kind !== 'assistant' || e.streaming) return null;
+  const text = e.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
+  return usageLimitOf(e.errorMessage ?? (isCodexRetryLimit(text) ? text : undefined));
 }
 
 /** Until the server names the session, its first prompt does. */

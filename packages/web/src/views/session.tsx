@@ -12,8 +12,10 @@ import { Timeline } from '../timeline/model.js';
 import { ContinueButton } from './chat-new.js';
 import { DumpView } from './dump.js';
 import { FilesView } from './files.js';
+import { HandoffButton } from './handoff.js';
 import { HeadModelAndTime } from './model-and-time.js';
 import { ResumeCommand } from './resume-command.js';
+import { SessionLinks } from './session-links.js';
 import { SummaryView } from './summary.js';
 import { type TimelinePosition, TimelineView } from './timeline.js';
 
@@ -72,8 +74,10 @@ export function SessionView({ route }: { route: SessionRoute }) {
           <HeadModelAndTime head={head} />
           {head?.active && <span class="active-label">active</span>}{' '}
           <ContinueButton agent={route.agent} sid={route.sid} cwd={head?.cwd} />{' '}
-          <ResumeCommand agent={route.agent} sid={route.sid} cwd={head?.cwd} />
+          <ResumeCommand agent={route.agent} sid={route.sid} cwd={head?.cwd} />{' '}
+          <HandoffButton source={{ agent: route.agent, sid: route.sid }} />
         </div>
+        <SessionLinks sid={route.sid} />
         <nav class="tabs" aria-label="Session views">
           {TABS.map(([tab, label]) => (
             <a

@@ -1,0 +1,228 @@
+// Hand off to…: a session's chosen items, as a document, become the first prompt of a new chat with
+// another agent. The panel picks the agent (installed ones) and the selection (a preset, item
+// types), shows the document's size and what will be redacted before anything is sent, then opens
+// the new chat once its agent took the document.
+import type { DumpPreset, SessionHandoffPreviewArgs, SessionHandoffPreviewResult } from '@cairn/protocol';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { handOffSession, listAgents } from '../chat/api.js';
+import type { BridgeInfo } from '../chat/wire.js';
+import { useServices } from '../context.js';
+import { formatBytes, formatCount } from '../format.js';
+import { chatHref } from '../route.js';
+
+/** The preset a hand-off starts from: what was asked, said and done. */
+const DEFAULT_PRESET = 'howto';
+
+export interface HandoffSourceRef {
+  /** The source's agent as the reader or the chat names it. */
+  readonly agent: string;
+  readonly sid: string;
+}
+
+/** The typed types line as selectors: commas or spaces between them. */
+const typesOf = (text: string): string[] => text.split(/[\s,]+/).filter((t) => t !== '');
+
+export function HandoffButton({ source, exclude }: { source: HandoffSourceRef; exclude?: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <span class="handoff">
+      <button
+        type="button"
+        class="small handoff-button"
+        aria-expanded={open ? 'true' : 'false'}
+        onClick={() => setOpen(!open)}
+      >
+        Hand off to…
+      </button>
+      {open && <HandoffPanel source={source} exclude={exclude} onClose={() => setOpen(false)} />}
+    </span>
+  );
+}
+
+function HandoffPanel({
+  source,
+  exclude,
+  onClose,
+}: {
+  source: HandoffSourceRef;
+  exclude?: string | undefined;
+  onClose: () => void;
+}) {
+  const { conn } = useServices();
+  const [agents, setAgents] = useState<BridgeInfo[] | null>(null);
+  const [agent, setAgent] = useState('');
+  const [presets, setPresets] = useState<readonly DumpPreset[]>([]);
+  const [preset, setPreset] = useState(DEFAULT_PRESET);
+  const [types, setTypes] = useState('');
+  const [prompt, setPrompt] = useState('');
+  const [redact, setRedact] = useState(true);
+  const [cwd, setCwd] = useState<string | null>(null);
+  const [preview, setPreview] = useState<SessionHandoffPreviewResult | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  useEffect(() => {
+    void listAgents().then((r) => {
+      if (!r.ok) return setProblem(`Could not list the agents: ${r.error}`);
+      const installed = r.value.filter((a) => a.adapterInstalled === true);
+      setAgents(installed);
+      setAgent(installed.find((a) => a.key !== exclude)?.key ?? installed[0]?.key ?? '');
+    });
+    void conn.request('dump_presets_read', {}).then((r) => {
+      if (r.ok) setPresets(r.value.presets);
+    });
+  }, []);
+
+  const args = useMemo((): SessionHandoffPreviewArgs => {
+    const chosen = typesOf(types);
+    return {
+      sid: source.sid,
+      agent: source.agent,
+      ...(agent ? { to: agent } : {}),
+      ...(preset ? { preset } : {}),
+      ...(chosen.length > 0 ? { types: chosen } : {}),
+      ...(prompt.trim() ? { prompt: prompt.trim() } : {}),
+      redact,
+    };
+  }, [source.sid, source.agent, agent, preset, types, prompt, redact]);
+
+  // The size follows the choices, measured by the daemon with the document it would send.
+  useEffect(() => {
+    let current = true;
+    const timer = setTimeout(async () => {
+      const r = await conn.request('session_handoff_preview', args);
+      if (!current) return;
+      if (!r.ok) {
+        setPreview(null);
+        setProblem(r.error.message);
+        return;
+      }
+      setProblem(null);
+      setPreview(r.value);
+      setCwd((was) => was ?? r.value.cwd ?? '');
+    }, 250);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [args]);
+
+  const tooBig = preview !== null && preview.bytes > preview.max_bytes;
+  const send = async () => {
+    if (!agent) return setProblem('Pick an agent to hand off to.');
+    setSending(true);
+    setProblem(null);
+    const r = await handOffSession({
+      agent,
+      handoff: args,
+      ...(cwd?.trim() ? { cwd: cwd.trim() } : {}),
+    });
+    setSending(false);
+    if (!r.ok) return setProblem(r.error);
+    window.location.hash = chatHref(r.value.session.id);
+  };
+
+  const redacted = Object.entries(preview?.redacted ?? {});
+  return (
+    <form
+      class="handoff-panel"
+      aria-label="Hand off"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <label class="field">
+        <span>Agent</span>
+        <select name="handoff-agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+          {agents === null && <option value="">listing agents…</option>}
+          {agents?.length === 0 && <option value="">no agent is installed</option>}
+          {(agents ?? []).map((a) => (
+            <option key={a.key} value={a.key}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="field">
+        <span>Preset</span>
+        <select name="handoff-preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
+          <option value="">none (the default types)</option>
+          {presets.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="field">
+        <span>Types</span>
+        <input
+          name="handoff-types"
+          placeholder="-thinking, tool:Bash"
+          autoComplete="off"
+          value={types}
+          onInput={(e) => setTypes(e.currentTarget.value)}
+        />
+      </label>
+      <label class="field">
+        <span>What to ask</span>
+        <textarea
+          class="handoff-prompt"
+          name="handoff-prompt"
+          rows={2}
+          placeholder="Carry on with the work (the default)"
+          value={prompt}
+          onInput={(e) => setPrompt(e.currentTarget.value)}
+        />
+      </label>
+      <label class="field">
+        <span>Project folder</span>
+        <input
+          name="handoff-cwd"
+          autoComplete="off"
+          value={cwd ?? ''}
+          onInput={(e) => setCwd(e.currentTarget.value)}
+        />
+      </label>
+      <label class="check small">
+        <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact
+        secrets
+      </label>
+      <p class="handoff-size small" role="status" aria-live="polite" data-ready={preview ? 'yes' : 'no'}>
+        {preview === null
+          ? 'measuring…'
+          : `${formatCount(preview.items)} items · ${formatBytes(preview.bytes)} · about ${formatCount(preview.tokens)} tokens`}
+        {preview !== null &&
+          (preview.redacted === undefined
+            ? ' · secrets not redacted'
+            : redacted.length === 0
+              ? ' · no secrets found'
+              : ` · ${redacted.reduce((n, [, c]) => n + c, 0)} secrets redacted (${redacted.map(([k, c]) => `${k} ×${c}`).join(', ')})`)}
+      </p>
+      {tooBig && (
+        <p class="err-text small" role="alert">
+          The document is larger than one prompt carries ({formatBytes(preview.max_bytes)}): narrow the
+          selection.
+        </p>
+      )}
+      {problem && (
+        <p class="err-text small" role="alert">
+          {problem}
+        </p>
+      )}
+      <div>
+        <button
+          type="submit"
+          class="primary small"
+          disabled={sending || !agent || preview === null || preview.items === 0 || tooBig}
+        >
+          {sending ? 'Starting…' : 'Send and open the chat'}
+        </button>{' '}
+        <button type="button" class="link small" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,90 @@
+// Where a session's work came from and where it went: "continued from" and "continued in" for
+// hand-offs, "forked from … at" and "forked into" for forks, from cairn's own links. Each names the
+// other session with a link to it in the reader, and to its chat when one drives it.
+import type { SessionLink } from '@cairn/protocol';
+import { useEffect, useState } from 'preact/hooks';
+import { listChatSessions } from '../chat/api.js';
+import { useServices } from '../context.js';
+import { chatHref, sessionHref } from '../route.js';
+
+/** How often the links are asked for again: a hand-off started elsewhere shows up without a reload. */
+const REFRESH_MS = 5_000;
+
+const short = (sid: string): string => (sid.length > 13 ? `${sid.slice(0, 8)}…` : sid);
+
+export function SessionLinks({ sid }: { sid: string | null | undefined }) {
+  const { conn } = useServices();
+  const [links, setLinks] = useState<readonly SessionLink[]>([]);
+  const [chats, setChats] = useState<ReadonlyMap<string, string>>(new Map());
+  useEffect(() => {
+    if (!sid) return;
+    let stop = false;
+    const load = async () => {
+      const r = await conn.request('session_links_read', { sid });
+      if (stop || !r.ok) return;
+      const mine = r.value.links.filter((l) => l.from.sid === sid || l.to.sid === sid);
+      setLinks(mine);
+      if (mine.length === 0) return;
+      // The chats that drive the other ends, by the agent's own id for their session.
+      const listed = await listChatSessions();
+      if (stop || !listed.ok) return;
+      setChats(
+        new Map(listed.value.flatMap((c) => (c.nativeSessionId ? [[c.nativeSessionId, c.id] as const] : []))),
+      );
+    };
+    void load();
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void load();
+    }, REFRESH_MS);
+    return () => {
+      stop = true;
+      clearInterval(timer);
+    };
+  }, [sid]);
+
+  if (!sid || links.length === 0) return null;
+  return (
+    <ul class="session-links small" aria-label="Linked sessions">
+      {links.map((l) => {
+        const incoming = l.to.sid === sid;
+        const other = incoming ? l.from : l.to;
+        const verb = incoming
+          ? l.kind === 'fork'
+            ? 'forked from'
+            : 'continued from'
+          : l.kind === 'fork'
+            ? 'forked into'
+            : 'continued in';
+        const chat = chats.get(other.sid);
+        return (
+          <li
+            key={`${l.from.sid}>${l.to.sid}`}
+            class={`session-link ${incoming ? 'link-from' : 'link-to'}`}
+            data-kind={l.kind}
+            data-sid={other.sid}
+          >
+            {verb}{' '}
+            <a href={sessionHref(other.agent, other.sid)} title={`${other.agent} session ${other.sid}`}>
+              {other.agent} <code>{short(other.sid)}</code>
+            </a>
+            {l.kind === 'fork' && incoming && l.at_item && (
+              <>
+                {' '}
+                at{' '}
+                <a href={sessionHref(other.agent, other.sid, 'timeline', { uuid: l.at_item })}>
+                  <code>{short(l.at_item)}</code>
+                </a>
+              </>
+            )}
+            {chat !== undefined && (
+              <>
+                {' '}
+                · <a href={chatHref(chat)}>its chat</a>
+              </>
+            )}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
