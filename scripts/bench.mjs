@@ -10,10 +10,11 @@
 // the chat bench (scripts/bench/chat.mjs), the reader bench (scripts/bench/reader-bench.mjs) and the
 // per-agent read bench (scripts/bench/agents-read.mjs: each agent's sessions per byte against Codex's,
 // and the listing of a SQLite store of 10,000 sessions) with the append latency of a followed
-// OpenCode store session (scripts/bench/store-append-latency.mjs), and the redactor's cost on a
-// dump (scripts/bench/dump-redact.mjs).
+// OpenCode store session (scripts/bench/store-append-latency.mjs), the redactor's cost on a
+// dump (scripts/bench/dump-redact.mjs), and a followed Gemini CLI document's rewrites read whole and
+// incrementally (scripts/bench/gemini-append.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat|reader|agents (that bench alone, no corpus), --big MB (one large Codex rollout:
+// --only drive|chat|reader|agents|gemini (that bench alone, no corpus), --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
 // a 5 GB corpus, when the disk has room), --large-size MB (default 5120), --growing MB,MB (rollouts
 // of these sizes growing while nobody follows them: the daemon's CPU meanwhile; default 100,300; 0
@@ -72,12 +73,19 @@ const agents = () => {
     stdio: 'inherit',
   });
 };
+// A Gemini CLI document of 1,000 and 10,000 messages rewritten in place: each rewrite's read, whole
+// (before) and only where it changed (after).
+const gemini = () =>
+  execFileSync(process.execPath, [join(root, 'scripts/bench/gemini-append.mjs'), ...extra], {
+    stdio: 'inherit',
+  });
 if (values.only !== undefined) {
-  if (!['drive', 'chat', 'reader', 'agents'].includes(values.only)) {
-    console.error(`bench: --only knows drive, chat, reader and agents, not ${values.only}`);
+  if (!['drive', 'chat', 'reader', 'agents', 'gemini'].includes(values.only)) {
+    console.error(`bench: --only knows drive, chat, reader, agents and gemini, not ${values.only}`);
     process.exit(1);
   }
   if (values.only === 'drive') drive();
+  else if (values.only === 'gemini') gemini();
   else if (values.only === 'agents') agents();
   else if (values.only === 'reader') reader();
   else chat();
@@ -288,6 +296,7 @@ if (values.large) {
     );
 }
 agents();
+gemini();
 drive();
 chat();
 reader();

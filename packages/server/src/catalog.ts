@@ -14,6 +14,7 @@ import {
   loadTranscript,
   readSourceFile,
   SESSION_SUMMARY_VERSION,
+  type SessionAdapter,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
   splitStorePath,
@@ -861,7 +862,7 @@ export class Catalog {
       if (k && k.sessionKey === key && sameStamp(k, st)) continue;
       changed = true;
       grew = true;
-      if (k && k.sessionKey === key && (await this.rewritten(f, k, st))) replaced = true;
+      if (k && k.sessionKey === key && (await this.rewritten(f, k, st, adapter))) replaced = true;
     }
     for (const [path, k] of this.known) {
       if (k.sessionKey === key && !files.value.includes(path)) {
@@ -881,9 +882,17 @@ export class Catalog {
    * Whether a known file was written anew rather than grown: another inode, fewer bytes than were
    * read, or first bytes that are no longer those read (a file rewritten in place).
    */
-  private async rewritten(path: string, k: FileState, now: FileStamp): Promise<boolean> {
+  private async rewritten(
+    path: string,
+    k: FileState,
+    now: FileStamp,
+    adapter: SessionAdapter,
+  ): Promise<boolean> {
     // A store session's stamp counts rows: its live read tells rows rewritten or deleted itself.
     if (splitStorePath(path)) return false;
+    // A document the agent rewrites in place changes its first bytes at each write; its
+    // translation sets the new bytes against the last ones itself.
+    if (adapter.rewrittenInPlace?.(path)) return now.ino !== k.ino || now.size < k.offset;
     if (now.ino !== k.ino || now.size < k.offset) return true;
     if (k.head === '') return false;
     const print = await headPrint(path, printLength(k.head));
@@ -929,7 +938,10 @@ export class Catalog {
    */
   private async keepsTail(e: SessionEntry, opts: IndexOptions): Promise<boolean> {
     if (!e.indexed || opts.replaced || !this.grewAt.has(e.key)) return false;
-    if (!findAdapter(e.agent)?.incremental) return false;
+    // Kept only where a read goes on from the last one's end; one that reads again what it holds
+    // is better left to the workers.
+    const adapter = findAdapter(e.agent);
+    if (!adapter?.incremental || adapter.readsInParts === false) return false;
     if (!e.head.files.every(isLineFile)) return false;
     const now = Date.now();
     for (const [key, t] of this.tailed) if (now - t.at > TAIL_IDLE_MS) this.untail(key);

@@ -138,6 +138,17 @@ export interface SessionAdapter {
    */
   incremental?(): IncrementalTranslation;
   /**
+   * Optional, pure: whether `path` is a document the agent rewrites whole at each change, which
+   * `incremental` sets against the bytes it last read: a changed head is then no file written
+   * anew, and the translation goes on from its last read.
+   */
+  rewrittenInPlace?(path: string): boolean;
+  /**
+   * Optional: false when a long session read in parts gains nothing over one read (a document is
+   * one value; `incremental` goes over what it holds again at each push): loads then read it whole.
+   */
+  readonly readsInParts?: boolean;
+  /**
    * Optional, pure: whether a read in parts should not end a part after this line (a record the
    * one after it settles the reading of), so that guessing at it and reading it again is left to
    * a live read that ends there.

@@ -99,10 +99,20 @@ function decodeKey(data: Uint8Array, from: number, to: number): string | undefin
   }
 }
 
-/** The members of the object whose '{' is at `open`. */
-export function scanObject(data: Uint8Array, open: number): ContainerScan<MemberSpan> {
-  const items: MemberSpan[] = [];
-  let i = open + 1;
+/**
+ * The members of the object whose '{' is at `open`. With `until`, the scan stops at the first member
+ * it accepts, before scanning that member's value (left at valueEnd -1, the object's end at -1).
+ * With `resume`, it goes on after `resume.at`, the end of the last of `resume.items` (members an
+ * earlier scan of the same bytes found).
+ */
+export function scanObject(
+  data: Uint8Array,
+  open: number,
+  until?: (member: MemberSpan) => boolean,
+  resume?: { at: number; items: readonly MemberSpan[] },
+): ContainerScan<MemberSpan> {
+  const items: MemberSpan[] = resume ? [...resume.items] : [];
+  let i = resume ? resume.at : open + 1;
   for (;;) {
     i = skipWhitespace(data, i);
     if (i >= data.length) return { items, end: -1 };
@@ -122,6 +132,10 @@ export function scanObject(data: Uint8Array, open: number): ContainerScan<Member
     if (data[j] !== COLON) return { items, end: -1, malformedAt: j };
     j = skipWhitespace(data, j + 1);
     if (j >= data.length) return { items, end: -1, partialAt: i };
+    if (until?.({ key, keyOffset: i, valueOffset: j, valueEnd: -1 })) {
+      items.push({ key, keyOffset: i, valueOffset: j, valueEnd: -1 });
+      return { items, end: -1 };
+    }
     const end = valueEnd(data, j);
     items.push({ key, keyOffset: i, valueOffset: j, valueEnd: end });
     if (end === -1) return { items, end: -1, partialAt: i };
@@ -129,10 +143,18 @@ export function scanObject(data: Uint8Array, open: number): ContainerScan<Member
   }
 }
 
-/** The elements of the array whose '[' is at `open`. */
-export function scanArray(data: Uint8Array, open: number): ContainerScan<ByteRange> {
-  const items: ByteRange[] = [];
-  let i = open + 1;
+/**
+ * The elements of the array whose '[' is at `open`; the scan starts after `known`, its first
+ * elements as an earlier scan of the same bytes found them.
+ */
+export function scanArray(
+  data: Uint8Array,
+  open: number,
+  known: readonly ByteRange[] = [],
+): ContainerScan<ByteRange> {
+  const items: ByteRange[] = [...known];
+  const last = known.at(-1);
+  let i = last ? last.offset + last.length : open + 1;
   for (;;) {
     i = skipWhitespace(data, i);
     if (i >= data.length) return { items, end: -1 };

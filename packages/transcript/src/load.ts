@@ -27,8 +27,9 @@ export async function loadTranscript(
   const found = await findSession(platform, target, options);
   if (!found.ok) return found;
   const { adapter, paths } = found.value;
+  const partwise = adapter.incremental !== undefined && adapter.readsInParts !== false;
   // A plain main file of a part or more is read from disk a part at a time, never whole.
-  if (adapter.incremental && paths[0] && (await isPlainFileOf(platform, paths[0], LOAD_PART_BYTES))) {
+  if (partwise && paths[0] && (await isPlainFileOf(platform, paths[0], LOAD_PART_BYTES))) {
     const inParts = await loadInParts(platform, adapter, paths, options);
     if (inParts !== 'rewrite') return inParts;
   }
@@ -36,7 +37,7 @@ export async function loadTranscript(
   if (!files.ok) return files;
   // A long file held whole (decompressed, or read again after its parts could not be kept) still
   // goes in parts through the translation, so that only a part's parsed lines are alive at once.
-  if (adapter.incremental && (files.value[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
+  if (partwise && (files.value[0]?.data.length ?? 0) > LOAD_PART_BYTES) {
     const translator = new Translator(adapter);
     for (const part of lineParts(files.value, LOAD_PART_BYTES, adapter.keepWithNext)) {
       const pushed = translator.push(part);

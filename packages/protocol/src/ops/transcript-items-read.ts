@@ -32,6 +32,12 @@ export const TranscriptItemsReadArgs = Type.Object(
     /** Continue after the previous answer's `next_cursor`. Finer than `since_uuid`, which would start
      * again at the first item of a record whose later items were already read. */
     cursor: Type.Optional(Cursor),
+    /** Start at this position of the selected range (0 is its first item), instead of a cursor: a
+     * client that holds a window of a long session asks for the pages either side of it. */
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Answer the page that holds this record's first item, starting up to half a page before it,
+     * instead of a cursor or an offset: what a link to an item far into a long session opens on. */
+    around_uuid: Type.Optional(Type.String({ minLength: 1 })),
     /** Also gather the ids ledger of the items answered. */
     with_ids: Type.Optional(Type.Boolean()),
   },
@@ -51,6 +57,8 @@ export const TranscriptItemsReadResult = Type.Object(
     /** Of `entries`, the calls (the `use` side) by type: a call and its result are two items but one
      * call, so a reader counts calls from here. */
     calls: Type.Optional(ItemTypeCounts),
+    /** The position of this page's first item in the selected range (0 is its first item). */
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
     /** Absent when this page reached the end of the range. */
     next_cursor: Type.Optional(Cursor),
     /** Present when `with_ids` was asked. */

@@ -1,11 +1,21 @@
 // `transcript_read` (records as written, by byte range) and `transcript_items_read` (items, selected
-// and paged, with the same range and selection a dump takes).
+// and paged, with the same range and selection a dump takes; a range cut only by position is paged
+// from the items held for the session, see lane-range.ts).
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { OpResult, SessionDumpWriteArgs } from '@cairn/protocol';
-import { buildDump, findLane, idsLedger, readDumpPresets, readSourceFile } from '@cairn/transcript';
+import {
+  buildDump,
+  findLane,
+  idsLedger,
+  presetLookup,
+  readDumpPresets,
+  readSourceFile,
+  selection,
+} from '@cairn/transcript';
 import type { SessionEntry } from '../catalog.js';
 import { done, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
+import { aroundRecord, dumpedSelection, heldSelection, isPlainRange, pageOf } from './lane-range.js';
 
 const READ_BYTES = 64 * 1024;
 const READ_MAX = 4 * 1024 * 1024;
@@ -123,7 +133,9 @@ function spanBefore(data: Uint8Array, before: number, max: number): Span {
 }
 
 export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (req, ctx) => {
-  const offset = offsetOf(req.cursor, 'i');
+  const places = [req.cursor, req.offset, req.around_uuid].filter((p) => p !== undefined).length;
+  if (places > 1) return fail('invalid_args', 'give one of cursor, offset and around_uuid', '/offset');
+  const offset = req.offset ?? offsetOf(req.cursor, 'i');
   if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
   const found = await sessionOf(ctx, req.sid, req.agent);
   if (!found.ok) return found;
@@ -131,29 +143,60 @@ export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (re
   if (!presets.ok) return fail('internal_error', presets.error.message);
   const loaded = await ctx.catalog.load(found.entry.key);
   if (!loaded) return fail('not_found', `session ${req.sid} could not be read`, '/sid');
-  const { limit, cursor: _cursor, with_ids, request_id: _id, op: _op, ...range } = req;
-  const built = buildDump(loaded.transcript, range as SessionDumpWriteArgs, {
-    presets: presets.value,
-    writtenAt: Date.now(),
-  });
-  if (!built.ok) return fail(built.error.code, built.error.message, `/${built.error.field}`);
-  const { file, entries } = built.value;
+  const {
+    limit,
+    cursor: _cursor,
+    offset: _offset,
+    around_uuid,
+    with_ids,
+    request_id: _id,
+    op: _op,
+    ...range
+  } = req;
   const size = Math.min(limit ?? ITEMS_LIMIT, ITEMS_MAX);
-  const items = file.items.slice(offset, offset + size);
-  const calls: Record<string, number> = {};
-  for (const item of file.items)
-    if ((item as { role?: unknown }).role === 'use') calls[item.type] = (calls[item.type] ?? 0) + 1;
+  // A range cut only by position is a page of the items held for the session's lane; a selection
+  // that names no preset of this server is left to the dump, which says what is wrong with it.
+  const sel = isPlainRange(req) ? selection(range, presetLookup(presets.value)) : undefined;
+  let chosen = sel?.ok ? heldSelection(loaded, req.agent_id, sel.value) : undefined;
+  let types = sel?.ok ? [...sel.value.elements] : [];
+  let whole: { ids: unknown; subject: string | undefined } | undefined;
+  if (!chosen) {
+    const built = buildDump(loaded.transcript, range as SessionDumpWriteArgs, {
+      presets: presets.value,
+      writtenAt: Date.now(),
+    });
+    if (!built.ok) return fail(built.error.code, built.error.message, `/${built.error.field}`);
+    const { file, entries } = built.value;
+    chosen = dumpedSelection(file.items, entries);
+    types = file.types;
+    whole = { ids: file.ids, subject: file.agent_id };
+  }
+  const at = around_uuid === undefined ? offset : aroundRecord(chosen, around_uuid, size);
+  if (at === undefined)
+    return fail('not_found', `no record '${around_uuid}' among the items read`, '/around_uuid');
+  const items = pageOf(chosen, at, size);
+  const total = chosen.items.length;
   const result: Record<string, unknown> = {
     items,
-    types: file.types,
-    total: file.items.length,
-    entries,
-    calls,
+    types,
+    total,
+    entries: chosen.entries,
+    calls: chosen.calls,
+    offset: at,
   };
-  if (offset + items.length < file.items.length) result.next_cursor = `i:${offset + items.length}`;
+  if (at + items.length < total) result.next_cursor = `i:${at + items.length}`;
   if (with_ids) {
-    result.ids =
-      items.length === file.items.length ? file.ids : idsLedger(items, { subjectAgentId: file.agent_id });
+    if (whole && items.length === total) result.ids = whole.ids;
+    else {
+      const agentLabels = new Map<string, string>();
+      for (const a of loaded.transcript.agents) if (a.title !== undefined) agentLabels.set(a.id, a.title);
+      const subject = whole
+        ? whole.subject
+        : req.agent_id === undefined
+          ? undefined
+          : findLane(loaded.transcript, req.agent_id)?.id;
+      result.ids = idsLedger(items, { subjectAgentId: subject, agentLabels });
+    }
   }
   return done(result as OpResult<'transcript_items_read'>);
 };

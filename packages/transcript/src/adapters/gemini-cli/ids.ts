@@ -12,4 +12,9 @@ export class EventIds {
     this.used.add(id);
     return id;
   }
+
+  /** Marks an id an earlier translation made as used, as making it again would. */
+  take(id: string): void {
+    this.used.add(id);
+  }
 }

@@ -3,6 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { detectGemini } from './detect.js';
 import { geminiSessionFiles } from './files.js';
 import { geminiHomes } from './homes.js';
+import { GeminiTranslation } from './incremental.js';
 import { GEMINI_CLI, listGeminiSessions } from './list.js';
 import { geminiLastRecordAt } from './times.js';
 import { translateSession } from './translate.js';
@@ -17,4 +18,7 @@ export const geminiCliAdapter: SessionAdapter = {
   sessionFiles: geminiSessionFiles,
   lastRecordAt: geminiLastRecordAt,
   translate: translateSession,
+  incremental: () => new GeminiTranslation(),
+  rewrittenInPlace: (path) => !path.endsWith('.jsonl'),
+  readsInParts: false,
 };

@@ -31,7 +31,14 @@ export function translateSession(
     if (!r.ok) return r;
     translated.push(r.value);
   }
+  return ok(assembleSession(files, translated));
+}
 
+/** The translated files as one session: a lane per file, the session's numbers from the main file. */
+export function assembleSession(
+  files: readonly SourceFile[],
+  translated: readonly TranslatedFile[],
+): TranslatedSession {
   const agents: Lane[] = [];
   const laneIds = new Set<string>();
   const events: TranscriptEvent[] = [];
@@ -76,11 +83,11 @@ export function translateSession(
     if (main.meta.summary !== undefined) session.title = main.meta.summary;
   }
 
-  return ok({
+  return {
     agents,
     capabilities: shownCapabilities(events, agents.length > 1 ? ['subagents'] : []),
     events,
     session,
     skipped,
-  });
+  };
 }
