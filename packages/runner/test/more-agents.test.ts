@@ -1,12 +1,20 @@
 // Qwen Code, Kilo, pi and Copilot CLI, driven through ACP against the scripted model on 127.0.0.1:
 // a real turn, then what the agent wrote to its own store read back through cairn's reader (the
 // session listed under the ACP session id, the prompt and the reply as events, the model's token
-// counts as the request's usage), then the session loaded in a new process and continued.
+// counts as the request's usage, the summary equal to the fold of the whole transcript), then the
+// session loaded in a new process and continued.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { listSessions, loadTranscript, nodePlatform, type SessionHead } from '@cairn/transcript';
+import {
+  foldTranscript,
+  listSessions,
+  loadTranscript,
+  nodePlatform,
+  type SessionHead,
+  summarizeSession,
+} from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltInBridgeKey } from '../src/bridges.js';
 import { type AgentTestEnv, agentTestEnv, ensureTestAgents, testAgentLaunch } from './support/agents.js';
@@ -93,6 +101,14 @@ describe.each(KEYS.map((key) => ({ key })))('$key', (c) => {
     expect(head, `${c.key} session ${sessionId} listed`).toBeDefined();
     const loaded = await loadTranscript(platform, { agent: c.key, path: head!.path, sessionId });
     if (!loaded.ok) throw new Error(`${c.key}: ${JSON.stringify(loaded.error)}`);
+    // The summary (the agent's own pass where it has one) gives the numbers of the whole transcript.
+    const summary = await summarizeSession(
+      platform,
+      { agent: c.key, path: head!.path, sessionId },
+      { prompts: true },
+    );
+    if (!summary.ok) throw new Error(`${c.key}: ${JSON.stringify(summary.error)}`);
+    expect(summary.value).toEqual(foldTranscript(loaded.value, { prompts: true }));
     return { head: head!, transcript: loaded.value };
   }
 

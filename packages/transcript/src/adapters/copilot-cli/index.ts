@@ -5,6 +5,7 @@ import { detectCopilot } from './detect.js';
 import { copilotHomes } from './homes.js';
 import { listCopilotSessions } from './list.js';
 import { COPILOT_CLI } from './records.js';
+import { copilotSummaryPass, summarizeCopilotSession } from './summarize.js';
 import { copilotLastRecordAt } from './times.js';
 import { COPILOT_CAPABILITIES, translateCopilotSession } from './translate.js';
 
@@ -20,4 +21,6 @@ export const copilotCliAdapter: SessionAdapter = {
   sessionFiles: oneFileSession,
   lastRecordAt: copilotLastRecordAt,
   translate: translateCopilotSession,
+  summarize: summarizeCopilotSession,
+  summaryPass: copilotSummaryPass,
 };

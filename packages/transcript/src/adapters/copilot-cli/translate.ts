@@ -58,7 +58,7 @@ export const STREAMED = 'a streamed fragment, repeated whole in the message it b
 export const REPEATED_SHUTDOWN = 'repeats an earlier session.shutdown with the same id';
 
 /** Event types written while a response streams; the whole message follows. */
-const STREAMED_TYPES: ReadonlySet<string> = new Set([
+export const STREAMED_TYPES: ReadonlySet<string> = new Set([
   'assistant.message_delta',
   'assistant.reasoning_delta',
   'tool.execution_partial_result',
@@ -536,7 +536,7 @@ function dropUsage(e: TranscriptEvent, why: string): void {
   e.payload.superseded = why;
 }
 
-const firstCount = (...values: unknown[]): number | undefined => {
+export const firstCount = (...values: unknown[]): number | undefined => {
   for (const v of values) if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
   return undefined;
 };
@@ -576,7 +576,7 @@ function requestedCalls(file: SourceFile): Set<string> {
   return out;
 }
 
-function indexOfAscii(bytes: Uint8Array, needle: string): number {
+export function indexOfAscii(bytes: Uint8Array, needle: string): number {
   const first = needle.charCodeAt(0);
   outer: for (
     let i = bytes.indexOf(first);

@@ -5,6 +5,7 @@ import { detectPi } from './detect.js';
 import { piHomes } from './homes.js';
 import { listPiSessions } from './list.js';
 import { PI } from './records.js';
+import { piSummaryPass, summarizePiSession } from './summarize.js';
 import { piLastRecordAt } from './times.js';
 import { translatePiSession } from './translate.js';
 
@@ -20,4 +21,6 @@ export const piAdapter: SessionAdapter = {
   sessionFiles: oneFileSession,
   lastRecordAt: piLastRecordAt,
   translate: translatePiSession,
+  summarize: summarizePiSession,
+  summaryPass: piSummaryPass,
 };

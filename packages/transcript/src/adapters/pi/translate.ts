@@ -69,7 +69,7 @@ interface Place {
 }
 
 /** FNV-1a of a line's bytes: tells a line written twice from two entries that share an id. */
-function lineHash(data: Uint8Array, offset: number, length: number): number {
+export function lineHash(data: Uint8Array, offset: number, length: number): number {
   let h = 0x811c9dc5;
   for (let i = offset; i < offset + length; i++) h = Math.imul(h ^ data[i]!, 0x01000193);
   return h >>> 0;

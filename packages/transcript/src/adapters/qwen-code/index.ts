@@ -5,6 +5,7 @@ import { detectQwen } from './detect.js';
 import { qwenHomes } from './homes.js';
 import { listQwenSessions } from './list.js';
 import { QWEN_CODE } from './records.js';
+import { qwenSummaryPass, summarizeQwenSession } from './summarize.js';
 import { qwenLastRecordAt } from './times.js';
 import { translateQwenSession } from './translate.js';
 
@@ -19,4 +20,6 @@ export const qwenCodeAdapter: SessionAdapter = {
   sessionFiles: oneFileSession,
   lastRecordAt: qwenLastRecordAt,
   translate: translateQwenSession,
+  summarize: summarizeQwenSession,
+  summaryPass: qwenSummaryPass,
 };
