@@ -432,6 +432,7 @@ describe('the HTTP bodies', () => {
       nativeSessionId: string | null;
       workstation: string;
       workstationOnline: boolean;
+      archived?: boolean;
     };
     expectTypeOf<ChatSessionSummary>().toEqualTypeOf<{ [K in keyof Expected]: Expected[K] }>();
   });

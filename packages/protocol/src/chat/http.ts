@@ -9,6 +9,12 @@ import { ChatFilesQuery, ChatFilesResponse } from './composer.js';
 import { Id } from './fields.js';
 import { PermissionRulesReply } from './permission-rule-frames.js';
 import { WireProject, WireSessionSummary } from './projects.js';
+import {
+  ChatSessionArchiveRequest,
+  ChatSessionDeleteRequest,
+  ChatSessionDeleteResponse,
+  ChatSessionRenameRequest,
+} from './session-manage.js';
 
 /** A query or body that names a workstation; the daemon's own (`local`) when it names none. */
 const OnWorkstation = { workstation: Type.Optional(Id) };
@@ -23,6 +29,8 @@ export const ChatSessionSummary = Type.Object(
     nativeSessionId: Type.Union([Id, Type.Null()]),
     workstation: Id,
     workstationOnline: Type.Boolean(),
+    /** cairn's: the person archived it; the default list leaves it out. */
+    archived: Type.Optional(Type.Boolean()),
   },
   { $id: 'ChatSessionSummary' },
 );
@@ -119,8 +127,15 @@ export const ChatProjectCreateResponse = Type.Object(
 );
 export type ChatProjectCreateResponse = Static<typeof ChatProjectCreateResponse>;
 
-/** `GET /api/sessions?projectId=…`: one project's chat sessions; every project's without it. */
-export const ChatSessionsQuery = Type.Object({ projectId: Type.Optional(Id) }, { $id: 'ChatSessionsQuery' });
+/** `GET /api/sessions?projectId=…`: one project's chat sessions; every project's without it.
+ * Archived ones are left out, and are the only ones listed with `archived=true`. */
+export const ChatSessionsQuery = Type.Object(
+  {
+    projectId: Type.Optional(Id),
+    archived: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  },
+  { $id: 'ChatSessionsQuery' },
+);
 export type ChatSessionsQuery = Static<typeof ChatSessionsQuery>;
 
 export const ChatSessionsResponse = Type.Object(
@@ -239,6 +254,24 @@ export const CHAT_HTTP_ROUTES = {
     request: ChatSessionHandoffRequest,
     response: ChatSessionHandoffResponse,
   },
+  session_rename: {
+    method: 'POST',
+    path: '/api/sessions/rename',
+    request: ChatSessionRenameRequest,
+    response: ChatSessionCreateResponse,
+  },
+  session_archive: {
+    method: 'POST',
+    path: '/api/sessions/archive',
+    request: ChatSessionArchiveRequest,
+    response: ChatSessionCreateResponse,
+  },
+  session_delete: {
+    method: 'POST',
+    path: '/api/sessions/delete',
+    request: ChatSessionDeleteRequest,
+    response: ChatSessionDeleteResponse,
+  },
   session_files: {
     method: 'GET',
     path: '/api/sessions/files',
@@ -268,6 +301,10 @@ export const CHAT_HTTP_BODIES = [
   ChatSessionContinueResponse,
   ChatSessionHandoffRequest,
   ChatSessionHandoffResponse,
+  ChatSessionRenameRequest,
+  ChatSessionArchiveRequest,
+  ChatSessionDeleteRequest,
+  ChatSessionDeleteResponse,
   ChatFilesQuery,
   ChatFilesResponse,
   PermissionRulesReply,

@@ -15,6 +15,7 @@ export * from './permission-rule-frames.js';
 export * from './projects.js';
 export * from './queue.js';
 export * from './server-events.js';
+export * from './session-manage.js';
 export * from './session-ready.js';
 export * from './turn-events.js';
 export * from './validate.js';

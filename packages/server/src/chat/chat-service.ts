@@ -17,7 +17,7 @@ import {
   validateServerEvent,
 } from '@cairn/protocol';
 import { findAdapter, listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
 import type { BuiltHandoff, HandoffProblem } from '../handoff-document.js';
 import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
@@ -27,6 +27,7 @@ import { InstallProgressBoard } from './install-progress.js';
 import { PermissionRuleStore } from './permission-rule-store.js';
 import { permissionRulesApi } from './permission-rules-api.js';
 import { listProjectFiles } from './project-files.js';
+import { sessionManageApi } from './session-manage-api.js';
 
 export const CHAT_PATH = '/chat';
 const MAX_BODY = 8 * 1024 * 1024;
@@ -68,6 +69,8 @@ export class ChatService {
   /** The permission rules remembered per project, kept beside the chat's own records. */
   readonly rules: PermissionRuleStore;
   private readonly live = new Map<string, ChatSession>();
+  /** The tabs open on each chat, to close when it is deleted. */
+  private readonly tabs = new Map<string, Set<WebSocket>>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CHAT_FRAME });
   /** Installs started from a page, and how each is going. */
   private readonly installs = new InstallProgressBoard();
@@ -164,7 +167,16 @@ export class ChatService {
         }
         case 'GET /api/sessions': {
           const projectId = url.searchParams.get('projectId') ?? undefined;
-          return json(res, 200, { sessions: this.store.sessions(projectId).map((s) => this.wireSession(s)) });
+          const archived = url.searchParams.get('archived') === 'true';
+          return json(res, 200, {
+            sessions: this.store.sessions(projectId, archived).map((s) => this.wireSession(s)),
+          });
+        }
+        case 'POST /api/sessions/rename':
+        case 'POST /api/sessions/archive':
+        case 'POST /api/sessions/delete': {
+          const answer = sessionManageApi(this.manageContext(), url.pathname, await readBody(req));
+          return answer ? json(res, answer.status, answer.body) : false;
         }
         case 'POST /api/sessions': {
           const body = await readBody(req);
@@ -217,6 +229,9 @@ export class ChatService {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const open = this.tabs.get(session.id) ?? new Set<WebSocket>();
+      this.tabs.set(session.id, open.add(ws));
+      ws.on('close', () => open.delete(ws));
       const tab: ChatSocket = {
         send: (event: Event) => {
           if (ws.readyState !== ws.OPEN) return;
@@ -362,11 +377,13 @@ export class ChatService {
       return json(res, 502, {
         error: `${agent} did not take the document${session.problem ? `: ${session.problem}` : ''}`,
       });
+    // A fork names the item it was asked from, even when the selection left that item itself out.
+    const atItem = kind === 'fork' ? (request.handoff.until_uuid ?? doc.lastItem) : doc.lastItem;
     const link: SessionLink = {
       kind,
       from: { agent: source.agent, sid: source.sid },
       to: { agent: toAgent, sid: started.nativeSessionId },
-      ...(doc.lastItem === undefined ? {} : { at_item: doc.lastItem }),
+      ...(atItem === undefined ? {} : { at_item: atItem }),
       created_at: Date.now(),
     };
     handoffs.keep(link);
@@ -420,6 +437,20 @@ export class ChatService {
     return row;
   }
 
+  private manageContext() {
+    return {
+      store: this.store,
+      running: (id: string) => this.live.get(id),
+      forget: (id: string) => {
+        this.live.get(id)?.dispose();
+        this.live.delete(id);
+        for (const ws of this.tabs.get(id) ?? []) ws.close(4404, 'this chat was deleted');
+        this.tabs.delete(id);
+      },
+      summary: (row: ReturnType<ChatStore['sessions']>[number]) => this.wireSession(row),
+    };
+  }
+
   private wireProject(p: ProjectRow & { sessionCount: number }) {
     const busy = this.store.sessions(p.id).some((s) => this.live.get(s.id)?.busy === true);
     return { ...p, ...(busy ? { hasActiveSession: true, busy: true } : {}) };
@@ -438,6 +469,7 @@ export class ChatService {
       nativeSessionId: s.nativeSessionId,
       workstation: s.workstation,
       workstationOnline: this.options.wire.workstations().includes(s.workstation),
+      ...(s.archived ? { archived: true } : {}),
       ...(busy ? { hasActiveTurn: true, busy: true } : {}),
     };
   }

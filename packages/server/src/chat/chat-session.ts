@@ -619,7 +619,15 @@ export class ChatSession {
 
   private rename(title: string): void {
     this.deps.store.rename(this.row.id, title);
+    // A title the person chose stands over the agent's.
+    if (this.row.renamed) return;
     this.row = { ...this.row, title };
+    this.broadcast({ type: 'session_renamed', sessionId: this.row.id, title });
+  }
+
+  /** The person renamed the chat (already kept): the tabs show it at once. */
+  renamedByPerson(title: string): void {
+    this.row = { ...this.row, title, renamed: true };
     this.broadcast({ type: 'session_renamed', sessionId: this.row.id, title });
   }
 

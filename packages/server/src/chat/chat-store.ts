@@ -22,9 +22,14 @@ export interface ChatSessionRow {
   /** The workstation the agent runs on. */
   workstation: string;
   nativeSessionId: string | null;
+  /** The person's title when they chose one, else the agent's (or the first prompt's). */
   title: string;
   createdAt: number;
   updatedAt: number;
+  /** The person chose the title; the agent's later titles no longer replace it. */
+  renamed?: boolean;
+  /** Left out of the default list. */
+  archived?: boolean;
 }
 
 export interface ImageRow {
@@ -110,6 +115,11 @@ export class ChatStore {
     }[];
     if (!settledColumns.some((c) => c.name === 'rule'))
       this.db.exec('ALTER TABLE settled_permissions ADD COLUMN rule TEXT');
+    // Stores made before chats could be renamed and archived by the person.
+    if (!columns.some((c) => c.name === 'user_title'))
+      this.db.exec('ALTER TABLE chat_sessions ADD COLUMN user_title TEXT');
+    if (!columns.some((c) => c.name === 'archived_at'))
+      this.db.exec('ALTER TABLE chat_sessions ADD COLUMN archived_at INTEGER');
   }
 
   /** The project of a folder, created when it is new. */
@@ -269,11 +279,16 @@ export class ChatStore {
     return row && toSession(row);
   }
 
-  sessions(projectId?: string): (ChatSessionRow & { messageCount: number })[] {
+  /** Newest first; with `archived`, only archived ones or only the others. */
+  sessions(projectId?: string, archived?: boolean): (ChatSessionRow & { messageCount: number })[] {
+    const where = [
+      ...(projectId ? ['s.project_id = ?'] : []),
+      ...(archived === undefined ? [] : [`s.archived_at IS ${archived ? 'NOT ' : ''}NULL`]),
+    ];
     const rows = this.db
       .prepare(
         `SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count
-         FROM chat_sessions s ${projectId ? 'WHERE s.project_id = ?' : ''} ORDER BY s.updated_at DESC`,
+         FROM chat_sessions s ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.updated_at DESC`,
       )
       .all(...(projectId ? [projectId] : [])) as (SessionDb & { message_count: number })[];
     return rows.map((r) => ({ ...toSession(r), messageCount: r.message_count }));
@@ -283,8 +298,30 @@ export class ChatStore {
     this.db.prepare('UPDATE chat_sessions SET native_session_id = ? WHERE id = ?').run(nativeSessionId, id);
   }
 
+  /** The agent's title (or the first prompt's): shown unless the person chose one. */
   rename(id: string, title: string): void {
     this.db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ?').run(title, id);
+  }
+
+  /** The person's title, which stands over the agent's from now on. */
+  renameByPerson(id: string, title: string): void {
+    this.db.prepare('UPDATE chat_sessions SET user_title = ? WHERE id = ?').run(title, id);
+  }
+
+  archive(id: string, archived: boolean): void {
+    this.db
+      .prepare('UPDATE chat_sessions SET archived_at = ? WHERE id = ?')
+      .run(archived ? Date.now() : null, id);
+  }
+
+  /** Forgets a chat: its row, messages, settled cards and chosen options. Nothing outside this
+   * store is touched; the agent's own files stay as they are. */
+  deleteSession(id: string): void {
+    this.db.transaction(() => {
+      for (const table of ['messages', 'settled_permissions', 'session_config'])
+        this.db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(id);
+      this.db.prepare('DELETE FROM chat_sessions WHERE id = ?').run(id);
+    })();
   }
 
   /** Appends a message with the next sequence of its session. */
@@ -352,6 +389,8 @@ interface SessionDb {
   title: string;
   created_at: number;
   updated_at: number;
+  user_title: string | null;
+  archived_at: number | null;
 }
 interface MessageDb {
   id: string;
@@ -381,9 +420,11 @@ const toSession = (r: SessionDb): ChatSessionRow => ({
   agent: r.agent,
   workstation: r.workstation,
   nativeSessionId: r.native_session_id,
-  title: r.title,
+  title: r.user_title ?? r.title,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  ...(r.user_title === null ? {} : { renamed: true }),
+  ...(r.archived_at === null ? {} : { archived: true }),
 });
 const toMessage = (r: MessageDb): MessageRow => ({
   id: r.id,

@@ -118,6 +118,8 @@ export async function openTab(url: string) {
     events,
     until,
     count,
+    /** The socket itself, to see the server close it. */
+    ws,
     send: (message: unknown) => ws.send(JSON.stringify(message)),
     /** The opening as one `session_ready`: as sent, or put together from its chunks. */
     ready: () =>

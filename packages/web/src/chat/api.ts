@@ -76,22 +76,59 @@ export const createProject = async (path: string, workstation?: string): Promise
     'project',
   );
 
-/** The chat sessions of a project, or of every project. */
-export const listChatSessions = async (projectId?: string): Promise<Answer<ChatSessionSummary[]>> =>
-  pick(
+/** The chat sessions of a project, or of every project; the archived ones instead with `archived`. */
+export const listChatSessions = async (
+  projectId?: string,
+  archived = false,
+): Promise<Answer<ChatSessionSummary[]>> => {
+  const query = new URLSearchParams({
+    ...(projectId === undefined ? {} : { projectId }),
+    ...(archived ? { archived: 'true' } : {}),
+  }).toString();
+  return pick(
     await call<Record<'sessions', ChatSessionSummary[]>>(
-      projectId === undefined
-        ? 'api/sessions'
-        : `api/sessions?${new URLSearchParams({ projectId }).toString()}`,
+      query === '' ? 'api/sessions' : `api/sessions?${query}`,
     ),
     'sessions',
   );
+};
+
+/** Every chat session, archived ones included: for finding one by id. */
+export async function listEveryChatSession(): Promise<Answer<ChatSessionSummary[]>> {
+  const [kept, archived] = await Promise.all([listChatSessions(), listChatSessions(undefined, true)]);
+  if (!kept.ok) return kept;
+  if (!archived.ok) return archived;
+  return { ok: true, value: [...kept.value, ...archived.value] };
+}
+
+/** The person's own title for a chat, kept by cairn and shown instead of the agent's. */
+export const renameChatSession = async (
+  sessionId: string,
+  title: string,
+): Promise<Answer<ChatSessionSummary>> =>
+  pick(
+    await call<Record<'session', ChatSessionSummary>>('api/sessions/rename', { sessionId, title }),
+    'session',
+  );
+
+export const archiveChatSession = async (
+  sessionId: string,
+  archived: boolean,
+): Promise<Answer<ChatSessionSummary>> =>
+  pick(
+    await call<Record<'session', ChatSessionSummary>>('api/sessions/archive', { sessionId, archived }),
+    'session',
+  );
+
+/** Forgets a chat in cairn; the agent's own session files stay. Refused while a turn runs. */
+export const deleteChatSession = async (sessionId: string): Promise<Answer<string>> =>
+  pick(await call<Record<'deleted', string>>('api/sessions/delete', { sessionId }), 'deleted');
 
 /** One chat session with its project, when the server knows it; `null` when it does not. */
 export async function findChatSession(
   id: string,
 ): Promise<Answer<{ session: ChatSessionSummary; project: WireProject | undefined } | null>> {
-  const sessions = await listChatSessions();
+  const sessions = await listEveryChatSession();
   if (!sessions.ok) return sessions;
   const session = sessions.value.find((s) => s.id === id);
   if (!session) return { ok: true, value: null };

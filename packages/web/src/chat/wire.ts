@@ -70,6 +70,8 @@ export interface ChatSessionSummary {
   /** The workstation the agent runs on, and whether it is connected now. */
   workstation: string;
   workstationOnline: boolean;
+  /** The person archived it: listed only under "Archived". */
+  archived?: boolean;
 }
 
 /** A machine agents can run on (`GET /api/workstations`). */

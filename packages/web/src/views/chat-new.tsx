@@ -17,6 +17,7 @@ import {
 import type { BridgeInfo, ChatWorkstation, WireProject } from '../chat/wire.js';
 import { shownText } from '../display.js';
 import { chatHref } from '../route.js';
+import { ChatList } from './chat-list.js';
 
 const usable = (a: BridgeInfo): boolean => a.adapterInstalled === true;
 
@@ -249,6 +250,7 @@ export function NewChatView() {
           {working && <span class="muted small"> starting…</span>}
         </div>
       </form>
+      <ChatList />
     </section>
   );
 }

@@ -19,6 +19,7 @@ import { shownText } from '../display.js';
 import { formatCount } from '../format.js';
 import { currentPageToken } from '../rpc.js';
 import { PermissionView, SignInCard } from './chat-cards.js';
+import { ChatChangesPanel } from './chat-changes.js';
 import { Composer } from './chat-composer.js';
 import { NewChatView } from './chat-new.js';
 import { EntryView } from './chat-parts.js';
@@ -168,6 +169,7 @@ function ChatView({ id }: { id: string }) {
         </div>
         {state.configOptions.length > 0 && <ConfigOptions options={state.configOptions} send={send} />}
       </header>
+      <ChatChangesPanel entries={state.entries} />
       <div
         class="chat-scroll"
         ref={scroller}

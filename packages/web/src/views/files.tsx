@@ -5,6 +5,7 @@
 // file is opened.
 import type { DumpIdEntry, OpArgs } from '@cairn/protocol';
 import { parseJson } from '@cairn/transcript/items';
+import type { JSX } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
 import { shownItem, shownText } from '../display.js';
@@ -150,17 +151,49 @@ const changeLabel = (change: FileChange, n: number): string =>
 
 function FileBlock({ file, agent, sid }: { file: ChangedFile; agent: string; sid: string }) {
   const { conn } = useServices();
+  const source = useMemo<ChangeSource>(
+    () => ({
+      label: changeLabel,
+      link: (change, label) => (
+        <a
+          class="change-link"
+          href={sessionHref(agent, sid, 'timeline', change.ref)}
+          title={`open this call in the timeline (${formatDateTime(change.call.at)})`}
+        >
+          {label}
+        </a>
+      ),
+      read: (change) => recordedLines(conn, agent, sid, change),
+    }),
+    [conn, agent, sid],
+  );
+  return <ChangedFileBlock file={file} source={source} />;
+}
+
+/** Where a changed file's block gets what differs between the reader and the chat. */
+export interface ChangeSource {
+  /** A change's heading, numbered within its file. */
+  label(change: FileChange, n: number): string;
+  /** The link from a change to the call behind it. */
+  link(change: FileChange, label: string): JSX.Element;
+  /** The lines of a change whose item keeps only counts; without it such a change shows its counts. */
+  read?(change: FileChange): Promise<DiffLine[] | string>;
+}
+
+/** One changed file, folded: its changes in order, or as one combined diff, each linked to its call. */
+export function ChangedFileBlock({ file, source }: { file: ChangedFile; source: ChangeSource }) {
   const [open, setOpen] = useState(false);
   const [combined, setCombined] = useState(false);
   // What the records held, by change, for changes whose items keep only counts.
   const [read, setRead] = useState<ReadonlyMap<FileChange, DiffLine[] | string>>(new Map());
   useEffect(() => {
-    if (!open) return;
+    if (!open || !source.read) return;
+    const readOne = source.read;
     let current = true;
     void (async () => {
       for (const change of file.changes) {
         if (change.lines !== undefined || read.has(change)) continue;
-        const lines = await recordedLines(conn, agent, sid, change);
+        const lines = await readOne(change);
         if (!current) return;
         setRead((before) => new Map(before).set(change, lines));
       }
@@ -171,7 +204,9 @@ function FileBlock({ file, agent, sid }: { file: ChangedFile; agent: string; sid
   }, [open, file]);
 
   const linesOf = (change: FileChange): DiffLine[] | string | undefined =>
-    (change.lines as DiffLine[] | undefined) ?? read.get(change);
+    (change.lines as DiffLine[] | undefined) ??
+    read.get(change) ??
+    (source.read ? undefined : 'only its counts are known');
   const { removed, added } = fileCounts(file);
   const language = languageOfPath(file.path);
   return (
@@ -199,7 +234,7 @@ function FileBlock({ file, agent, sid }: { file: ChangedFile; agent: string; sid
             </button>
           </fieldset>
           {combined ? (
-            <DiffView lines={combinedLines(file, linesOf)} language={language} />
+            <DiffView lines={combinedLines(file, linesOf, source.label)} language={language} />
           ) : (
             <ol class="changes">
               {file.changes.map((change, i) => {
@@ -210,13 +245,7 @@ function FileBlock({ file, agent, sid }: { file: ChangedFile; agent: string; sid
                     class={`change${change.failed ? ' failed' : ''}`}
                   >
                     <div class="change-head small">
-                      <a
-                        class="change-link"
-                        href={sessionHref(agent, sid, 'timeline', change.ref)}
-                        title={`open this call in the timeline (${formatDateTime(change.call.at)})`}
-                      >
-                        {changeLabel(change, i + 1)}
-                      </a>{' '}
+                      {source.link(change, source.label(change, i + 1))}{' '}
                       <span class="muted">{countsText(change.removed, change.added)}</span>
                       {change.failed && <span class="err-text"> · failed, not applied</span>}
                     </div>
@@ -242,6 +271,7 @@ function FileBlock({ file, agent, sid }: { file: ChangedFile; agent: string; sid
 function combinedLines(
   file: ChangedFile,
   linesOf: (change: FileChange) => DiffLine[] | string | undefined,
+  label: (change: FileChange, n: number) => string,
 ): CombinedLine[] {
   return combinedDiff(
     file,
@@ -249,6 +279,6 @@ function combinedLines(
       const lines = linesOf(change);
       return typeof lines === 'string' || lines === undefined ? undefined : trimContext(lines);
     },
-    changeLabel,
+    label,
   );
 }

@@ -1,9 +1,10 @@
 // Hand off to…: a session's chosen items, as a document, become the first prompt of a new chat with
 // another agent. The panel picks the agent (installed ones) and the selection (a preset, item
 // types), shows the document's size and what will be redacted before anything is sent, then opens
-// the new chat once its agent took the document.
+// the new chat once its agent took the document. Asked from a prompt of the reader's timeline, the
+// same panel starts a fork: the history up to and including that prompt, to the same agent.
 import type { DumpPreset, SessionHandoffPreviewArgs, SessionHandoffPreviewResult } from '@cairn/protocol';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { handOffSession, listAgents } from '../chat/api.js';
 import type { BridgeInfo } from '../chat/wire.js';
 import { useServices } from '../context.js';
@@ -39,13 +40,17 @@ export function HandoffButton({ source, exclude }: { source: HandoffSourceRef; e
   );
 }
 
-function HandoffPanel({
+/** The panel; with `forkAt` (an item of the source) it starts a fork holding the history up to and
+ * including that item, to the source's own agent unless another is picked. */
+export function HandoffPanel({
   source,
   exclude,
+  forkAt,
   onClose,
 }: {
   source: HandoffSourceRef;
   exclude?: string | undefined;
+  forkAt?: string | undefined;
   onClose: () => void;
 }) {
   const { conn } = useServices();
@@ -66,7 +71,11 @@ function HandoffPanel({
       if (!r.ok) return setProblem(`Could not list the agents: ${r.error}`);
       const installed = r.value.filter((a) => a.adapterInstalled === true);
       setAgents(installed);
-      setAgent(installed.find((a) => a.key !== exclude)?.key ?? installed[0]?.key ?? '');
+      const preferred =
+        forkAt !== undefined
+          ? installed.find((a) => a.key === source.agent)
+          : installed.find((a) => a.key !== exclude);
+      setAgent(preferred?.key ?? installed[0]?.key ?? '');
     });
     void conn.request('dump_presets_read', {}).then((r) => {
       if (r.ok) setPresets(r.value.presets);
@@ -82,9 +91,10 @@ function HandoffPanel({
       ...(preset ? { preset } : {}),
       ...(chosen.length > 0 ? { types: chosen } : {}),
       ...(prompt.trim() ? { prompt: prompt.trim() } : {}),
+      ...(forkAt !== undefined ? { kind: 'fork' as const, until_uuid: forkAt } : {}),
       redact,
     };
-  }, [source.sid, source.agent, agent, preset, types, prompt, redact]);
+  }, [source.sid, source.agent, agent, preset, types, prompt, redact, forkAt]);
 
   // The size follows the choices, measured by the daemon with the document it would send.
   useEffect(() => {
@@ -122,16 +132,32 @@ function HandoffPanel({
     window.location.hash = chatHref(r.value.session.id);
   };
 
+  // A fork is asked for from a row far down the timeline: the panel takes the focus, so the keyboard
+  // goes on in it.
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (forkAt === undefined) return;
+    form.current?.scrollIntoView({ block: 'nearest' });
+    form.current?.querySelector('select')?.focus();
+  }, []);
+
   const redacted = Object.entries(preview?.redacted ?? {});
   return (
     <form
-      class="handoff-panel"
-      aria-label="Hand off"
+      ref={form}
+      class={`handoff-panel${forkAt === undefined ? '' : ' fork-panel'}`}
+      aria-label={forkAt === undefined ? 'Hand off' : 'Fork'}
       onSubmit={(e) => {
         e.preventDefault();
         void send();
       }}
     >
+      {forkAt !== undefined && (
+        <p class="small fork-point">
+          Fork from <code>{forkAt.length > 13 ? `${forkAt.slice(0, 8)}…` : forkAt}</code>: the new session
+          gets the history up to and including this prompt, and nothing after it.
+        </p>
+      )}
       <label class="field">
         <span>Agent</span>
         <select name="handoff-agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
@@ -171,7 +197,11 @@ function HandoffPanel({
           class="handoff-prompt"
           name="handoff-prompt"
           rows={2}
-          placeholder="Carry on with the work (the default)"
+          placeholder={
+            forkAt === undefined
+              ? 'Carry on with the work (the default)'
+              : 'Go on from this point (the default)'
+          }
           value={prompt}
           onInput={(e) => setPrompt(e.currentTarget.value)}
         />

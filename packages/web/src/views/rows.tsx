@@ -57,6 +57,8 @@ export interface RowContext {
   readonly foldVersion: number;
   hrefOf(row: ItemRow): string;
   toggleLane(agentId: string, open: boolean): void;
+  /** Starts a fork holding the history up to and including this prompt; absent where none can start. */
+  forkFrom?: ((item: Item) => void) | undefined;
 }
 
 const BASE = new Set([
@@ -232,6 +234,20 @@ function CopyButton({ text }: { text: string }) {
   );
 }
 
+/** Opens the fork panel for a prompt of the session's own lane; shown with the row's other hover actions. */
+function ForkButton({ item, forkFrom }: { item: Item; forkFrom: (item: Item) => void }) {
+  return (
+    <button
+      type="button"
+      class="copy fork-here"
+      title="start a new session with the history up to and including this prompt"
+      onClick={() => forkFrom(item)}
+    >
+      fork from here
+    </button>
+  );
+}
+
 // Prompts longer than this many lines are cut, with a fold for the rest.
 const PROMPT_LINES = 24;
 
@@ -245,6 +261,9 @@ function UserText({ row, ctx }: { row: ItemRow; ctx: RowContext }) {
     <div class="prompt">
       <div class="who">
         {row.depth === 0 ? 'You' : 'Brief'} <CopyButton text={text} />
+        {ctx.forkFrom && row.depth === 0 && !row.lane && (
+          <ForkButton item={row.item} forkFrom={ctx.forkFrom} />
+        )}
       </div>
       <TextBlock
         text={long && !open ? lines.slice(0, PROMPT_LINES).join('\n') : text}

@@ -3,7 +3,7 @@
 // other session with a link to it in the reader, and to its chat when one drives it.
 import type { SessionLink } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
-import { listChatSessions } from '../chat/api.js';
+import { listEveryChatSession } from '../chat/api.js';
 import { useServices } from '../context.js';
 import { chatHref, sessionHref } from '../route.js';
 
@@ -26,7 +26,7 @@ export function SessionLinks({ sid }: { sid: string | null | undefined }) {
       setLinks(mine);
       if (mine.length === 0) return;
       // The chats that drive the other ends, by the agent's own id for their session.
-      const listed = await listChatSessions();
+      const listed = await listEveryChatSession();
       if (stop || !listed.ok) return;
       setChats(
         new Map(listed.value.flatMap((c) => (c.nativeSessionId ? [[c.nativeSessionId, c.id] as const] : []))),

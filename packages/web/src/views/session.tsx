@@ -12,7 +12,7 @@ import { Timeline } from '../timeline/model.js';
 import { ContinueButton } from './chat-new.js';
 import { DumpView } from './dump.js';
 import { FilesView } from './files.js';
-import { HandoffButton } from './handoff.js';
+import { HandoffButton, HandoffPanel } from './handoff.js';
 import { HeadModelAndTime } from './model-and-time.js';
 import { ResumeCommand } from './resume-command.js';
 import { SessionLinks } from './session-links.js';
@@ -41,6 +41,8 @@ export function SessionView({ route }: { route: SessionRoute }) {
   }, [feed]);
 
   const numbers = useSessionNumbers(conn, route.agent, route.sid);
+  // The prompt a fork was asked from in the timeline, whose panel shows under the heading.
+  const [forkAt, setForkAt] = useState<string | null>(null);
 
   const head = directory.get(route.agent, route.sid);
   const crumb = projectCrumb(head);
@@ -77,6 +79,14 @@ export function SessionView({ route }: { route: SessionRoute }) {
           <ResumeCommand agent={route.agent} sid={route.sid} cwd={head?.cwd} />{' '}
           <HandoffButton source={{ agent: route.agent, sid: route.sid }} />
         </div>
+        {forkAt !== null && (
+          <HandoffPanel
+            key={forkAt}
+            source={{ agent: route.agent, sid: route.sid }}
+            forkAt={forkAt}
+            onClose={() => setForkAt(null)}
+          />
+        )}
         <SessionLinks sid={route.sid} />
         <nav class="tabs" aria-label="Session views">
           {TABS.map(([tab, label]) => (
@@ -99,6 +109,7 @@ export function SessionView({ route }: { route: SessionRoute }) {
           active={head?.active === true}
           position={position}
           numbers={numbers}
+          onFork={setForkAt}
         />
       )}
       {route.tab === 'summary' && <SummaryView agent={route.agent} sid={route.sid} />}

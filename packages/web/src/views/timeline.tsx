@@ -85,6 +85,7 @@ export function TimelineView({
   active,
   position,
   numbers,
+  onFork,
 }: {
   feed: SessionFeed;
   timeline: Timeline;
@@ -93,6 +94,8 @@ export function TimelineView({
   position?: TimelinePosition;
   /** The session's counts over all its lanes, as the Summary and Dump tabs show them. */
   numbers?: SessionNumbers | undefined;
+  /** Called with a prompt's item id when the reader asks to fork from it. */
+  onFork?: ((uuid: string) => void) | undefined;
 }) {
   useChanges(timeline);
   useChanges(feed);
@@ -147,8 +150,9 @@ export function TimelineView({
       hrefOf: (row: ItemRow) =>
         sessionHref(feed.agent, feed.sid, 'timeline', timeline.refOf(row.lane, row.index)),
       toggleLane: (agentId, open) => (open ? feed.openLane(agentId) : feed.closeLane(agentId)),
+      forkFrom: onFork && ((item) => onFork(item.uuid)),
     }),
-    [feed, folds, foldVersion],
+    [feed, folds, foldVersion, onFork],
   );
 
   // --- following the live tail ---
