@@ -5,7 +5,7 @@ import { modelAndTime } from './model-and-time.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
 import { type SessionFileStamp, sessionStamps } from './stamps.js';
-import { type SessionPromptsOptions, summarizeSession } from './summary.js';
+import { foldTranscript, type SessionPromptsOptions, summarizeSession } from './summary.js';
 
 export interface TaskResults {
   summary: SessionSummaryWithPrompts;
@@ -66,25 +66,30 @@ export async function runTask<T extends TaskName>(
     >;
   }
   if (task === 'summaryFacts') {
-    let stamps: SessionFileStamp[] = [];
-    const summary = await summarizeSession(platform, target, { ...prompts, onStamps: (s) => (stamps = s) });
-    if (!summary.ok) return summary;
-    const out: TaskResults['summaryFacts'] = { summary: summary.value, stamps };
-    if (stamps.reduce((n, s) => n + s.size, 0) <= SUMMARY_FACTS_MAX_BYTES) {
+    const before = await sessionStamps(platform, target);
+    if (before && before.reduce((n, s) => n + s.size, 0) <= SUMMARY_FACTS_MAX_BYTES) {
+      // The numbers are folded from the one read the facts need: the adapter's own summary pass
+      // would read the files a second time. Stamped before the read, so a file that grows meanwhile
+      // is read again next time rather than kept stale.
       const loaded = await loadTranscript(platform, target);
       if (!loaded.ok) return loaded;
+      const summary = foldTranscript(loaded.value, { prompts: options.prompts ?? false });
       const { model, activeMs } = modelAndTime(loaded.value);
       const requests: SummaryFacts['requests'] = [];
       for (const e of loaded.value.events)
         if (e.kind === 'request' && e.payload.model !== undefined && e.payload.usage !== undefined)
           requests.push({ model: e.payload.model, usage: e.payload.usage });
-      out.facts = {
+      const facts: SummaryFacts = {
         ...(model !== undefined ? { model } : {}),
         ...(activeMs !== undefined ? { activeMs } : {}),
         requests,
       };
+      return ok({ summary, stamps: before, facts }) as Result<TaskResults[T], LoadTranscriptError>;
     }
-    return ok(out) as Result<TaskResults[T], LoadTranscriptError>;
+    let stamps: SessionFileStamp[] = [];
+    const summary = await summarizeSession(platform, target, { ...prompts, onStamps: (s) => (stamps = s) });
+    if (!summary.ok) return summary;
+    return ok({ summary: summary.value, stamps }) as Result<TaskResults[T], LoadTranscriptError>;
   }
   if (task === 'requests') {
     const stamps = (await sessionStamps(platform, target)) ?? [];
