@@ -58,6 +58,14 @@ export interface AgentBreakdown {
   cost: number | null;
 }
 
+export interface ProjectBreakdown {
+  /** The folder the sessions ran in; empty when the agent did not record one. */
+  project: string;
+  totalTokens: number;
+  /** Null when a model used in the project has no price. */
+  cost: number | null;
+}
+
 export interface UsageRow extends Tokens {
   /** The row's key: a date, a week's first day, a month, a session id or a window's start. */
   key: string;
@@ -67,6 +75,8 @@ export interface UsageRow extends Tokens {
   /** The row's tokens and cost per agent, largest cost first (the dashboard stacks by agent). */
   agentBreakdowns: AgentBreakdown[];
   projects: string[];
+  /** The row's tokens and cost per project, largest cost first (the dashboard stacks by project). */
+  projectBreakdowns: ProjectBreakdown[];
   entries: number;
   firstAt: number;
   lastAt: number;
@@ -107,13 +117,14 @@ function rowOf(key: string, entries: readonly UsageEntry[]): UsageRow {
     agents: [],
     agentBreakdowns: [],
     projects: [],
+    projectBreakdowns: [],
     entries: entries.length,
     firstAt: Number.POSITIVE_INFINITY,
     lastAt: Number.NEGATIVE_INFINITY,
   };
   const models = new Map<string, Tokens>();
   const agents = new Map<string, Tokens>();
-  const projects = new Set<string>();
+  const projects = new Map<string, Tokens>();
   for (const e of entries) {
     addTokens(row, e);
     let m = models.get(e.model);
@@ -128,7 +139,13 @@ function rowOf(key: string, entries: readonly UsageEntry[]): UsageRow {
       agents.set(e.agent, a);
     }
     addTokens(a, e);
-    if (e.project !== undefined) projects.add(e.project);
+    const folder = e.project ?? '';
+    let p = projects.get(folder);
+    if (!p) {
+      p = emptyTokens();
+      projects.set(folder, p);
+    }
+    addTokens(p, e);
     row.firstAt = Math.min(row.firstAt, e.at);
     row.lastAt = Math.max(row.lastAt, e.at);
   }
@@ -148,7 +165,10 @@ function rowOf(key: string, entries: readonly UsageEntry[]): UsageRow {
   row.agentBreakdowns = [...agents]
     .map(([agent, t]) => ({ agent, totalTokens: t.totalTokens, cost: t.totalCost }))
     .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.agent.localeCompare(b.agent));
-  row.projects = [...projects].sort();
+  row.projects = [...projects.keys()].filter((p) => p !== '').sort();
+  row.projectBreakdowns = [...projects]
+    .map(([project, t]) => ({ project, totalTokens: t.totalTokens, cost: t.totalCost }))
+    .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.project.localeCompare(b.project));
   return row;
 }
 

@@ -118,6 +118,70 @@ describe.skipIf(!corpus)('usage_read over the corpus', () => {
     }
   }, 180_000);
 
+  it('splits every row by project, and the pieces add up to the row', async () => {
+    for (const kind of ['daily', 'monthly', 'session'] as const) {
+      const reply = await client.request('usage_read', { kind, timezone: TZ });
+      const rows = reply.rows as Row[];
+      expect(rows.length).toBeGreaterThan(1);
+      for (const r of rows) {
+        const parts = r.projectBreakdowns as { project: string; totalTokens: number; cost: number | null }[];
+        expect(parts.length, `${kind} ${r.key}`).toBeGreaterThan(0);
+        expect(parts.reduce((sum, p) => sum + p.totalTokens, 0)).toBe(r.totalTokens);
+        if (r.totalCost === null) expect(parts.some((p) => p.cost === null)).toBe(true);
+        else expect(parts.reduce((sum, p) => sum + p.cost!, 0)).toBeCloseTo(r.totalCost as number, 6);
+        // Every named folder of the row has its piece, the dearest first.
+        const named = parts.map((p) => p.project).filter((p) => p !== '');
+        expect(named.sort()).toEqual(r.projects);
+        const costs = parts.map((p) => p.cost ?? -1);
+        expect(costs).toEqual([...costs].sort((a, b) => b - a));
+      }
+    }
+    // Across the whole corpus more than one project shares a day.
+    const daily = (await client.request('usage_read', { kind: 'daily', timezone: TZ })).rows as Row[];
+    expect(daily.some((r) => (r.projectBreakdowns as unknown[]).length > 1)).toBe(true);
+  }, 120_000);
+
+  it('keeps the dashboard’s breakdowns out of cairn usage --json', () => {
+    const shape: Record<Kind, string[]> = {
+      daily: ['date', 'period'],
+      weekly: ['week', 'period'],
+      monthly: ['month', 'period'],
+      session: ['sessionId', 'title', 'firstActivity', 'lastActivity'],
+      blocks: [],
+    };
+    const counts = [
+      'inputTokens',
+      'outputTokens',
+      'cacheCreationTokens',
+      'cacheReadTokens',
+      'totalTokens',
+      'totalCost',
+      'reasoningTokens',
+    ];
+    for (const kind of ['daily', 'weekly', 'monthly', 'session'] as const) {
+      const rows = cli([kind, '--timezone', TZ], env)[ARRAY[kind]] as Row[];
+      const allowed = new Set([
+        ...shape[kind],
+        ...counts,
+        'modelsUsed',
+        'modelBreakdowns',
+        'agents',
+        'projects',
+      ]);
+      for (const r of rows) {
+        expect(
+          Object.keys(r).filter((k) => !allowed.has(k)),
+          `${kind} ${JSON.stringify(r).slice(0, 80)}`,
+        ).toEqual([]);
+      }
+    }
+    const blocks = cli(['blocks', '--timezone', TZ], env).blocks as Row[];
+    for (const r of blocks) {
+      expect(r).not.toHaveProperty('projectBreakdowns');
+      expect(r).not.toHaveProperty('agentBreakdowns');
+    }
+  }, 120_000);
+
   it('names the argument it cannot take', async () => {
     expect(await client.request('usage_read', { timezone: 'Mars/Olympus' })).toMatchObject({
       ok: false,

@@ -49,7 +49,7 @@ export interface ListFilters {
 
 /** The usage dashboard's period, what its chart stacks by and measures, and its filters. */
 export type UsagePeriod = 'daily' | 'weekly' | 'monthly';
-export type UsageStack = 'agent' | 'model';
+export type UsageStack = 'agent' | 'model' | 'project';
 export type UsageMeasure = 'cost' | 'tokens';
 export interface UsageFilters {
   by: UsagePeriod;
@@ -125,11 +125,13 @@ export function parseRoute(hash: string): Route {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+const USAGE_STACKS: readonly UsageStack[] = ['agent', 'model', 'project'];
+
 function parseUsage(params: URLSearchParams): Route {
   const route: Route = {
     view: 'usage',
     by: USAGE_PERIODS.find((p) => p === params.get('by')) ?? 'daily',
-    stack: params.get('stack') === 'model' ? 'model' : 'agent',
+    stack: USAGE_STACKS.find((s) => s === params.get('stack')) ?? 'agent',
     show: params.get('show') === 'tokens' ? 'tokens' : 'cost',
   };
   for (const name of ['agent', 'project', 'model'] as const) {

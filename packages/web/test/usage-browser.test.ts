@@ -1,7 +1,8 @@
 // The Usage page in a real browser on the corpus: its table holds the rows the daemon's usage_read
 // answers (in the browser's time zone), sorts by a column, narrows to an agent through the address,
-// draws the chart from a chunk the session list never asks for, lists every session in the cost
-// tree with a link into it, and says in the console nothing went wrong.
+// draws the chart from a chunk the session list never asks for, stacks it by project, shows the
+// op's cache hit ratio, dearest sessions and cost per project, lists every session in the cost tree
+// with a link into it, and says in the console nothing went wrong.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -97,7 +98,9 @@ describe.skipIf(!corpus)('the Usage page on the corpus', () => {
       expect(await tableRows(page)).toEqual(opRows(daily.rows as Row[]));
       expect((daily.rows as Row[]).length).toBeGreaterThan(1);
       // A bar per row.
-      expect(await page.locator('.usage-chart-bar').count()).toBe((daily.rows as Row[]).length);
+      expect(await page.locator('.usage-periods .usage-chart-bar').count()).toBe(
+        (daily.rows as Row[]).length,
+      );
       await screenshot(page, 'usage-page');
 
       // Sorted by cost, the dearest first, and the header says so.
@@ -138,6 +141,84 @@ describe.skipIf(!corpus)('the Usage page on the corpus', () => {
         .toEqual(sessionRows.map((r) => r.key as string).sort());
       const treeSessions = await tree();
       for (const s of treeSessions) expect(s.href).toMatch(new RegExp(`^#/s/[a-z-]+/${s.sid}/summary$`));
+
+      // The cache hit ratio: a row per period, each the op's cache reads over all its input.
+      const cacheRows = await page.$$eval('.usage-cache-row', (rows) =>
+        rows.map((r) => ({ key: r.getAttribute('data-key'), ratio: Number(r.getAttribute('data-ratio')) })),
+      );
+      expect(cacheRows.map((r) => r.key)).toEqual((daily.rows as Row[]).map((r) => r.key));
+      for (const [i, r] of (daily.rows as Row[]).entries()) {
+        const read = r.cacheReadTokens as number;
+        const input = (r.inputTokens as number) + read + (r.cacheCreationTokens as number);
+        expect(cacheRows[i]!.ratio).toBeCloseTo(read / input, 9);
+      }
+      expect(await page.locator('.usage-cache .usage-chart-bar').count()).toBe((daily.rows as Row[]).length);
+
+      // The ten dearest sessions, each a link into the reader.
+      const dearest = [...sessionRows]
+        .sort(
+          (a, b) =>
+            ((b.totalCost as number | null) ?? -1) - ((a.totalCost as number | null) ?? -1) ||
+            (b.totalTokens as number) - (a.totalTokens as number),
+        )
+        .slice(0, 10);
+      const top = await page.$$eval('.usage-top-row', (rows) =>
+        rows.map((r) => ({
+          sid: r.getAttribute('data-sid'),
+          cost: r.getAttribute('data-cost') === '' ? null : Number(r.getAttribute('data-cost')),
+          href: r.querySelector('a')?.getAttribute('href'),
+        })),
+      );
+      expect(top.map((r) => ({ sid: r.sid, cost: r.cost }))).toEqual(
+        dearest.map((r) => ({ sid: r.key, cost: r.totalCost })),
+      );
+      for (const [i, r] of top.entries())
+        expect(r.href).toBe(`#/s/${(dearest[i]!.agents as string[])[0]}/${r.sid}`);
+
+      // The cost per project: the op's project pieces added up over the periods, the dearest first.
+      const perProject = new Map<string, { tokens: number; cost: number }>();
+      for (const r of daily.rows as Row[])
+        for (const p of r.projectBreakdowns as {
+          project: string;
+          totalTokens: number;
+          cost: number | null;
+        }[]) {
+          const sum = perProject.get(p.project) ?? { tokens: 0, cost: 0 };
+          sum.tokens += p.totalTokens;
+          sum.cost += p.cost ?? 0;
+          perProject.set(p.project, sum);
+        }
+      const projectRows = await page.$$eval('.usage-project-row', (rows) =>
+        rows.map((r) => ({
+          project: r.getAttribute('data-project'),
+          tokens: Number(r.getAttribute('data-total-tokens')),
+          cost: Number(r.getAttribute('data-cost')),
+        })),
+      );
+      expect(projectRows.length).toBe(perProject.size);
+      expect(projectRows.length).toBeGreaterThan(1);
+      for (const r of projectRows) {
+        const want = perProject.get(r.project!)!;
+        expect(r.tokens, r.project!).toBe(want.tokens);
+        expect(r.cost, r.project!).toBeCloseTo(want.cost, 9);
+      }
+      expect(projectRows.reduce((s, r) => s + r.tokens, 0)).toBe((daily.totals as Row).totalTokens);
+      const projectCosts = projectRows.map((r) => r.cost);
+      expect(projectCosts).toEqual([...projectCosts].sort((a, b) => b - a));
+
+      // Stacked by project, by address: the legend names the projects and the bars stay one per row.
+      await go(page, '#/usage?stack=project');
+      await expect
+        .poll(() =>
+          page.locator('.usage-choice[aria-label="Stacked by"] [aria-current="true"]').textContent(),
+        )
+        .toBe('By project');
+      await page.locator('.usage-periods .usage-chart-bar').first().waitFor();
+      expect(await page.locator('.usage-periods .usage-chart-bar').count()).toBe(
+        (daily.rows as Row[]).length,
+      );
+      expect(await page.locator('.usage-periods .usage-legend-item').count()).toBeGreaterThan(1);
+      await screenshot(page, 'usage-page-by-project');
 
       // No window is open over the corpus's old sessions, and the page says so.
       expect(await page.locator('.usage-window').textContent()).toContain('No 5-hour window is open');

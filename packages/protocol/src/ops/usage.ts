@@ -73,6 +73,16 @@ export const UsageAgentBreakdown = Type.Object(
   { $id: 'UsageAgentBreakdown' },
 );
 
+export const UsageProjectBreakdown = Type.Object(
+  {
+    /** The folder the sessions ran in; empty when the agent did not record one. */
+    project: Type.String(),
+    totalTokens: Tokens,
+    cost: Dollars,
+  },
+  { $id: 'UsageProjectBreakdown' },
+);
+
 export const UsageRow = Type.Object(
   {
     /** A date, a week's first day (Sunday), a month (YYYY-MM), a session id, or a window's start
@@ -87,6 +97,8 @@ export const UsageRow = Type.Object(
     agents: Type.Array(AgentName),
     /** The folders the sessions ran in. */
     projects: Type.Array(Type.String()),
+    /** Largest cost first. */
+    projectBreakdowns: Type.Array(UsageProjectBreakdown),
     /** Requests counted. */
     entries: Tokens,
     firstAt: Type.Number(),

@@ -1,7 +1,8 @@
-// The Usage page: tokens and cost per day, week or month stacked by agent or model, the same rows as
-// a sortable table, the 5-hour billing window open now with its burn rate (asked again as sessions
-// grow), and where the money went: agent, then project, then session. The numbers are the daemon's
-// `usage_read`, the rows `cairn usage --json` prints. The chart is a chunk of its own, loaded here.
+// The Usage page: tokens and cost per day, week or month stacked by agent, model or project, the same
+// rows as a sortable table, the cache hit ratio, the dearest sessions, the cost per project, the
+// 5-hour billing window open now with its burn rate (asked again as sessions grow), and where the
+// money went: agent, then project, then session. The numbers are the daemon's `usage_read`, the rows
+// `cairn usage --json` prints. The chart is a chunk of its own, loaded here.
 import type { OpArgs, UsageActiveBlock, UsageReadResult, UsageRow } from '@cairn/protocol';
 import type { ComponentType } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { formatClock, formatCount, formatExact, shortPath } from '../format.js';
 import { formatRoute, type Route, sessionHref, type UsageFilters } from '../route.js';
 import { formatCost, shortModel } from '../sessions/list.js';
 import type { ChartProps } from './usage-chart.js';
+import { CacheRatio, ProjectCosts, TopSessions } from './usage-sections.js';
 
 type UsageRoute = Extract<Route, { view: 'usage' }>;
 
@@ -118,6 +120,13 @@ function seriesOf(rows: readonly UsageRow[], route: UsageRoute): ChartProps['ser
     if (route.stack === 'agent')
       for (const a of r.agentBreakdowns)
         put(a.agent, i, route.show === 'cost' ? (a.cost ?? 0) : a.totalTokens);
+    else if (route.stack === 'project')
+      for (const p of r.projectBreakdowns)
+        put(
+          p.project === '' ? '(no folder)' : shortPath(p.project),
+          i,
+          route.show === 'cost' ? (p.cost ?? 0) : p.totalTokens,
+        );
     else
       for (const m of r.modelBreakdowns)
         put(shortModel(m.modelName), i, route.show === 'cost' ? (m.cost ?? 0) : modelTokens(m));
@@ -422,6 +431,7 @@ function Filters({ route, agents }: { route: UsageRoute; agents: readonly string
         options={[
           { value: 'agent', label: 'By agent' },
           { value: 'model', label: 'By model' },
+          { value: 'project', label: 'By project' },
         ]}
         hrefOf={(stack) => href(route, { stack })}
       />
@@ -530,6 +540,11 @@ export function UsageView({ route }: { route: UsageRoute }) {
               </>
             )}
           </section>
+          {state.value.periods.rows.length > 0 && (
+            <CacheRatio rows={state.value.periods.rows} Chart={Chart} />
+          )}
+          <TopSessions rows={state.value.sessions.rows} />
+          <ProjectCosts result={state.value.periods} hrefOf={(project) => href(route, { project })} />
           <CostTree rows={state.value.sessions.rows} route={route} />
         </>
       )}
