@@ -24,7 +24,7 @@ export async function handoffDocument(
   home: string,
   args: SessionHandoffPreviewArgs,
 ): Promise<{ ok: true; value: BuiltHandoff } | { ok: false; error: HandoffProblem }> {
-  const { sid, agent, to, kind, prompt, redact, ...selection } = args;
+  const { sid, agent, to, kind, prompt, redact, keep, ...selection } = args;
   let entry = await catalog.findListed(sid, agent);
   // A session an agent has just written (the chat whose turn a limit stopped) may not be listed yet.
   for (let waited = 0; !entry && waited < LISTING_WAIT_MS; waited += LISTING_POLL_MS) {
@@ -54,7 +54,7 @@ export async function handoffDocument(
   const built = await buildHandoff(
     t,
     source,
-    { selection, prompt, kind: kind ?? 'handoff', to, redact: redact !== false },
+    { selection, prompt, kind: kind ?? 'handoff', to, redact: redact !== false, keep },
     { presets: presets.value, now: Date.now() },
   );
   if (!built.ok) {

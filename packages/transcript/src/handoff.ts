@@ -6,7 +6,8 @@ import type { DumpPreset, SessionDumpWriteArgs } from '@cairn/protocol';
 import { buildDump, type DumpError } from './items/dump.js';
 import { codeSpan, fenced, renderDumpMarkdown } from './items/markdown.js';
 import type { Transcript } from './model.js';
-import { type RedactionCounts, redactValue } from './redact/redact.js';
+import type { RedactionCounts } from './redact/redact.js';
+import { type RedactionFinding, reviewRedactions } from './redact/review.js';
 import type { Result } from './result.js';
 import { ok } from './result.js';
 
@@ -29,6 +30,8 @@ export interface HandoffRequest {
   readonly to?: string | undefined;
   /** Secrets stay in when false. */
   readonly redact: boolean;
+  /** Ids of secrets found (as `findings` lists them) to leave in clear; all others are redacted. */
+  readonly keep?: readonly string[] | undefined;
 }
 
 export interface HandoffDocument {
@@ -43,8 +46,10 @@ export interface HandoffDocument {
   readonly items: number;
   /** The last item given; a link names it as the point the new session goes on from. */
   readonly lastItem?: string;
-  /** Secrets replaced, by kind; absent when redaction was off. */
+  /** Secrets replaced, by kind; absent when redaction was off. The kept ones are not counted. */
   readonly redacted?: RedactionCounts;
+  /** Every secret found, kept or not, in document order; absent when redaction was off. */
+  readonly findings?: RedactionFinding[];
 }
 
 export const BYTES_PER_TOKEN = 4;
@@ -71,11 +76,23 @@ export async function buildHandoff(
   let file = built.value.file;
   let title = source.title;
   let redacted: RedactionCounts | undefined;
+  let findings: RedactionFinding[] | undefined;
   if (request.redact) {
-    const r = await redactValue({ file, title: title ?? '' });
-    file = r.value.file;
-    title = source.title === undefined ? undefined : r.value.title;
+    // Each item is its own part, so a finding names the item it is in.
+    const { items, ...fields } = file;
+    const r = await reviewRedactions(
+      [
+        { value: title ?? '' },
+        { value: fields },
+        ...items.map((it) => ({ value: it, item: it.uuid, itemType: it.type })),
+      ],
+      new Set(request.keep ?? []),
+    );
+    const [redactedTitle, redactedFields, ...redactedItems] = r.values;
+    file = { ...(redactedFields as typeof fields), items: redactedItems as typeof items };
+    title = source.title === undefined ? undefined : (redactedTitle as string);
     redacted = r.counts;
+    findings = r.findings;
   }
 
   const facts = [
@@ -86,7 +103,7 @@ export async function buildHandoff(
     `- items: ${file.items.length}`,
     redacted === undefined
       ? '- secrets: not redacted'
-      : `- secrets: ${count(redacted)} redacted, each replaced by a marker naming its kind`,
+      : `- secrets: ${count(redacted)} redacted, each replaced by a marker naming its kind${keptLine(findings)}`,
   ];
   const ask = request.prompt?.trim() ? request.prompt.trim() : DEFAULT_ASK[request.kind];
   const opening =
@@ -113,8 +130,15 @@ export async function buildHandoff(
     items: file.items.length,
     ...(last === undefined ? {} : { lastItem: last }),
     ...(redacted === undefined ? {} : { redacted }),
+    ...(findings === undefined ? {} : { findings }),
   });
 }
+
+// The receiving agent is told that some found secrets were left in on purpose.
+const keptLine = (findings: readonly RedactionFinding[] | undefined): string => {
+  const kept = findings?.filter((f) => f.kept).length ?? 0;
+  return kept === 0 ? '' : `; ${kept} left in by the user`;
+};
 
 const count = (counts: RedactionCounts): number => Object.values(counts).reduce((a, b) => a + b, 0);
 

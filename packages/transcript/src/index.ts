@@ -73,6 +73,13 @@ export {
   redactTexts,
   redactValue,
 } from './redact/redact.js';
+export {
+  maskSecret,
+  type RedactionFinding,
+  type ReviewedParts,
+  type ReviewPart,
+  reviewRedactions,
+} from './redact/review.js';
 export type * from './result.js';
 export { err, ok, sessionNotFound } from './result.js';
 export { CONTEXT_SHAPE_POINTS, downsampleMax } from './shape.js';

@@ -22,10 +22,30 @@ export const SessionHandoffPreviewArgs = Type.Object(
     prompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     /** `false` leaves secrets in; by default each one is replaced by a marker naming its kind. */
     redact: Type.Optional(Type.Boolean()),
+    /** cairn: ids of secrets `findings` listed to leave in clear; every other one is redacted. */
+    keep: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 10_000 })),
   },
   { $id: 'SessionHandoffPreviewArgs', additionalProperties: false },
 );
 export type SessionHandoffPreviewArgs = Static<typeof SessionHandoffPreviewArgs>;
+
+/** cairn: one secret the redactor found, shown for review and never in clear. */
+export const RedactionFinding = Type.Object(
+  {
+    /** Stable while the daemon runs: the kind, a keyed hash of the secret, which occurrence. */
+    id: Type.String({ minLength: 1 }),
+    kind: Type.String(),
+    /** A few characters at each end at most, never the whole secret. */
+    masked: Type.String(),
+    /** The item it is in; absent when it is in the title. */
+    item: Type.Optional(Type.String()),
+    item_type: Type.Optional(Type.String()),
+    /** Left in clear, as `keep` asked. */
+    kept: Type.Boolean(),
+  },
+  { $id: 'RedactionFinding', additionalProperties: false },
+);
+export type RedactionFinding = Static<typeof RedactionFinding>;
 
 export const SessionHandoffPreviewResult = Type.Object(
   {
@@ -41,6 +61,8 @@ export const SessionHandoffPreviewResult = Type.Object(
     max_bytes: Type.Integer({ minimum: 1 }),
     /** Secrets replaced, per kind; absent when `redact` was false. */
     redacted: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
+    /** cairn: every secret found, kept or not, in document order; absent when `redact` was false. */
+    findings: Type.Optional(Type.Array(RedactionFinding)),
     /** The source's project folder, where the new session runs unless another is given. */
     cwd: Type.Optional(Type.String()),
     /** The last item given, which the link names. */

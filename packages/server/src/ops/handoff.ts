@@ -1,5 +1,6 @@
 // `session_handoff_preview`: the hand-off document's size and the secrets it would carry redacted,
-// before anything is sent. The document itself stays here; the chat builds it again when sent.
+// each listed masked with an id the send can name to keep it, before anything is sent. The document
+// itself stays here; the chat builds it again when sent.
 import { AGENT_FRAME_MAX_BYTES } from '@cairn/protocol';
 import { BYTES_PER_TOKEN } from '@cairn/transcript';
 import { handoffDocument } from '../handoff-document.js';
@@ -30,6 +31,7 @@ export const sessionHandoffPreview: OpHandler<'session_handoff_preview'> = async
     bytes_per_token: BYTES_PER_TOKEN,
     max_bytes: HANDOFF_MAX_BYTES,
     ...(redacted === undefined ? {} : { redacted }),
+    ...(doc.findings === undefined ? {} : { findings: doc.findings }),
     ...(source.cwd === undefined ? {} : { cwd: source.cwd }),
     ...(doc.lastItem === undefined ? {} : { last_item: doc.lastItem }),
   });

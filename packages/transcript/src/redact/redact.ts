@@ -299,7 +299,8 @@ export async function redactText(text: string): Promise<{ text: string; counts: 
   return { text: r.texts[0] ?? text, counts: r.counts };
 }
 
-function collectStrings(value: unknown, out: string[]): void {
+/** Every string in a JSON value, in the order `replaceStrings` visits them. */
+export function collectStrings(value: unknown, out: string[]): void {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const v of value) collectStrings(v, out);
   else if (value !== null && typeof value === 'object')
@@ -308,7 +309,7 @@ function collectStrings(value: unknown, out: string[]): void {
 
 // Visits strings in the order collectStrings met them, copying only what holds a changed one,
 // so a transcript the daemon keeps in memory is never altered.
-function replaceStrings(value: unknown, next: () => string): unknown {
+export function replaceStrings(value: unknown, next: () => string): unknown {
   if (typeof value === 'string') return next();
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;

@@ -61,6 +61,8 @@ export function HandoffPanel({
   const [types, setTypes] = useState('');
   const [prompt, setPrompt] = useState('');
   const [redact, setRedact] = useState(true);
+  // Ids of secrets found that the user chose to leave in the document.
+  const [keep, setKeep] = useState<readonly string[]>([]);
   const [cwd, setCwd] = useState<string | null>(null);
   const [preview, setPreview] = useState<SessionHandoffPreviewResult | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -93,8 +95,9 @@ export function HandoffPanel({
       ...(prompt.trim() ? { prompt: prompt.trim() } : {}),
       ...(forkAt !== undefined ? { kind: 'fork' as const, until_uuid: forkAt } : {}),
       redact,
+      ...(redact && keep.length > 0 ? { keep: [...keep] } : {}),
     };
-  }, [source.sid, source.agent, agent, preset, types, prompt, redact, forkAt]);
+  }, [source.sid, source.agent, agent, preset, types, prompt, redact, keep, forkAt]);
 
   // The size follows the choices, measured by the daemon with the document it would send.
   useEffect(() => {
@@ -142,6 +145,10 @@ export function HandoffPanel({
   }, []);
 
   const redacted = Object.entries(preview?.redacted ?? {});
+  const findings = preview?.findings ?? [];
+  const keptCount = findings.filter((f) => f.kept).length;
+  const toggleKeep = (id: string, kept: boolean) =>
+    setKeep((was) => (kept ? [...was.filter((k) => k !== id), id] : was.filter((k) => k !== id)));
   return (
     <form
       ref={form}
@@ -227,9 +234,41 @@ export function HandoffPanel({
           (preview.redacted === undefined
             ? ' · secrets not redacted'
             : redacted.length === 0
-              ? ' · no secrets found'
+              ? findings.length === 0
+                ? ' · no secrets found'
+                : ' · no secret redacted'
               : ` · ${redacted.reduce((n, [, c]) => n + c, 0)} secrets redacted (${redacted.map(([k, c]) => `${k} ×${c}`).join(', ')})`)}
+        {preview !== null && keptCount > 0 && ` · ${keptCount} left in`}
       </p>
+      {findings.length > 0 && (
+        <fieldset class="handoff-findings small">
+          <legend>Secrets found: tick one to leave it in the document</legend>
+          <ul>
+            {findings.map((f) => (
+              <li key={f.id} data-finding={f.id}>
+                <label class="check">
+                  <input
+                    type="checkbox"
+                    name="handoff-keep"
+                    value={f.id}
+                    checked={keep.includes(f.id)}
+                    onChange={(e) => toggleKeep(f.id, e.currentTarget.checked)}
+                  />{' '}
+                  keep this one: {f.kind} <code>{f.masked}</code>
+                  {f.item !== undefined && (
+                    <span class="muted">
+                      {' '}
+                      in {f.item_type ?? 'item'}{' '}
+                      <code>{f.item.length > 13 ? `${f.item.slice(0, 8)}…` : f.item}</code>
+                    </span>
+                  )}
+                  {f.item === undefined && <span class="muted"> in the title</span>}
+                </label>
+              </li>
+            ))}
+          </ul>
+        </fieldset>
+      )}
       {tooBig && (
         <p class="err-text small" role="alert">
           The document is larger than one prompt carries ({formatBytes(preview.max_bytes)}): narrow the
