@@ -64,7 +64,7 @@ describe.skipIf(!corpus)('cairn usage errors', () => {
       'sessions',
       ['--bogus'],
       "unknown option '--bogus'",
-      '--agent, --project, --since, --until, --limit, --json',
+      '--agent, --project, --since, --until, --limit, --tag, --starred, --json',
     ],
     ['summary', ['--all', '--frob'], "unknown option '--frob'", '--all, --agent, --json'],
     ['show', [FA, '-x'], "unknown option '-x'", '--types'],
