@@ -71,6 +71,7 @@ export class Workstation {
   private readonly sessions = new Map<string, DrivenSession>();
   /** Sessions whose events go to the current channel live (opened or backfilled on it). */
   private readonly attached = new Set<string>();
+  private readonly closing = new Set<Promise<void>>();
   private channel: WireChannel | undefined;
   private peerVersion = 0;
   private undecodable = 0;
@@ -235,6 +236,7 @@ export class Workstation {
       }),
     );
     this.sessions.clear();
+    await Promise.allSettled([...this.closing]);
   }
 
   private async handle(frame: Inbound): Promise<void> {
@@ -478,8 +480,15 @@ export class Workstation {
     const session = this.sessions.get(sessionRef);
     this.sessions.delete(sessionRef);
     this.attached.delete(sessionRef);
-    if (session) await session.close();
-    else this.options.journal.markClosed(sessionRef);
+    if (!session) return this.options.journal.markClosed(sessionRef);
+    // `stop` waits for closes under way: the journal they write to is closed after it.
+    const closing = session.close();
+    this.closing.add(closing);
+    try {
+      await closing;
+    } finally {
+      this.closing.delete(closing);
+    }
   }
 
   private async onSteer(frame: AgentFrameOf<'agent_steer'>): Promise<void> {
