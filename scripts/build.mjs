@@ -81,9 +81,9 @@ const [, cli, cliWorker] = await Promise.all([
     entryPoints: [
       { in: 'packages/transcript/src/worker.ts', out: 'worker' },
       // The daemon's cold index reads sessions on this one, found beside the catalog's chunk.
-      { in: 'packages/server/src/index-worker.ts', out: 'index-worker' },
+      { in: 'packages/server/src/indexing/index-worker.ts', out: 'index-worker' },
       // Searches run on this one, found beside the catalog's chunk too.
-      { in: 'packages/server/src/search-worker.ts', out: 'search-worker' },
+      { in: 'packages/server/src/indexing/search-worker.ts', out: 'search-worker' },
     ],
     outdir: cliDir,
     metafile: true,

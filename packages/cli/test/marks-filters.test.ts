@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '@cairn/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MarksStore } from '../../server/src/marks-store.js';
+import { MarksStore } from '../../server/src/storage/marks-store.js';
 import { Client } from '../../server/test/helpers.js';
 import { corpus } from '../../transcript/test/corpus.js';
 import { tempHome } from '../../transcript/test/homes.js';

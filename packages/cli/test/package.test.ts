@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDemoHome } from '../../server/src/demo.js';
+import { makeDemoHome } from '../../server/src/demo/demo-home.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };

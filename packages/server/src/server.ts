@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type SessionDumpFile, SessionDumpFile as SessionDumpFileSchema, validate } from '@cairn/protocol';
 import { secureCairnHome } from '@cairn/runner/owner-only';
 import {
@@ -14,30 +15,37 @@ import {
   renderDumpMarkdown,
   type SessionPlatform,
 } from '@cairn/transcript';
-import { Catalog } from './catalog.js';
 import { CHAT_PATH, ChatService } from './chat/chat-service.js';
 import type { Clock } from './chat/chat-session.js';
-import { ConnectionGuard, type ConnectionLimits } from './connections.js';
-import { lastPort, removeDaemonRecord, writeDaemonRecord } from './daemon-record.js';
-import { type DemoHome, makeDemoHome } from './demo.js';
+import { type DemoHome, makeDemoHome } from './demo/demo-home.js';
 import { EventLog } from './drive/event-log.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
 import { listTickets } from './drive/tickets.js';
-import { handoffDocument } from './handoff-document.js';
-import { createHttpHandler, defaultWebRoot } from './http.js';
-import { IndexDb } from './index-db.js';
-import { IndexWorkers, indexWorkerFile } from './index-workers.js';
-import { LinksStore, linksPath } from './links-store.js';
-import { MarksStore } from './marks-store.js';
+import { ConnectionGuard, type ConnectionLimits } from './gate/connections.js';
+import { createHttpHandler } from './gate/http.js';
+import { checkRequest, isLoopback, makeGate, persistentToken } from './gate/security.js';
+import { WsHub } from './gate/ws.js';
+import { IndexDb } from './indexing/index-db.js';
+import { IndexWorkers, indexWorkerFile } from './indexing/index-workers.js';
+import { SearchThread, searchWorkerFile } from './indexing/search-thread.js';
 import { driveAccess } from './ops/driven.js';
 import { HANDOFF_MAX_BYTES } from './ops/handoff.js';
-import { SearchThread, searchWorkerFile } from './search-thread.js';
-import { checkRequest, isLoopback, makeGate, persistentToken } from './security.js';
-import { SessionsTopic } from './sessions-topic.js';
-import { Streams } from './streams.js';
-import { WsHub } from './ws.js';
+import { Catalog } from './reader/catalog.js';
+import { handoffDocument } from './reader/handoff-document.js';
+import { lastPort, removeDaemonRecord, writeDaemonRecord } from './storage/daemon-record.js';
+import { LinksStore, linksPath } from './storage/links-store.js';
+import { MarksStore } from './storage/marks-store.js';
+import { SessionsTopic } from './streams/sessions-topic.js';
+import { Streams } from './streams/streams.js';
 
 export const SERVER_VERSION = '0.1.0';
+
+/**
+ * `packages/web/dist`, both from the sources and from the bundle two folders down from the root.
+ * It lives in this file because this file sits one folder under the package's root, as the
+ * bundle's chunks sit one folder under the CLI's.
+ */
+export const defaultWebRoot = (): string => fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 export interface ServerOptions {
   /** 0 picks a free port; absent, the port of the last run when it is free, else a free one. */

@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { corpus } from '../../transcript/test/corpus.js';
-import { defaultLimits } from '../src/connections.js';
+import { defaultLimits } from '../src/gate/connections.js';
 import { buildDaemon, type Daemon, removeDaemon, startDaemon } from './daemon.js';
 import { Client, corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexDoc } from '../src/index-db.js';
-import { batchBytes, docsOf } from '../src/index-job.js';
+import type { IndexDoc } from '../src/indexing/index-db.js';
+import { batchBytes, docsOf } from '../src/indexing/index-job.js';
 
 const doc = (text: string, n: number): IndexDoc => ({
   itemKey: `main:${n}`,

@@ -15,7 +15,7 @@ import { type ListEntry, listSessions, nodePlatform, type SessionHead } from '@c
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { trickyHome } from '../../transcript/test/tricky-home.js';
-import { walkRoots } from '../src/watcher.js';
+import { walkRoots } from '../src/reader/watcher.js';
 import { Client, type Frame, homeEnv, serve, tempDir } from './helpers.js';
 
 const SPOTTER = ['claude', 'projects', '-work-spotter'];

@@ -7,8 +7,8 @@ import { loadTranscript, type Transcript } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { corpusPlatform } from '../../transcript/test/homes.js';
-import { FrameBuilder, itemsByEvent, type StreamFrame } from '../src/frames.js';
-import { laneItems } from '../src/search-docs.js';
+import { laneItems } from '../src/indexing/search-docs.js';
+import { FrameBuilder, itemsByEvent, type StreamFrame } from '../src/streams/frames.js';
 
 const SESSIONS = [
   ['claude-code', 'claude/projects/-work-spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl'],

@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { type RedactionFinding, validateResponse } from '@cairn/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
-import { handoffDocument } from '../src/handoff-document.js';
 import type { RunningServer } from '../src/index.js';
+import { handoffDocument } from '../src/reader/handoff-document.js';
 import { Client, claudeSessionHome, homeEnv, serve } from './helpers.js';
 
 // Shapes of real keys, never real ones.

@@ -17,9 +17,9 @@ import WebSocket from 'ws';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { homeEnv } from '../../transcript/test/homes.js';
 import { codexLines } from '../../transcript/test/long-records.js';
-import { Catalog, sessionKey } from '../src/catalog.js';
 import { type RunningServer, type ServerOptions, startServer } from '../src/index.js';
-import { IndexDb } from '../src/index-db.js';
+import { IndexDb } from '../src/indexing/index-db.js';
+import { Catalog, sessionKey } from '../src/reader/catalog.js';
 
 export const tempDir = (prefix = 'cairn-server-'): string => mkdtempSync(join(tmpdir(), prefix));
 

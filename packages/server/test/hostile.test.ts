@@ -9,10 +9,10 @@ import { claudeCodeAdapter } from '../../transcript/src/adapters/claude-code/ind
 import { finishTranscript } from '../../transcript/src/load.js';
 import { tempHome } from '../../transcript/test/homes.js';
 import { deepArrays, writeDeepSessions, writeOddNumberSessions } from '../../transcript/test/hostile.js';
-import { FrameBuilder, itemsByEvent } from '../src/frames.js';
+import { frameText } from '../src/gate/ws.js';
 import type { RunningServer } from '../src/index.js';
-import { laneItems } from '../src/search-docs.js';
-import { frameText } from '../src/ws.js';
+import { laneItems } from '../src/indexing/search-docs.js';
+import { FrameBuilder, itemsByEvent } from '../src/streams/frames.js';
 import { Client, type Frame, homeEnv, serve } from './helpers.js';
 
 const placeholder = JSON.stringify(DEEP_VALUE_PLACEHOLDER).slice(1, -1);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { nodePlatform } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
-import { Catalog } from '../src/catalog.js';
-import { IndexDb } from '../src/index-db.js';
+import { IndexDb } from '../src/indexing/index-db.js';
+import { Catalog } from '../src/reader/catalog.js';
 import { corpusEnv, tempDir } from './helpers.js';
 
 describe.skipIf(!corpus)('the order of a first index', () => {

@@ -7,10 +7,10 @@ import { foldTranscript, loadTranscript, nodePlatform } from '@cairn/transcript'
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { Catalog } from '../src/catalog.js';
-import { IndexDb } from '../src/index-db.js';
-import { IndexWorkers } from '../src/index-workers.js';
-import { laneItems, searchDocs } from '../src/search-docs.js';
+import { IndexDb } from '../src/indexing/index-db.js';
+import { IndexWorkers } from '../src/indexing/index-workers.js';
+import { laneItems, searchDocs } from '../src/indexing/search-docs.js';
+import { Catalog } from '../src/reader/catalog.js';
 import { corpusEnv, homeEnv, serve, tempDir } from './helpers.js';
 
 // Worker threads start built code: the worker the daemon's bundle carries.

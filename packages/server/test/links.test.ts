@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index.js';
-import { LinksStore, linksPath } from '../src/links-store.js';
+import { LinksStore, linksPath } from '../src/storage/links-store.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
 
 const handoff = {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { loadTranscript, nodePlatform } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { listingFacts } from '../src/listing.js';
-import { LiveTranscript } from '../src/live-transcript.js';
-import { laneItems } from '../src/search-docs.js';
+import { laneItems } from '../src/indexing/search-docs.js';
+import { listingFacts } from '../src/reader/listing.js';
+import { LiveTranscript } from '../src/reader/live-transcript.js';
 import { homeEnv, tempDir } from './helpers.js';
 
 const SESSIONS = [

@@ -3,8 +3,8 @@
 import { loadTranscript, modelAndTime, nodePlatform, type Transcript } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { listingFacts } from '../src/listing.js';
-import { laneItems } from '../src/search-docs.js';
+import { laneItems } from '../src/indexing/search-docs.js';
+import { listingFacts } from '../src/reader/listing.js';
 
 // Its main agent ran Opus; its subagents ran Haiku.
 const PATH = corpusPath('claude/projects/-work-spotter', 'fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl');

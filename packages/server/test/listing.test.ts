@@ -14,7 +14,7 @@ import {
   requestCost,
   sessionCost,
   usageByModel,
-} from '../src/pricing.js';
+} from '../src/usage/pricing.js';
 import { Client, corpusEnv, serve } from './helpers.js';
 
 type Row = Record<string, unknown> & { agent: string; sid: string; path: string };

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { LiveTranscript } from '../src/live-transcript.js';
-import { laneItems } from '../src/search-docs.js';
+import { laneItems } from '../src/indexing/search-docs.js';
+import { LiveTranscript } from '../src/reader/live-transcript.js';
 import { Client, homeEnv, itemKey, itemsSeen, serve, tempDir } from './helpers.js';
 
 const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';

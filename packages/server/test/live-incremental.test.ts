@@ -9,9 +9,9 @@ import { foldTranscript, loadTranscript, nodePlatform } from '@cairn/transcript'
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { FrameBuilder, itemsByEvent } from '../src/frames.js';
 import type { RunningServer } from '../src/index.js';
-import { laneItems, searchDocs } from '../src/search-docs.js';
+import { laneItems, searchDocs } from '../src/indexing/search-docs.js';
+import { FrameBuilder, itemsByEvent } from '../src/streams/frames.js';
 import { Client, type Frame, homeEnv, sentAsKnown, serve, tempDir } from './helpers.js';
 
 const SID = '4d5611e5-241a-462a-8d15-5122611a9569';

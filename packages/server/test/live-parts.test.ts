@@ -16,9 +16,9 @@ import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { corpusPlatform, watchedPlatform } from '../../transcript/test/homes.js';
 import { codexLines } from '../../transcript/test/long-records.js';
-import { LiveTranscript } from '../src/live-transcript.js';
-import { searchDocs } from '../src/search-docs.js';
-import { ReadStats, SourceFiles } from '../src/source-files.js';
+import { searchDocs } from '../src/indexing/search-docs.js';
+import { LiveTranscript } from '../src/reader/live-transcript.js';
+import { ReadStats, SourceFiles } from '../src/reader/source-files.js';
 import { homeEnv, tempDir } from './helpers.js';
 
 async function corpusSessions(): Promise<SessionHead[]> {

@@ -10,7 +10,7 @@ import { classifyTranscript, loadTranscript, nodePlatform } from '@cairn/transcr
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexLines } from '../../transcript/test/long-records.js';
 import type { RunningServer } from '../src/index.js';
-import { tooLarge } from '../src/streams.js';
+import { tooLarge } from '../src/streams/streams.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
 
 const ROLLOUT = ['codex', 'sessions', '2026', '02', '23'];

@@ -7,7 +7,7 @@ import { loadTranscript, nodePlatform } from '@cairn/transcript';
 import { calcPrice } from '@pydantic/genai-prices';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { requestCost, sessionCost, usageByModel } from '../src/pricing.js';
+import { requestCost, sessionCost, usageByModel } from '../src/usage/pricing.js';
 
 type Raw = Record<string, number | Record<string, number> | undefined>;
 

@@ -4,8 +4,8 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readDaemonRecord } from '../src/daemon-record.js';
-import { persistentToken } from '../src/security.js';
+import { persistentToken } from '../src/gate/security.js';
+import { readDaemonRecord } from '../src/storage/daemon-record.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
 
 const mode = (path: string): number => statSync(path).mode & 0o777;

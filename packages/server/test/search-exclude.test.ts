@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
-import { ftsExpression, OnlyExclusions } from '../src/search-query.js';
+import { ftsExpression, OnlyExclusions } from '../src/indexing/search-query.js';
 import { Client, corpusEnv, serve } from './helpers.js';
 
 const BUILT_WORKER = fileURLToPath(new URL('../../cli/dist/search-worker.js', import.meta.url));

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
-import { ftsExpression, MAX_SEARCH_TERMS } from '../src/search-query.js';
+import { ftsExpression, MAX_SEARCH_TERMS } from '../src/indexing/search-query.js';
 import { Client, corpusEnv, serve } from './helpers.js';
 
 // Worker threads start built code: the worker the daemon's bundle carries.

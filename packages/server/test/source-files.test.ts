@@ -4,7 +4,7 @@
 import { appendFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { headPrint, ReadStats, SourceFiles } from '../src/source-files.js';
+import { headPrint, ReadStats, SourceFiles } from '../src/reader/source-files.js';
 import { tempDir } from './helpers.js';
 
 const line = (i: number, pad = 40) => `${JSON.stringify({ n: i, text: 'x'.repeat(pad) })}\n`;

@@ -18,8 +18,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { buildStore } from '../../transcript/test/support/opencode-store.js';
-import type { TranscriptChange } from '../src/catalog.js';
 import type { RunningServer } from '../src/index.js';
+import type { TranscriptChange } from '../src/reader/catalog.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
 
 const SID = 's_stage0_large';

@@ -6,7 +6,7 @@ import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { loadTranscript } from '@cairn/transcript';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Streams } from '../src/streams.js';
+import { Streams } from '../src/streams/streams.js';
 import { type Frame, rolloutCatalog } from './helpers.js';
 
 const SAID = 'a reply written while the stream was being made';

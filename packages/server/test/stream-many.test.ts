@@ -8,11 +8,11 @@ import type { TranscriptItem } from '@cairn/protocol';
 import { nodePlatform } from '@cairn/transcript';
 import { afterEach, describe, expect, it } from 'vitest';
 import { corpusPath } from '../../transcript/test/corpus.js';
-import { Catalog, sessionKey } from '../src/catalog.js';
-import { HistoryChunks } from '../src/history-chunks.js';
 import type { RunningServer } from '../src/index.js';
-import { IndexDb } from '../src/index-db.js';
-import { Streams } from '../src/streams.js';
+import { IndexDb } from '../src/indexing/index-db.js';
+import { Catalog, sessionKey } from '../src/reader/catalog.js';
+import { HistoryChunks } from '../src/streams/history-chunks.js';
+import { Streams } from '../src/streams/streams.js';
 import { Client, type Frame, homeEnv, itemKey, serve, tempDir } from './helpers.js';
 
 const PROJECT = '-work-spotter';

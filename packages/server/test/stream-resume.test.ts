@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
 import { codexLines } from '../../transcript/test/long-records.js';
 import type { RunningServer } from '../src/index.js';
-import { Streams } from '../src/streams.js';
+import { Streams } from '../src/streams/streams.js';
 import {
   Client,
   claudeSessionHome,

@@ -8,8 +8,8 @@ import { loadTranscript, nodePlatform } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { watchedPlatform } from '../../transcript/test/homes.js';
-import { LiveTranscript } from '../src/live-transcript.js';
-import { HEAD_PRINT_BYTES, ReadStats, SourceFiles } from '../src/source-files.js';
+import { LiveTranscript } from '../src/reader/live-transcript.js';
+import { HEAD_PRINT_BYTES, ReadStats, SourceFiles } from '../src/reader/source-files.js';
 import { homeEnv, tempDir } from './helpers.js';
 
 const SID = '4d5611e5-241a-462a-8d15-5122611a9569';

@@ -2,7 +2,7 @@
 // window's first request to its last, spent over the whole minutes left; none on a closed window, a
 // gap, or an open window whose requests all came at one moment.
 import { describe, expect, it } from 'vitest';
-import { blockActivity, type UsageEntry, usageRows } from '../src/usage-report.js';
+import { blockActivity, type UsageEntry, usageRows } from '../src/usage/usage-report.js';
 
 const MINUTE = 60_000;
 const START = Date.parse('2026-03-03T10:00:00Z');

@@ -2,7 +2,7 @@
 // walk that takes long (homes of thousands of sessions) spaces out the next one, so that walking
 // never takes more than a twentieth of the daemon's time.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Watcher } from '../src/watcher.js';
+import { Watcher } from '../src/reader/watcher.js';
 import { tempDir } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

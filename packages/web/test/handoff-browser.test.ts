@@ -12,7 +12,7 @@ import {
   type RecordedRequest,
   startFakeModel,
 } from '../../runner/test/support/fake-model.js';
-import { readLinks } from '../../server/src/links-store.js';
+import { readLinks } from '../../server/src/storage/links-store.js';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { sessionHref } from '../src/route.js';
 import {

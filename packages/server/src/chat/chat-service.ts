@@ -19,7 +19,7 @@ import {
 import { findAdapter, listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
-import type { BuiltHandoff, HandoffProblem } from '../handoff-document.js';
+import type { BuiltHandoff, HandoffProblem } from '../reader/handoff-document.js';
 import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
 import { ChatStore, type ProjectRow } from './chat-store.js';
 import { type PastMessage, pastMessages } from './imported-past.js';

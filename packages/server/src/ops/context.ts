@@ -1,9 +1,9 @@
 // What an op handler is given and what it answers.
 import type { ErrorBody, OpName, OpRequest, OpResult, Role } from '@cairn/protocol';
-import type { Catalog, SessionEntry } from '../catalog.js';
-import type { MarksStore } from '../marks-store.js';
-import type { SessionsTopic } from '../sessions-topic.js';
-import type { Streams, Subscriber } from '../streams.js';
+import type { Catalog, SessionEntry } from '../reader/catalog.js';
+import type { MarksStore } from '../storage/marks-store.js';
+import type { SessionsTopic } from '../streams/sessions-topic.js';
+import type { Streams, Subscriber } from '../streams/streams.js';
 import type { DriveAccess } from './driven.js';
 
 export interface Connection extends Subscriber {

@@ -3,7 +3,7 @@
 // itself stays here; the chat builds it again when sent.
 import { AGENT_FRAME_MAX_BYTES } from '@cairn/protocol';
 import { BYTES_PER_TOKEN } from '@cairn/transcript';
-import { handoffDocument } from '../handoff-document.js';
+import { handoffDocument } from '../reader/handoff-document.js';
 import { done, fail, type OpHandler, sessionOf } from './context.js';
 
 /** The prompt travels in one agent-wire frame, where JSON escaping can near double its size. */

@@ -4,7 +4,7 @@
 // record takes this path: those cut by position in the events and are left to the dump.
 import type { TranscriptItem, TranscriptItemsReadArgs } from '@cairn/protocol';
 import { findLane, isOfRecord, type Selection } from '@cairn/transcript';
-import type { Loaded } from '../catalog.js';
+import type { Loaded } from '../reader/catalog.js';
 
 /** A lane's items as a selection keeps them, with what a reply says of them all. */
 export interface SelectedLane {

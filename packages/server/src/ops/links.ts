@@ -1,6 +1,6 @@
 // `session_links_read`: which sessions carry on from which, from cairn's own links file. The CLI
 // writes that file without a daemon, so each read opens it afresh rather than holding it open.
-import { readLinks } from '../links-store.js';
+import { readLinks } from '../storage/links-store.js';
 import { done, fail, type OpHandler } from './context.js';
 
 export const sessionLinksRead: OpHandler<'session_links_read'> = async (req, ctx) => {

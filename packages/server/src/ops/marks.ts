@@ -1,5 +1,5 @@
 // `session_marks_read` and `session_marks_write`: a person's stars and tags, in cairn's own state.
-import { badTag } from '../marks-store.js';
+import { badTag } from '../storage/marks-store.js';
 import { done, fail, type OpHandler } from './context.js';
 
 export const sessionMarksRead: OpHandler<'session_marks_read'> = async (req, ctx) => {

@@ -1,9 +1,9 @@
 // `session_list`, `session_search` and `session_summary_read`: finding sessions and their numbers.
 import { CAPABILITIES, type Capability, type OpResult } from '@cairn/protocol';
 import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
-import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../search-query.js';
-import { SearchTooLong } from '../search-thread.js';
-import { byActivity, wireHead } from '../sessions-topic.js';
+import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../indexing/search-query.js';
+import { SearchTooLong } from '../indexing/search-thread.js';
+import { byActivity, wireHead } from '../streams/sessions-topic.js';
 import { done, type Failure, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
 
 const LIST_LIMIT = 200;

@@ -13,7 +13,7 @@ import {
   readSourceFile,
   selection,
 } from '@cairn/transcript';
-import type { SessionEntry } from '../catalog.js';
+import type { SessionEntry } from '../reader/catalog.js';
 import { done, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
 import { aroundRecord, dumpedSelection, heldSelection, isPlainRange, pageOf } from './lane-range.js';
 

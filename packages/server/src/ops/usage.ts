@@ -3,9 +3,9 @@
 import { basename } from 'node:path';
 import type { UsageActiveBlock } from '@cairn/protocol';
 import { findAdapter } from '@cairn/transcript';
-import type { Catalog } from '../catalog.js';
-import { PRICES_SOURCE } from '../pricing.js';
-import { UsageEntries } from '../usage-entries.js';
+import type { Catalog } from '../reader/catalog.js';
+import { PRICES_SOURCE } from '../usage/pricing.js';
+import { UsageEntries } from '../usage/usage-entries.js';
 import {
   blockActivity,
   dateIn,
@@ -14,7 +14,7 @@ import {
   type UsageRow,
   usageRows,
   usageTotals,
-} from '../usage-report.js';
+} from '../usage/usage-report.js';
 import { done, fail, type OpHandler } from './context.js';
 
 /** One reader per catalog, so its memory of read sessions lasts from one report to the next. */

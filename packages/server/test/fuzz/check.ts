@@ -25,8 +25,8 @@ import {
   summarizeSession,
   type Transcript,
 } from '@cairn/transcript';
-import { FrameBuilder, itemsByEvent } from '../../src/frames.js';
-import { laneItems } from '../../src/search-docs.js';
+import { laneItems } from '../../src/indexing/search-docs.js';
+import { FrameBuilder, itemsByEvent } from '../../src/streams/frames.js';
 import { damageCompressed, type FuzzCase } from './mutate.js';
 
 /** A case's files written under `home`; answers the main file's path and each file's plain bytes. */

@@ -9,11 +9,11 @@ import {
   type SessionSummaryWithPrompts,
   type Transcript,
 } from '@cairn/transcript';
+import { type ListingFacts, listingFacts } from '../reader/listing.js';
+import { turnInFlight } from '../reader/run-state.js';
+import { type FileStamp, stamp } from '../reader/source-files.js';
 import type { IndexDoc } from './index-db.js';
-import { type ListingFacts, listingFacts } from './listing.js';
-import { turnInFlight } from './run-state.js';
 import { type LaneItems, laneDocs, laneItems } from './search-docs.js';
-import { type FileStamp, stamp } from './source-files.js';
 
 export interface IndexJob {
   agent: string;

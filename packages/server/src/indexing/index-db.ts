@@ -1,17 +1,28 @@
 // The index: a SQLite cache of what the agents' files hold, rebuilt from them whenever it is missing,
 // unreadable, damaged or of another schema. Session heads and summaries, the read state of every file,
 // and a full-text index of what the sessions said and did.
-import { lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ownerOnlyFile } from '@cairn/runner/owner-only';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import {
+  createDatabase,
+  isDamage,
+  type OpenOutcome,
+  openOrRebuild,
+  pageCheck,
+  stored,
+} from './index-file.js';
 import { type SearchQuery, type SearchRow, type SearchTarget, searchStatement } from './search-query.js';
 
+export {
+  INDEX_SCHEMA_VERSION,
+  IndexDamage,
+  isDamage,
+  type OpenOutcome,
+  pageCheck,
+} from './index-file.js';
 export type { SearchQuery, SearchRow, SearchTarget } from './search-query.js';
 export { ftsExpression, SEARCH_TARGETS } from './search-query.js';
-
-/** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 4;
 
 /** A document longer than this is indexed by its beginning; a session is still found by it. */
 export const MAX_DOC_CHARS = 64 * 1024;
@@ -55,68 +66,8 @@ export interface IndexDoc {
   text: string;
 }
 
-export type OpenOutcome = 'opened' | 'created' | 'rebuilt-corrupt' | 'rebuilt-schema' | 'in-memory';
-
-/** A value the index holds that cannot be what was written: the file is damaged. */
-export class IndexDamage extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'IndexDamage';
-  }
-}
-
-/** SQLite's ways of saying the file is not (or no longer) a sound database. */
-const DAMAGE_CODES = /^SQLITE_(CORRUPT|NOTADB)/;
-
-/** Whether an error thrown by a query means the file is damaged, not that the query was wrong. */
-export const isDamage = (cause: unknown): boolean =>
-  cause instanceof IndexDamage || (cause instanceof Database.SqliteError && DAMAGE_CODES.test(cause.code));
-
 /** After this many rebuilds in one process the file is given up on and the index lives in memory. */
 const MAX_REBUILDS = 3;
-
-const SCHEMA = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE sessions (
-  id INTEGER PRIMARY KEY,
-  key TEXT NOT NULL UNIQUE,
-  agent TEXT NOT NULL,
-  sid TEXT NOT NULL,
-  head TEXT NOT NULL,
-  cwd TEXT,
-  last_activity_at INTEGER,
-  summary TEXT,
-  capabilities TEXT,
-  summary_version INTEGER,
-  indexed INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX sessions_activity ON sessions(last_activity_at DESC);
-CREATE INDEX sessions_sid ON sessions(sid);
-CREATE TABLE files (
-  path TEXT PRIMARY KEY,
-  session_key TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  mtime_ms REAL NOT NULL,
-  ino INTEGER NOT NULL,
-  offset INTEGER NOT NULL,
-  head TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX files_session ON files(session_key);
--- A document names its session by the session's row id: the key (a path) on every row and in the
--- index made the table twice the size of the text it points at, and its writes the slower half.
-CREATE TABLE docs (
-  id INTEGER PRIMARY KEY,
-  session_id INTEGER NOT NULL,
-  item_key TEXT NOT NULL,
-  agent_id TEXT,
-  item_uuid TEXT NOT NULL,
-  item_type TEXT NOT NULL,
-  target TEXT NOT NULL,
-  at INTEGER
-);
-CREATE INDEX docs_session ON docs(session_id);
-CREATE VIRTUAL TABLE docs_fts USING fts5(text, tool_output, tokenize = 'unicode61 remove_diacritics 2');
-`;
 
 const MARKS = /[\u0002\u0003]/g;
 
@@ -481,125 +432,4 @@ export class IndexDb {
       () => 0,
     );
   }
-}
-
-/** A JSON value as the index stored it; one that does not parse means the file is damaged. */
-function stored(text: string, key: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new IndexDamage(`a stored value of ${key} does not parse`);
-  }
-}
-
-function configure(db: Database.Database): void {
-  db.pragma('journal_mode = WAL');
-  // No syncs: the index is a cache of the agents' files. A crash of the machine may lose its last
-  // writes or damage it, and a damaged index is found when opened and rebuilt; an app crash loses
-  // nothing. Without them a cold index's writes take a sixth less of the daemon's thread.
-  db.pragma('synchronous = OFF');
-  db.pragma('busy_timeout = 2000');
-}
-
-function createDatabase(path: string): Database.Database {
-  const db = new Database(ownerOnlyFile(path));
-  configure(db);
-  db.exec(SCHEMA);
-  db.pragma(`user_version = ${INDEX_SCHEMA_VERSION}`);
-  return db;
-}
-
-/**
- * The database at `path`: the one there when it is sound and of this schema, else a new one. A file
- * is removed (it is a cache); anything else at that path is moved aside, never deleted. When no
- * file can be made there, the index lives in memory for this run.
- */
-function openOrRebuild(
-  path: string,
-  log: (line: string) => void,
-  options: { discard?: boolean } = {},
-): { db: Database.Database; outcome: OpenOutcome } {
-  let outcome: OpenOutcome = 'created';
-  const kind = entryKind(path);
-  if (kind === 'file' && !options.discard) {
-    const existing = tryOpen(path);
-    if (existing.ok) return { db: existing.db, outcome: 'opened' };
-    outcome = existing.reason === 'schema' ? 'rebuilt-schema' : 'rebuilt-corrupt';
-    log(
-      existing.reason === 'schema'
-        ? `index: ${path} has another schema version; rebuilding it from the agents' files`
-        : `index: ${path} is unreadable (${existing.message}); rebuilding it from the agents' files`,
-    );
-  }
-  try {
-    if (kind === 'file') removeDatabase(path);
-    else if (kind === 'other') {
-      const aside = `${path}.unusable-${Date.now()}`;
-      renameSync(path, aside);
-      outcome = 'rebuilt-corrupt';
-      log(
-        `index: ${path} is not a file; moved it to ${aside} and rebuilding the index from the agents' files`,
-      );
-    }
-    for (const suffix of ['-wal', '-shm', '-journal']) {
-      if (entryKind(`${path}${suffix}`) === 'other')
-        renameSync(`${path}${suffix}`, `${path}${suffix}.unusable-${Date.now()}`);
-    }
-    return { db: createDatabase(path), outcome };
-  } catch (cause) {
-    log(
-      `index: cannot keep an index at ${path} (${(cause as Error).message}); keeping it in memory until restart`,
-    );
-    return { db: createDatabase(':memory:'), outcome: 'in-memory' };
-  }
-}
-
-function entryKind(path: string): 'none' | 'file' | 'other' {
-  try {
-    return lstatSync(path).isFile() ? 'file' : 'other';
-  } catch {
-    return 'none';
-  }
-}
-
-function tryOpen(
-  path: string,
-): { ok: true; db: Database.Database } | { ok: false; reason: 'schema' | 'corrupt'; message: string } {
-  let db: Database.Database | undefined;
-  try {
-    db = new Database(path, { fileMustExist: true });
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== INDEX_SCHEMA_VERSION) {
-      db.close();
-      return { ok: false, reason: 'schema', message: `schema ${version}` };
-    }
-    configure(db);
-    // Every page is checked after the start instead (checkPages): reading the whole file here held
-    // up each start by as long as the file takes to read.
-    for (const table of ['meta', 'sessions', 'files', 'docs', 'docs_fts']) {
-      db.prepare(`SELECT * FROM ${table} LIMIT 1`).all();
-    }
-    return { ok: true, db };
-  } catch (cause) {
-    try {
-      db?.close();
-    } catch {
-      // Closing a database that failed to open has nothing more to tell.
-    }
-    return { ok: false, reason: 'corrupt', message: (cause as Error).message };
-  }
-}
-
-/** SQLite's quick_check of `db`: 'ok', or what it found first; damage it cannot read past, as its message. */
-export function pageCheck(db: Database.Database): string {
-  try {
-    return String(db.pragma('quick_check(1)', { simple: true }));
-  } catch (cause) {
-    if (isDamage(cause)) return (cause as Error).message;
-    throw cause;
-  }
-}
-
-function removeDatabase(path: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
 }

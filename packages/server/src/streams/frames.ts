@@ -10,8 +10,8 @@ import {
   type TranscriptEvent,
   type TranscriptEventOf,
 } from '@cairn/transcript';
-import { TURN_END } from './run-state.js';
-import type { LaneItems } from './search-docs.js';
+import type { LaneItems } from '../indexing/search-docs.js';
+import { TURN_END } from '../reader/run-state.js';
 
 export interface StreamFrame {
   type: string;

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { nodePlatform, type SessionPlatform } from '@cairn/transcript';
 import Tinypool, { type Transferable } from 'tinypool';
+import { ReadStats, servingPlatform } from '../reader/source-files.js';
 import { batchBuffers, prepareIndex } from './index-job.js';
 import type { IndexTask, IndexTaskResult } from './index-workers.js';
-import { ReadStats, servingPlatform } from './source-files.js';
 
 let platform: SessionPlatform | undefined;
 let platformOf = '';

@@ -2,7 +2,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   checkOrigin,
   checkRequest,
@@ -28,9 +27,6 @@ export interface HttpOptions {
   /** Answers `/api/…` requests that passed the gate (the chat's JSON API); false passes one on. */
   readonly api?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
 }
-
-/** `packages/web/dist`, both from the sources and from the bundle two folders down from the root. */
-export const defaultWebRoot = (): string => fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -2,8 +2,8 @@
 // or kept up to date as a followed session grows: each read adds what it brought, so that an append
 // costs the same whatever the session's length.
 import { type Transcript, type TranscriptEvent, TurnClock, type Usage } from '@cairn/transcript';
-import { addRequest, emptyModelUsage, type ModelUsage, sessionCost } from './pricing.js';
-import type { LaneItems } from './search-docs.js';
+import type { LaneItems } from '../indexing/search-docs.js';
+import { addRequest, emptyModelUsage, type ModelUsage, sessionCost } from '../usage/pricing.js';
 
 /** Changes when a fact's rule does (the model became the main lane's; active time came): a head
  * stored under another is read again. */

@@ -5,8 +5,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { SessionPlatform } from '@cairn/transcript';
 import Tinypool from 'tinypool';
+import type { ReadCount } from '../reader/source-files.js';
 import type { IndexJob, PreparedIndex } from './index-job.js';
-import type { ReadCount } from './source-files.js';
 
 export interface IndexTask {
   job: IndexJob;

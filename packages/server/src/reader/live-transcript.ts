@@ -30,9 +30,9 @@ import {
   type TranscriptEvent,
   Translator,
 } from '@cairn/transcript';
-import type { IndexDoc } from './index-db.js';
+import type { IndexDoc } from '../indexing/index-db.js';
+import { ItemKeys, type LaneItems, laneDocs } from '../indexing/search-docs.js';
 import { type ListingFacts, ListingTally } from './listing.js';
-import { ItemKeys, type LaneItems, laneDocs } from './search-docs.js';
 import { type FileStamp, isLineFile, ReadStats, SourceFiles } from './source-files.js';
 
 /** What the last read added to what was known before it. */

@@ -2,8 +2,8 @@
 // each under the search target its type falls in.
 import type { TranscriptItem } from '@cairn/protocol';
 import { type Classification, classifyTranscript, type Transcript } from '@cairn/transcript';
+import { inSlices } from '../reader/slices.js';
 import type { IndexDoc, SearchTarget } from './index-db.js';
-import { inSlices } from './slices.js';
 
 /** Fields every item has that are not what it says. */
 const BASE_FIELDS = new Set(['uuid', 'type', 'at', 'turn', 'source', 'role', 'result_item', 'parent_item']);

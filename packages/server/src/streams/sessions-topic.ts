@@ -2,8 +2,8 @@
 // frame each, coalesced so that a burst of writes to one session is one frame. What was there before
 // is `session_list`'s to say.
 import type { SessionHead } from '@cairn/protocol';
-import type { Catalog, SessionEntry } from './catalog.js';
-import { PRICES_SOURCE } from './pricing.js';
+import type { Catalog, SessionEntry } from '../reader/catalog.js';
+import { PRICES_SOURCE } from '../usage/pricing.js';
 import type { Subscriber } from './streams.js';
 
 /** A library head as the protocol writes it. */

@@ -8,7 +8,7 @@ import {
   type SessionTarget,
   sessionStamps,
 } from '@cairn/transcript';
-import type { Catalog, SessionEntry } from './catalog.js';
+import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import { entriesOf, type UsageEntry } from './usage-report.js';
 
 export interface UsageRead {

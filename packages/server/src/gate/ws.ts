@@ -15,8 +15,8 @@ import {
 } from '@cairn/protocol';
 import { MAX_VALUE_DEPTH, nestsDeeperThan } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { Connection, OpContext, OpOutcome } from './ops/context.js';
-import { OP_HANDLERS } from './ops/index.js';
+import type { Connection, OpContext, OpOutcome } from '../ops/context.js';
+import { OP_HANDLERS } from '../ops/index.js';
 import { checkRequest, type Gate } from './security.js';
 
 export interface WsOptions {
