@@ -634,12 +634,15 @@ export function authMethodsOf(methods: readonly acp.AuthMethod[] | undefined): A
 /** A thrown SDK error as a refusal: the JSON-RPC code survives, so sign-in needed stays a code. */
 export function refusalOf(error: unknown, authMethods: AuthMethodInfo[]): Refusal {
   if (error instanceof acp.RequestError) {
-    // Agents put what went wrong in the error's data: text, or an object with a message and a kind
-    // (Codex's `codexErrorInfo`, Claude Code's `errorKind`) that says, say, that a usage limit hit.
+    // Agents put what went wrong in the error's data: text, or an object with a message (Qwen Code's
+    // `details`, the provider's status and words) and a kind (Codex's `codexErrorInfo`, Claude
+    // Code's `errorKind`) that says, say, that a usage limit hit.
     const data = error.data;
     const fields = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
     const detail =
-      typeof data === 'string' ? data : typeof fields.message === 'string' ? fields.message : undefined;
+      typeof data === 'string'
+        ? data
+        : [fields.message, fields.details].find((d): d is string => typeof d === 'string');
     const kind = [fields.codexErrorInfo, fields.errorKind].find((k): k is string => typeof k === 'string');
     const said = detail && !error.message.includes(detail) ? `${error.message}: ${detail}` : error.message;
     const message = kind && !said.includes(kind) ? `${said} (${kind})` : said;

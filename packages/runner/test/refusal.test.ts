@@ -28,6 +28,13 @@ describe('refusalOf', () => {
     );
   });
 
+  it("keeps Qwen Code's details, the provider's status and words", () => {
+    const error = new acp.RequestError(-32603, 'Internal error', {
+      details: "400 Invalid 'messages': empty array.",
+    });
+    expect(refusalOf(error, []).message).toBe("Internal error: 400 Invalid 'messages': empty array.");
+  });
+
   it('keeps text data, once', () => {
     expect(refusalOf(new acp.RequestError(-32603, 'Internal error', 'disk full'), []).message).toBe(
       'Internal error: disk full',

@@ -73,6 +73,12 @@ export interface LimitAnswer {
   readonly retryAfterSeconds?: number;
 }
 
+/** Any other refusal: this status with this JSON body, as a provider answers a bad request. */
+export interface FailureAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
 export interface FakeModelOptions {
   /** Milliseconds between streamed events; 0 when absent. */
   readonly paceMs?: number;
@@ -97,6 +103,8 @@ export interface FakeModel {
   setPace(ms: number): void;
   /** From now on every generate request of `dialect` is refused with the limit; null lifts it. */
   limit(dialect: Dialect, answer: LimitAnswer | null): void;
+  /** From now on every generate request of `dialect` is refused with this failure; null lifts it. */
+  fail(dialect: Dialect, answer: FailureAnswer | null): void;
   /** Resolves with the first recorded request (past or future) that `match` accepts. */
   waitForRequest(match: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>;
   close(): Promise<void>;
@@ -111,6 +119,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
   let taken = 0;
   let pace = options.paceMs ?? 0;
   const limits = new Map<Dialect, LimitAnswer>();
+  const failures = new Map<Dialect, FailureAnswer>();
   const fallback: Turn = options.fallback ?? { steps: [{ kind: 'text', text: 'Done.' }] };
 
   const record = (r: RecordedRequest) => {
@@ -153,6 +162,12 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       return;
     }
     const auxiliary = !offersTools(route.dialect, body);
+    const failure = failures.get(route.dialect);
+    if (failure !== undefined) {
+      record({ ...base, dialect: route.dialect, auxiliary, turn: null });
+      sendJson(res, failure.status, failure.body);
+      return;
+    }
     const limited = limits.get(route.dialect);
     if (limited !== undefined) {
       record({ ...base, dialect: route.dialect, auxiliary, turn: null });
@@ -231,6 +246,10 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     limit: (dialect, answer) => {
       if (answer === null) limits.delete(dialect);
       else limits.set(dialect, answer);
+    },
+    fail: (dialect, answer) => {
+      if (answer === null) failures.delete(dialect);
+      else failures.set(dialect, answer);
     },
     waitForRequest: (match, timeoutMs = 30_000) => {
       const seen = requests.find(match);

@@ -3,8 +3,18 @@
 // 429: Claude Code fails the prompt with "API Error: Request rejected (429) · …" and the kind
 // `rate_limit`; Codex fails it with "Quota exceeded…" and `usageLimitExceeded` for a spent quota,
 // and for a rate limit ends the turn with the text "exceeded retry limit, last status: 429"; Gemini
-// CLI fails it with Google's "Resource has been exhausted (e.g. check quota)" and code 429. The
-// providers' own error types are matched too, for agents that pass the body on as it came.
+// CLI fails it with Google's "Resource has been exhausted (e.g. check quota)" and code 429.
+// OpenCode and Kilo fail it (-32603) with "Internal error: " and the provider's own message, once
+// their retries are spent: OpenAI's "You exceeded your current quota…" or "Rate limit reached…
+// Please try again in 20s.", Anthropic's "…would exceed your organization's usage limit." or "…the
+// rate limit…". Qwen Code fails it with code 429 and "Rate limit exceeded. Try again later." for
+// every 429, a spent quota too: it drops the provider's body, so only `rate` can be told. Copilot
+// CLI ends the turn as if it had answered, its reply "Error: Failed to get response from the AI
+// model; retried 5 times (…) Last error: 429 " and the provider's message. pi (through pi-acp)
+// ends the turn `end_turn` with nothing said, so its limits cannot be told over ACP; its session
+// file keeps the provider's status and message ("429 You exceeded your current quota…"), which
+// these rules know. The providers' own error types are matched too, for agents that pass the body
+// on as it came.
 
 export interface UsageLimit {
   /** `usage`: a quota or plan limit, spent until it resets; `rate`: too many requests for now. */
@@ -34,7 +44,10 @@ const RESET_RULES: readonly RegExp[] = [
   /(?:try again|retry) in\s+([0-9][0-9.]*\s*(?:ms|s|sec|seconds?|m|min|minutes?|h|hours?)\b)/i,
 ];
 
-/** The limit a turn's error (or its one-line reply, for Codex's rate limit) names; null for any other failure. */
+/**
+ * The limit a turn's error names (or its reply, for the agents that answer a limit with a reply:
+ * see {@link isLimitReply}); null for any other failure.
+ */
 export function usageLimitOf(text: string | undefined): UsageLimit | null {
   if (text === undefined || text.trim() === '') return null;
   const kind = USAGE_RULES.some((r) => r.test(text))
@@ -47,9 +60,21 @@ export function usageLimitOf(text: string | undefined): UsageLimit | null {
   return resets === undefined ? { kind } : { kind, resets };
 }
 
-/** Codex ends a rate-limited turn as if it had answered: its reply is then this line alone. */
-export const isCodexRetryLimit = (reply: string): boolean =>
-  /^exceeded retry limit, last status: 429\b/.test(reply.trim());
+/**
+ * The replies of agents that end a limited turn as if they had answered: Codex's line alone, and
+ * Copilot CLI's line last (its own warnings, such as one on an unknown model, may come before it,
+ * run on without a break).
+ */
+const LIMIT_REPLIES: readonly RegExp[] = [
+  /^exceeded retry limit, last status: 429\b/,
+  /(?:^|[\n.!?])\s*Error: Failed to get response from the AI model; retried \d+ times\b[^\n]*Last error: 429\b[^\n]*$/,
+];
+
+/** Whether a turn's reply is the agent's word that a limit stopped it, not an answer. */
+export const isLimitReply = (reply: string): boolean => {
+  const text = reply.trim();
+  return LIMIT_REPLIES.some((r) => r.test(text));
+};
 
 function resetOf(text: string): string | undefined {
   for (const rule of RESET_RULES) {

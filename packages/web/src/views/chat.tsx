@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { findChatSession } from '../chat/api.js';
 import { ChatSocket, type ChatSocketState, chatSocketUrl } from '../chat/socket.js';
 import type { ChatState, Entry, PermissionCard } from '../chat/state.js';
-import { isCodexRetryLimit, usageLimitOf } from '../chat/usage-limit.js';
+import { isLimitReply, usageLimitOf } from '../chat/usage-limit.js';
 import type {
   ChatSessionSummary,
   ClientMessage,
@@ -256,7 +256,7 @@ function placeCards(state: ChatState): {
 function limitOf(e: Entry) {
   if (e.kind !== 'assistant' || e.streaming) return null;
   const text = e.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('');
-  return usageLimitOf(e.errorMessage ?? (isCodexRetryLimit(text) ? text : undefined));
+  return usageLimitOf(e.errorMessage ?? (isLimitReply(text) ? text : undefined));
 }
 
 /** Until the server names the session, its first prompt does. */

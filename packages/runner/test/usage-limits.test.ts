@@ -1,0 +1,336 @@
+// Usage and rate limits as Qwen Code, pi, Copilot CLI, OpenCode and Kilo report them. Each agent is
+// driven for real through cairn's driven session against the fake model, which refuses every model
+// request with the 429 its provider sends: OpenAI's `insufficient_quota` (a spent quota) and
+// `rate_limit_exceeded` (with retry-after and "try again in 1s"), and Anthropic's `rate_limit_error`
+// for the agents that can be pointed at Anthropic's API. The turn's end, as the chat receives it (the
+// failure's message, or the reply of an agent that answers a limit with one), must be recognised
+// with the right kind, and with the reset when the agent passes it on; an ordinary refusal (a 400)
+// must not be. pi, through pi-acp, ends every such turn `end_turn` and says nothing: that is
+// checked too, so that a pi-acp that starts saying it shows here; pi's own store, which keeps the
+// provider's words, is read back instead.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listSessions, loadTranscript, nodePlatform } from '@cairn/transcript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLimitReply, type UsageLimit, usageLimitOf } from '../../web/src/chat/usage-limit.js';
+import type { BuiltInBridgeKey } from '../src/bridges.js';
+import { DrivenSession, type TurnDoneFrame } from '../src/driven-session.js';
+import { Journal } from '../src/journal.js';
+import { type AgentTestEnv, agentTestEnv, ensureTestAgents, testAgentLaunch } from './support/agents.js';
+import {
+  type Dialect,
+  type FailureAnswer,
+  type FakeModel,
+  type LimitAnswer,
+  startFakeModel,
+} from './support/fake-model.js';
+
+type Provider = 'openai' | 'anthropic';
+
+/** What one refused turn must come to: what the agent says, and the limit the chat reads in it. */
+interface Expected {
+  /** How the turn ends: failed with this message, or answered with this reply. */
+  readonly said: { readonly error: RegExp } | { readonly reply: RegExp };
+  readonly limit: UsageLimit | null;
+}
+
+interface Case {
+  readonly key: BuiltInBridgeKey;
+  readonly provider: Provider;
+  readonly quota: Expected;
+  readonly rate: Expected;
+  readonly other: Expected;
+}
+
+const WAIT = 1;
+const QUOTA: LimitAnswer = { kind: 'quota', retryAfterSeconds: WAIT };
+const RATE: LimitAnswer = { kind: 'rate', retryAfterSeconds: WAIT };
+
+/** A bad request, as each provider refuses one: no limit in it, and not worth a retry. */
+const BAD_REQUEST: Record<Provider, FailureAnswer> = {
+  openai: {
+    status: 400,
+    body: {
+      error: {
+        message: "Invalid 'messages': empty array.",
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'empty_array',
+      },
+    },
+  },
+  anthropic: {
+    status: 400,
+    body: {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'messages: at least one message is required' },
+    },
+  },
+};
+
+// OpenCode and Kilo pass the provider's message on after "Internal error: ".
+const openCodeLike = (key: BuiltInBridgeKey): Case => ({
+  key,
+  provider: 'openai',
+  quota: {
+    said: { error: /^Internal error: You exceeded your current quota, please check your plan/ },
+    limit: { kind: 'usage' },
+  },
+  rate: {
+    said: { error: /^Internal error: Rate limit reached for requests\. Please try again in 1s\.$/ },
+    limit: { kind: 'rate', resets: '1s' },
+  },
+  other: { said: { error: /^Internal error: Invalid 'messages': empty array\.$/ }, limit: null },
+});
+
+// Copilot CLI answers with its failure as the reply, after five retries.
+const COPILOT_FAILED = 'Error: Failed to get response from the AI model; retried 5 times';
+
+const CASES: readonly Case[] = [
+  {
+    // Every 429 comes out as the same rate limit: the body, and with it a spent quota, is dropped.
+    key: 'qwen-code',
+    provider: 'openai',
+    quota: { said: { error: /^Rate limit exceeded\. Try again later\.$/ }, limit: { kind: 'rate' } },
+    rate: { said: { error: /^Rate limit exceeded\. Try again later\.$/ }, limit: { kind: 'rate' } },
+    other: { said: { error: /^Internal error: 400 Invalid 'messages': empty array\.$/ }, limit: null },
+  },
+  openCodeLike('opencode'),
+  {
+    key: 'opencode',
+    provider: 'anthropic',
+    quota: {
+      said: { error: /^Internal error: This request would exceed your organization’s usage limit\.$/ },
+      limit: { kind: 'usage' },
+    },
+    rate: {
+      said: { error: /^Internal error: This request would exceed the rate limit for your organization/ },
+      limit: { kind: 'rate' },
+    },
+    other: { said: { error: /^Internal error: messages: at least one message is required$/ }, limit: null },
+  },
+  openCodeLike('kilo'),
+  {
+    key: 'copilot-cli',
+    provider: 'openai',
+    quota: {
+      said: { reply: new RegExp(`^${COPILOT_FAILED} .*Last error: 429 You exceeded your current quota`) },
+      limit: { kind: 'usage' },
+    },
+    rate: {
+      said: {
+        reply: new RegExp(
+          `^${COPILOT_FAILED} .*Last error: 429 Rate limit reached for requests\\. Please try again in 1s\\.$`,
+        ),
+      },
+      limit: { kind: 'rate', resets: '1s' },
+    },
+    other: { said: { reply: /^Error: 400 Invalid 'messages': empty array\.$/ }, limit: null },
+  },
+  {
+    // With a model it has no figures for, a warning of its own comes first in the same reply.
+    key: 'copilot-cli',
+    provider: 'anthropic',
+    quota: {
+      said: {
+        reply: new RegExp(
+          `${COPILOT_FAILED} .*Last error: 429 This request would exceed your organization’s usage limit\\.$`,
+        ),
+      },
+      limit: { kind: 'usage' },
+    },
+    rate: {
+      said: {
+        reply: new RegExp(`${COPILOT_FAILED} .*Last error: 429 This request would exceed the rate limit`),
+      },
+      limit: { kind: 'rate' },
+    },
+    other: { said: { reply: /Error: 400 messages: at least one message is required$/ }, limit: null },
+  },
+  {
+    // pi's error never reaches ACP: pi-acp ends the turn as if it had answered, with no text.
+    key: 'pi',
+    provider: 'openai',
+    quota: { said: { reply: /^$/ }, limit: null },
+    rate: { said: { reply: /^$/ }, limit: null },
+    other: { said: { reply: /^$/ }, limit: null },
+  },
+];
+
+let agentsHome: string;
+let scratchRoot: string;
+
+beforeAll(async () => {
+  agentsHome = await ensureTestAgents();
+  scratchRoot = await mkdtemp(join(tmpdir(), 'cairn-usage-limits-'));
+}, 900_000);
+
+afterAll(async () => {
+  await rm(scratchRoot, { recursive: true, force: true });
+});
+
+/** The limit the chat reads in a turn's end: its error, else a reply that is a limit's word. */
+function limitAsChatReads(done: TurnDoneFrame, reply: string): UsageLimit | null {
+  return usageLimitOf(done.error ?? (isLimitReply(reply) ? reply : undefined));
+}
+
+/** The recipe pointed at the provider's API, with the agent's retries cut short where it lets them be. */
+async function limitEnv(c: Case, model: FakeModel, scratch: string): Promise<AgentTestEnv> {
+  const setup = await agentTestEnv(c.key, model.url, scratch);
+  const env = { ...setup.env };
+  if (c.key === 'qwen-code') {
+    // Otherwise it retries a 429 ten times more, the first after a minute: a turn of many minutes.
+    const path = join(env.HOME!, '.qwen', 'settings.json');
+    const settings = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(path, JSON.stringify({ ...settings, model: { generationConfig: { maxRetries: 0 } } }));
+  }
+  if (c.key === 'pi') {
+    // Its own retries (3, after 2, 4 and 8 s) run on after pi-acp has ended the turn, and their
+    // "Retrying…" lines land in whatever turn comes next; its provider's client retries too.
+    const path = join(env.HOME!, '.pi', 'agent', 'settings.json');
+    const settings = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(
+      path,
+      JSON.stringify({ ...settings, retry: { enabled: false, provider: { maxRetries: 0 } } }),
+    );
+  }
+  if (c.provider === 'anthropic') {
+    if (c.key === 'copilot-cli') {
+      env.COPILOT_PROVIDER_TYPE = 'anthropic';
+      env.COPILOT_PROVIDER_BASE_URL = model.url;
+    } else if (c.key === 'opencode') {
+      const config = JSON.parse(env.OPENCODE_CONFIG_CONTENT!);
+      config.provider.fake.npm = '@ai-sdk/anthropic';
+      env.OPENCODE_CONFIG_CONTENT = JSON.stringify(config);
+    } else {
+      throw new Error(`no Anthropic recipe for ${c.key}`);
+    }
+  }
+  return { ...setup, env };
+}
+
+const DIALECTS: Record<Provider, Dialect> = { openai: 'openai-chat', anthropic: 'anthropic' };
+
+describe.each(CASES.map((c) => ({ ...c, name: `${c.key} on ${c.provider}` })))('$name', (c) => {
+  let model: FakeModel;
+  let journal: Journal;
+  let session: DrivenSession;
+  let agentEnv: Record<string, string>;
+  const replies: string[] = [];
+  const ends: TurnDoneFrame[] = [];
+
+  beforeAll(async () => {
+    model = await startFakeModel();
+    const scratch = join(scratchRoot, `${c.key}-${c.provider}`);
+    const cwd = join(scratch, 'work');
+    await mkdir(cwd, { recursive: true });
+    const setup = await limitEnv(c, model, scratch);
+    const { command, args, env } = await testAgentLaunch(c.key, agentsHome);
+    agentEnv = setup.env;
+    journal = Journal.open(':memory:');
+    const sessionRef = `${c.key}-${c.provider}`;
+    journal.upsertSession({
+      sessionRef,
+      agentKey: c.key,
+      bridge: c.key,
+      cwd,
+      nativeSessionId: null,
+      openFrame: {},
+    });
+    session = new DrivenSession(
+      sessionRef,
+      { command: { command, args }, cwd, env: { ...setup.env, ...env }, limits: { turnMs: 240_000 } },
+      journal,
+      {
+        event: (frame) => {
+          const payload = frame.payload as { content?: { type?: string; text?: string } };
+          const inTurn = replies.length > 0;
+          if (inTurn && frame.eventName === 'agent_message_chunk' && payload.content?.type === 'text') {
+            replies[replies.length - 1] += payload.content.text ?? '';
+          }
+        },
+        turnDone: (frame) => ends.push(frame),
+        lost: () => {},
+      },
+      null,
+    );
+    const opened = await session.ensureOpen();
+    if (!opened.ok) throw new Error(`${c.key} did not start: ${opened.refusal.message}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await session?.close();
+    journal?.close();
+    await model?.close();
+  });
+
+  /** One turn with every model request refused so; what the chat receives of its end. */
+  async function refusedTurn(refuse: (dialect: Dialect) => void, prompt: string) {
+    const dialect = DIALECTS[c.provider];
+    refuse(dialect);
+    replies.push('');
+    try {
+      await session.prompt(prompt);
+    } finally {
+      model.limit(dialect, null);
+      model.fail(dialect, null);
+    }
+    const done = ends.at(-1)!;
+    // pi's adapter starts its first answer with a line break of its own.
+    return { done, reply: replies.at(-1)!.trim() };
+  }
+
+  function expectSaid({ done, reply }: { done: TurnDoneFrame; reply: string }, expected: Expected) {
+    if ('error' in expected.said) {
+      expect(done.status).toBe('failed');
+      expect(done.error).toMatch(expected.said.error);
+    } else {
+      expect(done.status).toBe('completed');
+      expect(done.stopReason).toBe('end_turn');
+      expect(reply).toMatch(expected.said.reply);
+    }
+    expect(limitAsChatReads(done, reply)).toEqual(expected.limit);
+  }
+
+  it('a spent quota', async () => {
+    const turn = await refusedTurn((d) => model.limit(d, QUOTA), `Quota, ${c.key}?`);
+    expect(model.mainRequests().length).toBeGreaterThan(0);
+    expectSaid(turn, c.quota);
+  }, 240_000);
+
+  it('a rate limit', async () => {
+    const turn = await refusedTurn((d) => model.limit(d, RATE), `Rate, ${c.key}?`);
+    expectSaid(turn, c.rate);
+  }, 240_000);
+
+  // What pi-acp drops, pi keeps: each refused request is in its store with the provider's words.
+  if (c.key === 'pi') {
+    it("pi's own store keeps the limits, in words the rules know", async () => {
+      const platform = nodePlatform({ env: agentEnv, homeDir: agentEnv.HOME! });
+      let path: string | undefined;
+      for await (const entry of listSessions(platform, { agent: 'pi' })) {
+        if (!('error' in entry) && entry.id === session.nativeSessionId) path = entry.path;
+      }
+      expect(path, "the session in pi's store").toBeDefined();
+      const loaded = await loadTranscript(platform, {
+        agent: 'pi',
+        path: path!,
+        sessionId: session.nativeSessionId!,
+      });
+      if (!loaded.ok) throw new Error(JSON.stringify(loaded.error));
+      const errors = loaded.value.events.flatMap((e) =>
+        e.kind === 'system' && e.payload.type === 'api_error' ? [e.payload.text ?? ''] : [],
+      );
+      expect(errors.map((text) => [text, usageLimitOf(text)])).toEqual([
+        [expect.stringMatching(/You exceeded your current quota/), { kind: 'usage' }],
+        [expect.stringMatching(/Rate limit reached for requests/), { kind: 'rate', resets: '1s' }],
+      ]);
+    });
+  }
+
+  it('an ordinary refusal is no limit', async () => {
+    const turn = await refusedTurn((d) => model.fail(d, BAD_REQUEST[c.provider]), `Bad request, ${c.key}?`);
+    expectSaid(turn, c.other);
+  }, 240_000);
+});
