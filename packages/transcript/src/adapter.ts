@@ -1,6 +1,6 @@
 // The contract between the library and one agent's adapter (the agent-kit contract's `Provider`).
 // Adapters are a table (builtinSessionAdapters); a caller can pass more for one call as `providers`.
-import type { StoreLine } from './adapters/opencode/sqlite.js';
+import type { SessionStoreRow } from './adapters/opencode/sqlite.js';
 import type { LineSpan } from './lines.js';
 import type {
   Capability,
@@ -30,9 +30,10 @@ export interface SourceFile {
   wellFormedUtf8?: true;
   /**
    * A session kept in a SQLite store: its rows as read, in the order a whole export gives them
-   * (`data` is then empty). Pointers name a row by table and rowid.
+   * (`data` is then empty); message and part rows come with their data parsed. Pointers name a row
+   * by table and rowid.
    */
-  rows?: readonly StoreLine[];
+  rows?: readonly SessionStoreRow[];
 }
 
 /** The file offset just past `file`'s bytes. */

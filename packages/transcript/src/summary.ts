@@ -86,7 +86,9 @@ export async function summarizeSession(
   if (!found.ok) return found;
   const { adapter, paths } = found.value;
   const wantPrompts = options.prompts ? (options.prompts === true ? {} : options.prompts) : undefined;
-  const stamps = await fileStamps(platform, paths);
+  // Stamped only for a caller that asks, or a pass that may stream a large file: a stat costs as much
+  // as a small session's whole summary (a store's absent write-ahead log above all).
+  const stamps = options.onStamps || adapter.summaryPass ? await fileStamps(platform, paths) : [];
   options.onStamps?.(stamps);
   let summary: SessionSummaryWithPrompts;
   if (adapter.summaryPass && stamps.some((s) => s.size >= STREAM_FROM_BYTES && !isZstd(s.path))) {

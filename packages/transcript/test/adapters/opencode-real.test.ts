@@ -15,6 +15,7 @@ import {
   loadTranscript,
   readOriginal,
   type SessionHead,
+  summarizeSession,
 } from '../../src/index.js';
 import { nodePlatform } from '../../src/platform-node.js';
 
@@ -99,6 +100,13 @@ describe.skipIf(!existsSync(BIN))('a real OpenCode turn, read from the opencode.
     expect(s.inputTokens).toBe(input);
     expect(s.outputTokens).toBe(output);
     expect(s.turns).toBe(1);
+    // The adapter's summary pass, which builds no events, gives the fold's numbers and prompts.
+    const fast = await summarizeSession(
+      platform,
+      { agent: 'opencode', path: heads[0]!.path },
+      { prompts: true },
+    );
+    expect(fast.ok && fast.value).toEqual(foldTranscript(t, { prompts: true }));
     // Every pointer names a row that reads back.
     for (const x of [...t.events, ...t.skipped].slice(0, 40)) {
       const back = await readOriginal(platform, x.source);

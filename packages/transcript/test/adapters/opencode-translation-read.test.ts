@@ -1,6 +1,7 @@
 // Loading a store session reads only the columns its translation uses: the rows read are those of
-// an export (where the translation looks), a store without those columns is read whole, and a store
-// changed right after a load (its snapshot in memory kept) is seen by the very next load.
+// an export (where the translation looks), message and part rows with their data parsed, a store
+// without those columns is read whole, and a store changed right after a load (its snapshot in
+// memory kept) is seen by the very next load.
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,8 +77,23 @@ describe.skipIf(!corpus)('a store session loaded for its translation', () => {
       ).toBe(true);
       slim.forEach((line, i) => {
         const stored = whole[i]?.row ?? {};
-        const wanted = Object.fromEntries((READ[line.table] ?? []).map((c) => [c, stored[c]]));
-        expect(line.row, `${id} ${line.table} ${line.rowid}`).toMatchObject(wanted);
+        const where = `${id} ${line.table} ${line.rowid}`;
+        if ('row' in line) {
+          const wanted = Object.fromEntries((READ[line.table] ?? []).map((c) => [c, stored[c]]));
+          expect(line.row, where).toMatchObject(wanted);
+          return;
+        }
+        // Message and part rows come with their keys, and their data parsed, completed with the
+        // row's time where it records none.
+        expect(line.table, where).not.toBe('session');
+        expect([line.id, line.sessionId, line.messageId], where).toEqual([
+          stored.id,
+          stored.session_id,
+          stored.message_id,
+        ]);
+        const data = JSON.parse(String(stored.data));
+        if (data.time === undefined) data.time = { created: stored.time_created };
+        expect(line.data, where).toEqual(data);
       });
     }
     expect(await readStoreSessionToTranslate(db, 'ses_not_there')).toEqual([]);

@@ -11,6 +11,7 @@ import { isObject, stringField } from '../gemini-cli/records.js';
 import { isMissing } from '../gemini-cli/session-dirs.js';
 import { baseName, segments, splitStorePath, storeFileName, storeSessionPath } from './paths.js';
 import { listStoreSessions, storeHasSession } from './sqlite.js';
+import { summarizeOpenCodeSession } from './summarize.js';
 import { translateOpenCodeSession } from './translate.js';
 import { jsonFiles, readJsonObject, subFolders, treeSessionFiles } from './tree.js';
 
@@ -160,6 +161,9 @@ export function openCodeFamilyAdapter(family: OpenCodeFamily): SessionAdapter {
     list,
     sessionFiles,
     translate: translateOpenCodeSession,
+    // No line-fed pass: a store session comes as rows (a large store's database file is no lines to
+    // stream), and a tree's files are small.
+    summarize: summarizeOpenCodeSession,
   };
 }
 

@@ -1,8 +1,9 @@
 // Reading an OpenCode-family SQLite store (opencode.db, kilo.db) without ever writing to it: every
 // connection is read-only, nothing checkpoints the write-ahead log, nothing is created beside the
 // store, and a store that is busy is tried again a few times and then reported, never waited on
-// for long. The rows of one session are handed to the translation as read (or, for a caller that
-// wants bytes, as lines of JSON, `{"table","rowid","row"}`); a row's pointer names its table and rowid.
+// for long. The rows of one session are handed to the translation as read, message and part rows
+// with their data parsed (or, for a caller that wants bytes, as lines of JSON,
+// `{"table","rowid","row"}`); a row's pointer names its table and rowid.
 import {
   closeSync,
   copyFileSync,
@@ -367,19 +368,63 @@ const messagesSql = (n: number): string =>
 const partsSql = (n: number): string =>
   `SELECT _rowid_, ${PART_COLUMNS} FROM part WHERE session_id ${idList(n)}`;
 
+/** What a read for a translation gives as a row's data when its `data` is not JSON text. */
+export const DATA_NOT_JSON: unique symbol = Symbol('data is not JSON');
+
+/**
+ * A message or part row as read for a translation, made straight from the columns SQLite gives (no
+ * object keyed by column names, and no JSON text kept once parsed): its keys, and its `data` parsed,
+ * with the row's `time_created` as `time.created` where the data records no time, as the tree's
+ * files record it. `data` is DATA_NOT_JSON when the column is text that does not parse, and the
+ * column's value as it is when that is no text.
+ */
+export interface ParsedStoreRow {
+  table: 'message' | 'part';
+  rowid: number;
+  id: unknown;
+  sessionId: unknown;
+  messageId: unknown;
+  data: unknown;
+}
+
+/** A row of a session read for a translation: a session row as stored, or a parsed message or part. */
+export type SessionStoreRow = StoreLine | ParsedStoreRow;
+
+/** The data of a row read for a translation (see ParsedStoreRow). */
+function parsedData(raw: unknown, timeCreated: unknown): unknown {
+  if (typeof raw !== 'string') {
+    // A value that is no text is no data a translation fills in: completed on a copy.
+    if (isRecord(raw) && raw.time === undefined && typeof timeCreated === 'number')
+      return { ...raw, time: { created: timeCreated } };
+    return raw;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return DATA_NOT_JSON;
+  }
+  if (isRecord(data) && data.time === undefined && typeof timeCreated === 'number')
+    data.time = { created: timeCreated };
+  return data;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
  * readStoreSession for a translation: the same rows in the same order, with only the columns the
- * translation reads (an export wants every column as stored). Message and part rows come from
- * SQLite as arrays, each made into its line as it comes: no object keyed by column names per row.
- * A store whose tables lack one of those columns is read as readStoreSession reads it.
+ * translation reads (an export wants every column as stored), message and part rows parsed as they
+ * come from SQLite (ParsedStoreRow). A store whose tables lack one of those columns is read as
+ * readStoreSession reads it.
  */
-export function readStoreSessionToTranslate(db: string, id: string): Promise<StoreLine[]> {
-  return withStore(db, (conn) => {
+export function readStoreSessionToTranslate(db: string, id: string): Promise<SessionStoreRow[]> {
+  return withStore(db, (conn): SessionStoreRow[] => {
     const reads = translationReadsOf(conn);
     if (reads === null) return readSessionRows(conn, id);
     const sessions = sessionTree(conn, id, reads.sessionById, reads.sessionChildren);
     if (sessions.length === 0) return [];
-    const out: StoreLine[] = [];
+    const out: SessionStoreRow[] = [];
     for (const s of sessions) out.push(readLine('session', s));
     const ids = sessions.map((s) => s.id);
     const one = ids.length === 1;
@@ -390,35 +435,37 @@ export function readStoreSessionToTranslate(db: string, id: string): Promise<Sto
       out.push({
         table: 'message',
         rowid: m[0] as number,
-        row: { id: m[1], session_id: m[2], time_created: m[3], data: m[4] },
+        id: m[1],
+        sessionId: m[2],
+        messageId: undefined,
+        data: parsedData(m[4], m[3]),
       });
     const parts = (one ? reads.parts : prepared(conn, partsSql(ids.length), true)).all(...ids) as unknown[][];
-    const lines: StoreLine[] = new Array(parts.length);
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i] as unknown[];
-      lines[i] = {
+    parts.sort(cellsByMessageThenId);
+    for (const p of parts)
+      out.push({
         table: 'part',
         rowid: p[0] as number,
-        row: { id: p[1], session_id: p[2], message_id: p[3], time_created: p[4], data: p[5] },
-      };
-    }
-    lines.sort(linesByMessageThenId);
-    for (const line of lines) out.push(line);
+        id: p[1],
+        sessionId: p[2],
+        messageId: p[3],
+        data: parsedData(p[5], p[4]),
+      });
     return out;
   });
 }
 
 /**
- * byMessageThenId for lines whose ids are text, as a store's always are, compared without asking
- * each value's kind; any other pair is left to byMessageThenId.
+ * byMessageThenId for part rows as SQLite gives them (partsSql's columns: id at 1, message_id at
+ * 3), compared without asking each value's kind when both are text, as a store's ids always are.
  */
-function linesByMessageThenId(a: StoreLine, b: StoreLine): number {
-  const am = a.row.message_id;
-  const bm = b.row.message_id;
-  const ai = a.row.id;
-  const bi = b.row.id;
+function cellsByMessageThenId(a: unknown[], b: unknown[]): number {
+  const am = a[3];
+  const bm = b[3];
+  const ai = a[1];
+  const bi = b[1];
   if (typeof am !== 'string' || typeof bm !== 'string' || typeof ai !== 'string' || typeof bi !== 'string')
-    return byMessageThenId(a.row, b.row);
+    return compareSql(am, bm) || compareSql(ai, bi);
   if (am !== bm) return am < bm ? -1 : 1;
   return ai < bi ? -1 : ai > bi ? 1 : 0;
 }

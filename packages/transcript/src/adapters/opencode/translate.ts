@@ -27,7 +27,7 @@ import { EventIds } from '../gemini-cli/ids.js';
 import { isObject, type JsonObject, stringField } from '../gemini-cli/records.js';
 import { shownCapabilities } from '../shared.js';
 import { baseName, splitStorePath, treeTable } from './paths.js';
-import type { StoreLine } from './sqlite.js';
+import { DATA_NOT_JSON, type ParsedStoreRow, type StoreLine } from './sqlite.js';
 import { openCodeUsage } from './usage.js';
 
 type Table = 'session' | 'message' | 'part';
@@ -51,7 +51,11 @@ function collectRows(files: readonly SourceFile[], skipped: SkippedRecord[]): Ro
   const rows: Row[] = [];
   for (const file of files) {
     if (file.rows)
-      for (const line of file.rows) storeRow(line, storeRowSource(file.path, line), rows, skipped);
+      for (const line of file.rows) {
+        const source = storeRowSource(file.path, line);
+        if ('row' in line) storeRow(line, source, rows, skipped);
+        else parsedStoreRow(line, source, rows, skipped);
+      }
     else if (splitStorePath(file.path)) storeRows(file, rows, skipped);
     else treeRow(file, rows, skipped);
   }
@@ -62,7 +66,7 @@ function collectRows(files: readonly SourceFile[], skipped: SkippedRecord[]): Ro
  * Where a row read from the store came from: the row itself, named by table and rowid. It has no
  * bytes of its own to point at, so the byte range is empty.
  */
-export const storeRowSource = (path: string, line: StoreLine): SourcePointer => ({
+export const storeRowSource = (path: string, line: Pick<StoreLine, 'table' | 'rowid'>): SourcePointer => ({
   file: path,
   offset: 0,
   length: 0,
@@ -147,6 +151,36 @@ export function storeRow(
   rows.push(r);
 }
 
+/**
+ * A message or part row read for a translation, its data parsed by the read (and completed with
+ * its time as storeRow completes it), as a row of the translation, or a skip: the same as storeRow
+ * gives for the row as stored.
+ */
+function parsedStoreRow(
+  line: ParsedStoreRow,
+  source: SourcePointer,
+  rows: Row[],
+  skipped: SkippedRecord[],
+): void {
+  const { table, data } = line;
+  if (typeof line.id !== 'string') {
+    skipped.push({ source, reason: 'a row without an id', recordType: table });
+    return;
+  }
+  if (data === DATA_NOT_JSON) {
+    skipped.push({ source, reason: NOT_JSON, recordType: table });
+    return;
+  }
+  if (!isObject(data)) {
+    skipped.push({ source, reason: `data is ${NOT_AN_OBJECT}`, recordType: table });
+    return;
+  }
+  const r: Row = { table, id: line.id, data, source };
+  if (typeof line.sessionId === 'string') r.sessionId = line.sessionId;
+  if (typeof line.messageId === 'string') r.messageId = line.messageId;
+  rows.push(r);
+}
+
 /** A session row's columns in the shape of the tree's session file. */
 function sessionData(row: JsonObject): JsonObject {
   // The rowid a read selects beside the columns is not one of them.
@@ -205,13 +239,6 @@ function trimmed(
   return { ...span, length: end - span.offset };
 }
 
-type Emit = <K extends TranscriptEventKind>(
-  kind: K,
-  suffix: string,
-  payload: TranscriptEventPayloads[K],
-  at?: { timestamp?: number; source?: SourcePointer; id?: string },
-) => TranscriptEvent;
-
 /** Where a translation goes on from when it does not start at the first message (a live read). */
 export interface TranslationSeed {
   ids: Pick<EventIds, 'make'>;
@@ -230,6 +257,21 @@ export class Translation {
   readonly spawns = new Map<string, string>();
   private lastCompaction: TranscriptEventPayloads['compaction'] | undefined;
 
+  // What the events of the row being translated share. A row's events are all made before the
+  // next row's, so they live here rather than in a closure made for every part.
+  private row: Row | undefined;
+  private rowInvalid: InvalidValue[] = [];
+  private rowEvents = 0;
+  private lane = '';
+  private created: number | undefined;
+  /** The events of the current model step, and of the whole message, that a request will claim. */
+  private step: TranscriptEvent[] = [];
+  private inMessage: TranscriptEvent[] = [];
+  /** The last `file:line` an id was made at (a store's rows all share one). */
+  private whereFile = '';
+  private whereLine = -1;
+  private where = '';
+
   constructor(
     private readonly laneOf: (sessionId: string | undefined) => string,
     seed?: TranslationSeed,
@@ -237,6 +279,48 @@ export class Translation {
     this.ids = seed?.ids ?? new EventIds();
     this.tip = seed?.tip ?? new Map();
     this.lastCompaction = seed?.lastCompaction;
+  }
+
+  private whereOf(source: SourcePointer): string {
+    if (source.file !== this.whereFile || source.line !== this.whereLine) {
+      this.whereFile = source.file;
+      this.whereLine = source.line;
+      this.where = `${source.file}:${source.line}`;
+    }
+    return this.where;
+  }
+
+  /** The next event of the current row: its first is named by the row's id, the others `id:suffix`. */
+  private emit<K extends TranscriptEventKind>(
+    kind: K,
+    suffix: string,
+    payload: TranscriptEventPayloads[K],
+    timestamp?: number,
+  ): TranscriptEvent {
+    const row = this.row as Row;
+    const base = row.id;
+    const id = this.ids.make(this.rowEvents === 0 ? base : `${base}:${suffix}`, this.whereOf(row.source));
+    this.rowEvents++;
+    const lane = this.lane;
+    const e = { id, seq: 0, kind, agentId: lane, source: row.source, payload } as TranscriptEvent;
+    const parent = this.tip.get(lane);
+    if (parent !== undefined) e.parentId = parent;
+    const ts = timestamp ?? this.created;
+    if (ts !== undefined) e.timestamp = ts;
+    if (this.rowInvalid.length > 0) e.invalid = [...this.rowInvalid];
+    this.events.push(e);
+    this.tip.set(lane, id);
+    if (kind !== 'request') {
+      this.step.push(e);
+      this.inMessage.push(e);
+    }
+    return e;
+  }
+
+  private startRow(row: Row, invalid: InvalidValue[]): void {
+    this.row = row;
+    this.rowInvalid = invalid;
+    this.rowEvents = 0;
   }
 
   message(m: Row, parts: readonly Row[]): void {
@@ -252,56 +336,28 @@ export class Translation {
     const isSummary = m.data.summary === true;
     // A request is dated when its message was made, as ccusage dates it, so a request that runs
     // past midnight falls on the same day in both; when it finished is its duration.
-    const requestTime = created === undefined && completed !== undefined ? { timestamp: completed } : {};
+    const requestAt = created === undefined ? completed : undefined;
     const duration =
       created !== undefined && completed !== undefined && completed >= created
         ? completed - created
         : undefined;
     // Since OpenCode 1.x a message is one model step; a message of several steps (older stores) has
     // one time for all of them, so no step gets a duration of its own.
-    const oneStep = parts.filter((p) => p.data.type === 'step-finish').length === 1;
-    let step: TranscriptEvent[] = [];
-    const inMessage: TranscriptEvent[] = [];
+    let stepsRecorded = 0;
+    for (const p of parts) if (p.data.type === 'step-finish') stepsRecorded++;
+    const oneStep = stepsRecorded === 1;
+    this.lane = lane;
+    this.created = created;
+    this.step = [];
+    this.inMessage = [];
     let steps = 0;
 
-    const emitter = (row: Row, rowInvalid: InvalidValue[]): Emit => {
-      let count = 0;
-      return (kind, suffix, payload, at = {}) => {
-        const base = row.id;
-        const id =
-          at.id ??
-          this.ids.make(count === 0 ? base : `${base}:${suffix}`, `${row.source.file}:${row.source.line}`);
-        count++;
-        const e = {
-          id,
-          seq: 0,
-          kind,
-          agentId: lane,
-          source: at.source ?? row.source,
-          payload,
-        } as TranscriptEvent;
-        const parent = this.tip.get(lane);
-        if (parent !== undefined) e.parentId = parent;
-        const ts = at.timestamp ?? created;
-        if (ts !== undefined) e.timestamp = ts;
-        if (rowInvalid.length > 0) e.invalid = [...rowInvalid];
-        this.events.push(e);
-        this.tip.set(lane, id);
-        if (kind !== 'request') {
-          step.push(e);
-          inMessage.push(e);
-        }
-        return e;
-      };
-    };
-
     for (const p of parts) {
-      const pInvalid = [...invalid];
-      const emit = emitter(p, pInvalid);
+      const pInvalid = invalid.length > 0 ? [...invalid] : [];
+      this.startRow(p, pInvalid);
       const type = stringField(p.data, 'type') ?? '';
       const ptime = isObject(p.data.time) ? p.data.time : {};
       const start = timestampValue(ptime.start, 'time.start', pInvalid);
-      const at = start !== undefined ? { timestamp: start } : {};
       switch (type) {
         case 'text': {
           const text = typeof p.data.text === 'string' ? p.data.text : '';
@@ -316,14 +372,19 @@ export class Translation {
             payload.origin = 'synthetic';
           }
           if (p.data.ignored === true) payload.ignored = true;
-          emit(role === 'user' ? 'user' : 'assistant', 'text', payload, at);
+          this.emit(role === 'user' ? 'user' : 'assistant', 'text', payload, start);
           break;
         }
         case 'reasoning':
-          emit('reasoning', 'reasoning', { text: typeof p.data.text === 'string' ? p.data.text : '' }, at);
+          this.emit(
+            'reasoning',
+            'reasoning',
+            { text: typeof p.data.text === 'string' ? p.data.text : '' },
+            start,
+          );
           break;
         case 'tool':
-          this.tool(p, emit, at, pInvalid);
+          this.tool(p, start, pInvalid);
           break;
         case 'step-start':
           // A step's request covers what the message made since the step before it.
@@ -341,9 +402,9 @@ export class Translation {
           const provider = stringField(m.data, 'providerID');
           if (provider !== undefined) payload.provider = provider;
           if (oneStep && duration !== undefined) payload.durationMs = duration;
-          const req = emit('request', 'request', payload, requestTime);
-          for (const e of step) e.requestId = req.id;
-          step = [];
+          const req = this.emit('request', 'request', payload, requestAt);
+          for (const e of this.step) e.requestId = req.id;
+          this.step = [];
           break;
         }
         case 'compaction': {
@@ -352,7 +413,7 @@ export class Translation {
           };
           if (typeof p.data.overflow === 'boolean') payload.overflow = p.data.overflow;
           this.lastCompaction = payload;
-          emit('compaction', 'compaction', payload, at);
+          this.emit('compaction', 'compaction', payload, start);
           break;
         }
         case 'snapshot':
@@ -364,15 +425,15 @@ export class Translation {
           const payload: TranscriptEventPayloads['system'] = { type, part: p.data };
           const text = systemText(type, p.data);
           if (text !== undefined) payload.text = text;
-          emit('system', type, payload, at);
+          this.emit('system', type, payload, start);
           break;
         }
         default:
-          emit('unknown', 'unknown', { recordType: type, raw: p.data }, at);
+          this.emit('unknown', 'unknown', { recordType: type, raw: p.data }, start);
       }
     }
 
-    const emit = emitter(m, invalid);
+    this.startRow(m, invalid);
     let made = false;
     if (role === 'assistant' && steps === 0) {
       // Tokens recorded on the message alone (no step-finish part): one request for the message.
@@ -384,8 +445,8 @@ export class Translation {
         if (finish !== undefined) payload.stopReason = finish;
         if (typeof m.data.cost === 'number') payload.cost = m.data.cost;
         if (duration !== undefined) payload.durationMs = duration;
-        const req = emit('request', 'request', payload, requestTime);
-        for (const e of inMessage) e.requestId ??= req.id;
+        const req = this.emit('request', 'request', payload, requestAt);
+        for (const e of this.inMessage) e.requestId ??= req.id;
         made = true;
       }
     }
@@ -396,20 +457,21 @@ export class Translation {
       const payload: TranscriptEventPayloads['system'] = { type: 'api_error', text, error: e };
       const name = stringField(e, 'name');
       if (name !== undefined) payload.name = name;
-      emit('system', 'error', payload, completed !== undefined ? { timestamp: completed } : {});
+      this.emit('system', 'error', payload, completed);
       made = true;
     }
     if (!made) this.skipped.push({ source: m.source, reason: MESSAGE_ROW, recordType: role ?? 'message' });
+    this.row = undefined;
   }
 
-  private tool(p: Row, emit: Emit, at: { timestamp?: number }, invalid: InvalidValue[]): void {
+  private tool(p: Row, start: number | undefined, invalid: InvalidValue[]): void {
     const state = isObject(p.data.state) ? p.data.state : {};
     const callId = stringField(p.data, 'callID') ?? p.id;
     const name = stringField(p.data, 'tool') ?? '';
     const call: TranscriptEventPayloads['tool_call'] = { callId, name, input: state.input ?? {} };
     const title = stringField(state, 'title');
     if (title !== undefined) call.title = title;
-    const callEvent = emit('tool_call', 'call', call, at);
+    const callEvent = this.emit('tool_call', 'call', call, start);
     const meta = isObject(state.metadata) ? state.metadata : undefined;
     const child = meta ? (stringField(meta, 'sessionId') ?? stringField(meta, 'sessionID')) : undefined;
     if (child !== undefined) this.spawns.set(child, callEvent.id);
@@ -424,11 +486,11 @@ export class Translation {
     if (status !== undefined) result.status = status;
     if (meta !== undefined) result.metadata = meta;
     const t = isObject(state.time) ? state.time : {};
-    const start = timestampValue(t.start, 'state.time.start', invalid);
+    const begun = timestampValue(t.start, 'state.time.start', invalid);
     const end = timestampValue(t.end, 'state.time.end', invalid);
-    if (start !== undefined && end !== undefined && end >= start) result.durationMs = end - start;
+    if (begun !== undefined && end !== undefined && end >= begun) result.durationMs = end - begun;
     if (child !== undefined) result.agentId = child;
-    emit('tool_result', 'result', result, end !== undefined ? { timestamp: end } : at);
+    this.emit('tool_result', 'result', result, end ?? start);
   }
 }
 
@@ -462,11 +524,25 @@ function mainSessionId(files: readonly SourceFile[], rows: readonly Row[]): stri
   return rows.find((r) => r.table === 'session')?.id;
 }
 
-export function translateOpenCodeSession(
+/** A session's rows as read, with what says which lane each message is on. */
+export interface SessionRows {
+  /** The main lane's id ('' when the session names none that can be one). */
+  mainId: string;
+  rows: Row[];
+  /** The session rows by id (the first of each). */
+  sessions: Map<string, Row>;
+  laneOf(sessionId: string | undefined): string;
+}
+
+/**
+ * The rows of `files` and the lanes they make; rows that are no row of the session go to
+ * `skipped`. A first file of the tree that is not a session file is refused.
+ */
+export function openSessionRows(
   files: readonly SourceFile[],
-): Result<TranslatedSession, UnknownFormatGeneration> {
-  const preSkipped: SkippedRecord[] = [];
-  const rows = collectRows(files, preSkipped);
+  skipped: SkippedRecord[],
+): Result<SessionRows, UnknownFormatGeneration> {
+  const rows = collectRows(files, skipped);
   const main = mainSessionId(files, rows);
   const first = files[0];
   if (
@@ -482,10 +558,19 @@ export function translateOpenCodeSession(
   for (const r of rows) if (r.table === 'session' && !sessions.has(r.id)) sessions.set(r.id, r);
   const laneOf = (sid: string | undefined): string =>
     sid !== undefined && sid !== mainId && sessions.has(sid) && isWireId(sid) ? sid : mainId;
-  const t = new Translation(laneOf);
-  t.skipped.push(...preSkipped);
+  return ok({ mainId, rows, sessions, laneOf });
+}
 
-  // Messages in the order they were made (their rows' order where times tie), each with its parts.
+/**
+ * Each message in the order they were made (their rows' order where times tie) with its parts,
+ * handed to `visit`. A repeated message, a part that names no message and a part of a message not
+ * in the session go to `skipped`, in the order a translation meets them.
+ */
+export function forEachMessage(
+  rows: readonly Row[],
+  skipped: SkippedRecord[],
+  visit: (message: Row, parts: readonly Row[]) => void,
+): void {
   const messages = rows.filter((r) => r.table === 'message');
   const partsOf = new Map<string, Row[]>();
   // A message's parts mostly come one after another (a store gives them so): its list is looked
@@ -496,7 +581,7 @@ export function translateOpenCodeSession(
     if (r.table !== 'part') continue;
     const mid = r.messageId;
     if (mid === undefined) {
-      t.skipped.push({ source: r.source, reason: 'a part that names no message', recordType: 'part' });
+      skipped.push({ source: r.source, reason: 'a part that names no message', recordType: 'part' });
       continue;
     }
     if (mid !== listOf) {
@@ -519,21 +604,32 @@ export function translateOpenCodeSession(
   const known = new Set<string>();
   for (const { m } of order) {
     if (known.has(m.id)) {
-      t.skipped.push({ source: m.source, reason: 'a message repeated', recordType: 'message' });
+      skipped.push({ source: m.source, reason: 'a message repeated', recordType: 'message' });
       continue;
     }
     known.add(m.id);
-    t.message(m, partsOf.get(m.id) ?? []);
+    visit(m, partsOf.get(m.id) ?? []);
   }
   for (const [mid, parts] of partsOf)
     if (!known.has(mid))
       for (const p of parts)
-        t.skipped.push({
+        skipped.push({
           source: p.source,
           reason: 'a part of a message not in the session',
           recordType: 'part',
         });
+}
 
+export function translateOpenCodeSession(
+  files: readonly SourceFile[],
+): Result<TranslatedSession, UnknownFormatGeneration> {
+  const preSkipped: SkippedRecord[] = [];
+  const read = openSessionRows(files, preSkipped);
+  if (!read.ok) return read;
+  const { mainId, rows, sessions, laneOf } = read.value;
+  const t = new Translation(laneOf);
+  t.skipped.push(...preSkipped);
+  forEachMessage(rows, t.skipped, (m, parts) => t.message(m, parts));
   return ok(sessionOf(mainId, sessions, t.spawns, t.events, t.skipped));
 }
 
