@@ -4,8 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { SessionDumpFile, TranscriptItem } from '@cairn/protocol';
+import type { SessionDumpFile } from '@cairn/protocol';
 import type { DumpWriteFailed } from './dump-io.js';
+import { redactItems } from './redact/items.js';
 import { type RedactionCounts, redactValue } from './redact/redact.js';
 import { err, ok, type Result } from './result.js';
 
@@ -26,23 +27,8 @@ export async function redactDumpFile(
   const { items, ids, ...head } = file;
   const redactedHead = await redactValue(head);
   add(redactedHead.counts);
-  const redactedItems: TranscriptItem[] = [];
-  let batch: TranscriptItem[] = [];
-  let chars = 0;
-  const flush = async () => {
-    if (batch.length === 0) return;
-    const r = await redactValue(batch);
-    add(r.counts);
-    for (const item of r.value) redactedItems.push(item);
-    batch = [];
-    chars = 0;
-  };
-  for (const item of items) {
-    batch.push(item);
-    chars += textLength(item);
-    if (chars >= REDACT_BATCH_CHARS) await flush();
-  }
-  await flush();
+  const { items: redactedItems, counts: itemCounts } = await redactItems(items, REDACT_BATCH_CHARS);
+  add(itemCounts);
   const redactedIds = await redactValue(ids);
   add(redactedIds.counts);
   // The keys in the file's own order, items and ids where they were.
@@ -55,16 +41,6 @@ export async function redactDumpFile(
           ? redactedIds.value
           : (redactedHead.value as Record<string, unknown>)[key];
   return { file: out as unknown as SessionDumpFile, counts };
-}
-
-/** The characters of every string in a value. */
-function textLength(value: unknown): number {
-  if (typeof value === 'string') return value.length;
-  let n = 0;
-  if (Array.isArray(value)) for (const v of value) n += textLength(v);
-  else if (value !== null && typeof value === 'object')
-    for (const v of Object.values(value as Record<string, unknown>)) n += textLength(v);
-  return n;
 }
 
 /**

@@ -4,7 +4,9 @@
 // transcript holds that a repository scan does not look for (values in `.env` and config key
 // positions, bearer headers, a few common key formats the set leaves out). The set's rules are run
 // here on their own interface, without secretlint's file-linting engine, which a dump has no use for.
+// Most of a dump never reaches the rules: a first look (prefilter.ts) rules out text none could match.
 import type { SecretLintRuleContext, SecretLintRuleCreator, SecretLintSourceCode } from '@secretlint/types';
+import { mayHoldSecret, RULES_LOOKED_FOR } from './prefilter.js';
 
 /** Counts of secrets redacted, by kind (`GitHub token`, `password`, …). */
 export type RedactionCounts = Record<string, number>;
@@ -157,14 +159,38 @@ const RULE_OPTIONS: Record<string, unknown> = {
   '@secretlint/secretlint-rule-aws': { enableIDScanRule: true },
 };
 
-let ruleSet: Promise<SecretLintRuleCreator<unknown>[]> | undefined;
+// This rule only marks text that a `secretlint-disable` comment asks to leave alone, which a dump
+// never honours; and it needs line positions our source does not give, so a text naming the
+// comment made the whole redaction fail.
+const COMMENT_FILTER = '@secretlint/secretlint-rule-filter-comments';
+
+interface RuleSet {
+  readonly scanners: SecretLintRuleCreator<unknown>[];
+  /** Whether the first look (prefilter.ts) knows every scanner, and may rule texts out. */
+  readonly lookFirst: boolean;
+}
+
+let ruleSet: Promise<RuleSet> | undefined;
 // Loaded on first use, so a command that never redacts does not load the rule set.
-const scanners = (): Promise<SecretLintRuleCreator<unknown>[]> => {
-  ruleSet ??= import('@secretlint/secretlint-rule-preset-recommend').then((m) =>
-    (m.rules as SecretLintRuleCreator<unknown>[]).filter((r) => r.meta.type === 'scanner'),
-  );
+const loadRuleSet = (): Promise<RuleSet> => {
+  ruleSet ??= import('@secretlint/secretlint-rule-preset-recommend').then((m) => {
+    const scanners = (m.rules as SecretLintRuleCreator<unknown>[]).filter(
+      (r) => r.meta.type === 'scanner' && r.meta.id !== COMMENT_FILTER,
+    );
+    return { scanners, lookFirst: scanners.every((r) => RULES_LOOKED_FOR.has(r.meta.id)) };
+  });
   return ruleSet;
 };
+
+const keepAll = (): boolean => true;
+
+/**
+ * Whether a text needs scanning: the first look, or, if the loaded rule set has a scanner the
+ * first look does not know, a test that keeps every text.
+ */
+export async function secretFilter(): Promise<(text: string) => boolean> {
+  return (await loadRuleSet()).lookFirst ? mayHoldSecret : keepAll;
+}
 
 async function ruleSetSpans(content: string, out: Span[]): Promise<void> {
   const source = {
@@ -175,7 +201,7 @@ async function ruleSetSpans(content: string, out: Span[]): Promise<void> {
     ext: '.txt',
     hasBOM: false,
   } as unknown as SecretLintSourceCode;
-  for (const rule of await scanners()) {
+  for (const rule of (await loadRuleSet()).scanners) {
     const context: SecretLintRuleContext = {
       sharedOptions: {},
       // Only the message id is read back: it names the kind of secret.
@@ -218,37 +244,45 @@ export async function findSecrets(
 // Joined texts are kept apart by a blank line, which no rule matches across.
 const SEPARATOR = '\n\n';
 // Nothing shorter than this can hold a secret any rule reports.
-const SHORTEST = 8;
+export const SHORTEST = 8;
 // A whole string that is an id or a time (most of a dump's strings) holds no secret.
 const BARE_ID =
   /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:\d\d)?)$/i;
 const MARKER = /⟨redacted: ([^⟩]+)⟩/g;
+const NOT_SCANNED = -1;
 
 /**
- * The texts with every secret replaced by a marker naming its kind. They are scanned as one
- * content, so the rule set runs once however many strings a dump holds.
+ * The texts with every secret replaced by a marker naming its kind. Those that may hold one are
+ * scanned as one content, so the rule set runs once however many strings a dump holds.
  */
 export async function redactTexts(texts: readonly string[]): Promise<RedactedTexts> {
+  const mayHold = await secretFilter();
   const scanned: number[] = [];
   const starts: number[] = [];
   let length = 0;
   const parts: string[] = [];
-  // A text met twice (a repeated path, an id carried by several items) is scanned once.
+  // A text met twice (a repeated path, an id carried by several items) is looked at once: the
+  // index of its first occurrence if it is scanned, NOT_SCANNED if the first look ruled it out.
   const seen = new Map<string, number>();
   const again: Array<[index: number, first: number]> = [];
-  texts.forEach((t, i) => {
-    if (t.length < SHORTEST || BARE_ID.test(t)) return;
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i] as string;
+    if (t.length < SHORTEST) continue;
     const first = seen.get(t);
     if (first !== undefined) {
-      again.push([i, first]);
-      return;
+      if (first !== NOT_SCANNED) again.push([i, first]);
+      continue;
+    }
+    if (!mayHold(t) || BARE_ID.test(t)) {
+      seen.set(t, NOT_SCANNED);
+      continue;
     }
     seen.set(t, i);
     scanned.push(i);
     starts.push(length);
     parts.push(t);
     length += t.length + SEPARATOR.length;
-  });
+  }
   const out = [...texts];
   const counts: RedactionCounts = {};
   if (parts.length === 0) return { texts: out, counts };

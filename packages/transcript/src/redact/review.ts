@@ -10,6 +10,7 @@ import {
   type RedactionCounts,
   redactionMarker,
   replaceStrings,
+  secretFilter,
 } from './redact.js';
 
 /** One secret found, as a reviewer sees it. */
@@ -73,12 +74,18 @@ export async function reviewRedactions(
     return out;
   });
   // Each distinct string is scanned once, all of them as one content, like redactTexts does;
-  // nothing shorter than SHORTEST holds a secret any rule reports.
+  // nothing shorter than SHORTEST holds a secret any rule reports, nor what the first look rules out.
+  const mayHold = await secretFilter();
   const index = new Map<string, number>();
+  const ruledOut = new Set<string>();
   const unique: string[] = [];
   for (const list of strings)
     for (const s of list)
-      if (s.length >= SHORTEST && !index.has(s)) {
+      if (s.length >= SHORTEST && !index.has(s) && !ruledOut.has(s)) {
+        if (!mayHold(s)) {
+          ruledOut.add(s);
+          continue;
+        }
         index.set(s, unique.length);
         unique.push(s);
       }
