@@ -4,6 +4,8 @@ import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
 import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../indexing/search-query.js';
 import { SearchTooLong } from '../indexing/search-thread.js';
 import { byActivity, wireHead } from '../streams/sessions-topic.js';
+import { laneCosts } from '../usage/lane-costs.js';
+import { PRICES_SOURCE } from '../usage/pricing.js';
 import { done, type Failure, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
 
 const LIST_LIMIT = 200;
@@ -114,11 +116,19 @@ export const sessionSummaryRead: OpHandler<'session_summary_read'> = async (req,
   }
   const { prompts, ...numbers } = summary;
   const known = new Set<string>(CAPABILITIES);
-  return done({
+  const result: OpResult<'session_summary_read'> = {
     agent: e.agent,
     sid: e.sid,
     summary: req.prompts ? { ...numbers, prompts: prompts ?? [] } : numbers,
     capabilities: capabilities.filter((c): c is Capability => known.has(c)),
     summary_version: SESSION_SUMMARY_VERSION,
-  });
+  };
+  if (req.lanes) {
+    // The lanes need every request, so the transcript is read whole (through the catalog's cache).
+    const loaded = await ctx.catalog.load(e.key);
+    if (!loaded) return fail('not_found', 'the session’s files could not be read', '/sid');
+    result.lanes = laneCosts(e.agent, loaded.transcript, loaded.lanes);
+    result.prices = PRICES_SOURCE;
+  }
+  return done(result);
 };

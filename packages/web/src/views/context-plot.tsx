@@ -1,5 +1,5 @@
 // The context shape: input tokens of each request in order, as an SVG area, with compactions marked
-// where the context fell.
+// where the main lane recorded them (or, until those are known, where the context fell).
 import { formatCount } from '../format.js';
 
 const W = 760;
@@ -26,7 +26,16 @@ export function compactionPoints(shape: readonly number[], count: number): numbe
     .sort((a, b) => a - b);
 }
 
-export function ContextPlot({ shape, compactions }: { shape: readonly number[]; compactions: number }) {
+export function ContextPlot({
+  shape,
+  compactions,
+  marks: recorded,
+}: {
+  shape: readonly number[];
+  compactions: number;
+  /** The points that first follow each of the main lane's compactions, when known. */
+  marks?: readonly number[];
+}) {
   if (shape.length === 0) return <p class="muted">No request recorded its input tokens.</p>;
   const max = Math.max(...shape, 1);
   const innerW = W - PAD.left - PAD.right;
@@ -35,7 +44,9 @@ export function ContextPlot({ shape, compactions }: { shape: readonly number[]; 
   const y = (v: number) => PAD.top + innerH - (v / max) * innerH;
   const line = shape.map((v, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const area = `${line} L${x(shape.length - 1).toFixed(1)},${y(0)} L${x(0).toFixed(1)},${y(0)} Z`;
-  const marks = compactionPoints(shape, compactions);
+  const marks = recorded
+    ? recorded.filter((i) => i > 0 && i < shape.length)
+    : compactionPoints(shape, compactions);
   const ticks = [0, max / 2, max];
   return (
     <figure class="context-plot">
@@ -58,7 +69,7 @@ export function ContextPlot({ shape, compactions }: { shape: readonly number[]; 
               compaction {marks.length > 1 ? n + 1 : ''}
             </text>
             <title>
-              context fell from {formatCount(shape[i - 1]!)} to {formatCount(shape[i]!)} tokens
+              context went from {formatCount(shape[i - 1]!)} to {formatCount(shape[i]!)} tokens
             </title>
           </g>
         ))}
@@ -70,7 +81,9 @@ export function ContextPlot({ shape, compactions }: { shape: readonly number[]; 
         Input tokens of each request (cache reads and writes included)
         {shape.length >= 120 ? ', downsampled to 120 points keeping each stretch’s peak' : ''}.
         {compactions > marks.length &&
-          ` ${compactions - marks.length} compaction${compactions - marks.length === 1 ? '' : 's'} left no visible drop.`}
+          (recorded
+            ? ` ${compactions - marks.length} compaction${compactions - marks.length === 1 ? '' : 's'} fell outside the main agent’s requests drawn here (in a subagent, or after the last request).`
+            : ` ${compactions - marks.length} compaction${compactions - marks.length === 1 ? '' : 's'} left no visible drop.`)}
       </figcaption>
     </figure>
   );

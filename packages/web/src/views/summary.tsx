@@ -1,5 +1,6 @@
-// A session's numbers: turns, requests, tokens, duration, failures, subagents, compactions, and the
-// context shape. A number the agent does not record says so rather than showing 0.
+// A session's numbers: turns, requests, tokens, duration, failures, subagents, compactions, where the
+// cost went lane by lane, and the context shape. A number the agent does not record says so rather
+// than showing 0.
 import type { OpArgs, SessionSummaryReadResult } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
@@ -8,6 +9,7 @@ import { formatCount, formatDuration, formatExact } from '../format.js';
 import { ALL_LANES } from '../session/numbers.js';
 import { formatCost, shortModel } from '../sessions/list.js';
 import { ContextPlot } from './context-plot.js';
+import { CostTree, useLaneCosts } from './cost-tree.js';
 import { ACTIVE_NOTE } from './model-and-time.js';
 
 type State =
@@ -20,6 +22,7 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
   useChanges(directory);
   const head = directory.get(agent, sid);
   const [state, setState] = useState<State>({ loading: true });
+  const laneCosts = useLaneCosts(conn, agent, sid);
   useEffect(() => {
     let current = true;
     const args = { sid, agent, prompts: true } as OpArgs<'session_summary_read'>;
@@ -93,9 +96,21 @@ export function SummaryView({ agent, sid }: { agent: string; sid: string }) {
           </div>
         ))}
       </dl>
+      {(s.inputTokens !== undefined || s.requests !== undefined) && (
+        <section aria-labelledby="cost-tree-title">
+          <h2 id="cost-tree-title">Where the cost went</h2>
+          <CostTree agent={agent} sid={sid} costs={laneCosts} />
+        </section>
+      )}
       <h2>Context shape</h2>
       {s.contextShape ? (
-        <ContextPlot shape={s.contextShape} compactions={s.compactions ?? 0} />
+        <ContextPlot
+          shape={s.contextShape}
+          compactions={s.compactions ?? 0}
+          marks={
+            'lanes' in laneCosts && laneCosts.lanes[0] ? (laneCosts.lanes[0].contextMarks ?? []) : undefined
+          }
+        />
       ) : (
         <p class="muted">This agent’s files do not record token usage.</p>
       )}
