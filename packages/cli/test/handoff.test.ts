@@ -229,6 +229,7 @@ describe.skipIf(!corpus)('cairn handoff', () => {
       kind: 'handoff',
       from: { agent: 'claude-code', sid: CLAUDE_SOURCE },
       to: { agent: 'codex', sid: newSid },
+      via: 'handoff',
     };
     const linked = ran.lines.find((l) => l.event === 'link') as { link: Link } | undefined;
     expect(linked?.link).toMatchObject(expected);
@@ -319,6 +320,8 @@ describe.skipIf(!corpus)('cairn fork', () => {
         from: { agent: 'codex', sid: CODEX_SID },
         to: { agent: 'codex', sid: forkSid },
         at_item: FORK_AT,
+        // Codex's own fork takes no cut, so the history went as a document.
+        via: 'handoff',
         created_at: expect.any(Number),
       },
     ]);

@@ -2,7 +2,7 @@
 // session on it. Everything the agent says comes out of `onEvent` in the order it arrived, as a
 // wire event name and a JSON payload; turns, permissions, steering and config options are methods.
 import * as acp from '@agentclientprotocol/sdk';
-import { boundDepth, MAX_VALUE_DEPTH, type PromptResource } from '@cairn/protocol';
+import { boundDepth, type ForkOpen, MAX_VALUE_DEPTH, type PromptResource } from '@cairn/protocol';
 import { type AgentCommand, AgentProcess, type ProcessTracker } from './agent-process.js';
 import { resourceBlocks } from './prompt-resources.js';
 import { TerminalError, type Terminals } from './terminals.js';
@@ -43,6 +43,12 @@ export interface OpenRequest {
   readonly env: Readonly<Record<string, string>>;
   /** Reopen this agent-side session (`session/load`, else `session/resume`) instead of a new one. */
   readonly nativeSessionId?: string | null;
+  /**
+   * Open the new session as the agent's own fork of one it keeps (`session/fork`); without
+   * `nativeSessionId` only. An agent that offers no fork, or none at a cut, is refused with
+   * `forkUnsupported`, so the caller can hand the history off instead.
+   */
+  readonly fork?: ForkOpen | null;
   readonly limits?: Partial<SessionLimits>;
   /** Extra client capabilities for `initialize` (for example an agent's own `_meta` switches). */
   readonly clientCapabilities?: Record<string, unknown>;
@@ -63,6 +69,8 @@ export interface OpenRequest {
 export interface OpenedSession {
   readonly nativeSessionId: string;
   readonly reloaded: boolean;
+  /** The session is the agent's fork that `OpenRequest.fork` asked for. */
+  readonly forked?: boolean;
   readonly supportsSteering: boolean;
   readonly supportsImageInput: boolean;
   /** The agent takes files' contents in a prompt (ACP `promptCapabilities.embeddedContext`). */
@@ -80,6 +88,8 @@ export interface Refusal {
   /** The JSON-RPC code when the agent refused with one (-32000: sign-in needed). */
   readonly errorCode?: number;
   readonly authMethods?: AuthMethodInfo[];
+  /** A fork was asked and this agent cannot make it (no `session/fork`, or none at a cut). */
+  readonly forkUnsupported?: boolean;
 }
 
 export type TurnOutcome =
@@ -225,13 +235,37 @@ export class AcpSession {
     const nativeId = request.nativeSessionId ?? undefined;
     let opened: { sessionId: string; configOptions?: unknown; modes?: unknown; models?: unknown };
     let reloaded = true;
+    let forked = false;
     const settleEarly = () => {
       const held = early ?? [];
       early = undefined;
       for (const params of held) hear(params);
     };
+    const fork = nativeId === undefined ? (request.fork ?? undefined) : undefined;
+    if (fork) {
+      const unable = forkRefusal(caps, init.agentInfo?.name, fork);
+      if (unable) return failOpen({ message: unable, forkUnsupported: true });
+    }
     try {
-      if (nativeId === undefined) {
+      if (fork) {
+        opened = await deadline(
+          connection.agent.request<{
+            sessionId: string;
+            configOptions?: unknown;
+            modes?: unknown;
+            models?: unknown;
+          }>('session/fork', {
+            sessionId: fork.nativeSessionId,
+            cwd: request.cwd,
+            mcpServers: [],
+            ...(fork.messageId === undefined ? {} : { _meta: cutMeta(fork.messageId) }),
+          }),
+          'session/fork',
+        );
+        ownId = opened.sessionId;
+        forked = true;
+        settleEarly();
+      } else if (nativeId === undefined) {
         opened = await deadline(
           connection.agent.request('session/new', { cwd: request.cwd, mcpServers: [] }),
           'session/new',
@@ -260,13 +294,17 @@ export class AcpSession {
       }
     } catch (error) {
       settleEarly();
-      return failOpen(refusalOf(error, authMethods));
+      // A fork the agent could not make (the session or the cut not found in its store) is one
+      // it cannot make: the caller can still hand the history off.
+      const refusal = refusalOf(error, authMethods);
+      return failOpen(fork ? { ...refusal, forkUnsupported: true } : refusal);
     }
 
     const meta = (init._meta ?? {}) as { steering?: { supported?: unknown } };
     const info: OpenedSession = {
       nativeSessionId: opened.sessionId,
       reloaded,
+      ...(forked ? { forked: true } : {}),
       supportsSteering: meta.steering?.supported === true,
       supportsImageInput: caps.promptCapabilities?.image === true,
       supportsEmbeddedContext: caps.promptCapabilities?.embeddedContext === true,
@@ -527,6 +565,31 @@ export class AcpSession {
 }
 
 type ClientApp = ReturnType<typeof acp.client>;
+
+/**
+ * Adapters known to read a fork's cut from `_meta.jetbrains.air.fork` (the message the fork keeps
+ * last). Another agent would ignore the key and copy the whole session, which is not the fork
+ * asked for, so a cut is only sent to these.
+ */
+const CUT_READERS = new Set(['@agentclientprotocol/claude-agent-acp']);
+
+/** Why this agent cannot make the fork asked for, or undefined when it can. */
+function forkRefusal(
+  caps: acp.AgentCapabilities,
+  agentName: string | undefined,
+  fork: ForkOpen,
+): string | undefined {
+  const offered = (caps.sessionCapabilities as { fork?: unknown } | null | undefined)?.fork;
+  if (offered === undefined || offered === null) return 'this agent cannot fork a session (no session/fork)';
+  if (fork.messageId !== undefined && (agentName === undefined || !CUT_READERS.has(agentName)))
+    return `this agent (${agentName ?? 'unnamed'}) cannot fork a session at a message`;
+  return undefined;
+}
+
+/** Claude Code's fork point: the fork keeps the source's history through this message. */
+function cutMeta(messageId: string): Record<string, unknown> {
+  return { jetbrains: { air: { fork: { version: 1, messageId } } } };
+}
 
 /** The agent's `terminal/*` requests, answered from the session's terminals. */
 function serveTerminals(app: ClientApp, terminals: Terminals): void {

@@ -1,7 +1,7 @@
 // One session the workstation drives, under the server's `sessionRef`: the live ACP session (when
 // its agent runs) and the journal that numbers and keeps every event and turn end. The agent can
 // die and be reopened from its native id; the journal, and so the numbering, goes on.
-import type { PromptResource } from '@cairn/protocol';
+import type { ForkOpen, PromptResource } from '@cairn/protocol';
 import {
   type AcpSession,
   AcpSession as AcpSessionClass,
@@ -72,6 +72,8 @@ export class DrivenSession {
     private readonly journal: Journal,
     private readonly output: SessionOutput,
     nativeSessionId: string | null,
+    /** Made as the agent's fork of another session, the first time it opens (it has no id yet). */
+    private fork: ForkOpen | null = null,
   ) {
     this.nativeId = nativeSessionId;
     this.terminals = new Terminals({
@@ -120,11 +122,14 @@ export class DrivenSession {
       ...launch,
       terminals: this.terminals,
       nativeSessionId: this.nativeId,
+      // Once the fork has an id of its own, a restart reopens that, never forks again.
+      ...(this.nativeId === null && this.fork ? { fork: this.fork } : {}),
       onEvent: (eventName, payload) => this.record(eventName, payload),
       onExit: (reason) => this.onAgentExit(reason),
     });
     if (!opened.ok) return opened;
     this.acp = opened.session;
+    this.fork = null;
     if (this.nativeId !== opened.session.nativeSessionId) {
       this.nativeId = opened.session.nativeSessionId;
       this.journal.setNativeSessionId(this.sessionRef, this.nativeId);

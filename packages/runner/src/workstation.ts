@@ -12,6 +12,11 @@ import {
   type AgentFrameOf,
   decodeAgentFrame,
   encodeAgentFrame,
+  FORK_OPEN_GUARD,
+  FORK_OPEN_KEY,
+  FORK_UNSUPPORTED_KEY,
+  FORKED_KEY,
+  type ForkOpen,
   fitAgentFrameToPeer,
   INSTALL_PROGRESS_READY_KEY,
   KILL_DEV_PROCESS_OPTION,
@@ -325,10 +330,12 @@ export class Workstation {
         error: opened.refusal.message,
         ...(opened.refusal.errorCode === undefined ? {} : { errorCode: opened.refusal.errorCode }),
         ...(opened.refusal.authMethods === undefined ? {} : { authMethods: opened.refusal.authMethods }),
+        ...(opened.refusal.forkUnsupported ? { [FORK_UNSUPPORTED_KEY]: true } : {}),
       });
       return;
     }
     const { info } = opened;
+
     this.emit({
       t: 'agent_opened',
       id: frame.id,
@@ -340,6 +347,7 @@ export class Workstation {
       ...(info.supportsImageInput ? { supportsImageInput: true as const } : {}),
       configOptions: info.configOptions as AgentFrameOf<'agent_opened'>['configOptions'],
       authMethods: info.authMethods,
+      ...(info.forked ? { [FORKED_KEY]: true } : {}),
     });
   }
 
@@ -431,6 +439,8 @@ export class Workstation {
       ...(frame.command ? { command: frame.command, args: frame.args ?? [] } : {}),
     });
     if (!launch.ok) return launch;
+    const fork = forkOf(frame);
+    if (!fork.ok) return fork;
     // Two opens of one ref may have raced through the await above; the first one made it.
     const raced = this.sessions.get(frame.sessionRef);
     if (raced) return { ok: true, session: raced };
@@ -457,6 +467,7 @@ export class Workstation {
       journal,
       this.output,
       nativeSessionId,
+      fork.fork,
     );
     this.sessions.set(frame.sessionRef, session);
     return { ok: true, session };
@@ -600,4 +611,16 @@ export class Workstation {
     }
     channel.send(text);
   }
+}
+
+/** The fork an `agent_open` asks for under cairn's key, checked; none when the key is absent. */
+function forkOf(
+  frame: AgentFrameOf<'agent_open'>,
+): { ok: true; fork: ForkOpen | null } | { ok: false; error: string } {
+  const value = (frame as unknown as Record<string, unknown>)[FORK_OPEN_KEY];
+  if (value === undefined) return { ok: true, fork: null };
+  const fault = FORK_OPEN_GUARD.check(value);
+  if (fault) return { ok: false, error: `agent_open ${FORK_OPEN_KEY}${fault.path} ${fault.problem}` };
+  const { nativeSessionId, messageId } = value as ForkOpen;
+  return { ok: true, fork: { nativeSessionId, ...(messageId === undefined ? {} : { messageId }) } };
 }

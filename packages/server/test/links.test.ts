@@ -3,6 +3,7 @@
 // that names it.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index.js';
 import { LinksStore, linksPath } from '../src/storage/links-store.js';
@@ -62,6 +63,35 @@ describe('session links', () => {
       await client.request('session_links_read', { agent: 'claude-code', sid: fork.to.sid }),
     ).toMatchObject({ links: [] });
     await client.close();
+  });
+
+  it('keeps which way a link was made, and reads files from before it was kept', () => {
+    const state = tempDir('cairn-state-');
+    // A links file as cairn wrote it before links said which way they were made.
+    const old = new Database(linksPath(state));
+    old.exec(`CREATE TABLE session_links (
+      kind TEXT NOT NULL, from_agent TEXT NOT NULL, from_sid TEXT NOT NULL,
+      to_agent TEXT NOT NULL, to_sid TEXT NOT NULL, at_item TEXT, created_at INTEGER NOT NULL,
+      PRIMARY KEY (from_agent, from_sid, to_agent, to_sid))`);
+    old
+      .prepare('INSERT INTO session_links VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run('handoff', 'claude-code', 'short', 'codex', handoff.to.sid, handoff.at_item, handoff.created_at);
+    old.close();
+
+    const agentFork = {
+      kind: 'fork' as const,
+      from: { agent: 'claude-code', sid: 'a8e1f0a2-7c51-4c1e-9d7f-0d6f1b2c3d4e' },
+      to: { agent: 'claude-code', sid: 'b9f2a1b3-8d62-4d2f-8e80-1e7a2c3d4e5f' },
+      at_item: 'c0a3b2c4-9e73-4e30-9f91-2f8b3d4e5f60',
+      via: 'agent' as const,
+      created_at: 1_770_000_200_000,
+    };
+    const store = new LinksStore(linksPath(state));
+    store.add(agentFork);
+    store.add({ ...fork, via: 'handoff' });
+    // Oldest first; the row from the old file says nothing of the way.
+    expect(store.read()).toEqual([handoff, { ...fork, via: 'handoff' }, agentFork]);
+    store.close();
   });
 
   it('says which file it cannot read', async () => {

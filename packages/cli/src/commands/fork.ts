@@ -1,7 +1,8 @@
-// cairn fork: a new session holding a session's history up to one item. No agent's own fork is
-// reachable through the agent wire yet, so the history is handed off (to the same agent unless
-// --to says otherwise) as a document whose first prompt asks to go on from that point; the new
-// session is linked to its origin as a fork.
+// cairn fork: a new session holding a session's history up to one item. Where the agent forks its
+// own sessions at a cut (Claude Code, from a prompt), the new session is that fork, and it is asked
+// the prompt again (or --prompt). Otherwise the history is handed off (to the same agent unless
+// --to says otherwise) as a document whose first prompt asks to go on from that point. Either way
+// the new session is linked to its origin as a fork, saying which way it was made.
 import type { SessionPlatform } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { bareRuleFlags } from '../run-permissions.js';
@@ -39,6 +40,8 @@ export async function forkCommand(platform: SessionPlatform, argv: string[]): Pr
       until_uuid: values.at,
     },
     atItem: values.at,
+    agentFork:
+      selected.preset === undefined && selected.types === undefined && selected.agent_id === undefined,
     turn: values,
     usage: USAGE,
   });

@@ -4,6 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { AGENT_FRAME_MAX_BYTES, type SessionLink, type SessionLinkKind } from '@cairn/protocol';
 import {
+  agentForkCut,
   BYTES_PER_TOKEN,
   buildHandoff,
   cairnHome,
@@ -88,6 +89,8 @@ export interface HandOffRequest {
   readonly selection: SelectionArgs;
   /** The item a fork goes on from; a hand-off's link names the last item given. */
   readonly atItem?: string;
+  /** A fork may go through the agent's own fork (no selection was asked for that only a document makes). */
+  readonly agentFork?: boolean;
   readonly turn: TurnValues;
   readonly usage: string;
 }
@@ -156,26 +159,51 @@ export async function handOff(platform: SessionPlatform, request: HandOffRequest
     ...(doc.redacted === undefined ? {} : { redacted: doc.redacted }),
   };
 
+  // The agent's own fork, where it can cut at the item: the same agent, and no selection asked for.
+  const throughAgent =
+    request.agentFork === true && request.atItem !== undefined && bridge.key === t.agent
+      ? agentForkCut(t, request.atItem).ok
+      : false;
   if (turn['dry-run']) {
-    if (turn.json) process.stdout.write(`${JSON.stringify({ ...facts, document: doc.markdown }, null, 2)}\n`);
+    if (turn.json)
+      process.stdout.write(
+        `${JSON.stringify({ ...facts, ...(throughAgent ? { via: 'agent' } : {}), document: doc.markdown }, null, 2)}\n`,
+      );
     else {
       process.stdout.write(doc.markdown);
-      process.stderr.write(`${sizeLine(doc)}\n${redactionLine(doc.redacted)}\nnothing sent (--dry-run)\n`);
+      const via = throughAgent
+        ? `\n${t.agent} would fork it itself; this document is what it gets if it cannot`
+        : '';
+      process.stderr.write(
+        `${sizeLine(doc)}\n${redactionLine(doc.redacted)}${via}\nnothing sent (--dry-run)\n`,
+      );
     }
     return 0;
   }
 
-  // The prompt travels in one agent-wire frame; JSON escaping can near double its size.
-  if (doc.bytes > AGENT_FRAME_MAX_BYTES / 2)
-    throw new Failure(
-      `the document is ${bytes(doc.bytes)}, more than one prompt can carry (${bytes(AGENT_FRAME_MAX_BYTES / 2)}): narrow it with --since, --until or --types`,
-    );
   const cwd = turn.cwd ?? source.cwd;
   if (cwd === undefined)
     throw new Failure(`${t.agent} session ${sid} names no project folder: give --cwd DIR\nusage: ${usage}`);
   if (!isFolder(cwd))
     throw new Failure(
       `the project folder of ${t.agent} session ${sid}, ${cwd}, is not a folder here: give --cwd DIR`,
+    );
+  if (throughAgent && request.atItem !== undefined) {
+    const { forkThroughAgent } = await import('./fork-agent.js');
+    const code = await forkThroughAgent(platform, {
+      t,
+      sid,
+      bridge: bridge.key,
+      atItem: request.atItem,
+      cwd,
+      turn,
+    });
+    if (code !== undefined) return code;
+  }
+  // The prompt travels in one agent-wire frame; JSON escaping can near double its size.
+  if (doc.bytes > AGENT_FRAME_MAX_BYTES / 2)
+    throw new Failure(
+      `the document is ${bytes(doc.bytes)}, more than one prompt can carry (${bytes(AGENT_FRAME_MAX_BYTES / 2)}): narrow it with --since, --until or --types`,
     );
   if (turn.json) process.stdout.write(`${JSON.stringify({ event: 'handoff', ...facts, cwd })}\n`);
   else
@@ -199,6 +227,7 @@ export async function handOff(platform: SessionPlatform, request: HandOffRequest
         from: { agent: t.agent, sid },
         to: { agent: toAgent, sid: opened.nativeSessionId },
         ...(atItem === undefined ? {} : { at_item: atItem }),
+        via: 'handoff',
         created_at: Date.now(),
       };
       try {
@@ -223,7 +252,7 @@ export async function handOff(platform: SessionPlatform, request: HandOffRequest
 }
 
 /** `cairn run`'s arguments for the turn; the document goes after `--`, so nothing in it reads as an option. */
-function runArgs(agent: string, cwd: string, turn: TurnValues, document: string): string[] {
+export function runArgs(agent: string, cwd: string, turn: TurnValues, document: string): string[] {
   return [
     agent,
     '--cwd',

@@ -1,6 +1,6 @@
 // cairn run: one headless turn of an agent through the agent wire, streamed to stdout.
 import { resolve as resolvePath } from 'node:path';
-import type { AgentFrameOf } from '@cairn/protocol';
+import type { AgentFrameOf, ForkOpen } from '@cairn/protocol';
 import { cairnHomeOf, findBridge } from '@cairn/runner';
 import { type DriveNotice, LOCAL_WORKSTATION, type LoggedEvent, startLocalDrive } from '@cairn/server';
 import type { SessionPlatform } from '@cairn/transcript';
@@ -17,8 +17,18 @@ const USAGE =
 
 const AUTH_REQUIRED = -32000;
 
+/** What `runCommand` answers, instead of an exit code, when the fork it was asked for cannot be made. */
+export const FORK_REFUSED = -1;
+
 /** What another command that streams a turn this way (`cairn handoff`) learns as it goes. */
 export interface RunHooks {
+  /** Open the session as the agent's own fork of one it keeps, instead of a new one. */
+  readonly fork?: ForkOpen;
+  /**
+   * The agent cannot make that fork: nothing was run or printed, and `runCommand` answers
+   * {@link FORK_REFUSED}, so the caller can take another way.
+   */
+  readonly onForkRefused?: (reason: string) => void;
   /** The session is open and its first prompt was taken: the agent's own session id is known. */
   readonly onPrompted?: (opened: { sessionRef: string; nativeSessionId?: string | null }) => void;
 }
@@ -93,8 +103,13 @@ export async function runCommand(
       bridge: bridge.key,
       cwd,
       ...(nativeSessionId ? { nativeSessionId } : {}),
+      ...(hooks.fork ? { fork: hooks.fork } : {}),
     });
     sessionRef = opened.sessionRef;
+    if (!opened.ok && opened.forkUnsupported && hooks.onForkRefused) {
+      hooks.onForkRefused(opened.error ?? 'the agent cannot fork');
+      return FORK_REFUSED;
+    }
     if (!opened.ok)
       return refused(printer, bridge.key, opened.error ?? 'the agent did not open', opened.errorCode);
     printer.opened(opened);

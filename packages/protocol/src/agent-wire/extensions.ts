@@ -1,5 +1,6 @@
 // cairn's own uses of the agent wire, inside frames the wire already has, so that any v14 peer can
 // still carry them: one that does not know them refuses them like any unknown option.
+import { type Guard, objectOf, string } from './guards.js';
 
 /**
  * The wire has no frame to end a dev process (a command the agent ran in a terminal), so the server
@@ -81,3 +82,44 @@ export interface PromptResource {
   readonly uri: string;
   readonly name: string;
 }
+
+/**
+ * cairn's key on `agent_open`: open the new session as the agent's own fork of a session it keeps
+ * (ACP `session/fork`), holding that session's history up to a cut. Under cairn's key rather than
+ * a frame field, so a peer that does not know it opens a plain new session; the answer then lacks
+ * {@link FORKED_KEY}, which is how the server tells the two apart (and closes that session).
+ */
+export const FORK_OPEN_KEY = '_cairn/fork';
+
+/** What {@link FORK_OPEN_KEY} carries. */
+export interface ForkOpen {
+  /** The agent's own id of the session to fork. */
+  readonly nativeSessionId: string;
+  /**
+   * The last message the fork keeps, as the agent names it (Claude Code: the model's message id of
+   * an assistant message). Absent: the whole session is copied.
+   */
+  readonly messageId?: string;
+}
+
+const nonEmptyString: Guard<string> = {
+  ...string,
+  check: (value) => string.check(value) ?? (value === '' ? { path: '', problem: 'must not be empty' } : null),
+};
+
+/** The shape of {@link ForkOpen}; keys it does not name are ignored, as everywhere on the wire. */
+export const FORK_OPEN_GUARD = objectOf(
+  'a fork of a native session',
+  { nativeSessionId: nonEmptyString },
+  { messageId: nonEmptyString },
+);
+
+/** cairn's key on an `agent_opened` that answers {@link FORK_OPEN_KEY}: `true`, the session is the fork. */
+export const FORKED_KEY = '_cairn/forked';
+
+/**
+ * cairn's key on a refused `agent_opened` that answers {@link FORK_OPEN_KEY}: `true` when the agent
+ * offers no fork (or none at a cut), so the caller can hand the history off instead; absent on
+ * any other refusal.
+ */
+export const FORK_UNSUPPORTED_KEY = '_cairn/forkUnsupported';

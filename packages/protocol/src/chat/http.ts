@@ -3,7 +3,7 @@
 // wire defines the rows (`WireProject`, `WireSessionSummary`) but not these routes.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { SessionHandoffPreviewArgs } from '../ops/session-handoff.js';
-import { SessionLink } from '../ops/session-links.js';
+import { SessionLink, SessionLinkVia } from '../ops/session-links.js';
 import { BridgeInfoSchema } from './agent-wire-shapes.js';
 import { ChatFilesQuery, ChatFilesResponse } from './composer.js';
 import { Id } from './fields.js';
@@ -182,6 +182,12 @@ export const ChatSessionHandoffRequest = Type.Object(
     handoff: SessionHandoffPreviewArgs,
     /** The project folder to run in; the source's own when absent. */
     cwd: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * How a fork is made. `agent`: the agent's own fork, when the new session is of the source's
+     * agent and that agent takes a cut at the item (Claude Code, from a prompt), the prompt asked
+     * again unless another is given; a hand-off otherwise. `handoff`, the default: a document.
+     */
+    via: Type.Optional(SessionLinkVia),
     ...OnWorkstation,
   },
   { $id: 'ChatSessionHandoffRequest' },

@@ -19,6 +19,11 @@ export const SessionLinkKind = Type.Union([Type.Literal('handoff'), Type.Literal
 });
 export type SessionLinkKind = Static<typeof SessionLinkKind>;
 
+/** How the new session was given the history: `agent`, the agent's own fork of the session
+ * (through ACP); `handoff`, a document of it sent as the first prompt. */
+export const SessionLinkVia = Type.Union([Type.Literal('agent'), Type.Literal('handoff')]);
+export type SessionLinkVia = Static<typeof SessionLinkVia>;
+
 export const SessionLink = Type.Object(
   {
     kind: SessionLinkKind,
@@ -28,6 +33,8 @@ export const SessionLink = Type.Object(
     to: LinkedSession,
     /** The last item of `from` the new session was given: a fork's point, or a hand-off's end. */
     at_item: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** Absent on links kept before cairn said which way it was made. */
+    via: Type.Optional(SessionLinkVia),
     created_at: Timestamp,
   },
   { $id: 'SessionLink', additionalProperties: false },

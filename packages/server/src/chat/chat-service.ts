@@ -345,7 +345,20 @@ export class ChatService {
       if (built.error.code === 'internal_error') throw new Error(built.error.message);
       throw new BadRequest(built.error.message);
     }
-    const { document: doc, source } = built.value;
+    const { document: doc, source, cut } = built.value;
+    const kind = request.handoff.kind ?? 'handoff';
+    const where = request.cwd ?? source.cwd;
+    if (where === undefined)
+      throw new BadRequest(`${source.agent} session ${source.sid} names no project folder: give one`);
+    const cwd = workstation === this.options.workstation ? folder(where) : absolute(where);
+    if (kind === 'fork' && request.via === 'agent' && agent === source.agent && cut?.ok) {
+      const forked = await this.agentFork(workstation, agent, cwd, source.sid, cut.messageId);
+      if (forked !== undefined) {
+        const prompt = request.handoff.prompt ?? cut.prompt;
+        const atItem = request.handoff.until_uuid!;
+        return await this.startFork(res, { agent, workstation, cwd, source, forked, prompt, atItem });
+      }
+    }
     if (doc.items === 0)
       throw new BadRequest(
         `the selection keeps no item of ${source.agent} session ${source.sid}: nothing to hand off`,
@@ -354,11 +367,6 @@ export class ChatService {
       throw new BadRequest(
         `the document is ${doc.bytes} bytes, more than one prompt carries (${handoffs.maxBytes}): narrow the selection`,
       );
-    const where = request.cwd ?? source.cwd;
-    if (where === undefined)
-      throw new BadRequest(`${source.agent} session ${source.sid} names no project folder: give one`);
-    const cwd = workstation === this.options.workstation ? folder(where) : absolute(where);
-    const kind = request.handoff.kind ?? 'handoff';
     const title = `${kind === 'fork' ? 'Fork' : 'Continued'}: ${source.title ?? source.sid}`;
     const project = this.store.project(cwd);
     const row = this.store.createSession(
@@ -384,9 +392,79 @@ export class ChatService {
       from: { agent: source.agent, sid: source.sid },
       to: { agent: toAgent, sid: started.nativeSessionId },
       ...(atItem === undefined ? {} : { at_item: atItem }),
+      via: 'handoff',
       created_at: Date.now(),
     };
     handoffs.keep(link);
+    return json(res, 200, {
+      session: this.wireSession({ ...started, messageCount: this.store.messages(row.id).length }),
+      link,
+    });
+  }
+
+  /**
+   * The agent's own fork of a session, cut after `messageId`: opened once on the workstation to be
+   * made, then closed, as the chat opens it again as its own. Undefined when the agent (or its
+   * workstation) could not make it, so the caller hands the history off instead.
+   */
+  private async agentFork(
+    workstation: string,
+    agent: string,
+    cwd: string,
+    sourceSid: string,
+    messageId: string,
+  ): Promise<string | undefined> {
+    const opened = await this.options.wire.open({
+      workstation,
+      agentKey: agent,
+      bridge: agent,
+      cwd,
+      fork: { nativeSessionId: sourceSid, messageId },
+    });
+    this.options.wire.closeSession(opened.sessionRef);
+    if (opened.ok && opened.forked && opened.nativeSessionId) return opened.nativeSessionId;
+    this.options.log(
+      `chat: ${agent} did not fork ${sourceSid} itself (${opened.error ?? 'no session id'}); handing it off`,
+    );
+    return undefined;
+  }
+
+  /** A chat on the agent's fork, its past read from the fork's files, sent its first prompt and linked. */
+  private async startFork(
+    res: ServerResponse,
+    fork: {
+      agent: string;
+      workstation: string;
+      cwd: string;
+      source: BuiltHandoff['source'];
+      forked: string;
+      prompt: string;
+      atItem: string;
+    },
+  ): Promise<true> {
+    const row = await this.importSession(fork.agent, fork.forked, fork.cwd, fork.workstation);
+    const title = `Fork: ${fork.source.title ?? fork.source.sid}`;
+    this.store.rename(row.id, title.length > 60 ? `${title.slice(0, 59)}…` : title);
+    const session = this.session(row.id);
+    if (!session) throw new Error(`the chat session ${row.id} was not kept`);
+    const before = this.store.messages(row.id).length;
+    await session.receive({ type: 'user_message', content: fork.prompt });
+    const started = this.store.session(row.id);
+    const took = this.store.messages(row.id).length > before;
+    if (!took || !started?.nativeSessionId)
+      return json(res, 502, {
+        error: `${fork.agent} did not take the prompt${session.problem ? `: ${session.problem}` : ''}`,
+      });
+    const toAgent = findAdapter(fork.agent)?.id ?? fork.agent;
+    const link: SessionLink = {
+      kind: 'fork',
+      from: { agent: fork.source.agent, sid: fork.source.sid },
+      to: { agent: toAgent, sid: started.nativeSessionId },
+      at_item: fork.atItem,
+      via: 'agent',
+      created_at: Date.now(),
+    };
+    this.options.handoffs?.keep(link);
     return json(res, 200, {
       session: this.wireSession({ ...started, messageCount: this.store.messages(row.id).length }),
       link,

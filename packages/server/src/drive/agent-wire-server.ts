@@ -14,6 +14,10 @@ import {
   type BridgeInfo,
   decodeAgentFrame,
   encodeAgentFrame,
+  FORK_OPEN_KEY,
+  FORK_UNSUPPORTED_KEY,
+  FORKED_KEY,
+  type ForkOpen,
   fitAgentFrameToPeer,
   INSTALL_PROGRESS_KEY,
   INSTALL_PROGRESS_READY_KEY,
@@ -72,6 +76,14 @@ export type DriveNotice =
   | { kind: 'lost'; sessionRef: string; action: string; error: string };
 
 type Reply<T extends AgentFrame['t']> = AgentFrameOf<T>;
+
+/** How an open that asked for the agent's own fork went, from cairn's keys on `agent_opened`. */
+export interface OpenedFork {
+  /** The session is the fork asked for. */
+  readonly forked?: true;
+  /** The agent (or its workstation) cannot fork: hand the history off instead. */
+  readonly forkUnsupported?: true;
+}
 
 /** What the transport calls for one connection. */
 export interface ConnectionSide {
@@ -227,7 +239,9 @@ export class AgentWireServer {
     env?: Record<string, string>;
     agentEnv?: Record<string, string>;
     pathPrepend?: string[];
-  }): Promise<Reply<'agent_opened'> & { sessionRef: string }> {
+    /** Open the session as the agent's own fork of one it keeps (cairn's key on `agent_open`). */
+    fork?: ForkOpen;
+  }): Promise<Reply<'agent_opened'> & OpenedFork & { sessionRef: string }> {
     const sessionRef = request.sessionRef ?? randomUUID();
     const link = this.byName.get(request.workstation);
     const id = randomUUID();
@@ -260,11 +274,30 @@ export class AgentWireServer {
       ...(request.env ? { env: request.env } : {}),
       ...(request.agentEnv ? { agentEnv: request.agentEnv } : {}),
       ...(request.pathPrepend ? { pathPrepend: request.pathPrepend } : {}),
+      // Under cairn's key: a peer that does not know it opens a plain session, told apart below.
+      ...(request.fork ? { [FORK_OPEN_KEY]: request.fork } : {}),
     };
     const reply = (await this.request(link, frame, 120_000)) as Reply<'agent_opened'>;
+    const said = reply as unknown as Record<string, unknown>;
+    if (request.fork && reply.ok && said[FORKED_KEY] !== true) {
+      // A plain new session is not the fork asked for: it goes, and the caller takes another way.
+      this.closeSession(sessionRef);
+      return {
+        ...reply,
+        ok: false,
+        error: `workstation ${request.workstation} does not make agents' own forks`,
+        forkUnsupported: true,
+        sessionRef,
+      };
+    }
     if (reply.ok && reply.nativeSessionId)
       this.options.log.setNativeSessionId(sessionRef, reply.nativeSessionId);
-    return { ...reply, sessionRef };
+    return {
+      ...reply,
+      ...(said[FORKED_KEY] === true ? { forked: true } : {}),
+      ...(said[FORK_UNSUPPORTED_KEY] === true ? { forkUnsupported: true } : {}),
+      sessionRef,
+    };
   }
 
   /** Sends a prompt; the turn's events and its `agent_turn_done` arrive through `subscribe`. */

@@ -2,7 +2,14 @@
 // and for a chat started with it: the same arguments measure it and send it, so what was shown
 // before sending is what goes.
 import type { SessionHandoffPreviewArgs } from '@cairn/protocol';
-import { buildHandoff, type HandoffDocument, type HandoffSource, readDumpPresets } from '@cairn/transcript';
+import {
+  agentForkCut,
+  buildHandoff,
+  type ForkCut,
+  type HandoffDocument,
+  type HandoffSource,
+  readDumpPresets,
+} from '@cairn/transcript';
 import type { Catalog } from './catalog.js';
 
 const LISTING_WAIT_MS = 5_000;
@@ -11,6 +18,8 @@ const LISTING_POLL_MS = 250;
 export interface BuiltHandoff {
   readonly document: HandoffDocument;
   readonly source: HandoffSource;
+  /** For a fork at an item: where the agent's own fork would cut, or why it cannot. */
+  readonly cut?: ForkCut;
 }
 
 export type HandoffProblem = {
@@ -61,5 +70,9 @@ export async function handoffDocument(
     const e = built.error;
     return { ok: false, error: { code: e.code, message: e.message, field: `/${e.field}` } };
   }
-  return { ok: true, value: { document: built.value, source } };
+  const at = kind === 'fork' ? selection.until_uuid : undefined;
+  return {
+    ok: true,
+    value: { document: built.value, source, ...(at === undefined ? {} : { cut: agentForkCut(t, at) }) },
+  };
 }

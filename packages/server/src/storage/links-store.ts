@@ -4,7 +4,7 @@
 // same file; WAL and a busy timeout let them share it.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { SessionLink, SessionLinkKind } from '@cairn/protocol';
+import type { SessionLink, SessionLinkKind, SessionLinkVia } from '@cairn/protocol';
 import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
 
@@ -27,6 +27,7 @@ interface LinkRow {
   to_agent: string;
   to_sid: string;
   at_item: string | null;
+  via: string | null;
   created_at: number;
 }
 
@@ -36,6 +37,7 @@ function toLink(r: LinkRow): SessionLink {
     from: { agent: r.from_agent, sid: r.from_sid },
     to: { agent: r.to_agent, sid: r.to_sid },
     ...(r.at_item === null ? {} : { at_item: r.at_item }),
+    ...(r.via === null ? {} : { via: r.via as SessionLinkVia }),
     created_at: r.created_at,
   };
 }
@@ -49,16 +51,20 @@ export class LinksStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // Files from before links said which way they were made gain the column; their rows keep null.
+    const columns = this.db.prepare('PRAGMA table_info(session_links)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'via')) this.db.exec('ALTER TABLE session_links ADD COLUMN via TEXT');
   }
 
   /** Records a link; linking the same two sessions again keeps the latest kind and item. */
   add(link: SessionLink): SessionLink {
     this.db
       .prepare(
-        `INSERT INTO session_links (kind, from_agent, from_sid, to_agent, to_sid, at_item, created_at)
-         VALUES (@kind, @from_agent, @from_sid, @to_agent, @to_sid, @at_item, @created_at)
+        `INSERT INTO session_links (kind, from_agent, from_sid, to_agent, to_sid, at_item, via, created_at)
+         VALUES (@kind, @from_agent, @from_sid, @to_agent, @to_sid, @at_item, @via, @created_at)
          ON CONFLICT (from_agent, from_sid, to_agent, to_sid) DO UPDATE SET
-           kind = excluded.kind, at_item = excluded.at_item, created_at = excluded.created_at`,
+           kind = excluded.kind, at_item = excluded.at_item, via = excluded.via,
+           created_at = excluded.created_at`,
       )
       .run({
         kind: link.kind,
@@ -67,6 +73,7 @@ export class LinksStore {
         to_agent: link.to.agent,
         to_sid: link.to.sid,
         at_item: link.at_item ?? null,
+        via: link.via ?? null,
         created_at: link.created_at,
       });
     return link;
