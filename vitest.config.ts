@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,6 +9,9 @@ export default defineConfig({
     reporters: ['default', './scripts/plain-summary-reporter.ts'],
     include: ['packages/*/test/**/*.test.ts'],
     globalSetup: ['./scripts/test-scratch.ts'],
+    // Most files spend their time waiting on other processes (agents, daemons, Chromium), so two
+    // run side by side even on two cores, where vitest would otherwise run one at a time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

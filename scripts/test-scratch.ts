@@ -11,5 +11,7 @@ export default function setup(): () => void {
   chmodSync(dir, 0o711);
   // os.tmpdir() reads TMPDIR on each call, here and in the workers and children started after.
   process.env.TMPDIR = dir;
+  // The run's own folder, for what the test files may build once and share (the web UI).
+  process.env.CAIRN_TEST_RUN = dir;
   return () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }

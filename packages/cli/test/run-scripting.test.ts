@@ -110,13 +110,24 @@ const summaryOf = (ran: Ran) => {
 const ASKING: Partial<Record<BuiltInBridgeKey, string[]>> = { 'claude-code': ['--mode', 'default'] };
 
 /** The model each agent is switched to, and how to see in a model request that it was used. */
-const MODELS: Record<string, { id: string; seen: (r: RecordedRequest) => boolean; anyRequest?: true }> = {
+const MODELS: Record<
+  string,
+  {
+    id: string;
+    seen: (r: RecordedRequest) => boolean;
+    anyRequest?: true;
+    /** A request beside the turn that goes to a model of the agent's own choosing. */
+    aside?: (r: RecordedRequest) => boolean;
+  }
+> = {
   'claude-code': { id: 'haiku', seen: (r) => /haiku/.test(String((r.body as { model?: unknown }).model)) },
   // Codex offers this model its tools inside the input, which the fake server takes for a side
   // request: every request of the turn is looked at.
   codex: {
     id: 'gpt-6-sol',
     anyRequest: true,
+    // The session's title, asked of its own small model when the turn leaves it time.
+    aside: (r) => JSON.stringify(r.body).includes('generate a very short title'),
     seen: (r) => String((r.body as { model?: unknown }).model) === 'gpt-6-sol',
   },
   'gemini-cli': { id: 'gemini-2.5-pro', seen: (r) => r.path.includes('/models/gemini-2.5-pro:') },
@@ -146,8 +157,8 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)(
       );
       expect(ran.stderr).not.toMatch(/cairn run:/);
       expect(ran.code).toBe(0);
-      const asked = (MODELS[key]!.anyRequest ? model.requests : model.mainRequests()).filter((r) =>
-        JSON.stringify(r.body).includes(marker),
+      const asked = (MODELS[key]!.anyRequest ? model.requests : model.mainRequests()).filter(
+        (r) => JSON.stringify(r.body).includes(marker) && !MODELS[key]!.aside?.(r),
       );
       expect(asked.length).toBeGreaterThan(0);
       expect(

@@ -81,25 +81,6 @@ const CASES: readonly Case[] = [
     },
   },
   {
-    // Younger than the sweep's age limit: what swept it away was the second file each load leaves.
-    name: 'gemini-cli, a session of today',
-    key: 'gemini-cli',
-    early: true,
-    place: async ({ env, project, cairnHome }) => {
-      const end = await runTurn(cairnHome, env, 'gemini-cli', project, undefined, 'first-marker');
-      expect(end).toMatchObject({ status: 'completed' });
-      const sessionId = String(end.nativeSessionId);
-      const file = (await listedFiles(env, 'gemini-cli', sessionId))[0]!;
-      // Gemini CLI names the file by the UTC minute it began; a load within that minute writes its
-      // header into the same file and so hides the conversation (an upstream fault of its own).
-      const [, y, mo, d, h, mi] = basename(file)
-        .match(/^session-(\d+)-(\d+)-(\d+)T(\d+)-(\d+)-/)!
-        .map(Number);
-      const notBefore = Date.UTC(y!, mo! - 1, d, h, mi) + 60_000;
-      return { sessionId, file, before: readFileSync(file), continuedIn: file, notBefore };
-    },
-  },
-  {
     name: 'claude-code, a corpus session',
     key: 'claude-code',
     place: async ({ env, project }) => {
@@ -123,6 +104,26 @@ const CASES: readonly Case[] = [
       );
       const placed = copied(corpus, join(env.CODEX_HOME!, 'sessions', '2025', '10', '21'));
       return { sessionId: '019a085e-04c1-7f81-a09e-9555f6a1fb40', ...placed, continuedIn: placed.file };
+    },
+  },
+  {
+    // Younger than the sweep's age limit: what swept it away was the second file each load leaves.
+    // Last, so that the wait for the next minute passes while the others run.
+    name: 'gemini-cli, a session of today',
+    key: 'gemini-cli',
+    early: true,
+    place: async ({ env, project, cairnHome }) => {
+      const end = await runTurn(cairnHome, env, 'gemini-cli', project, undefined, 'first-marker');
+      expect(end).toMatchObject({ status: 'completed' });
+      const sessionId = String(end.nativeSessionId);
+      const file = (await listedFiles(env, 'gemini-cli', sessionId))[0]!;
+      // Gemini CLI names the file by the UTC minute it began; a load within that minute writes its
+      // header into the same file and so hides the conversation (an upstream fault of its own).
+      const [, y, mo, d, h, mi] = basename(file)
+        .match(/^session-(\d+)-(\d+)-(\d+)T(\d+)-(\d+)-/)!
+        .map(Number);
+      const notBefore = Date.UTC(y!, mo! - 1, d, h, mi) + 60_000;
+      return { sessionId, file, before: readFileSync(file), continuedIn: file, notBefore };
     },
   },
 ];

@@ -1,7 +1,7 @@
 // A first incremental read of a long session takes all its records in one push, more than a call
 // can take as spread arguments: each adapter's incremental translation reads 160,000 records and
-// gives the events a whole translation gives. Loading a file that long reads it in parts, and gives
-// the same transcript as translating it whole.
+// gives the events a whole translation gives. Loading a file of several megabytes reads it in parts,
+// and gives the same transcript as translating it whole.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,11 @@ import { tempHome, watchedPlatform } from './homes.js';
 import { claudeLines, codexLines } from './long-records.js';
 
 const RECORDS = 160_000;
+/**
+ * Records of the sessions loaded from disk: enough for several parts of a megabyte (about 11 MB of
+ * Claude Code, 6 MB of Codex), not for the spread limit, which only the one push needs.
+ */
+const LOADED_RECORDS = 40_000;
 const cases = [
   [
     'claude-code',
@@ -32,7 +37,8 @@ const cases = [
 ] as const;
 
 describe('the first incremental read of a long session', () => {
-  it.each(cases)('%s: 160,000 records in one push', { timeout: 60_000 }, (agent, path, lines) => {
+  // Three to five seconds on a quiet machine; the limit leaves room for a busy one.
+  it.each(cases)('%s: 160,000 records in one push', { timeout: 180_000 }, (agent, path, lines) => {
     const adapter = findAdapter(agent)!;
     const file: SourceFile = { path, data: Buffer.from(`${lines(RECORDS).join('\n')}\n`) };
     const pushed = new Translator(adapter).push([file]);
@@ -59,8 +65,8 @@ function writeSession(at: string, text: string) {
   const home = tempHome();
   const path = join(home, at.slice('/home/u/'.length));
   const data = Buffer.from(text);
-  // Long enough to be read in more than one part.
-  expect(data.length).toBeGreaterThan(16 * 1024 * 1024);
+  // Long enough to be read in several parts.
+  expect(data.length).toBeGreaterThan(4 * 1024 * 1024);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, data);
   return { home, path, data };
@@ -86,7 +92,7 @@ describe('loading a long session', () => {
     '%s: read from disk a part at a time, never whole, into the transcript of a whole translation',
     { timeout: 60_000 },
     async (agent, at, lines) => {
-      const { home, path, data } = writeSession(at, `${lines(RECORDS).join('\n')}\n`);
+      const { home, path, data } = writeSession(at, `${lines(LOADED_RECORDS).join('\n')}\n`);
       const { platform, wholeReads, rangeReads } = watchedHome(home);
       const loaded = await loadTranscript(platform, { agent, path });
       if (!loaded.ok) throw new Error(loaded.error.message);
@@ -94,7 +100,7 @@ describe('loading a long session', () => {
       expect(wholeReads).not.toContain(path);
       // Parts of a megabyte (the heads the listing reads are a few KB).
       const parts = rangeReads.filter((r) => r.path === path && r.length > 512 * 1024);
-      expect(parts.length).toBeGreaterThanOrEqual(16);
+      expect(parts.length).toBeGreaterThanOrEqual(4);
       expect(Math.max(...parts.map((r) => r.length))).toBeLessThanOrEqual(1024 * 1024);
     },
   );
@@ -104,7 +110,7 @@ describe('loading a long session', () => {
   }, async () => {
     // The parent's copy is the burst of usage snapshots written back to back: here every record
     // is 10 ms after the last, so the copy grows with every part and the parts cannot be kept.
-    const [meta, ...body] = codexLines(RECORDS / 2);
+    const [meta, ...body] = codexLines(LOADED_RECORDS / 2);
     const forked = JSON.parse(meta!);
     forked.payload.forked_from_id = '019c8a50-0000-7000-8000-000000000001';
     const usage = {

@@ -1,6 +1,6 @@
 // What the browser tests stand on: the UI built into a folder of its own, the real server serving it
 // over agent homes a test chooses, and Debian's Chromium driven by playwright-core.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -23,9 +23,25 @@ export const SCREENSHOTS = join(repoRoot, 'artifacts', 'screenshots');
 
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix));
 
-/** The web UI as the tests serve it, built from the sources once per test file. */
+/**
+ * The web UI as the tests serve it, built from the sources once per run and shared by the test
+ * files, which only read it (a build takes over a second, and thirty files serve it); outside a
+ * run's folder, a build of its own each time.
+ */
 export async function buildUi(): Promise<string> {
-  return await buildWeb({ outDir: join(tempDir('cairn-web-'), 'dist') });
+  const run = process.env.CAIRN_TEST_RUN;
+  if (run === undefined || run === '') return await buildWeb({ outDir: join(tempDir('cairn-web-'), 'dist') });
+  const shared = join(run, 'web-ui');
+  if (existsSync(shared)) return shared;
+  const built = await buildWeb({ outDir: join(tempDir('cairn-web-'), 'dist') });
+  // Moved into place whole, so a file never sees half a build: when files running side by side
+  // both built it, the first move wins and the others serve that one.
+  try {
+    renameSync(built, shared);
+  } catch (error) {
+    if (!existsSync(shared)) throw error;
+  }
+  return shared;
 }
 
 export { corpusEnv } from '../../transcript/test/homes.js';
