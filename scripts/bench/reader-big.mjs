@@ -1,6 +1,7 @@
 // The reader on big sessions, in Chromium, each opened the first time (the daemon has indexed it
 // but never read it for a reader) and then again: when its first rows are painted, when its whole
-// history is in, and the daemon's peak memory while it opens; then scrolling the Claude Code one.
+// history is in, the daemon's peak memory while it opens and what the tab holds once it is in (its JS
+// heap after a collection, its DOM nodes); then scrolling the Claude Code one.
 // The sessions: one Claude Code session of about 50 MB (reader-corpus.mjs) and one Codex rollout
 // of about 196 MB (big-rollout.mjs), the sizes a reader was seen to give up on.
 // `node scripts/bench/reader-big.mjs [--claude MB] [--codex MB] [--screens N] [--passes N]`
@@ -13,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
 import { writeBigRollout } from './big-rollout.mjs';
+import { Client } from './client.mjs';
 import { agentEnv } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
 import { browserAvailable } from './first-screen.mjs';
@@ -26,10 +28,12 @@ const cli = join(root, 'bin/cairn.js');
 
 /**
  * Opens the session's address in a page warmed on the sessions list, as a returning reader would.
- * @returns {Promise<{ rowsPainted: number, loaded: number }>} ms from the navigation's start to the
- *   first frame painted with timeline rows, and to the whole history shown as in
+ * With `item`, opens a link to that item instead.
+ * @returns {Promise<{ rowsPainted: number, targetPainted: number | undefined, loaded: number,
+ *   heapMb: number, domNodes: number }>} ms from the navigation's start to the first frame painted
+ *   with timeline rows, with the linked item's row, and to the whole history shown as in
  */
-async function openInPage({ port, token, agent, sid, timeoutMs }) {
+async function openInPage({ port, token, agent, sid, timeoutMs, item }) {
   const base = `http://127.0.0.1:${port}/`;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
@@ -41,24 +45,69 @@ async function openInPage({ port, token, agent, sid, timeoutMs }) {
           requestAnimationFrame(() => {
             w.__firstRowsPainted ??= performance.now();
           });
-        if (w.__loaded === undefined && document.querySelector('.status-line[data-loaded=yes]')) {
+        if (w.__targetPainted === undefined && document.querySelector('.vrow .row.target'))
+          requestAnimationFrame(() => {
+            w.__targetPainted ??= performance.now();
+          });
+        if (w.__loaded === undefined && document.querySelector('.status-line[data-loaded=yes]'))
           w.__loaded = performance.now();
-          seen.disconnect();
-        }
       });
       seen.observe(document, { childList: true, subtree: true, attributes: true });
     });
     const page = await context.newPage();
     await page.goto(`${base}?token=${token}`);
     await page.locator('.session-item').first().waitFor({ timeout: timeoutMs });
-    await page.goto(`${base}?open=1#/s/${agent}/${sid}`);
+    const link = item ? `?item=${encodeURIComponent(item.uuid)}&type=${encodeURIComponent(item.type)}` : '';
+    await page.goto(`${base}?open=1#/s/${agent}/${sid}${link}`);
     await page.waitForSelector('.status-line[data-loaded=yes]', { timeout: timeoutMs });
     await page.waitForFunction(() => window.__firstRowsPainted !== undefined, null, { timeout: timeoutMs });
-    return await page.evaluate(() => ({ rowsPainted: window.__firstRowsPainted, loaded: window.__loaded }));
+    if (item)
+      await page.waitForFunction(() => window.__targetPainted !== undefined, null, { timeout: timeoutMs });
+    const times = await page.evaluate(() => ({
+      rowsPainted: window.__firstRowsPainted,
+      targetPainted: window.__targetPainted,
+      loaded: window.__loaded,
+    }));
+    return { ...times, ...(await tabMemory(context, page)) };
   } finally {
     await browser.close();
   }
 }
+
+/**
+ * What the tab holds once the session is in: its JS heap after a collection, and its DOM nodes.
+ * @returns {Promise<{ heapMb: number, domNodes: number }>}
+ */
+async function tabMemory(context, page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const domNodes = metrics.find((m) => m.name === 'Nodes')?.value ?? Number.NaN;
+  return { heapMb: usedSize / 1024 / 1024, domNodes };
+}
+
+/** The session's last item, as a link to it names it (asked of the daemon once it holds the session). */
+async function lastItem({ port, token, agent, sid }) {
+  const client = await Client.connect({ port, token });
+  try {
+    const ask = (args) =>
+      client.request('transcript_items_read', { sid, agent, types: ALL_TYPES, limit: 1, ...args }, 120_000);
+    const first = await ask({ offset: 0 });
+    if (!first.ok) throw new Error(`transcript_items_read: ${JSON.stringify(first.error)}`);
+    const last = await ask({ offset: first.total - 1 });
+    if (!last.ok) throw new Error(`transcript_items_read: ${JSON.stringify(last.error)}`);
+    const { uuid, type } = last.items[0];
+    return { uuid, type };
+  } finally {
+    client.close();
+  }
+}
+
+const ALL_TYPES = ['message', 'thinking', 'notice', 'system', 'hook', 'tool'];
+
+const mb = (x) => `${x.toFixed(0)} MB`;
 
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -102,9 +151,17 @@ async function run() {
       const again = await openInPage(at);
       row(
         `${session.name}: first open`,
-        `first rows painted ${s(first.rowsPainted)}, all loaded ${s(first.loaded)}; daemon peak ${peak.toFixed(0)} MB`,
+        `first rows painted ${s(first.rowsPainted)}, all loaded ${s(first.loaded)}; daemon peak ${peak.toFixed(0)} MB; tab heap ${mb(first.heapMb)}, ${first.domNodes} DOM nodes`,
       );
-      row('    opened again', `first rows painted ${s(again.rowsPainted)}, all loaded ${s(again.loaded)}`);
+      row(
+        '    opened again',
+        `first rows painted ${s(again.rowsPainted)}, all loaded ${s(again.loaded)}; tab heap ${mb(again.heapMb)}`,
+      );
+      const linked = await openInPage({ ...at, item: await lastItem(at) });
+      row(
+        '    a link to its last item, opened again',
+        `linked row painted ${s(linked.targetPainted)}, all loaded ${s(linked.loaded)}`,
+      );
       if (!session.scroll) continue;
       const passes = [];
       for (let i = 0; i < Number(values.passes); i++)

@@ -1,8 +1,10 @@
 // A long session in a real browser: tens of thousands of generated items before a corpus session with
 // two subagents, so that the subagents' spawns arrive in the history's last chunks. The history is
 // drawn a few times as it comes in, not once per chunk; its first and last items are reached by
-// scrolling while the list keeps only the rows in view in the page; and a link to an item of the
-// session's end, or of a subagent spawned there, lands on it when opened cold.
+// scrolling while the list keeps only the rows in view in the page; opened again, its first rows are
+// painted while the history still streams, and a link to its end paints that page first and keeps it
+// in place when the history arrives; and a link to an item of the session's end, or of a subagent
+// spawned there, lands on it when opened cold.
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTranscript, loadTranscript } from '@cairn/transcript';
@@ -38,11 +40,12 @@ let firstUuid: string;
 let lastUuid: string;
 let laneUuid: string;
 let laneType: string;
+let session: ReturnType<typeof claudeSession>;
 
 beforeAll(async () => {
   const home = tempDir('cairn-home-');
   const env = homeEnv(home);
-  const session = claudeSession(join(home, '.claude'), '/home/dev/spotter', SID);
+  session = claudeSession(join(home, '.claude'), '/home/dev/spotter', SID);
   let lines = session.prompt('the first prompt of a long session');
   firstUuid = (JSON.parse(lines) as { uuid: string }).uuid;
   for (let i = 0; i < CALLS; i++) {
@@ -106,6 +109,39 @@ const inView = (page: Page, selector: string) =>
     return r.top >= s.top - 1 && r.top < s.bottom;
   }, selector);
 
+/** One painted frame, as the page's rows were when it was drawn. */
+interface Frame {
+  /** The status line's `data-loaded`: whether the whole history was in. */
+  loaded: string;
+  rows: number;
+  /** The top of the row of `uuid` against the scroller's top, or null when it is not drawn. */
+  targetTop: number | null;
+}
+
+/** Records, from now until the whole history is in, each frame the page paints. */
+const recordFrames = (page: Page, uuid: string) =>
+  page.evaluate((u) => {
+    const w = window as unknown as { __frames: Frame[] };
+    w.__frames = [];
+    const sample = () => {
+      const scroller = document.querySelector('.timeline-scroll');
+      const row = document.querySelector(`.vrow .row[data-uuid="${u}"]`);
+      const loaded = document.querySelector('.status-line')?.getAttribute('data-loaded') ?? '';
+      w.__frames.push({
+        loaded,
+        rows: document.querySelectorAll('.vrow .row').length,
+        targetTop:
+          row && scroller ? row.getBoundingClientRect().top - scroller.getBoundingClientRect().top : null,
+      });
+      // A few frames past the history's arrival, for the swap to be painted.
+      if (w.__frames.filter((f) => f.loaded === 'yes').length < 30) requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+  }, uuid);
+
+const framesOf = (page: Page): Promise<Frame[]> =>
+  page.evaluate(() => (window as unknown as { __frames: Frame[] }).__frames);
+
 describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
   it(
     'draws its history a few times, reaches its first and last items, and keeps only the rows in view',
@@ -152,6 +188,69 @@ describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
   );
 
   it(
+    'opened again, paints its first rows, or the page a link names, before its history is in, and keeps that page in place once it is',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      await page.locator('.session-item').first().waitFor();
+      // Read once, so that the daemon holds the session and streams its history at once.
+      await go(page, `#/s/claude-code/${SID}`);
+      await timelineLoaded(page);
+      await go(page, '#/');
+      await page.locator('.session-item').first().waitFor();
+
+      await recordFrames(page, firstUuid);
+      await go(page, `#/s/claude-code/${SID}`);
+      await timelineLoaded(page);
+      await expect.poll(async () => (await framesOf(page)).filter((f) => f.loaded === 'yes').length).toBe(30);
+      const fromStart = await framesOf(page);
+      const firstPainted = fromStart.findIndex((f) => f.rows > 0);
+      // The first rows were painted while the history was still streaming, and rows stayed on screen
+      // from then on: the page never went empty as the rest came in.
+      expect(fromStart[firstPainted]?.loaded).toBe('no');
+      expect(fromStart[firstPainted]?.targetTop).not.toBeNull();
+      expect(fromStart.slice(firstPainted).every((f) => f.rows > 0)).toBe(true);
+      await go(page, '#/');
+      await page.locator('.session-item').first().waitFor();
+
+      // A link to the session's last prompt: its page is read and painted first, with the linked row
+      // at the top, while the history streams from the start; then the history takes the page's place
+      // and the row stays where it was.
+      await recordFrames(page, lastUuid);
+      const marks = () =>
+        page.evaluate(() => ({
+          page: performance.getEntriesByName('cairn:opening-page').length,
+          drawn: performance.getEntriesByName('cairn:history-drawn').length,
+        }));
+      const before = await marks();
+      await go(page, `#/s/claude-code/${SID}?item=${lastUuid}&type=message%3Auser%3Ain`);
+      await timelineLoaded(page);
+      await expect.poll(async () => (await framesOf(page)).filter((f) => f.loaded === 'yes').length).toBe(30);
+      const after = await marks();
+      expect(after.page).toBe(before.page + 1);
+      const linked = await framesOf(page);
+      const height = await page.locator('.timeline-scroll').evaluate((el) => el.clientHeight);
+      const inView = (f: Frame) => f.targetTop !== null && f.targetTop > -10 && f.targetTop < height;
+      // Shown while the history was still to come; from the last frame before it came, the linked row
+      // stayed where it was: no frame drew the history's start, or an empty list, in between.
+      const arrived = linked.findIndex((f) => f.loaded === 'yes');
+      expect(linked.slice(0, arrived).some(inView)).toBe(true);
+      const lastBefore = linked[arrived - 1]!;
+      expect(inView(lastBefore)).toBe(true);
+      for (const f of linked.slice(arrived)) {
+        expect(inView(f)).toBe(true);
+        expect(Math.abs(f.targetTop! - lastBefore.targetTop!)).toBeLessThan(40);
+      }
+      expect(await page.locator(`.row.target[data-uuid="${lastUuid}"]`).count()).toBe(1);
+      // The whole session is there around it: its first item is reached from it.
+      await page.keyboard.press('g');
+      await page.locator(`.vrow .row[data-uuid="${firstUuid}"]`).waitFor();
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
     "lands, opened cold, on the session's last item and on an item of a subagent spawned at its end",
     async () => {
       const { page, context, errors } = await openPage(browser, served);
@@ -175,6 +274,37 @@ describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
       expect(errors).toEqual([]);
       expect(cold.errors).toEqual([]);
       await cold.context.close();
+    },
+    SLOW,
+  );
+  // Last: it adds a prompt to the session.
+  it(
+    'being written, opens on its last page while the history streams, and keeps following its end once it is in',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      await page.locator('.session-item').first().waitFor();
+      const written = session.prompt('a prompt written just before the reader opens');
+      const writtenUuid = (JSON.parse(written) as { uuid: string }).uuid;
+      session.append(written);
+      // The list shows the session as being written.
+      await page.locator(`.session-item.active[data-sid="${SID}"]`).waitFor({ timeout: 20_000 });
+      await recordFrames(page, writtenUuid);
+      const pages = () => page.evaluate(() => performance.getEntriesByName('cairn:opening-page').length);
+      const before = await pages();
+      await go(page, `#/s/claude-code/${SID}`);
+      await timelineLoaded(page);
+      await expect.poll(async () => (await framesOf(page)).filter((f) => f.loaded === 'yes').length).toBe(30);
+      expect(await pages()).toBe(before + 1);
+      const frames = await framesOf(page);
+      const height = await page.locator('.timeline-scroll').evaluate((el) => el.clientHeight);
+      const inView = (f: Frame) => f.targetTop !== null && f.targetTop > -10 && f.targetTop < height;
+      // The newest prompt was on screen before the history was in, and stayed there as it came.
+      const arrived = frames.findIndex((f) => f.loaded === 'yes');
+      expect(frames.slice(0, arrived).some(inView)).toBe(true);
+      for (const f of frames.slice(arrived)) expect(inView(f)).toBe(true);
+      expect(await page.locator('button.follow').getAttribute('aria-pressed')).toBe('true');
+      expect(errors).toEqual([]);
+      await context.close();
     },
     SLOW,
   );

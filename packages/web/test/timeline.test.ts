@@ -83,6 +83,39 @@ describe.skipIf(!corpus)('the timeline over corpus sessions', () => {
     expect(paired).toBeGreaterThan(100);
   });
 
+  it("keys a page read from the middle of a session as the whole session's rows, so one stands for the other", async () => {
+    const sessions = await corpusItems();
+    const spotter = sessions.find((s) => s.head.id === 'fa812bfe-b295-4cca-9c2f-fdf01028cb46')!;
+    const whole = new Timeline();
+    whole.append(MAIN_LANE, spotter.items);
+    const wholeRows = whole.rows({ machinery: true });
+    const at = Math.floor(spotter.items.length / 2);
+    const page = new Timeline();
+    page.append(MAIN_LANE, spotter.items.slice(0, 10));
+    page.replaceLane(MAIN_LANE, spotter.items.slice(at, at + 300), at);
+    expect(page.items(MAIN_LANE)).toHaveLength(300);
+    expect(page.baseOf(MAIN_LANE)).toBe(at);
+    const { rows } = page.rows({ machinery: true });
+    // Every row of the page is the whole session's row of the same key, but for a result whose call
+    // came before the page (drawn on its own there, folded into its call in the whole).
+    let same = 0;
+    for (const row of rows) {
+      if (row.kind !== 'item') continue;
+      const there = wholeRows.rows[wholeRows.rowOf.get(row.key)!]!;
+      expect(there.kind).toBe('item');
+      if (there.key !== row.key) continue;
+      expect(there.kind === 'item' && there.item.uuid).toBe(row.item.uuid);
+      expect(there.kind === 'item' && there.item.type).toBe(row.item.type);
+      same++;
+    }
+    expect(same).toBeGreaterThan(rows.length * 0.8);
+    // An item of the page is found, and keyed, where the whole session has it.
+    const probe = spotter.items[at + 120]!;
+    const found = page.find({ uuid: probe.uuid, type: probe.type })!;
+    const foundWhole = whole.find({ uuid: probe.uuid, type: probe.type })!;
+    expect(page.keyOf(found.lane, found.index)).toBe(whole.keyOf(foundWhole.lane, foundWhole.index));
+  });
+
   it('marks as failed the calls the agent recorded as failed, as many as the summary counts', async () => {
     const sessions = await corpusItems();
     const failedRows = ({ items, lanes }: CorpusSession): number => {

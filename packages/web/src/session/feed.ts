@@ -8,6 +8,7 @@ import { type Checked, checkItems, checkStreamFrame } from '../wire-check.js';
 import { unzipJson } from './history.js';
 import { RedrawPace } from './redraw-pace.js';
 import { lastSeqAfter } from './resume.js';
+import { yieldToPage } from './yield-to-page.js';
 
 /** Every item type, attachments included: the view decides what to hide. */
 export const ALL_TYPES = ['message', 'thinking', 'notice', 'system', 'hook', 'tool'];
@@ -15,6 +16,14 @@ export const ALL_TYPES = ['message', 'thinking', 'notice', 'system', 'hook', 'to
 // The first page is small so the first screen comes quickly; later pages are large.
 const FIRST_PAGE = 400;
 const PAGE = 4000;
+/** The page a reader opened away from the session's start (at its tail, or at a linked item) is
+ * shown first, while the history streams in from the start. */
+const OPENING_PAGE = 600;
+/** A history shorter than this is in as quickly as the page would be: it is not worth the request. */
+const OPENING_PAGE_MIN_HISTORY = 2 * OPENING_PAGE;
+
+/** Where the reader opens when not at the session's start: the first screen it asks for. */
+export type Opening = { readonly tail: true } | { readonly uuid: string };
 
 export interface FeedState {
   /** The whole history is in. */
@@ -57,6 +66,14 @@ export class SessionFeed {
   /** History items received but not drawn yet: a long history is drawn now and then, not per chunk. */
   private gathered: Item[] = [];
   private pace = new RedrawPace();
+  private opening: Opening | undefined;
+  /** The opening page was asked for, or is drawn, in place of the history still streaming: the
+   * history is gathered, not drawn, until it is whole, and then takes the page's place at once. */
+  private openingPage: 'asked' | 'drawn' | undefined;
+  /** Counts histories begun, so that a page answered for an earlier one is left aside. */
+  private histories = 0;
+  /** Settles once the opening page asked for is drawn, or known not to come. */
+  private openingRead: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly conn: Connection,
@@ -75,7 +92,10 @@ export class SessionFeed {
     for (const l of this.listeners) l();
   }
 
-  start(): void {
+  /** Starts reading; `opening` says where the reader opens when not at the session's start (its own
+   * lane's tail, or one of its items), so that a long history shows that page first. */
+  start(opening?: Opening): void {
+    this.opening = opening;
     // Marks for measuring how soon a session shows (read by the browser tests and the bench).
     performance.mark('cairn:session-open');
     this.timeline.setStatus(MAIN_LANE, 'loading');
@@ -160,7 +180,14 @@ export class SessionFeed {
           items = unzipped as Item[];
         }
         for (const item of items) this.gathered.push(item);
-        if (!this.pace.due(this.timeline.items(MAIN_LANE).length, this.gathered.length)) return;
+        if (
+          this.openingPage !== undefined ||
+          !this.pace.due(this.timeline.items(MAIN_LANE).length, this.gathered.length)
+        ) {
+          // The next chunk waits for a task of its own, so that the page scrolls and paints between two.
+          await yieldToPage();
+          return;
+        }
         const startedAt = performance.now();
         this.drawGathered();
         // Let the page draw what it has before the next chunk, so the first screen comes first.
@@ -169,7 +196,12 @@ export class SessionFeed {
         return;
       }
       case 'transcript_ready_end':
-        this.drawGathered();
+        // The page asked for is drawn first even when the history was quicker: it costs little, and
+        // the reader always sees the page they opened before the rest of the session around it.
+        if (this.openingPage === 'asked') await this.openingRead;
+        if (this.stopped) return;
+        if (this.openingPage !== undefined) await this.replaceOpeningPage();
+        else this.drawGathered();
         this.endHistory();
         return;
       case 'run_state':
@@ -177,8 +209,13 @@ export class SessionFeed {
         return;
       default:
         if (!('item' in f) || f.item === undefined) return;
+        // The session's own items wait behind a history held back for the opening page.
+        if (this.openingPage !== undefined && (f.agent_id ?? MAIN_LANE) === MAIN_LANE) {
+          this.gathered.push(f.item);
+          return;
+        }
         // Anything after the history comes after what was gathered of it.
-        this.drawGathered();
+        if (this.openingPage === undefined) this.drawGathered();
         this.add(f.agent_id ?? MAIN_LANE, [f.item]);
     }
   }
@@ -191,12 +228,67 @@ export class SessionFeed {
     // items take its place, so the page never shows an empty timeline between the two.
     this.gathered = [];
     this.pace = new RedrawPace();
+    this.histories++;
+    this.openingPage = undefined;
     if (this.preview) this.replacing = true;
     else if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
     this.timeline.setStatus(MAIN_LANE, 'loading');
     const total = f.type === 'transcript_ready_start' ? f.totalMessages : f.history.length;
     this.set({ total });
     if (f.runState) this.set({ busy: f.runState.busy });
+    // Asked once the history begins, not before: the daemon has then read the session, and the page
+    // costs it a slice of what it holds rather than a second read of the files.
+    const opening = this.opening;
+    this.opening = undefined;
+    if (opening && f.type === 'transcript_ready_start' && total >= OPENING_PAGE_MIN_HISTORY)
+      this.openingRead = this.readOpeningPage(opening, total).catch((e: unknown) => {
+        this.openingPage = undefined;
+        this.set({ error: e instanceof Error ? e.message : String(e) });
+      });
+  }
+
+  /** Reads the page the reader opens on and draws it in place of whatever is drawn (a preview of the
+   * session's start), while the history keeps streaming in. */
+  private async readOpeningPage(opening: Opening, total: number): Promise<void> {
+    const history = this.histories;
+    this.openingPage = 'asked';
+    const args: Record<string, unknown> = {
+      sid: this.sid,
+      agent: this.agent,
+      types: ALL_TYPES,
+      limit: OPENING_PAGE,
+    };
+    if ('uuid' in opening) args.around_uuid = opening.uuid;
+    else args.offset = Math.max(0, total - OPENING_PAGE);
+    const reply = await this.conn.request('transcript_items_read', args as OpArgs<'transcript_items_read'>);
+    // The history was whole first (or began again): it is drawn already, or will be.
+    if (this.stopped || history !== this.histories || this.openingPage !== 'asked') return;
+    if (!reply.ok || reply.value.items.length === 0) {
+      // No page (a link to an item not in the session's own lane, say): the history is drawn as it
+      // comes instead, beginning with what was gathered meanwhile.
+      this.openingPage = undefined;
+      this.enqueue(() => this.drawGathered());
+      return;
+    }
+    this.openingPage = 'drawn';
+    this.replacing = false;
+    this.preview = false;
+    this.timeline.replaceLane(MAIN_LANE, reply.value.items, reply.value.offset ?? 0);
+    performance.mark('cairn:opening-page');
+    if (this.state.firstItemsMs === undefined) this.firstItems();
+  }
+
+  /** The history is whole: it takes the opening page's place in one change. Its rows keep their keys
+   * (they count from the history's start), so the view finds the row it showed among them. */
+  private async replaceOpeningPage(): Promise<void> {
+    const items = this.gathered;
+    this.gathered = [];
+    this.openingPage = undefined;
+    this.replacing = false;
+    this.preview = false;
+    // Read into place a slice at a time: the page stays with the reader meanwhile.
+    await this.timeline.replaceLaneInSlices(MAIN_LANE, items, 0, yieldToPage);
+    performance.mark('cairn:history-drawn');
   }
 
   private endHistory(): void {

@@ -33,6 +33,10 @@ function push(map: Map<string, number[]>, key: string, value: number): void {
 
 class Lane {
   readonly items: Item[] = [];
+  /** Where the lane's first item sits in its whole history: a page read from the middle of a long
+   * session starts past 0. Row keys count from the whole history's start, so a row keeps its key
+   * (and its measured size, its open folds) when the page is replaced by the history around it. */
+  base = 0;
   /** Each item's order among the lane's items of the same record and type, for exact pointers. */
   readonly nth: number[] = [];
   private readonly seenOf = new Map<string, number>();
@@ -179,6 +183,7 @@ export interface ItemRow {
   readonly key: string;
   readonly lane: string;
   readonly depth: number;
+  /** The item's index in `items(lane)`; its key counts from the lane's whole history instead. */
   readonly index: number;
   readonly item: Item;
   /** The call's result, or a subagent spawn's answer. */
@@ -217,7 +222,8 @@ export interface Rows {
   readonly prompts: readonly number[];
   /** Row indexes of failed tool calls and API errors. */
   readonly errors: readonly number[];
-  /** `lane#index` of every item → the row that draws it (a folded result → its call's row). */
+  /** Every item's key (`lane#position` in the lane's whole history) → the row that draws it (a folded
+   * result → its call's row). */
   readonly rowOf: ReadonlyMap<string, number>;
   /** How many machinery records were left out. */
   readonly machineryHidden: number;
@@ -286,6 +292,47 @@ export class Timeline {
     this.changed();
   }
 
+  /** Replaces one lane's items with `items`, the first of them at position `base` of its whole history,
+   * in one change: the page never shows the lane empty in between. */
+  replaceLane(id: string, items: readonly Item[], base: number): void {
+    const lane = new Lane(id);
+    lane.base = base;
+    this.lanes.set(id, lane);
+    this.rowCache.clear();
+    for (const item of items) lane.add(shownItem(item));
+    this.changed();
+  }
+
+  /** As `replaceLane`, for a long history: the lane is made off screen a slice at a time, `pause` in
+   * between (so that the page scrolls and paints meanwhile), and put in place in one change. */
+  async replaceLaneInSlices(
+    id: string,
+    items: readonly Item[],
+    base: number,
+    pause: () => Promise<void>,
+    slice = 20_000,
+  ): Promise<void> {
+    const lane = new Lane(id);
+    lane.base = base;
+    for (let i = 0; i < items.length; i++) {
+      lane.add(shownItem(items[i]!));
+      if ((i + 1) % slice === 0) await pause();
+    }
+    this.lanes.set(id, lane);
+    this.rowCache.clear();
+    this.changed();
+  }
+
+  /** Where the lane's first item sits in its whole history. */
+  baseOf(lane = MAIN_LANE): number {
+    return this.lane(lane).base;
+  }
+
+  /** The row key of the lane's item at `index` (an index into `items(lane)`). */
+  keyOf(lane: string, index: number): string {
+    return itemKey(lane, this.lane(lane).base + index);
+  }
+
   /** Drops one lane's items (a preview of the session's own, say), keeping the other lanes read. */
   clearLane(id: string): void {
     this.lanes.set(id, new Lane(id));
@@ -318,17 +365,18 @@ export class Timeline {
         const row = this.itemRow(lane, i, depth);
         const at = rows.length;
         rows.push(row);
-        rowOf.set(itemKey(laneId, i), at);
+        const base = lane.base;
+        rowOf.set(itemKey(laneId, base + i), at);
         for (const j of [lane.resultOf.get(i), lane.answerOf.get(i), lane.summaryOf.get(i)]) {
-          if (j !== undefined) rowOf.set(itemKey(laneId, j), at);
+          if (j !== undefined) rowOf.set(itemKey(laneId, base + j), at);
         }
-        for (const j of lane.hooksOf.get(i) ?? []) rowOf.set(itemKey(laneId, j), at);
+        for (const j of lane.hooksOf.get(i) ?? []) rowOf.set(itemKey(laneId, base + j), at);
         const call = lane.agentToolOf.get(i);
         if (call !== undefined) {
-          rowOf.set(itemKey(laneId, call), at);
+          rowOf.set(itemKey(laneId, base + call), at);
           const callResult = lane.resultOf.get(call);
-          if (callResult !== undefined) rowOf.set(itemKey(laneId, callResult), at);
-          for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, j), at);
+          if (callResult !== undefined) rowOf.set(itemKey(laneId, base + callResult), at);
+          for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, base + j), at);
         }
         // A slash command the person typed is one of their prompts too.
         const typedCommand = item.type === 'notice:slash' && (item as { typed?: unknown }).typed === true;
@@ -372,7 +420,7 @@ export class Timeline {
     // A spawn's row stands for its agent call too, so it carries that call's hooks.
     const hookIndexes =
       lane.hooksOf.get(i) ?? (callIndex === undefined ? undefined : lane.hooksOf.get(callIndex)) ?? [];
-    const key = itemKey(lane.id, i);
+    const key = itemKey(lane.id, lane.base + i);
     const cached = this.rowCache.get(key);
     if (
       cached &&

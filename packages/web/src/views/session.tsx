@@ -36,7 +36,17 @@ export function SessionView({ route }: { route: SessionRoute }) {
   // Where the timeline was left, so that coming back from the summary or the dump finds it again.
   const [position] = useState<TimelinePosition>(() => ({}));
   useEffect(() => {
-    feed.start();
+    // A link to one of the session's own items, or a session being written (followed at its tail),
+    // opens on that page of a long history rather than on its start.
+    const item = route.item;
+    const live = directory.get(route.agent, route.sid)?.active === true;
+    feed.start(
+      item && item.lane === undefined
+        ? { uuid: item.uuid }
+        : live && item === undefined
+          ? { tail: true }
+          : undefined,
+    );
     return () => feed.stop();
   }, [feed]);
 

@@ -9,7 +9,7 @@ import { type ItemRef, sessionHref } from '../route.js';
 import type { SessionFeed } from '../session/feed.js';
 import { failedCallsText, type SessionNumbers } from '../session/numbers.js';
 import { useSearchHighlight } from '../sessions/search-landing.js';
-import { type ItemRow, itemKey, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
+import { type ItemRow, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
 import { useVirtualizer } from '../virtual.js';
 import type { FoldState } from './fold.js';
 import { ItemRowView, LaneEdgeView, type RowContext } from './rows.js';
@@ -178,12 +178,45 @@ export function TimelineView({
   }, [mainCount, follow, feed.state.loaded]);
 
   const lastTop = useRef(0);
+  // When the person last moved the list themselves (wheel, touch, keys, the scroll bar held): the list
+  // also moves on its own, as rows above the view are measured or the history takes a page's place.
+  const handAt = useRef(Number.NEGATIVE_INFINITY);
+  const held = useRef(false);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const touched = () => {
+      handAt.current = performance.now();
+    };
+    const press = () => {
+      held.current = true;
+      touched();
+    };
+    const release = () => {
+      held.current = false;
+    };
+    el.addEventListener('wheel', touched, { passive: true });
+    el.addEventListener('touchmove', touched, { passive: true });
+    el.addEventListener('pointerdown', press);
+    window.addEventListener('pointerup', release);
+    window.addEventListener('pointercancel', release);
+    window.addEventListener('keydown', touched);
+    return () => {
+      el.removeEventListener('wheel', touched);
+      el.removeEventListener('touchmove', touched);
+      el.removeEventListener('pointerdown', press);
+      window.removeEventListener('pointerup', release);
+      window.removeEventListener('pointercancel', release);
+      window.removeEventListener('keydown', touched);
+    };
+  }, []);
   const onScroll = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
     const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+    const byHand = held.current || performance.now() - handAt.current < 1000;
     // Scrolling up by hand stops following; coming back to the end starts it again.
-    if (el.scrollTop < lastTop.current - 4 && !atEnd) chooseFollow(false);
+    if (el.scrollTop < lastTop.current - 4 && !atEnd && byHand) chooseFollow(false);
     else if (atEnd && feed.state.loaded) {
       setUnseen(0);
     }
@@ -192,32 +225,30 @@ export function TimelineView({
   }, [feed]);
 
   // --- keeping the reader's place for a return from another tab ---
-  // A ref, so the scroll handler (made once) reads this render's rows and choices.
-  const savePosition = useRef(() => {});
-  savePosition.current = () => {
-    if (!position) return;
+  // The row at the top of the view, and how far into it the view starts.
+  const topRow = (): { key: string; within: number } | undefined => {
     const offset = scroller.current?.scrollTop ?? 0;
     const top = virtualizer.getVirtualItems().find((v) => v.end > offset);
     const row = top === undefined ? undefined : rows[top.index];
-    if (!top || !row) return;
-    position.saved = { key: row.key, within: offset - top.start, machinery, follow };
+    if (!top || !row) return undefined;
+    return { key: row.key, within: offset - top.start };
   };
-  const resumed = useRef(resume === undefined);
-  useLayoutEffect(() => {
-    if (resumed.current || !resume) return;
-    const at = rows.findIndex((r) => r.key === resume.key);
-    if (at === -1) return;
-    resumed.current = true;
-    if (resume.follow) return;
-    // The rows drawn around it are measured as they come, which moves it: aim each frame until it
-    // holds still (for a third of a second at most).
+  // Whether rows keep their places since a deferred aim was taken: not once a page opened away from
+  // the start was replaced by the whole history (every row then moves down).
+  const samePlaces = (aimedAt: number) => timeline.baseOf(MAIN_LANE) === aimedAt;
+  // Puts row `at` at the top of the view, `within` pixels into it. The rows drawn around it are
+  // measured as they come, which moves it: aim each frame until it holds still (for a third of a
+  // second at most), while the rows keep their places.
+  const holdAt = (at: number, within: number) => {
+    const aimedAt = timeline.baseOf(MAIN_LANE);
     let frames = 0;
     let still = 0;
     const aim = () => {
+      if (!samePlaces(aimedAt)) return;
       const start = virtualizer.getOffsetForIndex(at, 'start')?.[0];
       const el = scroller.current;
       if (start === undefined || !el) return;
-      const want = start + resume.within;
+      const want = start + within;
       if (Math.abs(el.scrollTop - want) <= 1) still++;
       else {
         still = 0;
@@ -227,6 +258,40 @@ export function TimelineView({
     };
     virtualizer.scrollToIndex(at, { align: 'start' });
     requestAnimationFrame(aim);
+  };
+  // Where the view was at its last scroll, kept for the tab's return and for the page's replacement.
+  const shown = useRef<{ key: string; within: number } | undefined>(undefined);
+  // A ref, so the scroll handler (made once) reads this render's rows and choices.
+  const savePosition = useRef(() => {});
+  savePosition.current = () => {
+    const top = topRow();
+    if (!top) return;
+    shown.current = top;
+    if (position) position.saved = { ...top, machinery, follow };
+  };
+  const resumed = useRef(resume === undefined);
+  useLayoutEffect(() => {
+    if (resumed.current || !resume) return;
+    const at = rows.findIndex((r) => r.key === resume.key);
+    if (at === -1) return;
+    resumed.current = true;
+    if (resume.follow) return;
+    holdAt(at, resume.within);
+  }, [rows]);
+
+  // --- a page opened away from the start, replaced by the whole history around it ---
+  // Its rows keep their keys, but not their places in the list: the row that was at the top of the
+  // view is put back there before the page is painted, so the reader sees no jump.
+  const base = timeline.baseOf(MAIN_LANE);
+  const lastBase = useRef(base);
+  useLayoutEffect(() => {
+    const was = lastBase.current;
+    lastBase.current = base;
+    const top = shown.current;
+    if (was === base || follow || !top) return;
+    const at = view.rowOf.get(top.key) ?? rows.findIndex((r) => r.key === top.key);
+    if (at === undefined || at === -1) return;
+    holdAt(at, top.within);
   }, [rows]);
   // The saved place changes with the hidden-records and follow choices too, not only with scrolling.
   useEffect(() => savePosition.current(), [machinery, follow]);
@@ -253,7 +318,7 @@ export function TimelineView({
       }
       return;
     }
-    const key = itemKey(found.lane, found.index);
+    const key = timeline.keyOf(found.lane, found.index);
     const at = view.rowOf.get(key);
     if (at === undefined) {
       // A hidden record: show hidden records so it has a row.
@@ -268,13 +333,20 @@ export function TimelineView({
     chooseFollow(false);
     setNotice(undefined);
     const row = rows[at]!;
+    // Where the view is, before the scroll that puts it there says so: the history may take the
+    // page's place first.
+    shown.current = { key: row.key, within: 0 };
     setTarget(row.key);
     folds.open(`${row.key}:body`);
     // The item's start, not its middle: a tall item centred would land mid-content.
     virtualizer.scrollToIndex(at, { align: 'start' });
-    // Sizes settle as rows around it are measured; aim again once they have.
+    // Sizes settle as rows around it are measured; aim again once they have (unless the rows were
+    // replaced meanwhile: their own aim holds the view then).
+    const aimedAt = timeline.baseOf(MAIN_LANE);
     requestAnimationFrame(() =>
-      requestAnimationFrame(() => virtualizer.scrollToIndex(at, { align: 'start' })),
+      requestAnimationFrame(() => {
+        if (samePlaces(aimedAt)) virtualizer.scrollToIndex(at, { align: 'start' });
+      }),
     );
   }, [item, version, machinery, feed.state.loaded]);
 
