@@ -6,7 +6,8 @@
 //   (d) ccusage claude + codex session --json --offline, when it can be installed, beside cairn
 //       summary of the same two agents' files alone (ccusage reads no Gemini CLI sessions)
 //   (e, f) cairn usage daily --json beside ccusage daily --json, cold and run again
-// Then the daemon's benches (scripts/bench/index.mjs), the drive bench (scripts/bench/drive.mjs),
+// Then the daemon's benches (scripts/bench/index.mjs), the usage reports beside ccusage with and
+// without a daemon, and the Usage page (scripts/bench/usage.mjs), the drive bench (scripts/bench/drive.mjs),
 // the chat bench (scripts/bench/chat.mjs), the reader bench (scripts/bench/reader-bench.mjs) and the
 // per-agent read bench (scripts/bench/agents-read.mjs: each agent's sessions per byte against Codex's,
 // and the listing of a SQLite store of 10,000 sessions) with the append latency of a followed
@@ -269,6 +270,12 @@ try {
   if (existsSync(join(root, 'scripts/bench/index.mjs'))) {
     execFileSync(node, [join(root, 'scripts/bench/index.mjs'), work], { env, stdio: 'inherit' });
   }
+  // cairn usage daily beside ccusage daily over every agent, cold, again and with a daemon, and the
+  // daemon's usage answer and Usage page.
+  execFileSync(node, [join(root, 'scripts/bench/usage.mjs'), work, '--runs', String(runs)], {
+    env,
+    stdio: 'inherit',
+  });
 } finally {
   if (values.keep) console.log(`\nbench: corpus kept in ${work}`);
   else rmSync(work, { recursive: true, force: true });

@@ -84,7 +84,8 @@ usage:
   cairn usage [daily|weekly|monthly|session|blocks] [--agent A] [--project P] [--model M]
            [--since DATE] [--until DATE] [--timezone TZ] [--breakdown] [--json]
                                              tokens and cost by day, week, month, session or
-                                             5-hour billing window (ccusage's JSON field names)
+                                             5-hour billing window (ccusage's JSON field names);
+                                             from the running daemon's index when there is one
   cairn usage blocks --live                  the current 5-hour window: tokens, cost, burn rate,
                                              projection and its sessions, drawn again in place
   cairn dump <ref> [--agent-id ID] [--types a,b,-c] [--preset P] [--since T] [--until T]

@@ -1,7 +1,7 @@
 // cairn usage: where the tokens and the money went, by day, week, month, session or 5-hour billing
 // window, over every agent's sessions. Each request is priced on its own by the offline catalog.
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PRICES_SOURCE } from '@cairn/server/pricing';
 import {
   cairnHome,
@@ -17,6 +17,7 @@ import { inProject } from '../sessions-filter.js';
 import { buildId, stampsKey } from '../summary-cache.js';
 import { parseCommand, UsageError } from '../usage.js';
 import { type CachedEntries, openUsageCache, type UsageCache } from '../usage-cache.js';
+import { usageFromDaemon } from '../usage-daemon.js';
 import { runLive } from '../usage-live.js';
 import {
   dateIn,
@@ -100,6 +101,28 @@ export async function usageCommand(platform: SessionPlatform, argv: string[]): P
   if (values.live && values.json)
     throw new UsageError(`--live draws for a person; it takes no --json\nusage: ${USAGE}`);
 
+  const breakdown = values.breakdown ?? false;
+  // A running daemon's index answers without reading a transcript. A --project given as a bare
+  // name stays here: the CLI also takes it as a folder below this one, which the daemon cannot see.
+  const byName =
+    values.project !== undefined && !/[/\\]/.test(values.project) && !/^\.\.?$/.test(values.project);
+  if (!values.live && !byName) {
+    const reply = await usageFromDaemon(cairnHome(platform.env, platform.homeDir), platform.env, {
+      kind,
+      ...(agent !== undefined ? { agent } : {}),
+      ...(values.project !== undefined ? { project: resolve(values.project) } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(until !== undefined ? { until } : {}),
+      // The zone this command counts in, not the daemon's.
+      timezone: timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    });
+    if (reply) {
+      printReport(kind, reply.rows, reply.errors ?? [], reply.prices, breakdown, values.json ?? false);
+      return 0;
+    }
+  }
+
   const { entries, errors } = await readEntries(platform, agent);
   const inFolder = values.project === undefined ? undefined : inProject(values.project);
   const model = values.model?.toLowerCase();
@@ -123,21 +146,31 @@ export async function usageCommand(platform: SessionPlatform, argv: string[]): P
     });
   }
   const kept = entries.filter(keep);
-  const rows = usageRows(kind, kept, timeZone);
-  const breakdown = values.breakdown ?? false;
-  if (values.json) {
-    const json = {
+  printReport(kind, usageRows(kind, kept, timeZone), errors, PRICES_SOURCE, breakdown, values.json ?? false);
+  return 0;
+}
+
+function printReport(
+  kind: UsageReportKind,
+  rows: readonly UsageRow[],
+  errors: readonly { ref: string; error: string }[],
+  /** The price catalog the costs come from. */
+  prices: string,
+  breakdown: boolean,
+  json: boolean,
+): void {
+  if (json) {
+    const out = {
       [JSON_KEY[kind]]: rows.map((r) => rowJson(kind, r, breakdown)),
       totals: usageTotals(rows),
-      prices: PRICES_SOURCE,
+      prices,
       ...(errors.length > 0 ? { errors } : {}),
     };
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
-    process.stdout.write(renderTable(kind, rows, breakdown));
+    process.stdout.write(renderTable(kind, rows, breakdown, prices));
     for (const e of errors) process.stderr.write(`cairn: ${e.ref}: ${e.error}\n`);
   }
-  return 0;
 }
 
 /**
@@ -227,7 +260,12 @@ function warnCache(platform: SessionPlatform, error: unknown, outcome: string): 
 
 const cost = (usd: number | null): string => (usd === null ? '-' : dollars(usd));
 
-function renderTable(kind: UsageReportKind, rows: readonly UsageRow[], breakdown: boolean): string {
+function renderTable(
+  kind: UsageReportKind,
+  rows: readonly UsageRow[],
+  breakdown: boolean,
+  prices: string,
+): string {
   const label = kind === 'session' ? 'session' : kind === 'blocks' ? 'window (UTC)' : 'period';
   const width = kind === 'session' ? 36 : kind === 'blocks' ? 24 : 10;
   const line = (
@@ -262,6 +300,6 @@ function renderTable(kind: UsageReportKind, rows: readonly UsageRow[], breakdown
         );
   }
   out.push(line('total', usageTotals(rows), ''));
-  out.push(`costs from ${PRICES_SOURCE}; '-' where the catalog has no price for a model used\n`);
+  out.push(`costs from ${prices}; '-' where the catalog has no price for a model used\n`);
   return out.join('');
 }

@@ -3,6 +3,7 @@
 // and a full-text index of what the sessions said and did.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Usage } from '@cairn/transcript';
 import type Database from 'better-sqlite3';
 import {
   createDatabase,
@@ -65,6 +66,16 @@ export interface IndexDoc {
   at?: number;
   text: string;
 }
+
+/** A request with a time, a model and tokens, as a session's read found it. */
+export interface UsageRequest {
+  at: number;
+  model: string;
+  usage: Usage;
+}
+
+/** What the usage reports take from a session's read: its requests, folder and title, or its error. */
+export type SessionUsage = { requests: UsageRequest[]; project?: string; title?: string } | { error: string };
 
 /** After this many rebuilds in one process the file is given up on and the index lives in memory. */
 const MAX_REBUILDS = 3;
@@ -346,9 +357,138 @@ export class IndexDb {
   removeSession(key: string): void {
     this.write(() => {
       this.deleteDocs(key);
+      this.deleteUsage(key);
       this.stmt('DELETE FROM sessions WHERE key = ?').run(key);
       this.stmt('DELETE FROM files WHERE session_key = ?').run(key);
     });
+  }
+
+  // --- usage ---
+
+  /** Each session's usage changes in this process, by key: a reader of the index keeps what it made
+   * of a session's requests until its count moves. Absent: as the index held it when opened. */
+  private readonly usageChanges = new Map<string, number>();
+  private usageChangeCount = 0;
+
+  /** Moves whenever the session's usage is written or dropped (see usageChanges). */
+  usageVersion(sessionKey: string): number {
+    return this.usageChanges.get(sessionKey) ?? 0;
+  }
+
+  /** Replaces what the usage reports know of a recorded session. */
+  putUsage(sessionKey: string, usage: SessionUsage): void {
+    this.write(() => {
+      const sessionId = this.deleteUsage(sessionKey);
+      if (sessionId === undefined) return;
+      if ('error' in usage) {
+        this.stmt('INSERT INTO usage_sessions (session_id, error) VALUES (?, ?)').run(sessionId, usage.error);
+        return;
+      }
+      this.stmt('INSERT INTO usage_sessions (session_id, project, title) VALUES (?, ?, ?)').run(
+        sessionId,
+        usage.project ?? null,
+        usage.title ?? null,
+      );
+      const insert = this.stmt(
+        `INSERT INTO usage_requests (session_id, at, model, input, output, cache_read, cache_write, cache_write_1h, reasoning)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const { at, model, usage: u } of usage.requests)
+        insert.run(
+          sessionId,
+          at,
+          model,
+          u.inputTokens,
+          u.outputTokens,
+          u.cacheReadTokens ?? 0,
+          u.cacheWriteTokens ?? 0,
+          u.cacheWrite1hTokens ?? 0,
+          u.reasoningTokens ?? 0,
+        );
+    });
+  }
+
+  /** The session's row id, its usage gone. */
+  private deleteUsage(sessionKey: string): number | undefined {
+    this.usageChanges.set(sessionKey, ++this.usageChangeCount);
+    const sessionId = this.stmt('SELECT id FROM sessions WHERE key = ?').pluck().get(sessionKey) as
+      | number
+      | undefined;
+    if (sessionId === undefined) return undefined;
+    this.stmt('DELETE FROM usage_sessions WHERE session_id = ?').run(sessionId);
+    this.stmt('DELETE FROM usage_requests WHERE session_id = ?').run(sessionId);
+    return sessionId;
+  }
+
+  /**
+   * What the usage reports know of the sessions, by session key, each one's requests in its order:
+   * of every session, or of those of `keys` (one query each, for a few).
+   */
+  usage(keys?: readonly string[]): Map<string, SessionUsage> {
+    return this.guard(
+      'reading usage',
+      () => this.readUsage(keys),
+      () => new Map(),
+    );
+  }
+
+  private readUsage(keys: readonly string[] | undefined): Map<string, SessionUsage> {
+    if (keys !== undefined) {
+      const out = new Map<string, SessionUsage>();
+      for (const key of keys) for (const [k, usage] of this.readUsageWhere(key)) out.set(k, usage);
+      return out;
+    }
+    return this.readUsageWhere(undefined);
+  }
+
+  private readUsageWhere(key: string | undefined): Map<string, SessionUsage> {
+    const byId = new Map<number, SessionUsage>();
+    const out = new Map<string, SessionUsage>();
+    const one = key !== undefined;
+    const sessions = this.stmt(
+      `SELECT u.session_id, s.key, u.project, u.title, u.error FROM usage_sessions u JOIN sessions s ON s.id = u.session_id${one ? ' WHERE s.key = ?' : ''}`,
+    )
+      .raw(true)
+      .all(...(one ? [key] : [])) as [number, string, string | null, string | null, string | null][];
+    for (const [id, key, project, title, error] of sessions) {
+      const usage: SessionUsage =
+        error !== null
+          ? { error }
+          : {
+              requests: [],
+              ...(project !== null ? { project } : {}),
+              ...(title !== null ? { title } : {}),
+            };
+      byId.set(id, usage);
+      out.set(key, usage);
+    }
+    // Rows as the arrays SQLite hands back: one object per request is made once, below.
+    const sessionId = one ? sessions[0]?.[0] : undefined;
+    if (one && sessionId === undefined) return out;
+    const rows = this.stmt(
+      `SELECT session_id, at, model, input, output, cache_read, cache_write, cache_write_1h, reasoning FROM usage_requests${one ? ' WHERE session_id = ?' : ''} ORDER BY rowid`,
+    )
+      .raw(true)
+      .all(...(one ? [sessionId] : [])) as Array<
+      [number, number, string, number, number, number, number, number, number]
+    >;
+    for (const [id, at, model, input, output, read, write, write1h, reasoning] of rows) {
+      const usage = byId.get(id);
+      if (!usage || 'error' in usage) continue;
+      usage.requests.push({
+        at,
+        model,
+        usage: {
+          inputTokens: input,
+          outputTokens: output,
+          cacheReadTokens: read,
+          cacheWriteTokens: write,
+          cacheWrite1hTokens: write1h,
+          reasoningTokens: reasoning,
+        },
+      });
+    }
+    return out;
   }
 
   // --- full text ---

@@ -6,7 +6,7 @@ import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
 
 /** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
 
 export type OpenOutcome = 'opened' | 'created' | 'rebuilt-corrupt' | 'rebuilt-schema' | 'in-memory';
 
@@ -66,6 +66,30 @@ CREATE TABLE docs (
 );
 CREATE INDEX docs_session ON docs(session_id);
 CREATE VIRTUAL TABLE docs_fts USING fts5(text, tool_output, tokenize = 'unicode61 remove_diacritics 2');
+-- What the usage reports count, per session: its folder and title as the read found them (or why
+-- the read failed), and each request with a time, a model and tokens, as the agent recorded it.
+-- Requests are kept one a row, not summed by hour or day: a billing window starts and ends at a
+-- request's own millisecond, a session row at its first and last request, and a zone may be a
+-- quarter hour off UTC. Costs are priced when a report is made, so a new price catalog needs no
+-- new read. A session's rows go in together, in its order (rowid), and are replaced whole.
+CREATE TABLE usage_sessions (
+  session_id INTEGER PRIMARY KEY,
+  project TEXT,
+  title TEXT,
+  error TEXT
+);
+CREATE TABLE usage_requests (
+  session_id INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  input INTEGER NOT NULL,
+  output INTEGER NOT NULL,
+  cache_read INTEGER NOT NULL,
+  cache_write INTEGER NOT NULL,
+  cache_write_1h INTEGER NOT NULL,
+  reasoning INTEGER NOT NULL
+);
+CREATE INDEX usage_requests_session ON usage_requests(session_id);
 `;
 
 /** A JSON value as the index stored it; one that does not parse means the file is damaged. */
@@ -161,7 +185,15 @@ function tryOpen(
     configure(db);
     // Every page is checked after the start instead (checkPages): reading the whole file here held
     // up each start by as long as the file takes to read.
-    for (const table of ['meta', 'sessions', 'files', 'docs', 'docs_fts']) {
+    for (const table of [
+      'meta',
+      'sessions',
+      'files',
+      'docs',
+      'docs_fts',
+      'usage_sessions',
+      'usage_requests',
+    ]) {
       db.prepare(`SELECT * FROM ${table} LIMIT 1`).all();
     }
     return { ok: true, db };

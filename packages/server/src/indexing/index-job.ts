@@ -12,7 +12,8 @@ import {
 import { type ListingFacts, listingFacts } from '../reader/listing.js';
 import { turnInFlight } from '../reader/run-state.js';
 import { type FileStamp, stamp } from '../reader/source-files.js';
-import type { IndexDoc } from './index-db.js';
+import { sessionRequests } from '../usage/session-requests.js';
+import type { IndexDoc, UsageRequest } from './index-db.js';
 import { type LaneItems, laneDocs, laneItems } from './search-docs.js';
 
 export interface IndexJob {
@@ -37,6 +38,8 @@ export interface PreparedFacts {
   inFlight: boolean;
   listing: ListingFacts;
   session: TranscriptHeadFacts;
+  /** The requests the usage reports count. */
+  requests: UsageRequest[];
 }
 
 export type PreparedIndex = (
@@ -181,6 +184,7 @@ export async function prepareIndex(
     inFlight: turnInFlight(t),
     listing: listingFacts(job.agent, t, lanes),
     session: headFactsOf(t),
+    requests: sessionRequests(t),
     docs: laneDocBatches(lanes, opts.bytes ?? false),
     stamps,
   };

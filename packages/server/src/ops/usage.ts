@@ -17,6 +17,8 @@ import {
 } from '../usage/usage-report.js';
 import { done, fail, type OpHandler } from './context.js';
 
+const FIVE_HOURS = 5 * 3_600_000;
+
 /** One reader per catalog, so its memory of read sessions lasts from one report to the next. */
 const readers = new WeakMap<Catalog, UsageEntries>();
 
@@ -54,7 +56,15 @@ function knownZone(zone: string): string | undefined {
 
 /** The window open at `now` over `entries`, with the sessions that made requests in it. */
 function activeBlock(entries: readonly UsageEntry[], now: number): UsageActiveBlock | undefined {
-  const row = usageRows('blocks', entries, undefined)
+  // Entries are in time order. No request in the last five hours: no window is open.
+  const lastAt = entries.at(-1)?.at;
+  if (lastAt === undefined || now - lastAt >= FIVE_HOURS) return undefined;
+  // More than five hours between two requests always opens a window: those before the last such
+  // gap make no difference to the windows after it.
+  let from = entries.length - 1;
+  while (from > 0 && entries[from]!.at - entries[from - 1]!.at <= FIVE_HOURS) from--;
+  const recent = entries.slice(from);
+  const row = usageRows('blocks', recent, undefined)
     .filter((r) => !r.isGap)
     .at(-1);
   if (!row) return undefined;
@@ -62,7 +72,7 @@ function activeBlock(entries: readonly UsageEntry[], now: number): UsageActiveBl
   if (!activity.isActive) return undefined;
   const start = Date.parse(row.key);
   const sessions = new Map<string, UsageActiveBlock['sessions'][number]>();
-  for (const e of entries) {
+  for (const e of recent) {
     if (e.at < start || e.at > row.lastAt) continue;
     const key = `${e.agent}\u0000${e.sessionId}`;
     const s = sessions.get(key);

@@ -24,6 +24,7 @@ import {
   type TranscriptHeadFacts,
 } from '../indexing/index-job.js';
 import { searchDocsInSlices } from '../indexing/search-docs.js';
+import { sessionRequests } from '../usage/session-requests.js';
 import {
   type CatalogHead,
   CatalogState,
@@ -188,6 +189,7 @@ export abstract class CatalogIndexing extends CatalogState {
       inFlight: turnInFlight(t),
       listing: live.listing(t),
       session: headFactsOf(t),
+      requests: sessionRequests(t),
     };
     // Read on, the documents are the new items'. Read from the start, the session was most often
     // indexed already: only the items the index lacks are made documents.
@@ -376,6 +378,11 @@ export abstract class CatalogIndexing extends CatalogState {
       db.addDocs(key, lastBatch);
       db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
       db.putSummary(key, facts.summary, facts.capabilities, SESSION_SUMMARY_VERSION);
+      db.putUsage(key, {
+        requests: facts.requests,
+        ...(facts.session.cwd !== undefined ? { project: facts.session.cwd } : {}),
+        ...(facts.session.title !== undefined ? { title: facts.session.title } : {}),
+      });
       for (const [f, st] of stamps)
         this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
       db.setIndexed(key, true);
@@ -393,6 +400,7 @@ export abstract class CatalogIndexing extends CatalogState {
     this.options.db.transaction(() => {
       for (const [f, st] of stamps)
         this.putFile({ path: f, sessionKey: e.key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
+      this.options.db.putUsage(e.key, { error });
       this.options.db.setIndexed(e.key, true);
     });
     e.indexed = true;

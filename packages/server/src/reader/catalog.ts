@@ -4,7 +4,7 @@
 // what the rest of the server asks of it; the layers below are catalog-following (the work queue
 // and the files' changes), catalog-indexing (reading sessions into the index) and catalog-state.
 import { adapterTable, findAdapter, loadTranscript } from '@cairn/transcript';
-import type { SearchQuery, SearchRow } from '../indexing/index-db.js';
+import type { SearchQuery, SearchRow, SessionUsage } from '../indexing/index-db.js';
 import { laneItems } from '../indexing/search-docs.js';
 import { searchStatement } from '../indexing/search-query.js';
 import { SearchTooLong } from '../indexing/search-thread.js';
@@ -118,6 +118,18 @@ export class Catalog extends CatalogFollowing {
 
   all(): SessionEntry[] {
     return [...this.sessions.values()];
+  }
+
+  /** What the index keeps for the usage reports, of every session or of `keys`; current for the
+   * sessions indexed. */
+  usage(keys?: readonly string[]): Map<string, SessionUsage> {
+    return this.options.db.usage(keys);
+  }
+
+  /** Changes whenever what the index keeps of the session for the usage reports may have. */
+  usageVersion(key: string): string {
+    const db = this.options.db;
+    return `${db.generation}.${db.usageVersion(key)}`;
   }
 
   get(key: string): SessionEntry | undefined {

@@ -1,4 +1,6 @@
-// Every request of every listed session, for the usage reports. A session is read once; later
+// Every request of every listed session, for the usage reports. An indexed session's requests come
+// from the index, which keeps them from its last read (so a restarted daemon reads no transcript for
+// a report). One the index has not read yet (a cold index under way) is read here, once; later
 // reports take its requests from memory for as long as its files keep the stamps they had.
 import {
   nodePlatform,
@@ -23,8 +25,15 @@ const stampsKey = (stamps: readonly SessionFileStamp[]): string =>
 /** Sessions are read on two worker threads: the daemon keeps the rest of the machine for its clients. */
 const READ_THREADS = 2;
 
+/** Sessions whose requests are read from the index one query each; more are read in one pass. */
+const ONE_BY_ONE = 32;
+
 export class UsageEntries {
   private readonly kept = new Map<string, { stamps: string; entries: UsageEntry[] }>();
+  /** The entries made of each indexed session's requests, with the index's version of them. */
+  private readonly made = new Map<string, { version: string; made: UsageEntry[] | { error: string } }>();
+  /** The last report's requests when all came from the index, with what they were made of. */
+  private last: { signature: string; read: UsageRead } | undefined;
   /** One report at a time: two pages asking at once do not read the same sessions twice. */
   private turn: Promise<unknown> = Promise.resolve();
   private readonly platform: SessionPlatform;
@@ -44,14 +53,75 @@ export class UsageEntries {
     return next;
   }
 
+  /**
+   * The entries of the sessions the index has read, made again only for those whose requests it
+   * wrote since the last report; the others go to `unread`.
+   */
+  private fromIndex(
+    sessions: readonly SessionEntry[],
+    unread: SessionEntry[],
+  ): { ref: string; made: UsageEntry[] | { error: string } }[] {
+    const out: { ref: string; made: UsageEntry[] | { error: string } }[] = [];
+    const versions = new Map<string, string>();
+    const stale: string[] = [];
+    for (const entry of sessions) {
+      if (!entry.indexed) continue;
+      const version = this.catalog.usageVersion(entry.key);
+      versions.set(entry.key, version);
+      if (this.made.get(entry.key)?.version !== version) stale.push(entry.key);
+    }
+    const read =
+      stale.length === 0 ? new Map() : this.catalog.usage(stale.length <= ONE_BY_ONE ? stale : undefined);
+    for (const key of stale) {
+      const usage = read.get(key);
+      if (!usage) this.made.delete(key);
+      else {
+        const entry = this.catalog.get(key)!;
+        const made =
+          'error' in usage
+            ? usage
+            : entriesOf(entry.agent, entry.sid, {
+                requests: usage.requests,
+                ...(usage.project !== undefined ? { cwd: usage.project } : {}),
+                ...(usage.title !== undefined ? { title: usage.title } : {}),
+                stamps: [],
+              });
+        this.made.set(key, { version: versions.get(key)!, made });
+      }
+    }
+    for (const entry of sessions) {
+      const made = entry.indexed ? this.made.get(entry.key) : undefined;
+      if (!made) {
+        unread.push(entry);
+        continue;
+      }
+      this.kept.delete(entry.key);
+      out.push({ ref: entry.head.path, made: made.made });
+    }
+    return out;
+  }
+
   private async readNow(agent: string | undefined): Promise<UsageRead> {
     await this.catalog.listed();
     const sessions = this.catalog.all().filter((e) => agent === undefined || e.agent === agent);
     const entries: UsageEntry[] = [];
     const errors: UsageRead['errors'] = [];
     const changed: { entry: SessionEntry; target: SessionTarget }[] = [];
+    const unread: SessionEntry[] = [];
+    const fromIndex = this.fromIndex(sessions, unread);
+    // Nothing changed since the last report: its requests, already in order.
+    const signature =
+      unread.length > 0
+        ? undefined
+        : `${agent ?? ''}\n${sessions.map((e) => `${e.key} ${this.catalog.usageVersion(e.key)}`).join('\n')}`;
+    if (signature !== undefined && this.last?.signature === signature) return this.last.read;
+    for (const entry of fromIndex) {
+      if ('error' in entry.made) errors.push({ ref: entry.ref, error: entry.made.error });
+      // One by one: a long session's requests are too many to pass as arguments at once.
+      else for (const e of entry.made) entries.push(e);
+    }
     await Promise.all(
-      sessions.map(async (entry) => {
+      unread.map(async (entry) => {
         const target: SessionTarget = { agent: entry.agent, path: entry.head.path, sessionId: entry.sid };
         const kept = this.kept.get(entry.key);
         if (kept) {
@@ -86,8 +156,10 @@ export class UsageEntries {
     // Sessions no longer listed are forgotten.
     const listed = new Set(this.catalog.all().map((e) => e.key));
     for (const key of this.kept.keys()) if (!listed.has(key)) this.kept.delete(key);
+    for (const key of this.made.keys()) if (!listed.has(key)) this.made.delete(key);
     // One order whatever came from memory: the rows' model lists and sums do not depend on it.
     entries.sort((a, b) => a.at - b.at || a.sessionId.localeCompare(b.sessionId));
+    this.last = signature === undefined ? undefined : { signature, read: { entries, errors } };
     return { entries, errors };
   }
 }
