@@ -69,6 +69,12 @@ export interface BuiltInBridge {
   /** Packages the adapter needs beside it (pi's ACP adapter drives the `pi` CLI). */
   readonly companions?: readonly CompanionPackage[];
   /**
+   * The adapter ends a turn the model refused as if it had answered, saying nothing, while the
+   * agent's own session file keeps the provider's error: the agent name cairn's reader reads that
+   * file by, so the turn's error can be read back from there.
+   */
+  readonly errorsInStore?: string;
+  /**
    * Added to the agent's environment: switches that keep the pinned adapter from updating itself
    * or reporting home. They never name a model or a key; the user's own settings do that.
    */
@@ -185,6 +191,8 @@ export const BUILT_IN_BRIDGES: readonly BuiltInBridge[] = [
     cli: 'pi',
     supportsSteering: false,
     supportsImageInput: true,
+    // pi-acp drops a failed request's error and ends the turn `end_turn`; pi's file keeps it.
+    errorsInStore: 'pi',
     companions: [
       {
         npmPackage: '@mariozechner/pi-coding-agent',

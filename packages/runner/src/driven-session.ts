@@ -14,6 +14,7 @@ import {
 import type { AgentCommand, ProcessTracker } from './agent-process.js';
 import { fitEvent } from './event-size.js';
 import type { Journal } from './journal.js';
+import { type StoreErrors, storeErrorCheck } from './store-errors.js';
 import { Terminals } from './terminals.js';
 
 /** How a session's agent is started; kept so it can be started again from its native id. */
@@ -29,6 +30,8 @@ export interface SessionLaunch {
   readonly terminalLogDir?: string;
   /** Hears what was refused or cut on the way (the workstation's log). */
   readonly log?: (line: string) => void;
+  /** Where a turn's error is read back from when the agent's adapter drops it. */
+  readonly storeErrors?: StoreErrors;
 }
 
 /** Frames the session produces; the journal has numbered and stored them already. */
@@ -117,7 +120,7 @@ export class DrivenSession {
   }
 
   private async start(): Promise<{ ok: true; info: OpenedSession } | { ok: false; refusal: Refusal }> {
-    const { terminalLogDir: _logs, ...launch } = this.launch;
+    const { terminalLogDir: _logs, storeErrors: _store, ...launch } = this.launch;
     const opened = await AcpSessionClass.open({
       ...launch,
       terminals: this.terminals,
@@ -150,12 +153,20 @@ export class DrivenSession {
       this.output.lost(this.sessionRef, 'reopen_failed');
       return outcome;
     }
-    const acp = this.acp!;
+    const { storeErrors, env, log } = this.launch;
+    const readBack = await storeErrorCheck(storeErrors, env, this.nativeId, log);
+    const acp = this.acp;
+    if (!acp?.alive) {
+      // It went while the store was marked.
+      const outcome: TurnOutcome = { status: 'failed', message: 'the agent exited before the turn began' };
+      this.finishTurn(outcome);
+      return outcome;
+    }
     if (acp.busy) {
       // Not a turn of its own: the server sent a prompt into a running one.
       return { status: 'failed', message: 'a turn is already running in this session' };
     }
-    const turn = acp.prompt(text, images, resources);
+    const turn = acp.prompt(text, images, resources).then(readBack);
     this.current = turn;
     const outcome = await turn;
     this.current = undefined;

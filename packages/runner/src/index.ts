@@ -11,6 +11,7 @@ export * from './owner-only.js';
 export * from './probes.js';
 export * from './process-ledger.js';
 export * from './roster.js';
+export * from './store-errors.js';
 export * from './terminals.js';
 export * from './wire-client.js';
 export * from './workstation.js';

@@ -14,6 +14,7 @@ import { AgentProcess, agentEnvironment } from './agent-process.js';
 import { type Env, findBridge, resolveBridgeCommand } from './bridges.js';
 import type { SessionLaunch } from './driven-session.js';
 import { installAdapter } from './install.js';
+import type { StoreErrorReader } from './store-errors.js';
 
 export type LaunchResolver = (
   bridge: string,
@@ -31,6 +32,8 @@ export interface LaunchExtras {
 export function rosterLaunchResolver(options: {
   cairnHome: string;
   extras?: Readonly<Record<string, LaunchExtras>>;
+  /** Reads a turn's error back from the agent's store, for the bridges whose adapter drops it. */
+  storeErrors?: StoreErrorReader;
 }): LaunchResolver {
   return async (key, context) => {
     const given = options.extras?.[key] ?? {};
@@ -66,6 +69,9 @@ export function rosterLaunchResolver(options: {
         cwd: context.cwd,
         env: { ...env, ...resolved.env },
         ...launchExtras(extras),
+        ...(bridge.kind === 'builtin' && bridge.errorsInStore && options.storeErrors
+          ? { storeErrors: { agent: bridge.errorsInStore, read: options.storeErrors } }
+          : {}),
       },
     };
   };

@@ -5,16 +5,17 @@
 // for the agents that can be pointed at Anthropic's API. The turn's end, as the chat receives it (the
 // failure's message, or the reply of an agent that answers a limit with one), must be recognised
 // with the right kind, and with the reset when the agent passes it on; an ordinary refusal (a 400)
-// must not be. pi, through pi-acp, ends every such turn `end_turn` and says nothing: that is
-// checked too, so that a pi-acp that starts saying it shows here; pi's own store, which keeps the
-// provider's words, is read back instead.
+// must not be. pi, through pi-acp, ends every such turn `end_turn` and says nothing, but pi's own
+// store keeps the provider's words: the driven session reads them back from there (the bridge's
+// `errorsInStore`), so the turn fails with them as it does for the others, and only with an error
+// written during that turn.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listSessions, loadTranscript, nodePlatform } from '@cairn/transcript';
+import { listSessions, loadTranscript, markTurnErrorsOnNode, nodePlatform } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLimitReply, type UsageLimit, usageLimitOf } from '../../web/src/chat/usage-limit.js';
-import type { BuiltInBridgeKey } from '../src/bridges.js';
+import { type BuiltInBridgeKey, builtInBridge } from '../src/bridges.js';
 import { DrivenSession, type TurnDoneFrame } from '../src/driven-session.js';
 import { Journal } from '../src/journal.js';
 import { type AgentTestEnv, agentTestEnv, ensureTestAgents, testAgentLaunch } from './support/agents.js';
@@ -149,12 +150,19 @@ const CASES: readonly Case[] = [
     other: { said: { reply: /Error: 400 messages: at least one message is required$/ }, limit: null },
   },
   {
-    // pi's error never reaches ACP: pi-acp ends the turn as if it had answered, with no text.
+    // pi's error never reaches ACP (pi-acp ends the turn as if it had answered, with no text): it
+    // is read back from pi's session file, where pi writes the provider's status and message.
     key: 'pi',
     provider: 'openai',
-    quota: { said: { reply: /^$/ }, limit: null },
-    rate: { said: { reply: /^$/ }, limit: null },
-    other: { said: { reply: /^$/ }, limit: null },
+    quota: {
+      said: { error: /^429 You exceeded your current quota, please check your plan/ },
+      limit: { kind: 'usage' },
+    },
+    rate: {
+      said: { error: /^429 Rate limit reached for requests\. Please try again in 1s\.$/ },
+      limit: { kind: 'rate', resets: '1s' },
+    },
+    other: { said: { error: /^400 Invalid 'messages': empty array\.$/ }, limit: null },
   },
 ];
 
@@ -228,6 +236,9 @@ describe.each(CASES.map((c) => ({ ...c, name: `${c.key} on ${c.provider}` })))('
     const setup = await limitEnv(c, model, scratch);
     const { command, args, env } = await testAgentLaunch(c.key, agentsHome);
     agentEnv = setup.env;
+    // As the server's and the workstation's launches carry it, for a bridge that declares it.
+    const inStore = builtInBridge(c.key)?.errorsInStore;
+    const storeErrors = inStore ? { agent: inStore, read: markTurnErrorsOnNode } : undefined;
     journal = Journal.open(':memory:');
     const sessionRef = `${c.key}-${c.provider}`;
     journal.upsertSession({
@@ -240,7 +251,13 @@ describe.each(CASES.map((c) => ({ ...c, name: `${c.key} on ${c.provider}` })))('
     });
     session = new DrivenSession(
       sessionRef,
-      { command: { command, args }, cwd, env: { ...setup.env, ...env }, limits: { turnMs: 240_000 } },
+      {
+        command: { command, args },
+        cwd,
+        env: { ...setup.env, ...env },
+        limits: { turnMs: 240_000 },
+        ...(storeErrors ? { storeErrors } : {}),
+      },
       journal,
       {
         event: (frame) => {
@@ -303,6 +320,20 @@ describe.each(CASES.map((c) => ({ ...c, name: `${c.key} on ${c.provider}` })))('
     const turn = await refusedTurn((d) => model.limit(d, RATE), `Rate, ${c.key}?`);
     expectSaid(turn, c.rate);
   }, 240_000);
+
+  // An error read back from the store belongs to the turn that wrote it: the next turn, answered,
+  // carries none (the refused turns' errors are still the last ones in the file before it starts).
+  if (builtInBridge(c.key)?.errorsInStore) {
+    it('an answered turn after the limits is no failure', async () => {
+      replies.push('');
+      await session.prompt(`Answer now, ${c.key}?`);
+      const done = ends.at(-1)!;
+      expect(done).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
+      expect(done.error).toBeUndefined();
+      expect(replies.at(-1)!.trim()).toBe('Done.');
+      expect(limitAsChatReads(done, replies.at(-1)!)).toBeNull();
+    }, 240_000);
+  }
 
   // What pi-acp drops, pi keeps: each refused request is in its store with the provider's words.
   if (c.key === 'pi') {

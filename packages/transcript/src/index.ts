@@ -94,3 +94,4 @@ export {
   summarizeSession,
 } from './summary.js';
 export { SUMMARY_FACTS_MAX_BYTES, type SummaryFacts, type TaskName, type TaskResults } from './tasks.js';
+export { markTurnErrors, markTurnErrorsOnNode, type TurnErrorCheck } from './turn-errors.js';

@@ -11,7 +11,7 @@ import {
   Workstation,
 } from '@cairn/runner';
 import { isWorkstationName, LOCAL_WORKSTATION, listTickets, makeTicket, revokeTickets } from '@cairn/server';
-import type { SessionPlatform } from '@cairn/transcript';
+import { markTurnErrorsOnNode, type SessionPlatform } from '@cairn/transcript';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
 const USAGE = `cairn workstation --server URL [--ticket-file PATH]   (the ticket in CAIRN_TICKET or the file)
@@ -69,7 +69,7 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
     cairnHome,
     journal,
     env,
-    resolveLaunch: rosterLaunchResolver({ cairnHome }),
+    resolveLaunch: rosterLaunchResolver({ cairnHome, storeErrors: markTurnErrorsOnNode }),
     log,
     watchConfig: true,
   });

@@ -2,6 +2,7 @@
 // `$CAIRN_HOME`, the `/agent` endpoint for workstations, and the local workstation.
 import { join } from 'node:path';
 import { Journal, rosterLaunchResolver, Workstation } from '@cairn/runner';
+import { markTurnErrorsOnNode } from '@cairn/transcript';
 import { AgentEndpoint } from './agent-endpoint.js';
 import { AgentWireServer } from './agent-wire-server.js';
 import { EventLog } from './event-log.js';
@@ -39,7 +40,10 @@ export function startDrive(options: {
       cairnHome: options.cairnHome,
       journal,
       env: options.env,
-      resolveLaunch: rosterLaunchResolver({ cairnHome: options.cairnHome }),
+      resolveLaunch: rosterLaunchResolver({
+        cairnHome: options.cairnHome,
+        storeErrors: markTurnErrorsOnNode,
+      }),
       log: options.log,
       watchConfig: true,
     });

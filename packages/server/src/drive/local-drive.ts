@@ -3,6 +3,7 @@
 // daemon; `cairn serve` uses the same parts with its event log on disk.
 import { join } from 'node:path';
 import { Journal, type LaunchExtras, rosterLaunchResolver, Workstation } from '@cairn/runner';
+import { markTurnErrorsOnNode } from '@cairn/transcript';
 import { AgentWireServer } from './agent-wire-server.js';
 import { EventLog } from './event-log.js';
 import { linkInProcess } from './local-link.js';
@@ -40,6 +41,7 @@ export async function startLocalDrive(options: LocalDriveOptions): Promise<Local
     env: options.env,
     resolveLaunch: rosterLaunchResolver({
       cairnHome: options.cairnHome,
+      storeErrors: markTurnErrorsOnNode,
       ...(options.extras ? { extras: options.extras } : {}),
     }),
     ...(options.log ? { log: options.log } : {}),

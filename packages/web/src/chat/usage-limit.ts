@@ -11,10 +11,10 @@
 // every 429, a spent quota too: it drops the provider's body, so only `rate` can be told. Copilot
 // CLI ends the turn as if it had answered, its reply "Error: Failed to get response from the AI
 // model; retried 5 times (…) Last error: 429 " and the provider's message. pi (through pi-acp)
-// ends the turn `end_turn` with nothing said, so its limits cannot be told over ACP; its session
-// file keeps the provider's status and message ("429 You exceeded your current quota…"), which
-// these rules know. The providers' own error types are matched too, for agents that pass the body
-// on as it came.
+// ends the turn `end_turn` with nothing said, but its session file keeps the provider's status and
+// message, and the runner fails the turn with them from there: "429 You exceeded your current
+// quota…", "429 Rate limit reached… Please try again in 1s.". The providers' own error types are
+// matched too, for agents that pass the body on as it came.
 
 export interface UsageLimit {
   /** `usage`: a quota or plan limit, spent until it resets; `rate`: too many requests for now. */
