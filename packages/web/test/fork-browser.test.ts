@@ -1,7 +1,9 @@
 // Forking from a prompt of the reader's timeline, in Chromium, against the real server driving the
-// real Claude Code adapter on the fake model: a corpus Claude Code session forked at its second
-// prompt starts a new Claude Code session whose model gets the history up to that prompt and none
-// of what came after it, and the new chat says where it was forked from.
+// real Claude Code and Codex adapters on the fake model. A corpus Claude Code session forked at its
+// second prompt to Claude Code is forked by Claude Code itself: its model gets the turns before that
+// prompt, then the prompt again, none of what came after and no hand-off document. Forked to Codex,
+// the same prompt goes as a document of the history up to and including it. Either way the new chat
+// says where it was forked from, and how.
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -54,9 +56,10 @@ beforeAll(async () => {
   mkdirSync(cairnHome, { recursive: true });
   symlinkSync(join(agentsHome, 'agents'), join(cairnHome, 'agents'));
   const claude = await agentTestEnv('claude-code', model.url, join(scratch, 'agent'));
+  const codex = await agentTestEnv('codex', model.url, join(scratch, 'agent'));
   const reader = homeEnv(join(scratch, 'reader'));
   claudeHome = reader.CLAUDE_CONFIG_DIR!;
-  served = await serve({ ...reader, ...claude.env }, webRoot, { cairnHome });
+  served = await serve({ ...reader, ...claude.env, ...codex.env }, webRoot, { cairnHome });
 }, 900_000);
 
 afterAll(async () => {
@@ -97,50 +100,164 @@ async function openedChat(page: Page): Promise<string> {
   return decodeURIComponent(chatOf(new URL(page.url()))!);
 }
 
+interface Placed {
+  readonly sid: string;
+  readonly folder: string;
+  readonly placed: string;
+  readonly first: { uuid: string; text: string };
+  readonly at: { uuid: string; text: string };
+  readonly next: { uuid: string; text: string };
+}
+
+let placedOnce: Placed | undefined;
+
+/** A corpus Claude Code session with three prompts or more, placed in this project folder as if it
+ * had been started here; forked at its second prompt. */
+function placeSession(): Placed {
+  if (placedOnce) return placedOnce;
+  const original = readFileSync(
+    corpusPath(
+      'claude',
+      'projects',
+      '-Users-yoavfarhi-dev-pomodoro-claude',
+      '36d9e1bc-63bf-4e97-8a3e-2b20ba8583f2.jsonl',
+    ),
+    'utf8',
+  );
+  const sid = /"sessionId":"([^"]+)"/.exec(original)![1]!;
+  const cwd = /"cwd":"([^"]+)"/.exec(original)![1]!;
+  const placed = original.split(`"cwd":"${cwd}"`).join(`"cwd":"${project}"`);
+  const folder = join(claudeHome, 'projects', project.replace(/[^a-zA-Z0-9]/g, '-'));
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, `${sid}.jsonl`), placed);
+  const prompts = typedPrompts(original);
+  expect(prompts.length).toBeGreaterThanOrEqual(3);
+  const [first, at, next] = prompts as [(typeof prompts)[0], (typeof prompts)[0], (typeof prompts)[0]];
+  placedOnce = { sid, folder, placed, first, at, next };
+  return placedOnce;
+}
+
+/** The fork panel opened from the prompt `at` of the timeline, reached from the keyboard. */
+async function openForkPanel(page: Page, sid: string, at: { uuid: string; text: string }) {
+  // The timeline opened at the prompt to fork from, as a link to it opens it.
+  await go(page, sessionHref('claude-code', sid, 'timeline', { uuid: at.uuid }));
+  const row = page.locator('.row[data-type="message:user:in"]', { hasText: at.text.slice(0, 30) });
+  await row.waitFor({ timeout: 60_000 });
+  // The action takes the focus and Enter opens the panel.
+  const fork = row.getByRole('button', { name: 'fork from here' });
+  await fork.focus();
+  await page.keyboard.press('Enter');
+  const panel = page.locator('form.fork-panel');
+  await panel.waitFor();
+  // Same agent by default.
+  await expect
+    .poll(() => panel.locator('select[name=handoff-agent]').inputValue(), { timeout: 30_000 })
+    .toBe('claude-code');
+  return panel;
+}
+
+const HANDOFF_HEADING = 'Fork of claude-code session';
+
 describe('forking from a prompt of the timeline', () => {
   it.skipIf(!corpus)(
-    'forks a corpus Claude Code session at its second prompt: the model gets the history up to it, not after',
+    'forks a corpus Claude Code session at its second prompt through Claude Code’s own fork: the turns before it, the prompt again, nothing after',
     async () => {
-      const original = readFileSync(
-        corpusPath(
-          'claude',
-          'projects',
-          '-Users-yoavfarhi-dev-pomodoro-claude',
-          '36d9e1bc-63bf-4e97-8a3e-2b20ba8583f2.jsonl',
-        ),
-        'utf8',
-      );
-      const sid = /"sessionId":"([^"]+)"/.exec(original)![1]!;
-      const cwd = /"cwd":"([^"]+)"/.exec(original)![1]!;
-      const placed = original.split(`"cwd":"${cwd}"`).join(`"cwd":"${project}"`);
-      const folder = join(claudeHome, 'projects', project.replace(/[^a-zA-Z0-9]/g, '-'));
-      mkdirSync(folder, { recursive: true });
-      writeFileSync(join(folder, `${sid}.jsonl`), placed);
-      const prompts = typedPrompts(original);
-      expect(prompts.length).toBeGreaterThanOrEqual(3);
-      const [first, at, next] = prompts as [(typeof prompts)[0], (typeof prompts)[0], (typeof prompts)[0]];
-      const reply = 'Going on from the fork point.';
-      model.script({ when: 'Fork of claude-code session', steps: [{ kind: 'text', text: reply }] });
+      const { sid, folder, placed, first, at, next } = placeSession();
+      const reply = 'Going on from the fork point, in the agent’s own fork.';
+      // Only the fork's first turn carries the prompt it was forked at, asked again.
+      model.script({
+        when: ({ body }) => {
+          const text = JSON.stringify(body);
+          return text.includes(asJson(at.text)) && !text.includes(HANDOFF_HEADING);
+        },
+        steps: [{ kind: 'text', text: reply }],
+      });
 
       const { page, context, errors } = await openPage(browser, served);
-      // The timeline opened at the prompt to fork from, as a link to it opens it.
-      await go(page, sessionHref('claude-code', sid, 'timeline', { uuid: at.uuid }));
-      const row = page.locator('.row[data-type="message:user:in"]', { hasText: at.text.slice(0, 30) });
-      await row.waitFor({ timeout: 60_000 });
-      // Reached from the keyboard: the action takes the focus and Enter opens the panel.
-      const fork = row.getByRole('button', { name: 'fork from here' });
-      await fork.focus();
-      await page.keyboard.press('Enter');
-      const panel = page.locator('form.fork-panel');
-      await panel.waitFor();
-      expect(await shownText(panel.locator('.fork-point'))).toContain('up to and including this prompt');
-      // Same agent by default.
+      const panel = await openForkPanel(page, sid, at);
+      // The agent makes the fork: the panel says so, and has no document to measure or review.
+      await expect.poll(() => panel.getAttribute('data-via'), { timeout: 30_000 }).toBe('agent');
+      const point = await shownText(panel.locator('.fork-point'));
+      expect(point).toContain('Claude Code forks this session itself');
+      expect(point).toContain('asked the prompt again');
+      expect(await panel.locator('.handoff-size').count()).toBe(0);
+      expect(await panel.locator('select[name=handoff-preset]').count()).toBe(0);
+      await screenshot(page, 'fork-panel-agent-light');
+      expect(
+        (await seriousAxeViolations(page)).filter((v) => v.targets.some((t) => /handoff|fork/.test(t))),
+      ).toEqual([]);
+      const asked = model.requests.length;
+      await panel.getByRole('button', { name: 'Fork and open the chat' }).click();
+      const chatId = await openedChat(page);
+
+      // The model is asked in the fork: the turns before the prompt, the prompt once, nothing after,
+      // and no document.
+      const request = await model.waitForRequest(
+        (r) =>
+          r.dialect === 'anthropic' &&
+          !r.auxiliary &&
+          model.requests.indexOf(r) >= asked &&
+          bodyOf(r).includes(asJson(at.text)),
+        120_000,
+      );
+      const sent = bodyOf(request);
+      expect(sent).toContain(asJson(first.text.slice(0, 40)));
+      expect(sent.split(asJson(at.text)).length - 1).toBe(1);
+      expect(sent).not.toContain(HANDOFF_HEADING);
+      expect(model.requests.filter((r) => bodyOf(r).includes(asJson(next.text)))).toEqual([]);
+      expect(model.requests.filter((r) => bodyOf(r).includes(HANDOFF_HEADING))).toEqual([]);
       await expect
-        .poll(() => panel.locator('select[name=handoff-agent]').inputValue(), { timeout: 30_000 })
-        .toBe('claude-code');
+        .poll(() => shownText(page.locator('.chat-assistant').last()), { timeout: 120_000 })
+        .toContain(reply);
+
+      // The link says it is a fork made by the agent, at the prompt; the new chat says so too.
+      const links = readLinks(served.cairnHome, { sid });
+      expect(links).toHaveLength(1);
+      expect(links[0]).toMatchObject({
+        kind: 'fork',
+        from: { agent: 'claude-code', sid },
+        to: { agent: 'claude-code' },
+        via: 'agent',
+      });
+      expect(links[0]!.to.sid).not.toBe(sid);
+      const atItem = links[0]!.at_item!;
+      expect(atItem.startsWith(at.uuid)).toBe(true);
+      const from = page.locator('.session-link.link-from');
+      await from.waitFor({ timeout: 30_000 });
+      expect(await shownText(from)).toMatch(/^forked from claude-code .+ at .+\(by the agent\)/);
+      expect(await from.getAttribute('data-kind')).toBe('fork');
+      expect(await from.getAttribute('data-via')).toBe('agent');
+      expect(await from.locator('a').nth(1).getAttribute('href')).toBe(
+        sessionHref('claude-code', sid, 'timeline', { uuid: atItem }),
+      );
+      expect(page.url()).toContain(encodeURIComponent(chatId));
+      await screenshot(page, 'fork-chat-agent-light');
+      // The forked session's file is as it was: the agent wrote its fork as a session of its own.
+      expect(readFileSync(join(folder, `${sid}.jsonl`), 'utf8')).toBe(placed);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it.skipIf(!corpus)(
+    'forks the same prompt to Codex as a hand-off: the model gets the document up to and including it',
+    async () => {
+      const { sid, folder, placed, first, at, next } = placeSession();
+      const reply = 'Going on from the fork point, from the document.';
+      model.script({ when: HANDOFF_HEADING, steps: [{ kind: 'text', text: reply }] });
+
+      const { page, context, errors } = await openPage(browser, served);
+      const panel = await openForkPanel(page, sid, at);
+      await panel.locator('select[name=handoff-agent] option[value="codex"]').waitFor({ state: 'attached' });
+      await panel.locator('select[name=handoff-agent]').selectOption('codex');
+      // Another agent gets a document: the panel measures it and lists what it redacts.
+      await expect.poll(() => panel.getAttribute('data-via')).toBe('handoff');
+      expect(await shownText(panel.locator('.fork-point'))).toContain('up to and including this prompt');
       const size = panel.locator('.handoff-size[data-ready=yes]');
       await size.waitFor({ timeout: 60_000 });
       expect(await shownText(size)).toMatch(/^\d+ items · /);
+      expect(await panel.locator('input[name=handoff-cwd]').inputValue()).toBe(project);
       await screenshot(page, 'fork-panel-light');
       expect(
         (await seriousAxeViolations(page)).filter((v) => v.targets.some((t) => /handoff|fork/.test(t))),
@@ -148,9 +265,9 @@ describe('forking from a prompt of the timeline', () => {
       await panel.getByRole('button', { name: 'Send and open the chat' }).click();
       const chatId = await openedChat(page);
 
-      // The model got the history up to the fork point: the first two prompts, not the third.
+      // Codex's model got the document: the history up to the fork point, not after.
       const request = await model.waitForRequest(
-        (r) => r.dialect === 'anthropic' && bodyOf(r).includes('Fork of claude-code session'),
+        (r) => r.dialect === 'openai-responses' && bodyOf(r).includes(HANDOFF_HEADING),
         120_000,
       );
       expect(bodyOf(request)).toContain(sid);
@@ -161,26 +278,80 @@ describe('forking from a prompt of the timeline', () => {
         .poll(() => shownText(page.locator('.chat-assistant').last()), { timeout: 120_000 })
         .toContain(reply);
 
-      // The new chat says where it was forked from and at which item; the link says so too.
-      const links = readLinks(served.cairnHome, { sid });
+      const links = readLinks(served.cairnHome, { sid }).filter((l) => l.to.agent === 'codex');
       expect(links).toHaveLength(1);
       expect(links[0]).toMatchObject({
         kind: 'fork',
         from: { agent: 'claude-code', sid },
-        to: { agent: 'claude-code' },
+        to: { agent: 'codex' },
+        via: 'handoff',
       });
       const atItem = links[0]!.at_item!;
       expect(atItem.startsWith(at.uuid)).toBe(true);
       const from = page.locator('.session-link.link-from');
       await from.waitFor({ timeout: 30_000 });
-      expect(await shownText(from)).toMatch(/^forked from claude-code .+ at /);
-      expect(await from.getAttribute('data-kind')).toBe('fork');
+      expect(await shownText(from)).toMatch(/^forked from claude-code .+ at .+\(as a document\)/);
+      expect(await from.getAttribute('data-via')).toBe('handoff');
       expect(await from.locator('a').nth(1).getAttribute('href')).toBe(
         sessionHref('claude-code', sid, 'timeline', { uuid: atItem }),
       );
       expect(page.url()).toContain(encodeURIComponent(chatId));
-      // The forked session's file is as it was.
       expect(readFileSync(join(folder, `${sid}.jsonl`), 'utf8')).toBe(placed);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it.skipIf(!corpus)(
+    'hands the history off when Claude Code cannot fork there, and the panel says so and shows what was sent',
+    async () => {
+      // At the first prompt no answer comes before it, so the agent's own fork has nowhere to cut.
+      const { sid, first } = placeSession();
+      const reply = 'Going on from the first prompt, from the document.';
+      model.script({
+        when: ({ body, dialect }) =>
+          dialect === 'anthropic' && JSON.stringify(body).includes(HANDOFF_HEADING),
+        steps: [{ kind: 'text', text: reply }],
+      });
+
+      const { page, context, errors } = await openPage(browser, served);
+      const panel = await openForkPanel(page, sid, first);
+      await expect.poll(() => panel.getAttribute('data-via'), { timeout: 30_000 }).toBe('agent');
+      await panel.getByRole('button', { name: 'Fork and open the chat' }).click();
+
+      // The panel stays, says the fork went as a document, and measures the document that went.
+      const note = panel.locator('.fork-fell-back');
+      await note.waitFor({ timeout: 180_000 });
+      expect(await shownText(note)).toContain('could not fork this session itself');
+      expect(await note.getAttribute('data-via')).toBe('handoff');
+      expect(await panel.getAttribute('data-via')).toBe('handoff');
+      const size = panel.locator('.handoff-size[data-ready=yes]');
+      await size.waitFor({ timeout: 60_000 });
+      expect(await shownText(size)).toMatch(/^\d+ items · /);
+      expect(await panel.locator('select[name=handoff-agent]').isDisabled()).toBe(true);
+      expect(await panel.getByRole('button', { name: /open the chat$/ }).count()).toBe(0);
+      await screenshot(page, 'fork-panel-fell-back-light');
+
+      const request = await model.waitForRequest(
+        (r) => r.dialect === 'anthropic' && !r.auxiliary && bodyOf(r).includes(HANDOFF_HEADING),
+        120_000,
+      );
+      expect(bodyOf(request)).toContain(asJson(first.text.slice(0, 40)));
+      const links = readLinks(served.cairnHome, { sid }).filter(
+        (l) => l.via === 'handoff' && l.to.agent === 'claude-code',
+      );
+      expect(links).toHaveLength(1);
+      expect(links[0]!.at_item!.startsWith(first.uuid)).toBe(true);
+
+      await note.getByRole('link', { name: 'Open the chat' }).click();
+      await openedChat(page);
+      await expect
+        .poll(() => shownText(page.locator('.chat-assistant').last()), { timeout: 120_000 })
+        .toContain(reply);
+      const from = page.locator('.session-link.link-from');
+      await from.waitFor({ timeout: 30_000 });
+      expect(await shownText(from)).toMatch(/^forked from claude-code .+\(as a document\)/);
       expect(errors).toEqual([]);
       await context.close();
     },

@@ -2,8 +2,16 @@
 // another agent. The panel picks the agent (installed ones) and the selection (a preset, item
 // types), shows the document's size and what will be redacted before anything is sent, then opens
 // the new chat once its agent took the document. Asked from a prompt of the reader's timeline, the
-// same panel starts a fork: the history up to and including that prompt, to the same agent.
-import type { DumpPreset, SessionHandoffPreviewArgs, SessionHandoffPreviewResult } from '@cairn/protocol';
+// same panel starts a fork. To the source's own agent it asks that agent to fork the session itself
+// (the history before the prompt, then the prompt again), so there is no document to review; the
+// daemon hands a document over instead when the agent cannot, and the panel then says so and shows
+// what was sent. To another agent a fork is a hand-off of the history up to and including the prompt.
+import type {
+  DumpPreset,
+  SessionHandoffPreviewArgs,
+  SessionHandoffPreviewResult,
+  SessionLink,
+} from '@cairn/protocol';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { handOffSession, listAgents } from '../chat/api.js';
 import type { BridgeInfo } from '../chat/wire.js';
@@ -40,8 +48,8 @@ export function HandoffButton({ source, exclude }: { source: HandoffSourceRef; e
   );
 }
 
-/** The panel; with `forkAt` (an item of the source) it starts a fork holding the history up to and
- * including that item, to the source's own agent unless another is picked. */
+/** The panel; with `forkAt` (a prompt of the source) it starts a fork from that prompt, made by the
+ * source's own agent unless another is picked. */
 export function HandoffPanel({
   source,
   exclude,
@@ -67,6 +75,8 @@ export function HandoffPanel({
   const [preview, setPreview] = useState<SessionHandoffPreviewResult | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
+  // A fork the agent was asked to make itself but that went as a document: the chat it opened.
+  const [fellBack, setFellBack] = useState<{ chat: string; link: SessionLink } | null>(null);
 
   useEffect(() => {
     void listAgents().then((r) => {
@@ -99,8 +109,18 @@ export function HandoffPanel({
     };
   }, [source.sid, source.agent, agent, preset, types, prompt, redact, keep, forkAt]);
 
+  // A fork to the source's own agent is the agent's to make: no document is built for it unless the
+  // agent could not, and then the review shows what was sent.
+  const byAgent = forkAt !== undefined && agent !== '' && agent === source.agent;
+  const showsDocument = !byAgent || fellBack !== null;
+  const agentWay = byAgent && fellBack === null;
+  // Once sent, the choices stay as they were, so the review below is of what went.
+  const locked = fellBack !== null;
+  const agentName = agents?.find((a) => a.key === agent)?.name ?? agent;
+
   // The size follows the choices, measured by the daemon with the document it would send.
   useEffect(() => {
+    if (!showsDocument) return;
     let current = true;
     const timer = setTimeout(async () => {
       const r = await conn.request('session_handoff_preview', args);
@@ -118,20 +138,26 @@ export function HandoffPanel({
       current = false;
       clearTimeout(timer);
     };
-  }, [args]);
+  }, [args, showsDocument]);
 
-  const tooBig = preview !== null && preview.bytes > preview.max_bytes;
+  const tooBig = showsDocument && preview !== null && preview.bytes > preview.max_bytes;
   const send = async () => {
     if (!agent) return setProblem('Pick an agent to hand off to.');
     setSending(true);
     setProblem(null);
+    // The agent's fork runs where the source was recorded: the agent finds the session by its folder.
     const r = await handOffSession({
       agent,
       handoff: args,
-      ...(cwd?.trim() ? { cwd: cwd.trim() } : {}),
+      ...(byAgent ? { via: 'agent' as const } : cwd?.trim() ? { cwd: cwd.trim() } : {}),
     });
     setSending(false);
     if (!r.ok) return setProblem(r.error);
+    if (byAgent && r.value.link.via !== 'agent') {
+      // Measured again below from the same choices: the document the daemon sent instead.
+      setPreview(null);
+      return setFellBack({ chat: r.value.session.id, link: r.value.link });
+    }
     window.location.hash = chatHref(r.value.session.id);
   };
 
@@ -154,20 +180,35 @@ export function HandoffPanel({
       ref={form}
       class={`handoff-panel${forkAt === undefined ? '' : ' fork-panel'}`}
       aria-label={forkAt === undefined ? 'Hand off' : 'Fork'}
+      data-via={agentWay ? 'agent' : 'handoff'}
       onSubmit={(e) => {
         e.preventDefault();
         void send();
       }}
     >
-      {forkAt !== undefined && (
+      {forkAt !== undefined && fellBack === null && (
         <p class="small fork-point">
-          Fork from <code>{forkAt.length > 13 ? `${forkAt.slice(0, 8)}…` : forkAt}</code>: the new session
-          gets the history up to and including this prompt, and nothing after it.
+          Fork from <code>{forkAt.length > 13 ? `${forkAt.slice(0, 8)}…` : forkAt}</code>:{' '}
+          {agentWay
+            ? `${agentName} forks this session itself. The new session holds everything before this prompt, and is asked the prompt again (or what you write below).`
+            : 'the new session is handed a document of the history up to and including this prompt, and nothing after it.'}
+        </p>
+      )}
+      {fellBack !== null && (
+        <p class="small fork-fell-back" role="status" data-via={fellBack.link.via ?? 'handoff'}>
+          {agentName} could not fork this session itself, so the new session was handed the history as a
+          document instead: what it was sent is measured below.{' '}
+          <a href={chatHref(fellBack.chat)}>Open the chat</a>
         </p>
       )}
       <label class="field">
         <span>Agent</span>
-        <select name="handoff-agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+        <select
+          name="handoff-agent"
+          disabled={locked}
+          value={agent}
+          onChange={(e) => setAgent(e.currentTarget.value)}
+        >
           {agents === null && <option value="">listing agents…</option>}
           {agents?.length === 0 && <option value="">no agent is installed</option>}
           {(agents ?? []).map((a) => (
@@ -177,97 +218,121 @@ export function HandoffPanel({
           ))}
         </select>
       </label>
-      <label class="field">
-        <span>Preset</span>
-        <select name="handoff-preset" value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
-          <option value="">none (the default types)</option>
-          {presets.map((p) => (
-            <option key={p.name} value={p.name}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label class="field">
-        <span>Types</span>
-        <input
-          name="handoff-types"
-          placeholder="-thinking, tool:Bash"
-          autoComplete="off"
-          value={types}
-          onInput={(e) => setTypes(e.currentTarget.value)}
-        />
-      </label>
+      {showsDocument && (
+        <>
+          <label class="field">
+            <span>Preset</span>
+            <select
+              name="handoff-preset"
+              disabled={locked}
+              value={preset}
+              onChange={(e) => setPreset(e.currentTarget.value)}
+            >
+              <option value="">none (the default types)</option>
+              {presets.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="field">
+            <span>Types</span>
+            <input
+              name="handoff-types"
+              disabled={locked}
+              placeholder="-thinking, tool:Bash"
+              autoComplete="off"
+              value={types}
+              onInput={(e) => setTypes(e.currentTarget.value)}
+            />
+          </label>
+        </>
+      )}
       <label class="field">
         <span>What to ask</span>
         <textarea
           class="handoff-prompt"
           name="handoff-prompt"
+          disabled={locked}
           rows={2}
           placeholder={
             forkAt === undefined
               ? 'Carry on with the work (the default)'
-              : 'Go on from this point (the default)'
+              : agentWay
+                ? 'This prompt again (the default)'
+                : 'Go on from this point (the default)'
           }
           value={prompt}
           onInput={(e) => setPrompt(e.currentTarget.value)}
         />
       </label>
-      <label class="field">
-        <span>Project folder</span>
-        <input
-          name="handoff-cwd"
-          autoComplete="off"
-          value={cwd ?? ''}
-          onInput={(e) => setCwd(e.currentTarget.value)}
-        />
-      </label>
-      <label class="check small">
-        <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.currentTarget.checked)} /> Redact
-        secrets
-      </label>
-      <p class="handoff-size small" role="status" aria-live="polite" data-ready={preview ? 'yes' : 'no'}>
-        {preview === null
-          ? 'measuring…'
-          : `${formatCount(preview.items)} items · ${formatBytes(preview.bytes)} · about ${formatCount(preview.tokens)} tokens`}
-        {preview !== null &&
-          (preview.redacted === undefined
-            ? ' · secrets not redacted'
-            : redacted.length === 0
-              ? findings.length === 0
-                ? ' · no secrets found'
-                : ' · no secret redacted'
-              : ` · ${redacted.reduce((n, [, c]) => n + c, 0)} secrets redacted (${redacted.map(([k, c]) => `${k} ×${c}`).join(', ')})`)}
-        {preview !== null && keptCount > 0 && ` · ${keptCount} left in`}
-      </p>
-      {findings.length > 0 && (
-        <fieldset class="handoff-findings small">
-          <legend>Secrets found: tick one to leave it in the document</legend>
-          <ul>
-            {findings.map((f) => (
-              <li key={f.id} data-finding={f.id}>
-                <label class="check">
-                  <input
-                    type="checkbox"
-                    name="handoff-keep"
-                    value={f.id}
-                    checked={keep.includes(f.id)}
-                    onChange={(e) => toggleKeep(f.id, e.currentTarget.checked)}
-                  />{' '}
-                  keep this one: {f.kind} <code>{f.masked}</code>
-                  {f.item !== undefined && (
-                    <span class="muted">
-                      {' '}
-                      in {f.item_type ?? 'item'}{' '}
-                      <code>{f.item.length > 13 ? `${f.item.slice(0, 8)}…` : f.item}</code>
-                    </span>
-                  )}
-                  {f.item === undefined && <span class="muted"> in the title</span>}
-                </label>
-              </li>
-            ))}
-          </ul>
-        </fieldset>
+      {showsDocument && (
+        <>
+          <label class="field">
+            <span>Project folder</span>
+            <input
+              name="handoff-cwd"
+              disabled={locked}
+              autoComplete="off"
+              value={cwd ?? ''}
+              onInput={(e) => setCwd(e.currentTarget.value)}
+            />
+          </label>
+          <label class="check small">
+            <input
+              type="checkbox"
+              disabled={locked}
+              checked={redact}
+              onChange={(e) => setRedact(e.currentTarget.checked)}
+            />{' '}
+            Redact secrets
+          </label>
+          <p class="handoff-size small" role="status" aria-live="polite" data-ready={preview ? 'yes' : 'no'}>
+            {preview === null
+              ? 'measuring…'
+              : `${formatCount(preview.items)} items · ${formatBytes(preview.bytes)} · about ${formatCount(preview.tokens)} tokens`}
+            {preview !== null &&
+              (preview.redacted === undefined
+                ? ' · secrets not redacted'
+                : redacted.length === 0
+                  ? findings.length === 0
+                    ? ' · no secrets found'
+                    : ' · no secret redacted'
+                  : ` · ${redacted.reduce((n, [, c]) => n + c, 0)} secrets redacted (${redacted.map(([k, c]) => `${k} ×${c}`).join(', ')})`)}
+            {preview !== null && keptCount > 0 && ` · ${keptCount} left in`}
+          </p>
+          {findings.length > 0 && (
+            <fieldset class="handoff-findings small">
+              <legend>Secrets found: tick one to leave it in the document</legend>
+              <ul>
+                {findings.map((f) => (
+                  <li key={f.id} data-finding={f.id}>
+                    <label class="check">
+                      <input
+                        type="checkbox"
+                        name="handoff-keep"
+                        disabled={locked}
+                        value={f.id}
+                        checked={keep.includes(f.id)}
+                        onChange={(e) => toggleKeep(f.id, e.currentTarget.checked)}
+                      />{' '}
+                      keep this one: {f.kind} <code>{f.masked}</code>
+                      {f.item !== undefined && (
+                        <span class="muted">
+                          {' '}
+                          in {f.item_type ?? 'item'}{' '}
+                          <code>{f.item.length > 13 ? `${f.item.slice(0, 8)}…` : f.item}</code>
+                        </span>
+                      )}
+                      {f.item === undefined && <span class="muted"> in the title</span>}
+                    </label>
+                  </li>
+                ))}
+              </ul>
+            </fieldset>
+          )}
+        </>
       )}
       {tooBig && (
         <p class="err-text small" role="alert">
@@ -281,15 +346,17 @@ export function HandoffPanel({
         </p>
       )}
       <div>
-        <button
-          type="submit"
-          class="primary small"
-          disabled={sending || !agent || preview === null || preview.items === 0 || tooBig}
-        >
-          {sending ? 'Starting…' : 'Send and open the chat'}
-        </button>{' '}
+        {fellBack === null && (
+          <button
+            type="submit"
+            class="primary small"
+            disabled={sending || !agent || (!byAgent && (preview === null || preview.items === 0 || tooBig))}
+          >
+            {sending ? 'Starting…' : byAgent ? 'Fork and open the chat' : 'Send and open the chat'}
+          </button>
+        )}{' '}
         <button type="button" class="link small" onClick={onClose}>
-          Cancel
+          {fellBack === null ? 'Cancel' : 'Close'}
         </button>
       </div>
     </form>

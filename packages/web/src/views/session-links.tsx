@@ -1,6 +1,7 @@
 // Where a session's work came from and where it went: "continued from" and "continued in" for
 // hand-offs, "forked from … at" and "forked into" for forks, from cairn's own links. Each names the
-// other session with a link to it in the reader, and to its chat when one drives it.
+// other session with a link to it in the reader, and to its chat when one drives it; a fork says
+// whether the agent made it itself or was handed a document.
 import type { SessionLink } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { listEveryChatSession } from '../chat/api.js';
@@ -61,6 +62,7 @@ export function SessionLinks({ sid }: { sid: string | null | undefined }) {
             key={`${l.from.sid}>${l.to.sid}`}
             class={`session-link ${incoming ? 'link-from' : 'link-to'}`}
             data-kind={l.kind}
+            data-via={l.via}
             data-sid={other.sid}
           >
             {verb}{' '}
@@ -75,6 +77,9 @@ export function SessionLinks({ sid }: { sid: string | null | undefined }) {
                   <code>{short(l.at_item)}</code>
                 </a>
               </>
+            )}
+            {l.kind === 'fork' && l.via !== undefined && (
+              <span class="link-via muted">{l.via === 'agent' ? ' (by the agent)' : ' (as a document)'}</span>
             )}
             {chat !== undefined && (
               <>
