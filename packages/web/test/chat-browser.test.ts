@@ -406,9 +406,18 @@ describe('chatting with Claude Code in the browser', () => {
       const first = 'PROMPT-QUEUE-FIRST count for a while';
       const queued = 'PROMPT-QUEUE-SECOND then this';
       const steer = 'PROMPT-STEER mind the tests';
+      // The first answer is held open until the queue's edits and the steer have landed in it.
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       model.script(
-        // Long enough (12 s) that the queue's edits and the steer land inside it on a busy machine.
-        { when: first, steps: [{ kind: 'text', text: words(40, 'q'), deltas: 40 }], paceMs: 300 },
+        {
+          when: first,
+          steps: [{ kind: 'text', text: words(40, 'q'), deltas: 40 }],
+          paceMs: 100,
+          until: released,
+        },
         { when: queued, steps: [{ kind: 'text', text: 'Second answer.' }] },
       );
       const { page, context, errors } = await openPage(browser, served);
@@ -436,8 +445,11 @@ describe('chatting with Claude Code in the browser', () => {
       // Steer goes to the running turn.
       await composer(page).fill(steer);
       await page.getByRole('button', { name: 'Steer', exact: true }).click();
-      await page.waitForSelector('.steer-line', { timeout: 30_000 });
-      expect(await shownText(page.locator('.steer-line'))).toBe('Steering sent to the agent.');
+      // Seen in one look: the line goes as soon as the steered run starts.
+      await page
+        .locator('.steer-line', { hasText: 'Steering sent to the agent.' })
+        .waitFor({ timeout: 30_000 });
+      release();
       await model.waitForRequest((r) => JSON.stringify(r.body).includes(steer), 120_000);
       // The queued message goes out once the turn is over, and is answered.
       await expect.poll(() => lastReply(page), { timeout: 180_000 }).toContain('Second answer.');

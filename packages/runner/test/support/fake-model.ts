@@ -35,6 +35,11 @@ export interface Turn {
   /** Milliseconds between streamed events, for this turn (the server's `paceMs` otherwise). */
   readonly paceMs?: number;
   /**
+   * Holds the events that finish the answer until this settles: a test that acts while a turn runs
+   * keeps it running for as long as it needs, however slow the machine.
+   */
+  readonly until?: Promise<unknown>;
+  /**
    * Only a request whose JSON body contains this text (or that this test accepts) takes the
    * turn: a test names its own prompt here, so a late request of an earlier test (an agent's
    * background work) cannot take its turns. Unmatched main requests get the fallback.
@@ -214,11 +219,14 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
         // A hanging turn stops before the events that would finish the answer.
         if (chunk === FINISH) {
           if (turn.hang === true) return;
+          if (turn.until) await turn.until.catch(() => {});
           continue;
         }
         res.write(chunk);
         if (delay > 0) await sleep(delay);
       }
+      // Dialects with no finishing events of their own are held at their end.
+      if (turn.until) await turn.until.catch(() => {});
       res.end(events.end ?? '');
     })();
   }
