@@ -234,6 +234,9 @@ export class Catalog extends CatalogFollowing {
     const signature = `${e.head.path}|${stamps.join('|')}`;
     const hit = this.recent.get(key);
     if (hit?.signature === signature) return hit.loaded;
+    // The files changed: the older read goes before the new one is made, not after, so that a long
+    // session is not held twice at once.
+    if (hit) this.recent.delete(key);
     const loaded = await loadTranscript(this.platform(), { agent: e.agent, path: e.head.path });
     if (!loaded.ok) return undefined;
     const result = { transcript: loaded.value, lanes: laneItems(loaded.value) };

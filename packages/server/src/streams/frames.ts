@@ -22,28 +22,41 @@ export interface StreamFrame {
   [field: string]: unknown;
 }
 
+/**
+ * The items each event completes, by event id: the item itself when there is one (most events),
+ * a list only when there are more, since a list per event costs a long session megabytes.
+ */
+export type EventItems = Map<string, TranscriptItem | TranscriptItem[]>;
+
+/** The items event `id` completes, in order. */
+export function eventItems(items: EventItems, id: string): readonly TranscriptItem[] {
+  const held = items.get(id);
+  if (held === undefined) return [];
+  return Array.isArray(held) ? held : [held];
+}
+
 /** The items each event completes, from whichever lane's side classified it. */
-export function itemsByEvent(lanes: readonly LaneItems[]): Map<string, TranscriptItem[]> {
-  const out = new Map<string, TranscriptItem[]>();
+export function itemsByEvent(lanes: readonly LaneItems[]): EventItems {
+  const out: EventItems = new Map();
   for (const lane of lanes) addItemsByEvent(out, lane, 0);
   return out;
 }
 
 /** Adds a lane's items from index `from` (up to `end`) to a map of the items each event completes. */
 export function addItemsByEvent(
-  out: Map<string, TranscriptItem[]>,
+  out: EventItems,
   lane: LaneItems,
   from: number,
   end = lane.classification.items.length,
 ): void {
   const { items, sources } = lane.classification;
   for (let i = from; i < end; i++) {
-    const source = sources[i];
-    const last = source?.[source.length - 1];
+    const last = sources[i];
     if (!last) continue;
-    const list = out.get(last.id);
-    if (list) list.push(items[i]!);
-    else out.set(last.id, [items[i]!]);
+    const held = out.get(last.id);
+    if (held === undefined) out.set(last.id, items[i]!);
+    else if (Array.isArray(held)) held.push(items[i]!);
+    else out.set(last.id, [held, items[i]!]);
   }
 }
 
@@ -86,7 +99,7 @@ export class FrameBuilder {
   constructor(
     t: Transcript,
     private readonly sid: string,
-    private items: Map<string, TranscriptItem[]>,
+    private items: EventItems,
     learn = true,
   ) {
     this.mainLane = t.agents.find((a) => a.parentId === undefined)?.id ?? t.events[0]?.agentId;
@@ -94,7 +107,7 @@ export class FrameBuilder {
   }
 
   /** Frames from now on with `items`: the same items of the events framed so far, their fields as now known. */
-  useItems(items: Map<string, TranscriptItem[]>): void {
+  useItems(items: EventItems): void {
     this.items = items;
   }
 
@@ -137,7 +150,7 @@ export class FrameBuilder {
         start.agent_id = ownLane.parentId;
       out.push(start);
     }
-    const [item, ...extra] = this.items.get(e.id) ?? [];
+    const [item, ...extra] = eventItems(this.items, e.id);
     const withItem = (fields: Record<string, unknown>) => (item === undefined ? fields : { ...fields, item });
     const openFor = (requestId: string | undefined): string => {
       const current = this.open.get(lane);
@@ -187,7 +200,7 @@ export class FrameBuilder {
         };
         if (e.timestamp !== undefined) call.startedAt = e.timestamp;
         frame('tool_call', withItem(call));
-        if (this.items.get(e.id)?.some((i) => i.type === 'message:sub:out')) this.spawns.push(e);
+        if (eventItems(this.items, e.id).some((i) => i.type === 'message:sub:out')) this.spawns.push(e);
         this.closeIfLast(e, frame);
         break;
       }

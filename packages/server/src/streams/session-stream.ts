@@ -8,7 +8,14 @@ import type { Loaded } from '../reader/catalog.js';
 import type { LiveDelta } from '../reader/live-transcript.js';
 import { runStateOf } from '../reader/run-state.js';
 import { inSlices } from '../reader/slices.js';
-import { addItemsByEvent, FrameBuilder, itemsByEvent, type StreamFrame } from './frames.js';
+import {
+  addItemsByEvent,
+  type EventItems,
+  eventItems,
+  FrameBuilder,
+  itemsByEvent,
+  type StreamFrame,
+} from './frames.js';
 import { type HistoryChunking, HistoryChunks, type HistoryOf } from './history-chunks.js';
 
 export interface Subscriber {
@@ -19,12 +26,12 @@ export class SessionStream {
   /** Events in the order the stream first saw them, each as the latest read has it; an event's seq
    * is `base` plus its index here. */
   private log: TranscriptEvent[] = [];
-  /** Where each event id stands in the log. */
-  private logIndex = new Map<string, number>();
+  /** Where each event id stands in the log; made when first asked for (see `fill`). */
+  private logIndex: Map<string, number> | undefined = new Map();
   /** The seq of the first event of the current numbering. */
   private base: number;
   loaded!: Loaded;
-  private items = new Map<string, TranscriptItem[]>();
+  private items: EventItems = new Map();
   readonly subs = new Set<Subscriber>();
   /** Subscribers whose history is still going out, with their live frames held until it ends. */
   readonly held = new Map<Subscriber, StreamFrame[]>();
@@ -68,8 +75,15 @@ export class SessionStream {
     const eventCount = events.length;
     for (const { lane, count } of lanes)
       await inSlices(count, slice, (from, end) => addItemsByEvent(this.items, lane, from, end));
+    // The events of one transcript have distinct ids: they are logged in order, and the index of the
+    // log is made only when a later transcript is taken, so that a session only read holds none.
+    const fresh = this.log.length === 0;
+    if (fresh) this.logIndex = undefined;
     await inSlices(eventCount, slice, (from, end) => {
-      for (let i = from; i < end; i++) this.logEvent(events[i]!);
+      for (let i = from; i < end; i++) {
+        if (fresh && this.logIndex === undefined) this.log.push(events[i]!);
+        else this.logEvent(events[i]!);
+      }
     });
   }
 
@@ -98,11 +112,11 @@ export class SessionStream {
    * differently once later ones arrive (Codex writes some messages twice and keeps one); then what
    * was streamed no longer holds, and this answers undefined.
    */
-  extension(loaded: Loaded): Map<string, TranscriptItem[]> | undefined {
+  extension(loaded: Loaded): EventItems | undefined {
     const items = itemsByEvent(loaded.lanes);
     const events = new Set(loaded.transcript.events.map((e) => e.id));
     for (const { id } of this.log) {
-      if (!events.has(id) || !sameItems(this.items.get(id), items.get(id))) return undefined;
+      if (!events.has(id) || !sameItems(eventItems(this.items, id), eventItems(items, id))) return undefined;
     }
     return items;
   }
@@ -134,6 +148,7 @@ export class SessionStream {
   }
 
   private logEvent(e: TranscriptEvent): void {
+    this.logIndex ??= new Map(this.log.map((logged, i) => [logged.id, i]));
     const index = this.logIndex.get(e.id);
     if (index !== undefined) this.log[index] = e;
     else {
@@ -204,10 +219,15 @@ export class SessionStream {
   private frameLog(afterSeq: number, end: number): StreamFrame[] {
     const live = this.liveBuilder();
     const out: StreamFrame[] = [];
+    // Frames of events further back than the kept window would only be trimmed from it later: they
+    // are not kept at all, so that framing a long log leaves no trail of them for the collector.
+    const keepFrom = this.log.length - RECENT_EVENTS;
     for (; live.framed < end; live.framed++) {
       const seq = this.base + live.framed;
       const frames = live.builder.frames(this.log[live.framed]!, seq);
-      this.keepRecent(live.framed, frames);
+      if (live.framed >= keepFrom) this.keepRecent(live.framed, frames);
+      // The kept frames must run on without a gap to the newest.
+      else if (this.recent.length > 0) this.recent = [];
       if (seq > afterSeq) out.push(...frames);
     }
     return out;
@@ -291,5 +311,5 @@ const PRIME_SLICE = 5_000;
 const PRIME_WAIT_MS = 20;
 
 /** Whether two lists of an event's items are the same items (their fields aside). */
-const sameItems = (a: readonly TranscriptItem[] = [], b: readonly TranscriptItem[] = []): boolean =>
+const sameItems = (a: readonly TranscriptItem[], b: readonly TranscriptItem[]): boolean =>
   a.length === b.length && a.every((x, i) => sameItem(x, b[i]!));

@@ -39,8 +39,9 @@ export interface Classification {
   readonly isMain: boolean;
   /** In the transcript's order. */
   readonly items: TranscriptItem[];
-  /** For each item (same index), the events it was read from. */
-  readonly sources: readonly (readonly TranscriptEvent[])[];
+  /** For each item (same index), the event it was read from: one reference per item, not a list,
+   * since a long lane holds hundreds of thousands of items. */
+  readonly sources: readonly TranscriptEvent[];
   /** Events of the subject's lane that became no item, with the rule's reason. */
   readonly bookkept: readonly { readonly event: TranscriptEvent; readonly reason: string }[];
 }
@@ -101,7 +102,7 @@ interface OpenCall {
 /** Reads one lane's events into items, all at once (run) or as they arrive (push, then result). */
 export class Classifier {
   private readonly items: Item[] = [];
-  private readonly sources: TranscriptEvent[][] = [];
+  private readonly sources: TranscriptEvent[] = [];
   private readonly bookkept: { event: TranscriptEvent; reason: string }[] = [];
   /** The event last made an item or bookkept: whether the one being read became anything. One
    * reference rather than a set of every event, which on a long lane grew to hundreds of
@@ -253,7 +254,7 @@ export class Classifier {
   private emit(e: TranscriptEvent, type: string, fields: Fields, uuid = e.id): Item {
     const item = { uuid, type, at: this.at, turn: this.turn, ...fields, source: e.source } as Item;
     this.items.push(item);
-    this.sources.push([e]);
+    this.sources.push(e);
     this.placed = e;
     return item;
   }

@@ -112,7 +112,7 @@ export function isOfRecord(id: string, uuid: string): boolean {
 
 /** The classified items within the request's bounds, inclusive at both ends. */
 function cutRange(c: Classification, args: SessionDumpWriteArgs): Result<TranscriptItem[], DumpError> {
-  const seqOf = (i: number) => c.sources[i]![0]!.seq;
+  const seqOf = (i: number) => c.sources[i]!.seq;
   let from = Number.NEGATIVE_INFINITY;
   let to = Number.POSITIVE_INFINITY;
   const events = laneEvents(c);
@@ -141,7 +141,7 @@ function cutRange(c: Classification, args: SessionDumpWriteArgs): Result<Transcr
 
 /** Every event of the subject's lane, whether it made an item or was bookkeeping. */
 function laneEvents(c: Classification): TranscriptEvent[] {
-  return [...c.sources.flat(), ...c.bookkept.map((b) => b.event)];
+  return [...c.sources, ...c.bookkept.map((b) => b.event)];
 }
 
 /**
