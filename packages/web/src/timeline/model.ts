@@ -1,6 +1,7 @@
 // What a session's timeline holds: the items of each lane (the session's own, and every subagent
 // lane opened in place), calls paired with their results, and the flat list of rows a virtualized
 // list draws. Pure: no DOM, no network.
+import type { SessionLink } from '@cairn/protocol';
 import { shownItem } from '../display.js';
 import type { ItemRef } from '../route.js';
 import {
@@ -13,6 +14,7 @@ import {
   spawnedAgent,
   str,
 } from './item.js';
+import { markerKey, markerPlaces } from './link-markers.js';
 
 /** The session's own lane. */
 export const MAIN_LANE = '';
@@ -209,11 +211,23 @@ export interface LaneEdgeRow {
   readonly count: number;
 }
 
-export type Row = ItemRow | LaneEdgeRow;
+/** Where the work went on from this session: a divider after the item it was handed off or forked
+ * at. Not an item: it counts nowhere and find does not search it. */
+export interface LinkMarkerRow {
+  readonly kind: 'link';
+  readonly key: string;
+  readonly lane: string;
+  readonly depth: number;
+  readonly link: SessionLink;
+}
+
+export type Row = ItemRow | LaneEdgeRow | LinkMarkerRow;
 
 export interface RowsOptions {
   /** Show `system:unknown` records and attachments. */
   readonly machinery: boolean;
+  /** The links that carried this session's work to another, each marked where it left. */
+  readonly links?: readonly SessionLink[];
 }
 
 export interface Rows {
@@ -354,37 +368,56 @@ export class Timeline {
     const errors: number[] = [];
     const rowOf = new Map<string, number>();
     let machineryHidden = 0;
+    // Markers sit on the session's own lane, after the item they were cut at whether or not that item
+    // has a row of its own (a result folded into its call, a hidden record): after what came before.
+    const markers = markerPlaces(this.lane(MAIN_LANE).items, options.links ?? []);
+    const pushMarkers = (links: readonly SessionLink[] | undefined) => {
+      for (const link of links ?? [])
+        rows.push({ kind: 'link', key: markerKey(link), lane: MAIN_LANE, depth: 0, link });
+    };
     const walk = (laneId: string, depth: number, seen: ReadonlySet<string>) => {
       const lane = this.lane(laneId);
+      const marking = laneId === MAIN_LANE ? markers : undefined;
       lane.items.forEach((item, i) => {
-        if (lane.hidden.has(i) || lane.paired.has(i)) return;
-        if (!options.machinery && isMachinery(item)) {
-          machineryHidden++;
-          return;
-        }
-        const row = this.itemRow(lane, i, depth);
-        const at = rows.length;
-        rows.push(row);
-        const base = lane.base;
-        rowOf.set(itemKey(laneId, base + i), at);
-        for (const j of [lane.resultOf.get(i), lane.answerOf.get(i), lane.summaryOf.get(i)]) {
-          if (j !== undefined) rowOf.set(itemKey(laneId, base + j), at);
-        }
-        for (const j of lane.hooksOf.get(i) ?? []) rowOf.set(itemKey(laneId, base + j), at);
-        const call = lane.agentToolOf.get(i);
-        if (call !== undefined) {
-          rowOf.set(itemKey(laneId, base + call), at);
-          const callResult = lane.resultOf.get(call);
-          if (callResult !== undefined) rowOf.set(itemKey(laneId, base + callResult), at);
-          for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, base + j), at);
-        }
-        // A slash command the person typed is one of their prompts too.
-        const typedCommand = item.type === 'notice:slash' && (item as { typed?: unknown }).typed === true;
-        if (depth === 0 && (item.type === 'message:user:in' || typedCommand)) prompts.push(at);
-        if (row.failed) errors.push(at);
-        if (row.spawns !== undefined && row.open && !seen.has(row.spawns))
-          openLane(row.spawns, depth + 1, seen);
+        drawItem(lane, laneId, depth, seen, item, i);
+        if (marking) pushMarkers(marking.get(i));
       });
+    };
+    const drawItem = (
+      lane: Lane,
+      laneId: string,
+      depth: number,
+      seen: ReadonlySet<string>,
+      item: Item,
+      i: number,
+    ) => {
+      if (lane.hidden.has(i) || lane.paired.has(i)) return;
+      if (!options.machinery && isMachinery(item)) {
+        machineryHidden++;
+        return;
+      }
+      const row = this.itemRow(lane, i, depth);
+      const at = rows.length;
+      rows.push(row);
+      const base = lane.base;
+      rowOf.set(itemKey(laneId, base + i), at);
+      for (const j of [lane.resultOf.get(i), lane.answerOf.get(i), lane.summaryOf.get(i)]) {
+        if (j !== undefined) rowOf.set(itemKey(laneId, base + j), at);
+      }
+      for (const j of lane.hooksOf.get(i) ?? []) rowOf.set(itemKey(laneId, base + j), at);
+      const call = lane.agentToolOf.get(i);
+      if (call !== undefined) {
+        rowOf.set(itemKey(laneId, base + call), at);
+        const callResult = lane.resultOf.get(call);
+        if (callResult !== undefined) rowOf.set(itemKey(laneId, base + callResult), at);
+        for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, base + j), at);
+      }
+      // A slash command the person typed is one of their prompts too.
+      const typedCommand = item.type === 'notice:slash' && (item as { typed?: unknown }).typed === true;
+      if (depth === 0 && (item.type === 'message:user:in' || typedCommand)) prompts.push(at);
+      if (row.failed) errors.push(at);
+      if (row.spawns !== undefined && row.open && !seen.has(row.spawns))
+        openLane(row.spawns, depth + 1, seen);
     };
     const placed = new Set<string>();
     const openLane = (id: string, depth: number, seen: ReadonlySet<string>) => {
@@ -399,6 +432,8 @@ export class Timeline {
     // An open lane whose spawn is not among the items (a link into a subagent started before the
     // loaded range) is drawn after them, so what it holds can still be reached.
     for (const id of this.openLanes) if (!placed.has(id)) openLane(id, 1, new Set([MAIN_LANE]));
+    // A link whose item is not among those read yet (or names none) is marked at the end.
+    pushMarkers(markers?.get(Number.POSITIVE_INFINITY));
     return { rows, prompts, errors, rowOf, machineryHidden };
   }
 

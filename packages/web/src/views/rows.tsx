@@ -5,10 +5,13 @@ import { imageNote, recordedResult } from '@cairn/transcript/items';
 import type { JSX } from 'preact';
 import { memo } from 'preact/compat';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useChanges, useServices } from '../context.js';
+import { shownText } from '../display.js';
 import { formatClock, formatDateTime, formatDuration, formatExact } from '../format.js';
 import { Code } from '../highlight/code.js';
 import { languageOfPath } from '../highlight/lang.js';
 import { highlightedFragment, useHighlighter } from '../highlight/load.js';
+import { sessionHref } from '../route.js';
 import { Caveat, SlashCommand } from '../sessions/commands.js';
 import { compactionHow } from '../timeline/compaction.js';
 import { diffLines, parsePatch, trimContext } from '../timeline/diff.js';
@@ -31,7 +34,8 @@ import {
   textOf,
   toolName,
 } from '../timeline/item.js';
-import type { ItemRow, LaneEdgeRow } from '../timeline/model.js';
+import { markerVerb } from '../timeline/link-markers.js';
+import type { ItemRow, LaneEdgeRow, LinkMarkerRow } from '../timeline/model.js';
 import {
   bodyInRecord,
   editCounts,
@@ -957,6 +961,53 @@ export function LaneEdgeView({ row, ctx }: { row: LaneEdgeRow; ctx: RowContext }
       <button type="button" class="link small" onClick={() => ctx.toggleLane(row.lane, false)}>
         close lane
       </button>
+    </div>
+  );
+}
+
+const shortSid = (sid: string): string => (sid.length > 13 ? `${sid.slice(0, 8)}…` : sid);
+
+/** How long a session's title may run in a marker before it is cut. */
+const MARKER_TITLE_CHARS = 60;
+
+/** Where the work went on after this point: a divider whose words link to the other session, named
+ * by its title when the directory knows it, else by its short id. The title is transcript text,
+ * drawn as text with its invisible characters made visible, like every other. */
+export function LinkMarkerView({ row }: { row: LinkMarkerRow }) {
+  const { directory } = useServices();
+  useChanges(directory);
+  const { link } = row;
+  const verb = markerVerb(link);
+  const other = link.to;
+  const head = directory.get(other.agent, other.sid);
+  const named = head?.title ?? head?.first_prompt;
+  const title = named === undefined || named.trim() === '' ? undefined : shownText(named.trim());
+  return (
+    <div
+      class="row link-marker depth-0"
+      data-kind={link.kind}
+      data-sid={other.sid}
+      data-at-item={link.at_item}
+    >
+      <div class="content">
+        <div class="divider">
+          <span>
+            <a href={sessionHref(other.agent, other.sid)} title={`${other.agent} session ${other.sid}`}>
+              {verb} {other.agent}{' '}
+              {title === undefined ? (
+                <>
+                  session <code>{shortSid(other.sid)}</code>
+                </>
+              ) : (
+                <q>
+                  {title.length > MARKER_TITLE_CHARS ? `${title.slice(0, MARKER_TITLE_CHARS - 1)}…` : title}
+                </q>
+              )}
+            </a>{' '}
+            here
+          </span>
+        </div>
+      </div>
     </div>
   );
 }

@@ -2,46 +2,30 @@
 // hand-offs, "forked from … at" and "forked into" for forks, from cairn's own links. Each names the
 // other session with a link to it in the reader, and to its chat when one drives it; a fork says
 // whether the agent made it itself or was handed a document.
-import type { SessionLink } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { listEveryChatSession } from '../chat/api.js';
-import { useServices } from '../context.js';
 import { chatHref, sessionHref } from '../route.js';
-
-/** How often the links are asked for again: a hand-off started elsewhere shows up without a reload. */
-const REFRESH_MS = 5_000;
+import { useSessionLinks } from './use-session-links.js';
 
 const short = (sid: string): string => (sid.length > 13 ? `${sid.slice(0, 8)}…` : sid);
 
 export function SessionLinks({ sid }: { sid: string | null | undefined }) {
-  const { conn } = useServices();
-  const [links, setLinks] = useState<readonly SessionLink[]>([]);
+  const links = useSessionLinks(sid);
   const [chats, setChats] = useState<ReadonlyMap<string, string>>(new Map());
   useEffect(() => {
-    if (!sid) return;
+    if (links.length === 0) return;
     let stop = false;
-    const load = async () => {
-      const r = await conn.request('session_links_read', { sid });
-      if (stop || !r.ok) return;
-      const mine = r.value.links.filter((l) => l.from.sid === sid || l.to.sid === sid);
-      setLinks(mine);
-      if (mine.length === 0) return;
-      // The chats that drive the other ends, by the agent's own id for their session.
-      const listed = await listEveryChatSession();
+    // The chats that drive the other ends, by the agent's own id for their session.
+    void listEveryChatSession().then((listed) => {
       if (stop || !listed.ok) return;
       setChats(
         new Map(listed.value.flatMap((c) => (c.nativeSessionId ? [[c.nativeSessionId, c.id] as const] : []))),
       );
-    };
-    void load();
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') void load();
-    }, REFRESH_MS);
+    });
     return () => {
       stop = true;
-      clearInterval(timer);
     };
-  }, [sid]);
+  }, [links]);
 
   if (!sid || links.length === 0) return null;
   return (

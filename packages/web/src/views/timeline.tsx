@@ -9,10 +9,12 @@ import { type ItemRef, sessionHref } from '../route.js';
 import type { SessionFeed } from '../session/feed.js';
 import { failedCallsText, type SessionNumbers } from '../session/numbers.js';
 import { useSearchHighlight } from '../sessions/search-landing.js';
+import { outgoingLinks } from '../timeline/link-markers.js';
 import { type ItemRow, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
 import { useVirtualizer } from '../virtual.js';
 import type { FoldState } from './fold.js';
-import { ItemRowView, LaneEdgeView, type RowContext } from './rows.js';
+import { ItemRowView, LaneEdgeView, LinkMarkerView, type RowContext } from './rows.js';
+import { useSessionLinks } from './use-session-links.js';
 import { useWarmMarkdown } from './warm-rows.js';
 
 const KEYS: [string, string][] = [
@@ -118,7 +120,10 @@ export function TimelineView({
   const [folds, foldVersion] = useFolds();
   const scroller = useRef<HTMLDivElement>(null);
   const version = timeline.version;
-  const view = useMemo(() => timeline.rows({ machinery }), [version, machinery]);
+  // Where the work went on from here (hand-offs and forks of this session), marked where it left.
+  const links = useSessionLinks(feed.sid);
+  const outgoing = useMemo(() => outgoingLinks(links, feed.sid), [links, feed.sid]);
+  const view = useMemo(() => timeline.rows({ machinery, links: outgoing }), [version, machinery, outgoing]);
   const { rows } = view;
   const days = useMemo(() => dayStarts(rows), [rows]);
 
@@ -525,6 +530,8 @@ export function TimelineView({
                 {days.has(v.index) && <DayDivider at={days.get(v.index)!} />}
                 {row.kind === 'item' ? (
                   <ItemRowView row={row} ctx={ctx} target={row.key === target} />
+                ) : row.kind === 'link' ? (
+                  <LinkMarkerView row={row} />
                 ) : (
                   <LaneEdgeView row={row} ctx={ctx} />
                 )}
