@@ -114,6 +114,14 @@ export function Composer({ state, send }: ComposerProps) {
     if (completionAt(value, at) === null) setDismissedAt(null);
   };
 
+  /** Puts the caret at `caret` once the box shows `shown`; not if the person typed on meanwhile,
+   * which would send their next keys back to where the caret was set. */
+  const placeCaret = (shown: string, caret: number) =>
+    requestAnimationFrame(() => {
+      const el = box.current;
+      if (el && el.value === shown) el.setSelectionRange(caret, caret);
+    });
+
   const choose = (index: number) => {
     const item = suggestions[index];
     if (!item || !completion) return;
@@ -123,7 +131,7 @@ export function Composer({ state, send }: ComposerProps) {
     edit(next.text, next.caret);
     setDismissedAt(null);
     // The caret after the inserted word, once the box shows the new text.
-    requestAnimationFrame(() => box.current?.setSelectionRange(next.caret, next.caret));
+    placeCaret(next.text, next.caret);
   };
 
   /** Keys the open list or the recall takes; true when the key was used. */
@@ -153,7 +161,7 @@ export function Composer({ state, send }: ComposerProps) {
       if (!step) return false;
       setRecall(step.recall);
       edit(step.text, step.text.length);
-      requestAnimationFrame(() => box.current?.setSelectionRange(step.text.length, step.text.length));
+      placeCaret(step.text, step.text.length);
       return true;
     }
     return false;
