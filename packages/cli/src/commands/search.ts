@@ -3,10 +3,10 @@
 // to date first) and stopped after, so both ways give the same hits.
 import type { SearchTarget, SessionSearchArgs, SessionSearchHit } from '@cairn/protocol';
 import { snippetParts } from '@cairn/protocol';
-import { keptToken, processAlive, readDaemonRecord, startServer } from '@cairn/server';
+import { startServer } from '@cairn/server';
 import { cairnHome, findAdapter, type SessionPlatform } from '@cairn/transcript';
-import WebSocket from 'ws';
 import { agentOption } from '../agent-option.js';
+import { openDaemonSocket, type RunningDaemon, runningDaemon } from '../daemon-socket.js';
 import { MARKS_OPTIONS, type MarksFilter, marksFilter } from '../marks-filter.js';
 import { withoutEscapes } from '../terminal-text.js';
 import { parseTime, TIME_FORMS } from '../time.js';
@@ -24,61 +24,23 @@ const TARGETS: Record<string, SearchTarget> = {
   outputs: 'tool_output',
 };
 
-interface Daemon {
-  base: string;
-  port: number;
-  token: string;
-}
-
-/** The daemon running for this home and taking its kept token, or undefined. */
-function runningDaemon(home: string, env: NodeJS.ProcessEnv): Daemon | undefined {
-  const read = readDaemonRecord(home);
-  if (read.kind !== 'record' || !processAlive(read.record.pid)) return undefined;
-  const token = keptToken(home, env);
-  if (token === undefined) return undefined;
-  return { base: read.record.base, port: read.record.port, token };
-}
-
 /** One `session_search` over the daemon's socket (one per marked session, with `marked`); undefined
  * when it cannot be reached. */
 async function searchOver(
-  daemon: Daemon,
+  daemon: RunningDaemon,
   args: SessionSearchArgs,
   marked?: MarksFilter,
 ): Promise<Record<string, unknown> | undefined> {
-  const ws = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws?token=${encodeURIComponent(daemon.token)}`);
+  const socket = await openDaemonSocket(daemon);
+  if (!socket) return undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-  } catch {
-    return undefined;
-  }
-  const replies = new Map<string, (frame: Record<string, unknown>) => void>();
-  ws.on('message', (data) => {
-    const frame = JSON.parse(String(data)) as Record<string, unknown>;
-    const waiting = replies.get(String(frame.request_id));
-    if (waiting && typeof frame.ok === 'boolean') waiting(frame);
-  });
-  // One listener answers every request still waiting when the daemon goes, however many are sent.
-  ws.once('close', () => {
-    for (const waiting of replies.values())
-      waiting({ ok: false, error: { message: 'the daemon closed the connection' } });
-  });
-  const request = (id: string, op: string, body: object) =>
-    new Promise<Record<string, unknown>>((resolve) => {
-      replies.set(id, resolve);
-      ws.send(JSON.stringify({ request_id: id, op, ...body }));
-    });
-  try {
-    const hello = await request('h', 'hello', { role: 'user', protocol_version: 1 });
+    const hello = await socket.request('hello', { role: 'user', protocol_version: 1 });
     if (hello.ok !== true)
       throw new Failure(`the daemon refused the connection: ${JSON.stringify(hello.error)}`);
-    if (!marked) return await request('s', 'session_search', args);
-    return await searchMarked(marked, args, (n, body) => request(`s${n}`, 'session_search', body));
+    if (!marked) return await socket.request('session_search', args);
+    return await searchMarked(marked, args, (body) => socket.request('session_search', body));
   } finally {
-    ws.terminate();
+    socket.close();
   }
 }
 
@@ -90,15 +52,14 @@ async function searchOver(
 async function searchMarked(
   marked: MarksFilter,
   args: SessionSearchArgs,
-  search: (n: number, args: SessionSearchArgs) => Promise<Record<string, unknown>>,
+  search: (args: SessionSearchArgs) => Promise<Record<string, unknown>>,
 ): Promise<Record<string, unknown>> {
   const hits: SessionSearchHit[] = [];
   let partial = false;
-  let n = 0;
   for (const key of marked.sessions) {
     const [agent, sid] = key.split('\u0000') as [string, string];
     if (args.agents !== undefined && !args.agents.includes(agent)) continue;
-    const reply = await search(n++, { ...args, agents: [agent], sid });
+    const reply = await search({ ...args, agents: [agent], sid });
     if (reply.ok !== true) return reply;
     hits.push(...(reply.hits as SessionSearchHit[]));
     partial ||= reply.partial === true;
