@@ -45,8 +45,17 @@ interface Case {
 }
 
 const WAIT = 1;
-const QUOTA: LimitAnswer = { kind: 'quota', retryAfterSeconds: WAIT };
-const RATE: LimitAnswer = { kind: 'rate', retryAfterSeconds: WAIT };
+/** The limits a case's model answers with. The message names a second; the headers ask for a
+ * hundredth, so that the agents' own retries of the 429 (six of them, at the header's pace) cost no
+ * test time. Copilot CLI takes so short a wait as none and backs off on its own for close to a
+ * minute, so its headers say the second too. */
+function limitsFor(key: BuiltInBridgeKey): { quota: LimitAnswer; rate: LimitAnswer } {
+  const headerRetryAfterSeconds = key === 'copilot-cli' ? WAIT : 0.01;
+  return {
+    quota: { kind: 'quota', retryAfterSeconds: WAIT, headerRetryAfterSeconds },
+    rate: { kind: 'rate', retryAfterSeconds: WAIT, headerRetryAfterSeconds },
+  };
+}
 
 /** A bad request, as each provider refuses one: no limit in it, and not worth a retry. */
 const BAD_REQUEST: Record<Provider, FailureAnswer> = {
@@ -311,13 +320,13 @@ describe.each(CASES.map((c) => ({ ...c, name: `${c.key} on ${c.provider}` })))('
   }
 
   it('a spent quota', async () => {
-    const turn = await refusedTurn((d) => model.limit(d, QUOTA), `Quota, ${c.key}?`);
+    const turn = await refusedTurn((d) => model.limit(d, limitsFor(c.key).quota), `Quota, ${c.key}?`);
     expect(model.mainRequests().length).toBeGreaterThan(0);
     expectSaid(turn, c.quota);
   }, 240_000);
 
   it('a rate limit', async () => {
-    const turn = await refusedTurn((d) => model.limit(d, RATE), `Rate, ${c.key}?`);
+    const turn = await refusedTurn((d) => model.limit(d, limitsFor(c.key).rate), `Rate, ${c.key}?`);
     expectSaid(turn, c.rate);
   }, 240_000);
 

@@ -76,6 +76,9 @@ export interface LimitAnswer {
   readonly kind: 'rate' | 'quota';
   /** Sent as `retry-after`, and named in the message the way each provider names it. */
   readonly retryAfterSeconds?: number;
+  /** What the headers say instead, when a test wants the agents' own retries of the 429 short while
+   * the message still names `retryAfterSeconds`. */
+  readonly headerRetryAfterSeconds?: number;
 }
 
 /** Any other refusal: this status with this JSON body, as a provider answers a bad request. */
@@ -833,15 +836,19 @@ export function limitAnswer(
   answer: LimitAnswer,
 ): { headers: Record<string, string>; body: unknown } {
   const wait = answer.retryAfterSeconds;
-  const headers: Record<string, string> = wait === undefined ? {} : { 'retry-after': String(wait) };
+  const headerWait = answer.headerRetryAfterSeconds ?? wait;
+  const headers: Record<string, string> =
+    headerWait === undefined ? {} : { 'retry-after': String(headerWait) };
   switch (dialect) {
     case 'anthropic':
       return {
         headers: {
           ...headers,
-          ...(wait === undefined
+          ...(headerWait === undefined
             ? {}
-            : { 'anthropic-ratelimit-requests-reset': new Date(Date.now() + wait * 1000).toISOString() }),
+            : {
+                'anthropic-ratelimit-requests-reset': new Date(Date.now() + headerWait * 1000).toISOString(),
+              }),
         },
         body: {
           type: 'error',
