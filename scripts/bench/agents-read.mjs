@@ -7,9 +7,13 @@
 // a baseline of the same size.
 // Then a store of 10,000 OpenCode sessions is listed: the listing's time, and the bytes of the store
 // it read (strace's count of read calls) beside the store's size and the time to read every row.
+// Each row gives wall time and CPU time (the steadier of the two on a busy machine); the OpenCode and
+// Kilo stores are read twice, as an agent that is not running leaves them (read into memory) and with
+// a connection of the agent's holding them open in WAL mode (read where they are).
 // Options: --runs N (default 3), --replicas N (of each sample, default 200), --sessions N (in the
 // listed store, default 10000), --no-list, --keep.
-// Inside: --measure <agent> [--max-bytes N] and --list-once <db> (one measurement, printed as JSON).
+// Inside: --measure <agent> [--max-bytes N] [--agent-running] and --list-once <db> (one measurement,
+// printed as JSON).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +37,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean' },
     measure: { type: 'string' },
     'max-bytes': { type: 'string' },
+    'agent-running': { type: 'boolean' },
     'list-once': { type: 'string' },
   },
 });
@@ -62,8 +67,11 @@ function sessionBytes(path, splitStorePath, stores) {
   return sum('message') + sum('part');
 }
 
-/** Loads every session of `agent` (at most `maxBytes` each) one after another; prints the time. */
-async function measureOnce(agent, maxBytes) {
+/**
+ * Loads every session of `agent` (at most `maxBytes` each) one after another; prints the time. With
+ * `agentRunning`, each store is held open meanwhile by a connection of its own, as its agent does.
+ */
+async function measureOnce(agent, maxBytes, agentRunning) {
   const { discoverSessions, loadTranscript, nodePlatform, splitStorePath } = await library();
   const platform = nodePlatform();
   const sessions = [];
@@ -74,6 +82,13 @@ async function measureOnce(agent, maxBytes) {
     if (bytes <= maxBytes) sessions.push({ ...entry, bytes });
   }
   for (const conn of stores.values()) conn.close();
+  const running = [];
+  if (agentRunning)
+    for (const db of stores.keys()) {
+      const conn = new Database(db);
+      conn.prepare('SELECT count(*) FROM session').get();
+      running.push(conn);
+    }
   const load = async (s) => {
     const r = await loadTranscript(platform, { agent: s.agent, path: s.path, sessionId: s.id });
     if (!r.ok) throw new Error(`${s.path}: ${JSON.stringify(r.error)}`);
@@ -82,11 +97,16 @@ async function measureOnce(agent, maxBytes) {
   // A first pass over a few warms the code up, as it is warm in the daemon.
   for (const s of sessions.slice(0, 20)) await load(s);
   let events = 0;
+  const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (const s of sessions) events += await load(s);
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const used = process.cpuUsage(cpuStart);
+  for (const conn of running) conn.close();
   const bytes = sessions.reduce((n, s) => n + s.bytes, 0);
-  console.log(JSON.stringify({ sessions: sessions.length, bytes, events, ms }));
+  console.log(
+    JSON.stringify({ sessions: sessions.length, bytes, events, ms, cpuMs: (used.user + used.system) / 1000 }),
+  );
 }
 
 /** Lists the OpenCode sessions of the store at `db` once; prints the time and the count. */
@@ -105,7 +125,11 @@ async function listOnce() {
 }
 
 if (values.measure !== undefined) {
-  await measureOnce(values.measure, Number(values['max-bytes'] ?? Number.POSITIVE_INFINITY));
+  await measureOnce(
+    values.measure,
+    Number(values['max-bytes'] ?? Number.POSITIVE_INFINITY),
+    values['agent-running'] ?? false,
+  );
   process.exit(0);
 }
 if (values['list-once'] !== undefined) {
@@ -150,21 +174,29 @@ try {
     ['copilot-cli', 'copilot-cli'],
     ['opencode (SQLite)', 'opencode'],
     ['kilo (SQLite)', 'kilo'],
+    ['opencode, agent running', 'opencode', 0, true],
+    ['kilo, agent running', 'kilo', 0, true],
   ];
-  const results = rows.map(([name, agent, maxBytes]) => {
-    const samples = [];
-    for (let i = 0; i < runs; i++)
-      samples.push(child(env, ['--measure', agent, ...(maxBytes ? ['--max-bytes', String(maxBytes)] : [])]));
+  /** A row's figures: the medians of its runs' wall and CPU times, and both per KB. */
+  const figures = (name, samples) => {
     const s = samples[0];
     const ms = median(samples.map((x) => x.ms));
-    return {
-      name,
-      sessions: s.sessions,
-      bytes: s.bytes,
-      events: s.events,
-      ms,
-      usPerKb: (ms * 1000) / (s.bytes / 1024),
-    };
+    const cpuMs = median(samples.map((x) => x.cpuMs));
+    const kb = s.bytes / 1024;
+    return { name, ...s, ms, cpuMs, usPerKb: (ms * 1000) / kb, cpuUsPerKb: (cpuMs * 1000) / kb };
+  };
+  const results = rows.map(([name, agent, maxBytes, agentRunning]) => {
+    const samples = [];
+    for (let i = 0; i < runs; i++)
+      samples.push(
+        child(env, [
+          '--measure',
+          agent,
+          ...(maxBytes ? ['--max-bytes', String(maxBytes)] : []),
+          ...(agentRunning ? ['--agent-running'] : []),
+        ]),
+      );
+    return figures(name, samples);
   });
   // The store's sessions are a few KB each: the same rows again as three long sessions.
   const grownEnv = moreAgentEnv(join(work, 'grown'));
@@ -174,20 +206,14 @@ try {
   });
   const grown = [];
   for (let i = 0; i < runs; i++) grown.push(child(grownEnv, ['--measure', 'opencode']));
-  const grownMs = median(grown.map((x) => x.ms));
-  results.push({
-    name: 'opencode, 3 long sessions',
-    ...grown[0],
-    ms: grownMs,
-    usPerKb: (grownMs * 1000) / (grown[0].bytes / 1024),
-  });
+  results.push(figures('opencode, 3 long sessions', grown));
   const [codex, codexSmall] = results;
   console.log(
-    `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)}`,
+    `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)} ${'CPU µs/KB'.padStart(10)} ${'CPU vs codex'.padStart(12)}`,
   );
   for (const r of results)
     console.log(
-      `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${`${(r.usPerKb / codex.usPerKb).toFixed(2)}x`.padStart(9)} ${`${(r.usPerKb / codexSmall.usPerKb).toFixed(2)}x`.padStart(9)}`,
+      `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${`${(r.usPerKb / codex.usPerKb).toFixed(2)}x`.padStart(9)} ${`${(r.usPerKb / codexSmall.usPerKb).toFixed(2)}x`.padStart(9)} ${r.cpuUsPerKb.toFixed(1).padStart(10)} ${`${(r.cpuUsPerKb / codex.cpuUsPerKb).toFixed(2)}x`.padStart(12)}`,
     );
 
   if (!values['no-list']) {

@@ -25,7 +25,9 @@ const SEPARATOR = /[\\/]/;
 /** A path's segments, whichever separator the platform uses. */
 export const segments = (path: string): string[] => path.split(SEPARATOR);
 
-export const baseName = (path: string): string => segments(path).pop() ?? '';
+/** The last segment (asked of every store path a load names: no array of segments made). */
+export const baseName = (path: string): string =>
+  path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 
 /** The table a file of the JSON tree (`storage/{session,message,part}/…`) stands for. */
 export function treeTable(path: string): 'session' | 'message' | 'part' | undefined {

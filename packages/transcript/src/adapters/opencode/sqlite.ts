@@ -3,7 +3,9 @@
 // store, and a store that is busy is tried again a few times and then reported, never waited on
 // for long. The rows of one session are handed to the translation as read, message and part rows
 // with their data parsed (or, for a caller that wants bytes, as lines of JSON,
-// `{"table","rowid","row"}`); a row's pointer names its table and rowid.
+// `{"table","rowid","row"}`); a row's pointer names its table and rowid. Connections are kept
+// between reads: a snapshot while its file stays the same, and one to a store its agent has open
+// only for the reads that follow at once.
 import {
   closeSync,
   copyFileSync,
@@ -44,11 +46,13 @@ interface Statement {
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   iterate(...params: unknown[]): IterableIterator<unknown>;
+  run(...params: unknown[]): unknown;
   raw(on: boolean): Statement;
 }
 export interface Db {
   prepare(sql: string): Statement;
   close(): void;
+  readonly inTransaction: boolean;
 }
 type DbConstructor = new (
   source: string | Buffer,
@@ -80,19 +84,33 @@ export class StoreBusy extends Error {
   }
 }
 
+/** A connection as openStore gives it, and what is to be done with it once read. */
+interface Opened {
+  conn: Db;
+  /** Kept for the next read (a snapshot, or a connection to a store opened where it is). */
+  keep: boolean;
+  /** Opened where the store is: each read runs in a read transaction of its own. */
+  inPlace?: boolean;
+  done?: () => void;
+}
+
 /**
- * `work` on a read-only connection to `db`, closed afterwards (a snapshot's is kept for the next
- * read). A read-only connection never writes the database or its log, and never checkpoints or
- * deletes the log when it closes.
+ * `work` on a read-only connection to `db`: one kept from an earlier read while the store's file
+ * stays the same, else a new one (closed afterwards when it cannot be kept). A read-only connection
+ * never writes the database or its log, and never checkpoints or deletes the log when it closes.
+ * On a store opened where it is, `work` runs in one read transaction, ended before this returns:
+ * all its statements see the same commit, and no old snapshot is held between reads.
  */
 export async function withStore<T>(db: string, work: (conn: Db) => T): Promise<T> {
   const Driver = await loadDriver();
   for (let attempt = 1; ; attempt++) {
-    let opened: { conn: Db; keep: boolean; done?: () => void } | undefined;
+    let opened: Opened | undefined;
     try {
       opened = openStore(Driver, db);
-      return work(opened.conn);
+      return opened.inPlace ? inReadTransaction(opened.conn, work) : work(opened.conn);
     } catch (cause) {
+      // A kept connection that failed is not trusted with the next try.
+      if (opened?.inPlace) dropInPlace(db);
       if (!isBusy(cause)) throw cause;
       if (attempt >= BUSY_TRIES) throw new StoreBusy(db);
       await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS * attempt));
@@ -103,10 +121,54 @@ export async function withStore<T>(db: string, work: (conn: Db) => T): Promise<T
   }
 }
 
-/** A store read whole into memory, kept while its file stays the same (the agent is not running). */
+function inReadTransaction<T>(conn: Db, work: (conn: Db) => T): T {
+  prepared(conn, 'BEGIN').run();
+  try {
+    return work(conn);
+  } finally {
+    if (conn.inTransaction) prepared(conn, 'COMMIT').run();
+  }
+}
+
+/**
+ * A connection to a store opened where it is (its agent running), kept for the reads that follow
+ * at once: opening one, and preparing its statements, costs more than a small session's read, and
+ * a load asks the store twice (is the session there, then its rows), a listing or an index many
+ * times. It is closed when the event loop next turns, because an open connection to a store in WAL
+ * mode holds a shared lock on it all along (an agent then cannot take the store for itself, nor
+ * remove its log when it quits). Keyed by the file's device and inode: a store replaced by another
+ * file is opened afresh. No transaction is held between reads.
+ */
+interface InPlace {
+  conn: Db;
+  dev: number;
+  ino: number;
+}
+const inPlaceKept = new Map<string, InPlace>();
+
+function dropInPlace(db: string): void {
+  const kept = inPlaceKept.get(db);
+  if (!kept) return;
+  inPlaceKept.delete(db);
+  kept.conn.close();
+}
+
+function keepInPlace(db: string, conn: Db, dev: number, ino: number): void {
+  inPlaceKept.set(db, { conn, dev, ino });
+  setImmediate(() => {
+    if (inPlaceKept.get(db)?.conn === conn) dropInPlace(db);
+  });
+}
+
+/**
+ * A store read whole into memory, kept while its file stays the same (the agent is not running): the
+ * same file (device and inode: not another put in its place) of the same size and time.
+ */
 interface Snapshot {
   readonly size: number;
   readonly mtimeMs: number;
+  readonly dev: number;
+  readonly ino: number;
   readonly conn: Db;
 }
 const snapshots = new Map<string, Snapshot>();
@@ -119,22 +181,35 @@ const SNAPSHOTS_KEPT = 4;
  * Otherwise the agent is not running and the file is whole: it is read into memory, marked as not
  * in WAL mode, and opened from there. A log left without its index (a crash) is read from a copy.
  */
-function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean; done?: () => void } {
-  const inPlace = () => ({
-    conn: new Driver(db, { readonly: true, fileMustExist: true, timeout: BUSY_WAIT_MS }),
-    keep: false,
-  });
+function openStore(Driver: DbConstructor, db: string): Opened {
   // Without a log the index beside it does not matter: the store is not opened in place then. Each
   // read looks again (a caller that noted the files before reading must get rows as new as those).
   const wal = sizeOf(`${db}-wal`);
   const shm = wal === undefined ? undefined : sizeOf(`${db}-shm`);
-  const { size, mtimeMs } = statSync(db);
+  const { size, mtimeMs, dev, ino } = statSync(db);
   const kept = snapshots.get(db);
   // The snapshot of a store unchanged since, whose agent has not started: no need to look again at
   // its header (a snapshot is only made of a store in WAL mode).
-  if (kept && kept.size === size && kept.mtimeMs === mtimeMs && shm === undefined && !wal)
+  if (
+    kept &&
+    kept.size === size &&
+    kept.mtimeMs === mtimeMs &&
+    kept.ino === ino &&
+    kept.dev === dev &&
+    shm === undefined &&
+    !wal
+  )
     return { conn: kept.conn, keep: true };
-  if (!walMode(db) || (shm !== undefined && wal !== undefined)) return inPlace();
+  if ((shm !== undefined && wal !== undefined) || !walMode(db)) {
+    const live = inPlaceKept.get(db);
+    if (live && live.dev === dev && live.ino === ino) return { conn: live.conn, keep: true, inPlace: true };
+    dropInPlace(db);
+    const conn = new Driver(db, { readonly: true, fileMustExist: true, timeout: BUSY_WAIT_MS });
+    keepInPlace(db, conn, dev, ino);
+    return { conn, keep: true, inPlace: true };
+  }
+  // The agent stopped since a connection was kept where the store is: it is read another way now.
+  dropInPlace(db);
   if ((wal ?? 0) > 0) {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-store-'));
     const copy = join(dir, basename(db));
@@ -159,7 +234,7 @@ function openStore(Driver: DbConstructor, db: string): { conn: Db; keep: boolean
       snapshots.delete(oldest[0]);
     }
   }
-  snapshots.set(db, { size, mtimeMs, conn });
+  snapshots.set(db, { size, mtimeMs, dev, ino, conn });
   return { conn, keep: true };
 }
 
@@ -201,8 +276,23 @@ function walMode(db: string): boolean {
   }
 }
 
-const columnsOf = (conn: Db, table: string): Set<string> =>
-  new Set((conn.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name));
+/** Each table's columns, asked once per connection (a kept one serves many reads). */
+const columnsKept = new WeakMap<Db, Map<string, Set<string>>>();
+function columnsOf(conn: Db, table: string): Set<string> {
+  let tables = columnsKept.get(conn);
+  if (!tables) {
+    tables = new Map();
+    columnsKept.set(conn, tables);
+  }
+  let cols = tables.get(table);
+  if (!cols) {
+    cols = new Set(
+      (conn.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name),
+    );
+    tables.set(table, cols);
+  }
+  return cols;
+}
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -236,7 +326,7 @@ export function listStoreSessions(db: string): Promise<StoreSessionRow[]> {
     const select = want.filter((c) => cols.has(c)).join(', ');
     const top = cols.has('parent_id') ? 'WHERE parent_id IS NULL' : '';
     const order = cols.has('time_created') ? 'ORDER BY time_created, id' : 'ORDER BY id';
-    const rows = conn.prepare(`SELECT ${select} FROM session ${top} ${order}`).all() as Record<
+    const rows = prepared(conn, `SELECT ${select} FROM session ${top} ${order}`).all() as Record<
       string,
       unknown
     >[];
@@ -363,10 +453,22 @@ function translationReadsOf(conn: Db): TranslationReads | null {
   return reads;
 }
 
+// The cells of a row as the statements below give them. `session_id` comes last, and only when a
+// tree of sessions is read: of a single session it is always the session's own id (the rows are
+// found by it), and a column less makes each row cheaper to take from SQLite.
+const ROWID = 0;
+const ID = 1;
+const M_TIME = 2;
+const M_DATA = 3;
+const M_SESSION = 4;
+const P_MESSAGE = 2;
+const P_TIME = 3;
+const P_DATA = 4;
+const P_SESSION = 5;
 const messagesSql = (n: number): string =>
-  `SELECT _rowid_, ${MESSAGE_COLUMNS} FROM message WHERE session_id ${idList(n)} ORDER BY time_created, id`;
+  `SELECT _rowid_, id, time_created, data${n === 1 ? '' : ', session_id'} FROM message WHERE session_id ${idList(n)} ORDER BY time_created, id`;
 const partsSql = (n: number): string =>
-  `SELECT _rowid_, ${PART_COLUMNS} FROM part WHERE session_id ${idList(n)}`;
+  `SELECT _rowid_, id, message_id, time_created, data${n === 1 ? '' : ', session_id'} FROM part WHERE session_id ${idList(n)}`;
 
 /** What a read for a translation gives as a row's data when its `data` is not JSON text. */
 export const DATA_NOT_JSON: unique symbol = Symbol('data is not JSON');
@@ -428,42 +530,43 @@ export function readStoreSessionToTranslate(db: string, id: string): Promise<Ses
     for (const s of sessions) out.push(readLine('session', s));
     const ids = sessions.map((s) => s.id);
     const one = ids.length === 1;
+    const only = ids[0];
     const messages = (one ? reads.messages : prepared(conn, messagesSql(ids.length), true)).all(
       ...ids,
     ) as unknown[][];
     for (const m of messages)
       out.push({
         table: 'message',
-        rowid: m[0] as number,
-        id: m[1],
-        sessionId: m[2],
+        rowid: m[ROWID] as number,
+        id: m[ID],
+        sessionId: one ? only : m[M_SESSION],
         messageId: undefined,
-        data: parsedData(m[4], m[3]),
+        data: parsedData(m[M_DATA], m[M_TIME]),
       });
     const parts = (one ? reads.parts : prepared(conn, partsSql(ids.length), true)).all(...ids) as unknown[][];
     parts.sort(cellsByMessageThenId);
     for (const p of parts)
       out.push({
         table: 'part',
-        rowid: p[0] as number,
-        id: p[1],
-        sessionId: p[2],
-        messageId: p[3],
-        data: parsedData(p[5], p[4]),
+        rowid: p[ROWID] as number,
+        id: p[ID],
+        sessionId: one ? only : p[P_SESSION],
+        messageId: p[P_MESSAGE],
+        data: parsedData(p[P_DATA], p[P_TIME]),
       });
     return out;
   });
 }
 
 /**
- * byMessageThenId for part rows as SQLite gives them (partsSql's columns: id at 1, message_id at
- * 3), compared without asking each value's kind when both are text, as a store's ids always are.
+ * byMessageThenId for part rows as SQLite gives them (partsSql's cells), compared without asking
+ * each value's kind when both are text, as a store's ids always are.
  */
 function cellsByMessageThenId(a: unknown[], b: unknown[]): number {
-  const am = a[3];
-  const bm = b[3];
-  const ai = a[1];
-  const bi = b[1];
+  const am = a[P_MESSAGE];
+  const bm = b[P_MESSAGE];
+  const ai = a[ID];
+  const bi = b[ID];
   if (typeof am !== 'string' || typeof bm !== 'string' || typeof ai !== 'string' || typeof bi !== 'string')
     return compareSql(am, bm) || compareSql(ai, bi);
   if (am !== bm) return am < bm ? -1 : 1;
@@ -540,7 +643,7 @@ export async function exportStoreSession(db: string, id: string): Promise<Uint8A
 export function readStoreRow(db: string, table: string, rowid: number): Promise<Uint8Array | undefined> {
   if (!STORE_TABLES.has(table)) return Promise.reject(new Error(`${table}: not a table of the store`));
   return withStore(db, (conn) => {
-    const row = conn.prepare(`SELECT * FROM "${table}" WHERE _rowid_ = ?`).get(rowid);
+    const row = prepared(conn, `SELECT * FROM "${table}" WHERE _rowid_ = ?`).get(rowid);
     return row === undefined ? undefined : new TextEncoder().encode(JSON.stringify(row));
   });
 }
@@ -578,7 +681,9 @@ function countsOf(conn: Db, ids?: readonly string[]): Map<string, RawCounts> {
   const sWhere = ids ? `WHERE id IN (${ids.map(() => '?').join(', ')})` : '';
   const args = ids ?? [];
   const out = new Map<string, RawCounts>();
-  for (const r of conn.prepare(`SELECT id, parent_id, time_updated FROM session ${sWhere}`).all(...args) as {
+  for (const r of prepared(conn, `SELECT id, parent_id, time_updated FROM session ${sWhere}`).all(
+    ...args,
+  ) as {
     id: string;
     parent_id: string | null;
     time_updated: number | null;
@@ -594,11 +699,10 @@ function countsOf(conn: Db, ids?: readonly string[]): Map<string, RawCounts> {
     out.set(r.id, c);
   }
   const grouped = (table: string) =>
-    conn
-      .prepare(
-        `SELECT session_id AS id, count(*) AS n, max(_rowid_) AS last FROM ${table} ${where} GROUP BY session_id`,
-      )
-      .all(...args) as { id: string; n: number; last: number }[];
+    prepared(
+      conn,
+      `SELECT session_id AS id, count(*) AS n, max(_rowid_) AS last FROM ${table} ${where} GROUP BY session_id`,
+    ).all(...args) as { id: string; n: number; last: number }[];
   for (const r of grouped('message')) {
     const c = out.get(r.id);
     if (c) Object.assign(c, { messages: r.n, lastMessage: r.last });
@@ -649,16 +753,14 @@ export function storeSessionStamps(db: string): Promise<Map<string, StoreStamp>>
   return withStore(db, (conn) => rollUp(countsOf(conn)));
 }
 
+/** The ids of a session and of the sessions it started, at any depth. */
+export const SESSION_TREE_IDS =
+  'WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id) SELECT id FROM tree';
+
 /** The stamp of one session of a store (its children's rows rolled in); undefined when it is gone. */
 export function storeSessionStamp(db: string, id: string): Promise<StoreStamp | undefined> {
   return withStore(db, (conn) => {
-    const ids = (
-      conn
-        .prepare(
-          'WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id) SELECT id FROM tree',
-        )
-        .all(id) as { id: string }[]
-    ).map((r) => r.id);
+    const ids = (prepared(conn, SESSION_TREE_IDS).all(id) as { id: string }[]).map((r) => r.id);
     const counts = countsOf(conn, ids);
     if (!counts.has(id)) return undefined;
     return rollUp(counts).get(id);

@@ -2,7 +2,7 @@
 // highest rowid read, and rows rewritten in place (OpenCode rewrites a part as it streams) among
 // those that may still change. Every read runs in one read transaction, so that a part never comes
 // without the message it belongs to; nothing is written.
-import { type Db, type StoreLine, withStore } from './sqlite.js';
+import { type Db, prepared, SESSION_TREE_IDS, type StoreLine, withStore } from './sqlite.js';
 
 /** What a read saw of one table: where the next one picks up. */
 export interface TableMark {
@@ -51,44 +51,35 @@ const asLine = (table: string, r: Record<string, unknown>): StoreLine => {
 export function readStoreChanges(db: string, id: string, since?: StoreMarks): Promise<StoreChanges> {
   return withStore(db, (conn) =>
     (conn as Transacting).transaction(() => {
-      const ids = (
-        conn
-          .prepare(
-            'WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT s.id FROM session s JOIN tree t ON s.parent_id = t.id) SELECT id FROM tree',
-          )
-          .all(id) as { id: string }[]
-      ).map((r) => r.id);
+      const ids = (prepared(conn, SESSION_TREE_IDS).all(id) as { id: string }[]).map((r) => r.id);
       const sessionMark = since?.session ?? { last: -1, updated: -1 };
       const sessions = (
-        conn
-          .prepare(
-            `SELECT _rowid_ AS __rowid, * FROM session WHERE id IN (${ids.map(() => '?').join(', ')})
+        prepared(
+          conn,
+          `SELECT _rowid_ AS __rowid, * FROM session WHERE id IN (${ids.map(() => '?').join(', ')})
              AND (_rowid_ > ? OR time_updated >= ?) ORDER BY time_created, id`,
-          )
-          .all(...ids, sessionMark.last, sessionMark.updated) as Record<string, unknown>[]
+        ).all(...ids, sessionMark.last, sessionMark.updated) as Record<string, unknown>[]
       ).map((r) => asLine('session', r));
       if (!since && sessions.length === 0) return { sessions: [], messages: [], parts: [] };
       const marks = ids.map(() => '?').join(', ');
       const count = (table: string) =>
         (
-          conn.prepare(`SELECT count(*) AS n FROM ${table} WHERE session_id IN (${marks})`).get(...ids) as {
+          prepared(conn, `SELECT count(*) AS n FROM ${table} WHERE session_id IN (${marks})`).get(...ids) as {
             n: number;
           }
         ).n;
       if (!since) {
         const messages = (
-          conn
-            .prepare(
-              `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id IN (${marks}) ORDER BY time_created, id`,
-            )
-            .all(...ids) as Record<string, unknown>[]
+          prepared(
+            conn,
+            `SELECT _rowid_ AS __rowid, * FROM message WHERE session_id IN (${marks}) ORDER BY time_created, id`,
+          ).all(...ids) as Record<string, unknown>[]
         ).map((r) => asLine('message', r));
         const parts = (
-          conn
-            .prepare(
-              `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id IN (${marks}) ORDER BY message_id, id`,
-            )
-            .all(...ids) as Record<string, unknown>[]
+          prepared(
+            conn,
+            `SELECT _rowid_ AS __rowid, * FROM part WHERE session_id IN (${marks}) ORDER BY message_id, id`,
+          ).all(...ids) as Record<string, unknown>[]
         ).map((r) => asLine('part', r));
         return { sessions, messages, parts };
       }
@@ -96,13 +87,12 @@ export function readStoreChanges(db: string, id: string, since?: StoreMarks): Pr
       // every row of the session): only rows from the floor on are looked at.
       const changed = (table: string, mark: TableMark) =>
         (
-          conn
-            .prepare(
-              `SELECT _rowid_ AS __rowid, * FROM ${table}
+          prepared(
+            conn,
+            `SELECT _rowid_ AS __rowid, * FROM ${table}
                WHERE _rowid_ >= ? AND +session_id IN (${marks}) AND (_rowid_ > ? OR time_updated >= ?)
                ORDER BY _rowid_`,
-            )
-            .all(Math.min(mark.floor, mark.last + 1), ...ids, mark.last, mark.updated) as Record<
+          ).all(Math.min(mark.floor, mark.last + 1), ...ids, mark.last, mark.updated) as Record<
             string,
             unknown
           >[]
