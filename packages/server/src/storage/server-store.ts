@@ -1,0 +1,196 @@
+// The server's state behind one asynchronous interface, so that the code above it runs the same on
+// one person's SQLite files and on a team's PostgreSQL database. Its parts follow the stores that
+// exist today (the drive's event log, the chat, the permission rules, links, marks, tickets), with
+// the same rows and the same orders, plus what a team server adds: people and their workstations.
+import type { RememberedPermissionRule, RuleEffect, SessionLink, SessionMarks } from '@cairn/protocol';
+import type { ChatSessionRow, MessageRow, ProjectRow, SettledPermissionRow } from '../chat/chat-store.js';
+import type { DrivenSessionRecord, LoggedEvent } from '../drive/event-log.js';
+import type { IssueResult, TicketInfo } from '../drive/tickets.js';
+import type { MarksChange } from './marks-store.js';
+
+export type {
+  ChatSessionRow,
+  DrivenSessionRecord,
+  IssueResult,
+  LoggedEvent,
+  MarksChange,
+  MessageRow,
+  ProjectRow,
+  SettledPermissionRow,
+  TicketInfo,
+};
+
+/** What an append did: the events stored, those already held, and the seq to ack through. */
+export interface AppendOutcome {
+  readonly stored: number;
+  readonly repeats: number;
+  /** The first seq refused because the one before it is missing; the caller asks for a backfill. */
+  readonly gapAt?: number;
+  /** Every seq from 1 to this one is stored and durable: what the workstation may be acked. */
+  readonly heldSeq: number;
+}
+
+/** Each driven session's record and its event log, in the workstation's seq order. */
+export interface DriveLogRecords {
+  upsert(record: Omit<DrivenSessionRecord, 'heldSeq' | 'turnRunning' | 'closed'>): Promise<void>;
+  get(sessionRef: string): Promise<DrivenSessionRecord | undefined>;
+  /** Open sessions of one workstation, in no set order. */
+  ofWorkstation(workstation: string): Promise<DrivenSessionRecord[]>;
+  setNativeSessionId(sessionRef: string, nativeSessionId: string): Promise<void>;
+  setTurnRunning(sessionRef: string, running: boolean): Promise<void>;
+  close(sessionRef: string): Promise<void>;
+  /**
+   * Stores the events that come next, in order, and commits them before answering: an event
+   * already held is a repeat and ignored, one past a gap is refused with the rest of the batch.
+   * Appends of one session from several connections are serialized, so none is stored twice and
+   * none is skipped.
+   */
+  append(sessionRef: string, events: readonly LoggedEvent[]): Promise<AppendOutcome>;
+  /** The highest seq held (0 when none, or for an unknown session). */
+  heldSeq(sessionRef: string): Promise<number>;
+  /** Events after `afterSeq`, in order. */
+  events(sessionRef: string, afterSeq?: number, limit?: number): Promise<LoggedEvent[]>;
+  /**
+   * Hands `listener` the session's events after `afterSeq`, in order and each once: those held
+   * now, then each one stored later, by this process or (on a shared database) any other. Answers
+   * the function that stops it.
+   */
+  subscribe(sessionRef: string, afterSeq: number, listener: EventsListener): Promise<() => void>;
+}
+
+export type EventsListener = (events: readonly LoggedEvent[]) => void;
+
+/** Projects, chat sessions and their messages, settled permission cards and chosen options. */
+export interface ChatRecords {
+  /** The project of a folder, created when it is new. */
+  project(path: string, name?: string): Promise<ProjectRow>;
+  projectById(id: string): Promise<ProjectRow | undefined>;
+  /** Newest first. */
+  projects(): Promise<(ProjectRow & { sessionCount: number })[]>;
+  createSession(
+    projectId: string,
+    agent: string,
+    nativeSessionId: string | null,
+    title?: string,
+    workstation?: string,
+  ): Promise<ChatSessionRow>;
+  session(id: string): Promise<ChatSessionRow | undefined>;
+  sessionByNative(agent: string, nativeSessionId: string): Promise<ChatSessionRow | undefined>;
+  /** Newest first; with `archived`, only archived ones or only the others. */
+  sessions(projectId?: string, archived?: boolean): Promise<(ChatSessionRow & { messageCount: number })[]>;
+  setNativeSessionId(id: string, nativeSessionId: string): Promise<void>;
+  rename(id: string, title: string): Promise<void>;
+  renameByPerson(id: string, title: string): Promise<void>;
+  archive(id: string, archived: boolean): Promise<void>;
+  deleteSession(id: string): Promise<void>;
+  /** Appends a message with the next sequence of its session. */
+  addMessage(message: Omit<MessageRow, 'sequence'>): Promise<MessageRow>;
+  messages(sessionId: string): Promise<MessageRow[]>;
+  /** Every workstation some chat session runs on, in no set order. */
+  workstations(): Promise<string[]>;
+  settlePermission(sessionId: string, settled: SettledPermissionRow): Promise<void>;
+  /** Oldest first, the latest few only. */
+  settledPermissions(sessionId: string): Promise<SettledPermissionRow[]>;
+  setConfigValue(sessionId: string, configId: string, value: string | boolean): Promise<void>;
+  forgetConfigValue(sessionId: string, configId: string): Promise<void>;
+  /** In the order they were last chosen. */
+  configValues(sessionId: string): Promise<{ configId: string; value: string | boolean }[]>;
+}
+
+/** The permission rules remembered per project folder (config.json's are read above this layer). */
+export interface PermissionRuleRecords {
+  /** Every rule, or one folder's, by folder and then oldest first. */
+  list(projectPath?: string): Promise<RememberedPermissionRule[]>;
+  /** Keeps a rule (already checked and normalized); the one already kept when it is there. */
+  remember(projectPath: string, effect: RuleEffect, rule: string): Promise<RememberedPermissionRule>;
+  /** False when there was none by that id. */
+  revoke(id: string): Promise<boolean>;
+}
+
+export interface LinkRecords {
+  /** Linking the same two sessions again keeps the latest kind and item. */
+  add(link: SessionLink): Promise<SessionLink>;
+  /** Links with a session matching the filter at either end, oldest first. */
+  read(filter?: { agent?: string; sid?: string }): Promise<SessionLink[]>;
+}
+
+export interface MarkRecords {
+  /** Every session with a mark, the latest marked first. */
+  read(filter?: { agent?: string; sid?: string }): Promise<SessionMarks[]>;
+  write(agent: string, sid: string, change: MarksChange, now?: number): Promise<SessionMarks>;
+}
+
+/** Workstation tickets, kept as digests only. */
+export interface TicketRecords {
+  /** A new ticket for `name`; refused when it has one, unless `replace` revokes it. */
+  issue(name: string, options?: { replace?: boolean; now?: Date }): Promise<IssueResult>;
+  /** The workstation a ticket belongs to, found by its digest. */
+  owner(ticket: string): Promise<string | undefined>;
+  /** How many tickets of `name` were removed. */
+  revoke(name: string): Promise<number>;
+  /** Oldest first; never the tickets themselves. */
+  list(): Promise<TicketInfo[]>;
+}
+
+export type Role = 'admin' | 'member';
+
+export interface UserRecord {
+  readonly name: string;
+  readonly role: Role;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+}
+
+/** People with their own tokens, kept as digests: a token is shown once, when it is made. */
+export interface UserRecords {
+  /** A new user and their token; refused (an error naming the user) when the name is taken. */
+  add(name: string, role: Role, now?: number): Promise<{ user: UserRecord; token: string }>;
+  /** A fresh token for a user, the old one stops working; undefined for an unknown user. */
+  renewToken(name: string): Promise<string | undefined>;
+  get(name: string): Promise<UserRecord | undefined>;
+  /** The user a token belongs to. */
+  byToken(token: string): Promise<UserRecord | undefined>;
+  /** By name. */
+  list(): Promise<UserRecord[]>;
+  /** False for an unknown user; an error while the user still owns workstations. */
+  remove(name: string): Promise<boolean>;
+}
+
+export type Visibility = 'private' | 'shared';
+
+export interface WorkstationRecord {
+  readonly name: string;
+  readonly owner: string;
+  readonly visibility: Visibility;
+  readonly createdAt: number;
+}
+
+/** Which user each workstation belongs to, and whether the team sees it. */
+export interface WorkstationRecords {
+  /** Registers a workstation; an error when the owner is unknown or the name is taken. */
+  add(name: string, owner: string, visibility: Visibility, now?: number): Promise<WorkstationRecord>;
+  get(name: string): Promise<WorkstationRecord | undefined>;
+  /** By name; with `owner`, that user's only. */
+  list(filter?: { owner?: string }): Promise<WorkstationRecord[]>;
+  /** False for an unknown workstation. */
+  setVisibility(name: string, visibility: Visibility): Promise<boolean>;
+  remove(name: string): Promise<boolean>;
+}
+
+export interface ServerStore {
+  readonly drive: DriveLogRecords;
+  readonly chat: ChatRecords;
+  readonly rules: PermissionRuleRecords;
+  readonly links: LinkRecords;
+  readonly marks: MarkRecords;
+  readonly tickets: TicketRecords;
+  readonly users: UserRecords;
+  readonly workstations: WorkstationRecords;
+  close(): Promise<void>;
+}
+
+/** A name taken, an owner unknown, a user still owning machines: what the caller did wrong. */
+export class StoreRefused extends Error {}
+
+export const ROLES: readonly Role[] = ['admin', 'member'];
+export const VISIBILITIES: readonly Visibility[] = ['private', 'shared'];

@@ -1,0 +1,510 @@
+// What every server store does, whatever holds its data: one suite, run against SQLite and
+// PostgreSQL by the files that open each. The events appended are lines of a real Claude Code
+// session from the corpus, so payloads carry what agents really write.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { SessionLink } from '@cairn/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { corpusPath } from '../../transcript/test/corpus.js';
+import { RuleRefused } from '../src/chat/permission-rule-store.js';
+import type { LoggedEvent, MessageRow, ServerStore } from '../src/storage/server-store.js';
+import { StoreRefused } from '../src/storage/server-store.js';
+
+export interface StoreHarness {
+  /** A store over empty state. */
+  fresh(): Promise<ServerStore>;
+  /** Closes `store` and opens its state again, as a restarted server would. */
+  reopen(store: ServerStore): Promise<ServerStore>;
+  /** Every byte the store keeps of its users (files, or the table's rows as text). */
+  storedUsers(store: ServerStore): Promise<string>;
+}
+
+/** The corpus session's lines as the events of a driven session, seq 1 onward. */
+export function corpusEvents(): LoggedEvent[] {
+  const lines = readFileSync(corpusPath('claude', 'projects', '-work-spotter', 'subagent.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
+  return lines.map((line, i) => {
+    const payload = JSON.parse(line) as Record<string, unknown>;
+    return { seq: i + 1, eventName: String(payload.type ?? 'line'), payload };
+  });
+}
+
+export const drivenSession = (sessionRef: string, workstation = 'laptop') => ({
+  sessionRef,
+  workstation,
+  agentKey: 'claude',
+  bridge: 'acp',
+  cwd: '/home/someone/project',
+  nativeSessionId: null,
+});
+
+const message = (sessionId: string, content: string, role: MessageRow['role'] = 'user') => ({
+  id: `m-${Math.random().toString(36).slice(2)}`,
+  sessionId,
+  role,
+  content,
+  events: role === 'assistant' ? '{"type":"agent_message_chunk"}\n' : '',
+  createdAt: Date.now(),
+  images: role === 'user' ? [{ data: 'iVBORw0KGgo=', mimeType: 'image/png' }] : [],
+  outputTokens: role === 'assistant' ? 120 : null,
+  durationMs: role === 'assistant' ? 2_345 : null,
+  tokensPerSecond: role === 'assistant' ? 51.17 : null,
+  ttftMs: role === 'assistant' ? 410 : null,
+});
+
+const link = (kind: SessionLink['kind'], from: string, to: string, created_at: number): SessionLink => ({
+  kind,
+  from: { agent: 'claude', sid: from },
+  to: { agent: 'codex', sid: to },
+  at_item: `item-${from}`,
+  created_at,
+});
+
+export function storageSuite(harness: StoreHarness): void {
+  let open: ServerStore[] = [];
+  const fresh = async () => {
+    const store = await harness.fresh();
+    open.push(store);
+    return store;
+  };
+  const reopen = async (store: ServerStore) => {
+    open = open.filter((s) => s !== store);
+    const again = await harness.reopen(store);
+    open.push(again);
+    return again;
+  };
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+  });
+
+  describe('the drive log', () => {
+    it('stores a session’s events in order and reads them back after any seq', async () => {
+      const store = await fresh();
+      const events = corpusEvents();
+      expect(events.length).toBeGreaterThan(20);
+      await store.drive.upsert(drivenSession('s1'));
+      const outcome = await store.drive.append('s1', events);
+      expect(outcome).toEqual({ stored: events.length, repeats: 0, heldSeq: events.length });
+      expect(await store.drive.heldSeq('s1')).toBe(events.length);
+      expect(await store.drive.events('s1')).toEqual(events);
+      expect(await store.drive.events('s1', 10)).toEqual(events.slice(10));
+      expect(await store.drive.events('s1', 10, 5)).toEqual(events.slice(10, 15));
+      expect(await store.drive.events('s1', events.length)).toEqual([]);
+      // Payloads come back as they went, keys in their order.
+      const read = await store.drive.events('s1', 0, 3);
+      expect(read.map((e) => JSON.stringify(e.payload))).toEqual(
+        events.slice(0, 3).map((e) => JSON.stringify(e.payload)),
+      );
+      expect((await store.drive.get('s1'))?.heldSeq).toBe(events.length);
+    });
+
+    it('ignores events it already holds and refuses one past a gap, storing none after it', async () => {
+      const store = await fresh();
+      const events = corpusEvents().slice(0, 10);
+      await store.drive.upsert(drivenSession('s1'));
+      expect(await store.drive.append('s1', events.slice(0, 4))).toEqual({
+        stored: 4,
+        repeats: 0,
+        heldSeq: 4,
+      });
+      // A workstation replaying after a reconnect sends some held events again.
+      expect(await store.drive.append('s1', events.slice(2, 6))).toEqual({
+        stored: 2,
+        repeats: 2,
+        heldSeq: 6,
+      });
+      expect(await store.drive.append('s1', events.slice(0, 6))).toEqual({
+        stored: 0,
+        repeats: 6,
+        heldSeq: 6,
+      });
+      // 7 is missing: 8 and what follows wait for a backfill.
+      expect(await store.drive.append('s1', [events[7]!, events[8]!])).toEqual({
+        stored: 0,
+        repeats: 0,
+        gapAt: 8,
+        heldSeq: 6,
+      });
+      expect(await store.drive.append('s1', events.slice(6))).toEqual({ stored: 4, repeats: 0, heldSeq: 10 });
+      expect((await store.drive.events('s1')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    });
+
+    it('keeps the events and the held seq across a restart', async () => {
+      let store = await fresh();
+      const events = corpusEvents().slice(0, 5);
+      await store.drive.upsert(drivenSession('s1'));
+      await store.drive.append('s1', events);
+      store = await reopen(store);
+      expect(await store.drive.heldSeq('s1')).toBe(5);
+      expect(await store.drive.events('s1', 2)).toEqual(events.slice(2));
+      expect(await store.drive.append('s1', events)).toEqual({ stored: 0, repeats: 5, heldSeq: 5 });
+    });
+
+    it('answers an unknown session with nothing, and refuses events for it', async () => {
+      const store = await fresh();
+      expect(await store.drive.get('nope')).toBeUndefined();
+      expect(await store.drive.heldSeq('nope')).toBe(0);
+      expect(await store.drive.events('nope')).toEqual([]);
+      await expect(store.drive.append('nope', corpusEvents().slice(0, 1))).rejects.toThrow(StoreRefused);
+      await expect(store.drive.append('nope', corpusEvents().slice(0, 1))).rejects.toThrow(
+        /no driven session nope/,
+      );
+      expect(await store.drive.events('nope')).toEqual([]);
+    });
+
+    it('hands a subscriber the events after its seq, then each new one, in order and once', async () => {
+      const store = await fresh();
+      const events = corpusEvents();
+      await store.drive.upsert(drivenSession('s1'));
+      await store.drive.upsert(drivenSession('s2'));
+      await store.drive.append('s1', events.slice(0, 3));
+      const seen: number[] = [];
+      const stop = await store.drive.subscribe('s1', 1, (batch) => seen.push(...batch.map((e) => e.seq)));
+      await vi.waitFor(() => expect(seen).toEqual([2, 3]));
+      for (let at = 3; at < 12; at += 2) await store.drive.append('s1', events.slice(at - 1, at + 2));
+      await store.drive.append('s2', events.slice(0, 5));
+      await vi.waitFor(() => expect(seen).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]));
+      stop();
+      await store.drive.append('s1', events.slice(13, 15));
+      // Another subscriber still hears of the new events; the stopped one does not.
+      const later: number[] = [];
+      const stopLater = await store.drive.subscribe('s1', 13, (batch) =>
+        later.push(...batch.map((e) => e.seq)),
+      );
+      await vi.waitFor(() => expect(later).toEqual([14, 15]));
+      stopLater();
+      expect(seen.at(-1)).toBe(13);
+    });
+
+    it('keeps each session’s record: its turn, its agent id, closing and opening again', async () => {
+      const store = await fresh();
+      await store.drive.upsert(drivenSession('a'));
+      await store.drive.upsert(drivenSession('b'));
+      await store.drive.upsert(drivenSession('c', 'desktop'));
+      await store.drive.setNativeSessionId('a', 'native-a');
+      await store.drive.setTurnRunning('a', true);
+      expect(await store.drive.get('a')).toEqual({
+        ...drivenSession('a'),
+        nativeSessionId: 'native-a',
+        heldSeq: 0,
+        turnRunning: true,
+        closed: false,
+      });
+      await store.drive.close('a');
+      expect(await store.drive.get('a')).toMatchObject({ closed: true, turnRunning: false });
+      expect((await store.drive.ofWorkstation('laptop')).map((r) => r.sessionRef)).toEqual(['b']);
+      // Opened again on another workstation: open, moved, and its agent id kept.
+      await store.drive.upsert(drivenSession('a', 'desktop'));
+      expect(await store.drive.get('a')).toMatchObject({
+        workstation: 'desktop',
+        nativeSessionId: 'native-a',
+        closed: false,
+      });
+      expect((await store.drive.ofWorkstation('desktop')).map((r) => r.sessionRef).sort()).toEqual([
+        'a',
+        'c',
+      ]);
+      expect(await store.drive.ofWorkstation('nowhere')).toEqual([]);
+    });
+  });
+
+  describe('the chat', () => {
+    it('finds a folder’s project again and lists projects newest first with their sessions', async () => {
+      const store = await fresh();
+      const one = await store.chat.project('/home/someone/one');
+      expect(one).toMatchObject({ name: 'one', path: '/home/someone/one' });
+      expect(await store.chat.project('/home/someone/one', 'other name')).toEqual(one);
+      expect(await store.chat.projectById(one.id)).toEqual(one);
+      expect(await store.chat.projectById('nope')).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 5));
+      const two = await store.chat.project('/home/someone/two', 'Two');
+      await store.chat.createSession(two.id, 'claude', null);
+      await store.chat.createSession(two.id, 'codex', null);
+      const listed = await store.chat.projects();
+      expect(listed.map((p) => [p.name, p.sessionCount])).toEqual([
+        ['Two', 2],
+        ['one', 0],
+      ]);
+    });
+
+    it('keeps sessions with their titles, agent ids and archive state', async () => {
+      const store = await fresh();
+      const project = await store.chat.project('/p');
+      const a = await store.chat.createSession(project.id, 'claude', null);
+      await new Promise((r) => setTimeout(r, 5));
+      const b = await store.chat.createSession(project.id, 'codex', 'native-b', 'Fix the parser', 'desktop');
+      expect(a).toMatchObject({
+        agent: 'claude',
+        workstation: 'local',
+        title: 'New chat',
+        nativeSessionId: null,
+      });
+      expect(await store.chat.session(b.id)).toEqual(b);
+      expect(await store.chat.sessionByNative('codex', 'native-b')).toEqual(b);
+      expect(await store.chat.sessionByNative('claude', 'native-b')).toBeUndefined();
+      await store.chat.setNativeSessionId(a.id, 'native-a');
+      await store.chat.rename(a.id, 'Agent title');
+      expect(await store.chat.session(a.id)).toMatchObject({
+        nativeSessionId: 'native-a',
+        title: 'Agent title',
+      });
+      expect((await store.chat.session(a.id))?.renamed).toBeUndefined();
+      await store.chat.renameByPerson(a.id, 'My title');
+      await store.chat.rename(a.id, 'A later agent title');
+      expect(await store.chat.session(a.id)).toMatchObject({ title: 'My title', renamed: true });
+      await store.chat.archive(b.id, true);
+      expect((await store.chat.sessions()).map((s) => s.id)).toEqual([b.id, a.id]);
+      expect((await store.chat.sessions(project.id, true)).map((s) => [s.id, s.archived])).toEqual([
+        [b.id, true],
+      ]);
+      expect((await store.chat.sessions(project.id, false)).map((s) => s.id)).toEqual([a.id]);
+      await store.chat.archive(b.id, false);
+      expect((await store.chat.sessions(undefined, false)).length).toBe(2);
+      expect(await store.chat.sessions('no-project')).toEqual([]);
+      expect((await store.chat.workstations()).sort()).toEqual(['desktop', 'local']);
+      expect(await store.chat.session('nope')).toBeUndefined();
+    });
+
+    it('numbers each session’s messages and reads them back whole', async () => {
+      const store = await fresh();
+      const project = await store.chat.project('/p');
+      const s = await store.chat.createSession(project.id, 'claude', null);
+      const other = await store.chat.createSession(project.id, 'claude', null);
+      const first = await store.chat.addMessage(message(s.id, 'hello'));
+      const second = await store.chat.addMessage(
+        message(s.id, 'héllo wörld — 👋 \u0000 after a NUL', 'assistant'),
+      );
+      await store.chat.addMessage(message(other.id, 'elsewhere'));
+      expect([first.sequence, second.sequence]).toEqual([1, 2]);
+      expect(await store.chat.messages(s.id)).toEqual([first, second]);
+      expect((await store.chat.sessions(project.id)).find((x) => x.id === s.id)?.messageCount).toBe(2);
+      expect((await store.chat.session(s.id))?.updatedAt).toBe(second.createdAt);
+      expect(await store.chat.messages('nope')).toEqual([]);
+      await expect(store.chat.addMessage(message('nope', 'lost'))).rejects.toThrow(StoreRefused);
+    });
+
+    it('keeps the latest settled permission cards, a card settled again counting as the newest', async () => {
+      const store = await fresh();
+      const project = await store.chat.project('/p');
+      const s = await store.chat.createSession(project.id, 'claude', null);
+      const card = (n: number) => ({
+        request: { requestId: `r${n}`, toolCall: { title: `run ${n}` } },
+        optionId: 'allow',
+        by: 'tab',
+      });
+      await store.chat.settlePermission(s.id, card(1));
+      await store.chat.settlePermission(s.id, {
+        ...card(2),
+        by: 'rule',
+        rule: { rule: 'Bash(npm test)', effect: 'allow', source: 'project' },
+      });
+      await store.chat.settlePermission(s.id, { ...card(1), optionId: 'deny' });
+      expect(await store.chat.settledPermissions(s.id)).toEqual([
+        { ...card(2), by: 'rule', rule: { rule: 'Bash(npm test)', effect: 'allow', source: 'project' } },
+        { ...card(1), optionId: 'deny' },
+      ]);
+      for (let n = 3; n <= 205; n++) await store.chat.settlePermission(s.id, card(n));
+      const kept = await store.chat.settledPermissions(s.id);
+      expect(kept.length).toBe(200);
+      expect(kept[0]?.request.requestId).toBe('r6');
+      expect(kept.at(-1)?.request.requestId).toBe('r205');
+      expect(await store.chat.settledPermissions('nope')).toEqual([]);
+    });
+
+    it('keeps chosen options in the order last chosen, and forgets a session whole', async () => {
+      const store = await fresh();
+      const project = await store.chat.project('/p');
+      const s = await store.chat.createSession(project.id, 'claude', null);
+      await store.chat.setConfigValue(s.id, 'mode', 'plan');
+      await store.chat.setConfigValue(s.id, 'model', 'opus');
+      await store.chat.setConfigValue(s.id, 'thinking', true);
+      await store.chat.setConfigValue(s.id, 'mode', 'default');
+      await store.chat.forgetConfigValue(s.id, 'model');
+      expect(await store.chat.configValues(s.id)).toEqual([
+        { configId: 'thinking', value: true },
+        { configId: 'mode', value: 'default' },
+      ]);
+      await store.chat.addMessage(message(s.id, 'hello'));
+      await store.chat.settlePermission(s.id, { request: { requestId: 'r1' }, optionId: 'allow', by: 'tab' });
+      await store.chat.deleteSession(s.id);
+      expect(await store.chat.session(s.id)).toBeUndefined();
+      expect(await store.chat.messages(s.id)).toEqual([]);
+      expect(await store.chat.settledPermissions(s.id)).toEqual([]);
+      expect(await store.chat.configValues(s.id)).toEqual([]);
+      expect(await store.chat.projectById(project.id)).toBeDefined();
+    });
+  });
+
+  describe('permission rules', () => {
+    it('remembers a rule once, by folder, and forgets it by id', async () => {
+      const store = await fresh();
+      const first = await store.rules.remember('/p', 'allow', ' Bash(npm test) ');
+      expect(first).toMatchObject({ projectPath: '/p', effect: 'allow', rule: 'Bash(npm test)' });
+      expect(await store.rules.remember('/p', 'allow', 'Bash(npm test)')).toEqual(first);
+      const deny = await store.rules.remember('/p', 'deny', 'Bash(rm *)');
+      const other = await store.rules.remember('/a', 'allow', 'Read');
+      expect((await store.rules.list()).map((r) => r.id)).toEqual([other.id, first.id, deny.id]);
+      expect((await store.rules.list('/p')).map((r) => r.id)).toEqual([first.id, deny.id]);
+      await expect(store.rules.remember('/p', 'allow', 'not a rule (')).rejects.toThrow(RuleRefused);
+      expect(await store.rules.revoke(first.id)).toBe(true);
+      expect(await store.rules.revoke(first.id)).toBe(false);
+      expect((await store.rules.list('/p')).map((r) => r.id)).toEqual([deny.id]);
+    });
+  });
+
+  describe('links and marks', () => {
+    it('keeps one link per pair of sessions, the latest kind winning, found from either end', async () => {
+      const store = await fresh();
+      await store.links.add(link('handoff', 'a', 'b', 1_000));
+      await store.links.add(link('fork', 'c', 'd', 2_000));
+      await store.links.add({ ...link('fork', 'a', 'b', 3_000), via: 'agent' });
+      const all = await store.links.read();
+      expect(all).toEqual([
+        link('fork', 'c', 'd', 2_000),
+        { ...link('fork', 'a', 'b', 3_000), via: 'agent' },
+      ]);
+      expect((await store.links.read({ sid: 'b' })).map((l) => l.from.sid)).toEqual(['a']);
+      expect((await store.links.read({ agent: 'codex', sid: 'd' })).map((l) => l.from.sid)).toEqual(['c']);
+      expect(await store.links.read({ sid: 'nope' })).toEqual([]);
+    });
+
+    it('applies stars and tags, lists the latest marked first, and drops a session left unmarked', async () => {
+      const store = await fresh();
+      await store.marks.write('claude', 's1', { starred: true, tags: [' zeta ', 'Alpha', 'beta'] }, 1_000);
+      const item = { item_uuid: 'u1', item_type: 'assistant', nth: 0 };
+      const marked = await store.marks.write(
+        'codex',
+        's2',
+        { starItems: [item, { item_uuid: 'u2' }] },
+        2_000,
+      );
+      expect(marked).toEqual({
+        agent: 'codex',
+        sid: 's2',
+        starred: false,
+        tags: [],
+        items: [item, { item_uuid: 'u2' }],
+        updated_at: 2_000,
+      });
+      expect((await store.marks.read()).map((m) => [m.sid, m.tags])).toEqual([
+        ['s2', []],
+        ['s1', ['Alpha', 'beta', 'zeta']],
+      ]);
+      expect((await store.marks.read({ agent: 'claude' })).map((m) => m.sid)).toEqual(['s1']);
+      await store.marks.write('codex', 's2', { unstarItems: [item, { item_uuid: 'u2' }] }, 3_000);
+      await store.marks.write('claude', 's1', { starred: false }, 4_000);
+      expect(await store.marks.read()).toEqual([
+        {
+          agent: 'claude',
+          sid: 's1',
+          starred: false,
+          tags: ['Alpha', 'beta', 'zeta'],
+          items: [],
+          updated_at: 4_000,
+        },
+      ]);
+      await store.marks.write('claude', 's1', { tags: [] }, 5_000);
+      expect(await store.marks.read()).toEqual([]);
+    });
+  });
+
+  describe('tickets', () => {
+    it('finds a workstation by its ticket, refuses a second one, and revokes on replace', async () => {
+      const store = await fresh();
+      const issued = await store.tickets.issue('laptop', { now: new Date('2026-01-02T00:00:00Z') });
+      if (!issued.ok) throw new Error(issued.error.message);
+      expect(await store.tickets.owner(issued.ticket)).toBe('laptop');
+      expect(await store.tickets.owner(`${issued.ticket}x`)).toBeUndefined();
+      const again = await store.tickets.issue('laptop');
+      expect(again).toMatchObject({ ok: false, error: { _tag: 'TicketExists', name: 'laptop' } });
+      expect(await store.tickets.owner(issued.ticket)).toBe('laptop');
+      const replaced = await store.tickets.issue('laptop', {
+        replace: true,
+        now: new Date('2026-01-03T00:00:00Z'),
+      });
+      if (!replaced.ok) throw new Error(replaced.error.message);
+      expect(replaced.replaced).toBe(1);
+      expect(await store.tickets.owner(issued.ticket)).toBeUndefined();
+      expect(await store.tickets.owner(replaced.ticket)).toBe('laptop');
+      await store.tickets.issue('desktop', { now: new Date('2026-01-01T00:00:00Z') });
+      const listed = await store.tickets.list();
+      expect(listed).toEqual([
+        { name: 'desktop', issuedAt: '2026-01-01T00:00:00.000Z' },
+        { name: 'laptop', issuedAt: '2026-01-03T00:00:00.000Z' },
+      ]);
+      expect(await store.tickets.revoke('laptop')).toBe(1);
+      expect(await store.tickets.revoke('laptop')).toBe(0);
+      expect(await store.tickets.owner(replaced.ticket)).toBeUndefined();
+      await expect(store.tickets.issue('no spaces')).rejects.toThrow(/not a workstation name/);
+    });
+  });
+
+  describe('people and workstations', () => {
+    it('keeps a user’s token as its digest only, and finds the user by the token alone', async () => {
+      const store = await fresh();
+      const { user, token } = await store.users.add('ada', 'admin', 1_000);
+      expect(user).toEqual({ name: 'ada', role: 'admin', createdAt: 1_000 });
+      expect(Buffer.from(token, 'base64url').length).toBe(32);
+      expect(await store.users.byToken(token)).toEqual(user);
+      expect(await store.users.byToken(token.slice(0, -1))).toBeUndefined();
+      expect(await store.users.byToken('')).toBeUndefined();
+      const stored = await harness.storedUsers(store);
+      const digest = createHash('sha256').update(token).digest();
+      expect(stored).not.toContain(token);
+      expect(stored.includes(digest.toString('hex')) || stored.includes(digest.toString('latin1'))).toBe(
+        true,
+      );
+      // Still found after a restart, still by its digest.
+      const again = await reopen(store);
+      expect(await again.users.byToken(token)).toEqual(user);
+    });
+
+    it('refuses a name taken, a bad name or role, and a renewed token replaces the old', async () => {
+      const store = await fresh();
+      const { token } = await store.users.add('ada', 'admin');
+      await store.users.add('bob', 'member', 2_000);
+      await expect(store.users.add('ada', 'member')).rejects.toThrow(/already a user named ada/);
+      await expect(store.users.add('a b', 'member')).rejects.toThrow(/not a user name/);
+      await expect(store.users.add('carl', 'owner' as never)).rejects.toThrow(/not a role/);
+      const renewed = await store.users.renewToken('ada');
+      expect(renewed).toBeDefined();
+      expect(await store.users.byToken(token)).toBeUndefined();
+      expect((await store.users.byToken(renewed!))?.name).toBe('ada');
+      expect(await store.users.renewToken('nobody')).toBeUndefined();
+      expect((await store.users.list()).map((u) => [u.name, u.role])).toEqual([
+        ['ada', 'admin'],
+        ['bob', 'member'],
+      ]);
+      expect(await store.users.get('bob')).toEqual({ name: 'bob', role: 'member', createdAt: 2_000 });
+      expect(await store.users.get('nobody')).toBeUndefined();
+    });
+
+    it('gives each workstation one owner and a visibility, and keeps a user who still owns one', async () => {
+      const store = await fresh();
+      await store.users.add('ada', 'admin');
+      await store.users.add('bob', 'member');
+      const laptop = await store.workstations.add('laptop', 'bob', 'private', 1_000);
+      expect(laptop).toEqual({ name: 'laptop', owner: 'bob', visibility: 'private', createdAt: 1_000 });
+      await store.workstations.add('ci-runner', 'ada', 'shared');
+      await expect(store.workstations.add('laptop', 'ada', 'shared')).rejects.toThrow(
+        /already a workstation/,
+      );
+      await expect(store.workstations.add('vm', 'nobody', 'shared')).rejects.toThrow(/no user named nobody/);
+      await expect(store.workstations.add('vm', 'ada', 'public' as never)).rejects.toThrow(
+        /not a visibility/,
+      );
+      expect((await store.workstations.list()).map((w) => w.name)).toEqual(['ci-runner', 'laptop']);
+      expect((await store.workstations.list({ owner: 'bob' })).map((w) => w.name)).toEqual(['laptop']);
+      expect(await store.workstations.setVisibility('laptop', 'shared')).toBe(true);
+      expect(await store.workstations.setVisibility('nope', 'shared')).toBe(false);
+      expect((await store.workstations.get('laptop'))?.visibility).toBe('shared');
+      expect(await store.workstations.get('nope')).toBeUndefined();
+      await expect(store.users.remove('bob')).rejects.toThrow(/bob still owns workstations: laptop/);
+      expect(await store.workstations.remove('laptop')).toBe(true);
+      expect(await store.workstations.remove('laptop')).toBe(false);
+      expect(await store.users.remove('bob')).toBe(true);
+      expect(await store.users.remove('bob')).toBe(false);
+    });
+  });
+}
