@@ -171,6 +171,18 @@ export class SourceFiles {
 
   /** Brings the cached copy of `path` up to date, reading it when it is not cached yet. */
   async refresh(path: string): Promise<Refresh> {
+    try {
+      return await this.refreshStamped(path);
+    } catch (cause) {
+      // Removed between its stat and its read (a session deleted, a home cleared): gone, like a
+      // file the stat no longer finds, rather than an error for whoever asked.
+      if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw cause;
+      this.drop(path);
+      return { kind: 'gone' };
+    }
+  }
+
+  private async refreshStamped(path: string): Promise<Refresh> {
     const now = await stamp(path);
     if (!now) {
       this.drop(path);
