@@ -2,6 +2,7 @@
 // library's benches in `npm run bench` (which passes its corpus folder), or alone:
 // `node scripts/bench/usage.mjs [work] [--size MB] [--runs N] [--no-browser]` builds a corpus itself.
 //   u1  cairn usage daily --json, cold: a CAIRN_HOME of its own each run, no daemon
+//   s1  cairn summary --all --json, cold: the yardstick of a first run (timed in turn with u1 and c)
 //   u2  the same run again: the usage cache of an earlier run kept, no daemon
 //   u3  the same with a daemon whose index holds the corpus: the CLI asks it, reading no transcript
 //   c   ccusage daily --json --offline (every agent it finds), first run not timed
@@ -107,8 +108,19 @@ async function usagePage({ port, token }, loads) {
   const base = `http://127.0.0.1:${port}/`;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   const out = [];
+  const inPage = [];
   try {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    // The moments the table's first row and the chart's first bar are in the page, from the start
+    // of the navigation: the page's own clock, without the bench's polling of it.
+    await page.addInitScript(() => {
+      const seen = {};
+      window.__usageSeen = seen;
+      new MutationObserver(() => {
+        seen.row ??= document.querySelector('.usage-row') ? performance.now() : undefined;
+        seen.chart ??= document.querySelector('.usage-chart svg rect') ? performance.now() : undefined;
+      }).observe(document, { childList: true, subtree: true });
+    });
     await page.goto(`${base}?token=${token}`);
     await page.locator('.session-item').first().waitFor({ timeout: 60_000 });
     for (let i = 0; i < loads; i++) {
@@ -117,11 +129,13 @@ async function usagePage({ port, token }, loads) {
       await page.locator('.usage-row').first().waitFor({ timeout: 60_000 });
       await page.locator('.usage-chart svg rect').first().waitFor({ timeout: 60_000 });
       out.push(performance.now() - started);
+      const seen = await page.evaluate(() => window.__usageSeen);
+      inPage.push(Math.max(seen.row, seen.chart));
     }
   } finally {
     await browser.close();
   }
-  return out;
+  return { out, inPage };
 }
 
 async function run() {
@@ -144,17 +158,30 @@ async function run() {
   const daily = [cli, 'usage', 'daily', '--json'];
   const withHome = (home) => ({ ...base, CAIRN_HOME: join(own, home) });
 
-  const cold = sample(node, daily, (i) => withHome(`cold-${i}`));
+  const ccusage = ccusageBin();
+  const ccusageArgs = ['daily', '--json', '--offline'];
+  if (ccusage) timed(ccusage, ccusageArgs, base);
+  // The cold runs in turn, so that a busy moment of the machine weighs on each alike.
+  const colds = { usage: [], summary: [], ccusage: [] };
+  let cold;
+  for (let i = 0; i < runs; i++) {
+    const u = timed(node, daily, withHome(`cold-${i}`));
+    colds.usage.push(u.ms);
+    cold = { stdout: u.stdout };
+    colds.summary.push(timed(node, [cli, 'summary', '--all', '--json'], withHome(`summary-${i}`)).ms);
+    if (ccusage) colds.ccusage.push(timed(ccusage, ccusageArgs, base).ms);
+  }
+  cold.ms = median(colds.usage);
+  const summaryCold = { ms: median(colds.summary) };
   row('u1. cairn usage daily --json, cold', s(cold.ms), 'nothing kept, no daemon');
+  row('s1. cairn summary --all --json, cold', s(summaryCold.ms), 'nothing kept, no daemon');
   timed(node, daily, withHome('warm'));
   const warm = sample(node, daily, () => withHome('warm'));
   row('u2. … run again', s(warm.ms), 'the usage cache of the last run, no daemon');
 
-  const ccusage = ccusageBin();
   let theirs;
   if (ccusage) {
-    timed(ccusage, ['daily', '--json', '--offline'], base);
-    theirs = sample(ccusage, ['daily', '--json', '--offline'], () => base);
+    theirs = { ms: median(colds.ccusage) };
     row(`c.  ccusage ${CCUSAGE_VERSION} daily --json --offline`, s(theirs.ms), 'every agent it finds');
   } else row('c.  ccusage', 'not installed', 'skipped');
 
@@ -210,11 +237,16 @@ async function run() {
     if (!same) console.log('      the daemon’s totals differ from those counted from the files: WRONG');
 
     if (!values['no-browser'] && existsSync(CHROMIUM_PATH)) {
-      const loads = await usagePage(url, Math.max(3, runs));
+      const { out: loads, inPage } = await usagePage(url, Math.max(5, runs));
       row(
         'Usage page, full load to table and chart',
         msText(median(loads)),
         `median of ${loads.length}; all ${loads.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+      );
+      row(
+        '… drawn, by the page’s clock',
+        msText(median(inPage)),
+        `from the navigation's start; all ${inPage.map((ms) => ms.toFixed(0)).join(', ')} ms`,
       );
     } else row('Usage page', 'no browser', 'skipped');
 
@@ -226,6 +258,7 @@ async function run() {
       row('  u3 / c  daemon running vs ccusage', ratio(viaDaemon));
     }
     row('  u3 / u2  daemon vs usage cache', `${(viaDaemon.ms / warm.ms).toFixed(2)}x`);
+    row('  u1 / s1  cold usage vs cold summary --all', `${(cold.ms / summaryCold.ms).toFixed(2)}x`);
   } finally {
     await d.stop();
   }

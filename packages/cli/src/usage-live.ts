@@ -23,13 +23,8 @@ export function liveWindow(entries: readonly UsageEntry[], now: number): LiveWin
   const row = usageRows('blocks', entries, undefined)
     .filter((r) => !r.isGap)
     .at(-1);
-  if (!row || now >= row.endAt! || now - row.lastAt > FIVE_HOURS) return undefined;
-  // An hour at least, so that the first minutes do not project a wild rate.
-  const hours = Math.max(now - row.firstAt, 3_600_000) / 3_600_000;
-  const left = (row.endAt! - now) / 3_600_000;
-  const tokensPerHour = row.totalTokens / hours;
-  const dollarsPerHour = row.totalCost === null ? null : row.totalCost / hours;
-  const sessions = new Map<string, { agent: string; sessionId: string; lastAt: number }>();
+  if (!row) return undefined;
+  const sessions = new Map<string, LiveWindow['sessions'][number]>();
   const start = Date.parse(row.key);
   for (const e of entries) {
     if (e.at < start || e.at > row.lastAt) continue;
@@ -37,13 +32,31 @@ export function liveWindow(entries: readonly UsageEntry[], now: number): LiveWin
     const s = sessions.get(key);
     if (!s || s.lastAt < e.at) sessions.set(key, { agent: e.agent, sessionId: e.sessionId, lastAt: e.at });
   }
+  return windowOf(row, [...sessions.values()], now);
+}
+
+/**
+ * The window of `row` at `now`, with its rate and projection, or undefined when it is not open:
+ * the same whether its row was counted here or by the daemon.
+ */
+export function windowOf(
+  row: UsageRow,
+  sessions: LiveWindow['sessions'],
+  now: number,
+): LiveWindow | undefined {
+  if (now >= row.endAt! || now - row.lastAt > FIVE_HOURS) return undefined;
+  // An hour at least, so that the first minutes do not project a wild rate.
+  const hours = Math.max(now - row.firstAt, 3_600_000) / 3_600_000;
+  const left = (row.endAt! - now) / 3_600_000;
+  const tokensPerHour = row.totalTokens / hours;
+  const dollarsPerHour = row.totalCost === null ? null : row.totalCost / hours;
   return {
     row,
     tokensPerHour,
     dollarsPerHour,
     projectedTokens: row.totalTokens + tokensPerHour * left,
     projectedCost: dollarsPerHour === null ? null : row.totalCost! + dollarsPerHour * left,
-    sessions: [...sessions.values()].sort((a, b) => b.lastAt - a.lastAt),
+    sessions: [...sessions].sort((a, b) => b.lastAt - a.lastAt),
   };
 }
 
@@ -69,12 +82,17 @@ export function renderLive(w: LiveWindow | undefined, now: number): string {
 
 /**
  * Draws the window every `everyMs` on a terminal until interrupted; elsewhere prints it once.
- * `read` gives the requests as they are now (unchanged sessions come from the cache).
+ * `look` gives the window as it is at `now` (from the daemon, or from the files with unchanged
+ * sessions taken from the cache).
  */
-export async function runLive(read: () => Promise<UsageEntry[]>, everyMs = 2_000): Promise<number> {
+export async function runLive(
+  look: (now: number) => Promise<LiveWindow | undefined>,
+  everyMs = 2_000,
+): Promise<number> {
   const out = process.stdout;
   if (!out.isTTY) {
-    out.write(renderLive(liveWindow(await read(), Date.now()), Date.now()));
+    const now = Date.now();
+    out.write(renderLive(await look(now), now));
     return 0;
   }
   let stopped = false;
@@ -85,7 +103,7 @@ export async function runLive(read: () => Promise<UsageEntry[]>, everyMs = 2_000
   try {
     while (!stopped) {
       const now = Date.now();
-      const text = renderLive(liveWindow(await read(), now), now);
+      const text = renderLive(await look(now), now);
       // Home and clear the screen, then the window: drawn in place, not scrolled.
       out.write(
         `\x1b[H\x1b[2J${text}\n(refreshed ${new Date(now).toISOString().slice(11, 19)} UTC; Ctrl-C to stop)\n`,

@@ -30,6 +30,7 @@ import { IndexWorkers, indexWorkerFile } from './indexing/index-workers.js';
 import { SearchThread, searchWorkerFile } from './indexing/search-thread.js';
 import { driveAccess } from './ops/driven.js';
 import { HANDOFF_MAX_BYTES } from './ops/handoff.js';
+import { warmUsage } from './ops/usage.js';
 import { Catalog } from './reader/catalog.js';
 import { handoffDocument } from './reader/handoff-document.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './storage/daemon-record.js';
@@ -151,6 +152,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const started = catalog.start().catch((cause) => {
     log(`catalog: could not list the sessions: ${(cause as Error).stack ?? cause}`);
   });
+  // The usage reports' rows are taken from the index in the background, ahead of the first report.
+  warmUsage(catalog, () => db.usageSessions()).catch((cause) =>
+    log(`usage: could not read the index's usage rows: ${cause}`),
+  );
   if (options.waitForIndex) {
     await started;
     await catalog.settled();

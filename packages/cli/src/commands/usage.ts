@@ -18,7 +18,8 @@ import { buildId, stampsKey } from '../summary-cache.js';
 import { parseCommand, UsageError } from '../usage.js';
 import { type CachedEntries, openUsageCache, type UsageCache } from '../usage-cache.js';
 import { usageFromDaemon } from '../usage-daemon.js';
-import { runLive } from '../usage-live.js';
+import { liveWindow, runLive } from '../usage-live.js';
+import { liveFromDaemon } from '../usage-live-daemon.js';
 import {
   dateIn,
   entriesOf,
@@ -106,6 +107,15 @@ export async function usageCommand(platform: SessionPlatform, argv: string[]): P
   // name stays here: the CLI also takes it as a folder below this one, which the daemon cannot see.
   const byName =
     values.project !== undefined && !/[/\\]/.test(values.project) && !/^\.\.?$/.test(values.project);
+  if (values.live && !byName) {
+    const filters = {
+      ...(agent !== undefined ? { agent } : {}),
+      ...(values.project !== undefined ? { project: resolve(values.project) } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+    };
+    const drawn = await liveFromDaemon(cairnHome(platform.env, platform.homeDir), platform.env, filters);
+    if (drawn !== undefined) return drawn;
+  }
   if (!values.live && !byName) {
     const reply = await usageFromDaemon(cairnHome(platform.env, platform.homeDir), platform.env, {
       kind,
@@ -139,10 +149,10 @@ export async function usageCommand(platform: SessionPlatform, argv: string[]): P
     for (const e of errors) process.stderr.write(`cairn: ${e.ref}: ${e.error}\n`);
     // The first read is done; later ones take unchanged sessions from the cache.
     let first: UsageEntry[] | undefined = entries;
-    return runLive(async () => {
+    return runLive(async (at) => {
       const now = first ?? (await readEntries(platform, agent)).entries;
       first = undefined;
-      return now.filter(keep);
+      return liveWindow(now.filter(keep), at);
     });
   }
   const kept = entries.filter(keep);

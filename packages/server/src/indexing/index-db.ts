@@ -432,6 +432,21 @@ export class IndexDb {
     );
   }
 
+  /**
+   * The sessions whose usage the index keeps, with each one's agent and id: enough to make their
+   * report entries at a start, before the catalog has listed them.
+   */
+  usageSessions(): { key: string; agent: string; sid: string }[] {
+    return this.guard(
+      'listing usage',
+      () =>
+        this.stmt(
+          'SELECT s.key AS key, s.agent AS agent, s.sid AS sid FROM usage_sessions u JOIN sessions s ON s.id = u.session_id',
+        ).all() as { key: string; agent: string; sid: string }[],
+      () => [],
+    );
+  }
+
   private readUsage(keys: readonly string[] | undefined): Map<string, SessionUsage> {
     if (keys !== undefined) {
       const out = new Map<string, SessionUsage>();

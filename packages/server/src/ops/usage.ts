@@ -5,7 +5,7 @@ import type { UsageActiveBlock } from '@cairn/protocol';
 import { findAdapter } from '@cairn/transcript';
 import type { Catalog } from '../reader/catalog.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
-import { UsageEntries } from '../usage/usage-entries.js';
+import { UsageEntries, type UsageRead, type UsageSession } from '../usage/usage-entries.js';
 import {
   blockActivity,
   dateIn,
@@ -103,6 +103,102 @@ function wireRow(r: UsageRow): UsageRow {
   };
 }
 
+/** A report made of one read, ready to send, with the entries the open window is found in. */
+interface Report {
+  rows: UsageRow[];
+  totals: ReturnType<typeof usageTotals>;
+  recent: readonly UsageEntry[];
+}
+
+/**
+ * The reports made of each read, by their arguments. A read the reader hands back again (no
+ * session changed since) answers from here: asking again costs no count at all.
+ */
+const reports = new WeakMap<UsageRead, Map<string, Report>>();
+/** Reports kept per read: a page's filters and the CLI's few kinds, not every combination asked. */
+const REPORTS_KEPT = 16;
+
+/**
+ * The rows of `kind` over the read's entries that match the filters, and the entries the open
+ * window is looked for in: those of the agent, project and model, whatever the days asked, since
+ * the window open now does not depend on the days a report shows.
+ */
+function reportOf(
+  read: UsageRead,
+  kind: UsageReportKind,
+  req: { project?: string; model?: string; since?: string; until?: string },
+  timeZone: string,
+): Report {
+  let kept = reports.get(read);
+  if (!kept) {
+    kept = new Map();
+    reports.set(read, kept);
+  }
+  const key = JSON.stringify([kind, req.project, req.model, req.since, req.until, timeZone]);
+  const known = kept.get(key);
+  if (known) return known;
+  const inFolder = req.project === undefined ? undefined : inProject(req.project);
+  const model = req.model?.toLowerCase();
+  const { since, until } = req;
+  const recent = read.entries.filter((e) => {
+    if (inFolder && !inFolder(e.project)) return false;
+    if (model !== undefined && !e.model.toLowerCase().includes(model)) return false;
+    return true;
+  });
+  const inDays =
+    since === undefined && until === undefined
+      ? recent
+      : recent.filter((e) => {
+          const day = dateIn(e.at, timeZone);
+          return !((since !== undefined && day < since) || (until !== undefined && day > until));
+        });
+  const rows = usageRows(kind, inDays, timeZone);
+  const report: Report = { rows: rows.map(wireRow), totals: usageTotals(rows), recent };
+  if (kept.size >= REPORTS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(key, report);
+  return report;
+}
+
+/** The zone a report is counted in when its asker names none: the server's own. */
+const serverZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** The warming started for each catalog, for those who wait for it. */
+const warming = new WeakMap<Catalog, Promise<void>>();
+
+/**
+ * Reads every indexed session's requests from the index in the background after a start, and makes
+ * the Usage page's two reports in the server's zone, so that the first `usage_read` answers as fast
+ * as the next ones: the sessions of `indexed` (those the index holds from its last run) while the
+ * catalog lists the sessions, the reports once every session is listed, and again once the index
+ * is settled (only the sessions it read again meanwhile are made again). A failure is left
+ * for the first report to meet.
+ */
+export function warmUsage(catalog: Catalog, indexed: () => readonly UsageSession[]): Promise<void> {
+  const reader = readerOf(catalog);
+  const reports = async () => {
+    const read = await reader.warm();
+    if (read) for (const kind of ['daily', 'session'] as const) reportOf(read, kind, {}, serverZone());
+  };
+  const warm = (async () => {
+    // The sessions the index held at its last run, while the catalog lists those on disk, and the
+    // reports made of them: those of a start that finds every session as it was.
+    const held = indexed();
+    await reader.prime(held);
+    const provisional = reader.assemble(held);
+    if (provisional)
+      for (const kind of ['daily', 'session'] as const) reportOf(provisional, kind, {}, serverZone());
+    await catalog.listed();
+    await reports();
+    await catalog.settled();
+    await reports();
+  })();
+  warming.set(catalog, warm);
+  return warm;
+}
+
+/** The warming of the catalog's usage rows, when it was started. */
+export const usageWarming = (catalog: Catalog): Promise<void> | undefined => warming.get(catalog);
+
 export const usageRead: OpHandler<'usage_read'> = async (req, ctx) => {
   const kind: UsageReportKind = req.kind ?? 'daily';
   let agent: string | undefined;
@@ -110,33 +206,21 @@ export const usageRead: OpHandler<'usage_read'> = async (req, ctx) => {
     agent = findAdapter(req.agent)?.id;
     if (agent === undefined) return fail('invalid_args', `no agent named ${req.agent}`, '/agent');
   }
-  const timeZone =
-    req.timezone === undefined ? Intl.DateTimeFormat().resolvedOptions().timeZone : knownZone(req.timezone);
+  const timeZone = req.timezone === undefined ? serverZone() : knownZone(req.timezone);
   if (timeZone === undefined)
     return fail('invalid_args', `'${req.timezone}' is not a time zone; give an IANA name`, '/timezone');
   if (req.since !== undefined && req.until !== undefined && req.since > req.until)
     return fail('invalid_args', `since ${req.since} is after until ${req.until}`, '/since');
 
-  const { entries, errors } = await readerOf(ctx.catalog).read(agent);
-  const inFolder = req.project === undefined ? undefined : inProject(req.project);
-  const model = req.model?.toLowerCase();
-  const { since, until } = req;
-  const kept = entries.filter((e) => {
-    if (inFolder && !inFolder(e.project)) return false;
-    if (model !== undefined && !e.model.toLowerCase().includes(model)) return false;
-    if (since !== undefined || until !== undefined) {
-      const day = dateIn(e.at, timeZone);
-      if ((since !== undefined && day < since) || (until !== undefined && day > until)) return false;
-    }
-    return true;
-  });
-  const rows = usageRows(kind, kept, timeZone);
+  const read = await readerOf(ctx.catalog).read(agent);
+  const { errors } = read;
+  const { rows, totals, recent } = reportOf(read, kind, req, timeZone);
   const now = Date.now();
-  const active = activeBlock(kept, now);
+  const active = activeBlock(recent, now);
   return done({
     kind,
-    rows: rows.map(wireRow),
-    totals: usageTotals(rows),
+    rows,
+    totals,
     prices: PRICES_SOURCE,
     timezone: timeZone,
     ...(active ? { active } : {}),

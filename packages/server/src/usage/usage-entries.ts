@@ -13,6 +13,13 @@ import {
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import { entriesOf, type UsageEntry } from './usage-report.js';
 
+/** A session whose requests the index keeps, as the reports name it. */
+export interface UsageSession {
+  key: string;
+  agent: string;
+  sid: string;
+}
+
 export interface UsageRead {
   entries: UsageEntry[];
   /** Sessions that could not be read, each with why. */
@@ -70,25 +77,13 @@ export class UsageEntries {
       versions.set(entry.key, version);
       if (this.made.get(entry.key)?.version !== version) stale.push(entry.key);
     }
-    const read =
-      stale.length === 0 ? new Map() : this.catalog.usage(stale.length <= ONE_BY_ONE ? stale : undefined);
-    for (const key of stale) {
-      const usage = read.get(key);
-      if (!usage) this.made.delete(key);
-      else {
-        const entry = this.catalog.get(key)!;
-        const made =
-          'error' in usage
-            ? usage
-            : entriesOf(entry.agent, entry.sid, {
-                requests: usage.requests,
-                ...(usage.project !== undefined ? { cwd: usage.project } : {}),
-                ...(usage.title !== undefined ? { title: usage.title } : {}),
-                stamps: [],
-              });
-        this.made.set(key, { version: versions.get(key)!, made });
-      }
-    }
+    this.make(
+      stale.map((key) => {
+        const { agent, sid } = this.catalog.get(key)!;
+        return { key, agent, sid };
+      }),
+      versions,
+    );
     for (const entry of sessions) {
       const made = entry.indexed ? this.made.get(entry.key) : undefined;
       if (!made) {
@@ -101,6 +96,93 @@ export class UsageEntries {
     return out;
   }
 
+  /** Makes the entries of `sessions` from what the index keeps of them, at `versions`. */
+  private make(sessions: readonly UsageSession[], versions: ReadonlyMap<string, string>): void {
+    if (sessions.length === 0) return;
+    const read = this.catalog.usage(sessions.length <= ONE_BY_ONE ? sessions.map((s) => s.key) : undefined);
+    for (const { key, agent, sid } of sessions) {
+      const usage = read.get(key);
+      if (!usage) {
+        this.made.delete(key);
+        continue;
+      }
+      const made =
+        'error' in usage
+          ? usage
+          : entriesOf(agent, sid, {
+              requests: usage.requests,
+              ...(usage.project !== undefined ? { cwd: usage.project } : {}),
+              ...(usage.title !== undefined ? { title: usage.title } : {}),
+              stamps: [],
+            });
+      this.made.set(key, { version: versions.get(key)!, made });
+    }
+  }
+
+  /**
+   * Makes the entries of `sessions` (those the index keeps usage of, as it lists them) a few at a
+   * time with a pause between for the event loop: at a start, while the catalog lists the sessions,
+   * so that the first report finds them made and the daemon keeps answering meanwhile.
+   */
+  async prime(sessions: readonly UsageSession[]): Promise<void> {
+    for (let i = 0; i < sessions.length; i += ONE_BY_ONE) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const versions = new Map<string, string>();
+      const stale: UsageSession[] = [];
+      for (const session of sessions.slice(i, i + ONE_BY_ONE)) {
+        const version = this.catalog.usageVersion(session.key);
+        if (this.made.get(session.key)?.version === version) continue;
+        versions.set(session.key, version);
+        stale.push(session);
+      }
+      // In turn with the reports, so that one never sees half a batch.
+      const next = this.turn.then(() => this.make(stale, versions));
+      this.turn = next.catch(() => undefined);
+      await next;
+    }
+  }
+
+  /**
+   * Makes the entries of every indexed session listed whose requests are not made yet (see prime),
+   * then the list a report takes, once, when the index holds every session listed (a session it has
+   * not read yet is left for a report to read: reading it here would race the index for the
+   * machine). A session the index writes again later is made again at the next report.
+   */
+  async warm(): Promise<UsageRead | undefined> {
+    await this.catalog.listed();
+    await this.prime(
+      this.catalog
+        .all()
+        .filter((e) => e.indexed)
+        .map((e) => ({ key: e.key, agent: e.agent, sid: e.sid })),
+    );
+    return this.catalog.all().every((e) => e.indexed) ? this.read() : undefined;
+  }
+
+  /** What a report's list is made of: the sessions and the versions of their requests, in any order. */
+  private signatureOf(agent: string | undefined, sessions: readonly { key: string }[]): string {
+    const keys = sessions.map((e) => `${e.key} ${this.catalog.usageVersion(e.key)}`).sort();
+    return `${agent ?? ''}\n${keys.join('\n')}`;
+  }
+
+  /**
+   * The list of every agent's requests made of `sessions` alone (see prime), kept as the last
+   * report's: a report once the catalog has listed the same sessions, their requests unchanged,
+   * takes it as it is. Undefined, and nothing kept, when one of them could not be read or is not made.
+   */
+  assemble(sessions: readonly UsageSession[]): UsageRead | undefined {
+    const entries: UsageEntry[] = [];
+    for (const { key } of sessions) {
+      const made = this.made.get(key)?.made;
+      if (made === undefined || 'error' in made) return undefined;
+      for (const e of made) entries.push(e);
+    }
+    entries.sort((a, b) => a.at - b.at || a.sessionId.localeCompare(b.sessionId));
+    const read: UsageRead = { entries, errors: [] };
+    this.last = { signature: this.signatureOf(undefined, sessions), read };
+    return read;
+  }
+
   private async readNow(agent: string | undefined): Promise<UsageRead> {
     await this.catalog.listed();
     const sessions = this.catalog.all().filter((e) => agent === undefined || e.agent === agent);
@@ -110,10 +192,7 @@ export class UsageEntries {
     const unread: SessionEntry[] = [];
     const fromIndex = this.fromIndex(sessions, unread);
     // Nothing changed since the last report: its requests, already in order.
-    const signature =
-      unread.length > 0
-        ? undefined
-        : `${agent ?? ''}\n${sessions.map((e) => `${e.key} ${this.catalog.usageVersion(e.key)}`).join('\n')}`;
+    const signature = unread.length > 0 ? undefined : this.signatureOf(agent, sessions);
     if (signature !== undefined && this.last?.signature === signature) return this.last.read;
     for (const entry of fromIndex) {
       if ('error' in entry.made) errors.push({ ref: entry.ref, error: entry.made.error });

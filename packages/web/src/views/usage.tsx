@@ -16,8 +16,13 @@ import { CacheRatio, ProjectCosts, TopSessions } from './usage-sections.js';
 
 type UsageRoute = Extract<Route, { view: 'usage' }>;
 
-type Loaded = { periods: UsageReadResult; sessions: UsageReadResult };
-type State = { loading: true } | { loading: false; error: string } | { loading: false; value: Loaded };
+type State =
+  | { loading: true }
+  | { loading: false; error: string }
+  | { loading: false; value: UsageReadResult };
+/** The periods and the sessions are asked apart: the periods' table and chart are drawn as soon as
+ * their answer comes, without waiting for the longer list of sessions. */
+type Loaded = { periods: State; sessions: State };
 
 /** The zone the browser counts days in: the report's days are the reader's days. */
 const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -36,9 +41,10 @@ const href = (route: UsageRoute, change: Partial<UsageFilters>): string => {
   return formatRoute(next);
 };
 
-function useUsage(route: UsageRoute): State {
+function useUsage(route: UsageRoute): Loaded {
   const { conn } = useServices();
-  const [state, setState] = useState<State>({ loading: true });
+  const [periods, setPeriods] = useState<State>({ loading: true });
+  const [sessions, setSessions] = useState<State>({ loading: true });
   const [tick, setTick] = useState(0);
   const filters = useMemo(() => {
     const f: Record<string, string> = { timezone: browserZone() };
@@ -53,12 +59,16 @@ function useUsage(route: UsageRoute): State {
     let current = true;
     const ask = (kind: 'daily' | 'weekly' | 'monthly' | 'session') =>
       conn.request('usage_read', { ...filters, kind } as OpArgs<'usage_read'>);
-    void Promise.all([ask(route.by), ask('session')]).then(([periods, sessions]) => {
+    const settle = (set: (s: State) => void) => (reply: Awaited<ReturnType<typeof ask>>) => {
       if (!current) return;
-      if (!periods.ok) setState({ loading: false, error: periods.error.message });
-      else if (!sessions.ok) setState({ loading: false, error: sessions.error.message });
-      else setState({ loading: false, value: { periods: periods.value, sessions: sessions.value } });
-    });
+      set(reply.ok ? { loading: false, value: reply.value } : { loading: false, error: reply.error.message });
+    };
+    // The sessions are asked once the periods' table and chart are on screen: their longer answer,
+    // and the sections drawn of it, then hold up neither.
+    const periods = ask(route.by).then(settle(setPeriods));
+    void Promise.all([periods, chartModule().catch(() => undefined)])
+      .then(afterPaint)
+      .then(() => (current ? ask('session').then(settle(setSessions)) : undefined));
     return () => {
       current = false;
     };
@@ -82,15 +92,36 @@ function useUsage(route: UsageRoute): State {
       unsubscribe();
     };
   }, [conn]);
-  return state;
+  return { periods, sessions };
 }
 
-/** The chart's chunk, asked for once the page is drawn; undefined until it arrives. */
+/** Settles once what was drawn so far is painted; a hidden page, which paints nothing, goes on
+ * after a moment. */
+const afterPaint = (): Promise<void> =>
+  new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 250);
+  });
+
+/** The chart's chunk, asked for by the page's first drawing, while the numbers are asked for too. */
+let chartChunk: Promise<typeof import('./usage-chart.js')> | undefined;
+
+function chartModule(): Promise<typeof import('./usage-chart.js')> {
+  // A chunk that failed to load is asked for again by the page's next drawing.
+  chartChunk ??= import('./usage-chart.js').catch((error: unknown) => {
+    chartChunk = undefined;
+    throw error;
+  });
+  return chartChunk;
+}
+
+/** The chart component; undefined until its chunk arrives. */
 function useChart(): ComponentType<ChartProps> | undefined {
   const [chart, setChart] = useState<ComponentType<ChartProps> | undefined>(undefined);
+  const chunk = chartModule();
   useEffect(() => {
     let current = true;
-    void import('./usage-chart.js').then(
+    void chunk.then(
       (m) => current && setChart(() => m.UsageChart),
       // Without the chart the table still holds every number.
       () => undefined,
@@ -483,21 +514,19 @@ function Filters({ route, agents }: { route: UsageRoute; agents: readonly string
 }
 
 export function UsageView({ route }: { route: UsageRoute }) {
-  const state = useUsage(route);
+  const { periods: state, sessions: sessionsState } = useUsage(route);
   const Chart = useChart();
   // The agent menu keeps every agent seen, so choosing one does not empty it of the others.
   const [agents, setAgents] = useState<string[]>([]);
   const value = 'value' in state ? state.value : undefined;
+  const sessions = 'value' in sessionsState ? sessionsState.value : undefined;
   useEffect(() => {
-    if (!value) return;
+    if (!sessions) return;
     const seen = new Set(agents);
-    for (const r of value.sessions.rows) for (const a of r.agents) seen.add(a);
+    for (const r of sessions.rows) for (const a of r.agents) seen.add(a);
     if (seen.size !== agents.length) setAgents([...seen].sort());
-  }, [value]);
-  const series = useMemo(
-    () => (value ? seriesOf(value.periods.rows, route) : []),
-    [value, route.stack, route.show],
-  );
+  }, [sessions]);
+  const series = useMemo(() => (value ? seriesOf(value.rows, route) : []), [value, route.stack, route.show]);
   return (
     <div class="usage-view">
       <h1 class="usage-title">Usage</h1>
@@ -513,22 +542,22 @@ export function UsageView({ route }: { route: UsageRoute }) {
       ) : (
         <>
           <p class="usage-summary">
-            <span class="usage-total-cost">{cost(state.value.periods.totals.totalCost)}</span> ·{' '}
-            {formatExact(state.value.periods.totals.totalTokens)} tokens ·{' '}
+            <span class="usage-total-cost">{cost(state.value.totals.totalCost)}</span> ·{' '}
+            {formatExact(state.value.totals.totalTokens)} tokens ·{' '}
             <span class="muted small">
-              prices from {state.value.periods.prices}; days in {state.value.periods.timezone}
+              prices from {state.value.prices}; days in {state.value.timezone}
             </span>
           </p>
-          <ActiveWindow active={state.value.periods.active} />
+          <ActiveWindow active={state.value.active} />
           <section class="usage-periods" aria-labelledby="usage-periods-title">
             <h2 id="usage-periods-title">{route.show === 'cost' ? 'Cost' : 'Tokens'} per period</h2>
-            {state.value.periods.rows.length === 0 ? (
+            {state.value.rows.length === 0 ? (
               <p class="muted">No request with tokens matches.</p>
             ) : (
               <>
                 {Chart ? (
                   <Chart
-                    labels={state.value.periods.rows.map((r) => r.key)}
+                    labels={state.value.rows.map((r) => r.key)}
                     series={series}
                     format={route.show === 'cost' ? formatCost : formatCount}
                     title={`${route.show === 'cost' ? 'Cost' : 'Tokens'} per ${route.by === 'daily' ? 'day' : route.by === 'weekly' ? 'week' : 'month'}, stacked by ${route.stack}; the table below has the same numbers`}
@@ -536,16 +565,24 @@ export function UsageView({ route }: { route: UsageRoute }) {
                 ) : (
                   <div class="usage-chart usage-chart-waiting" aria-hidden="true" />
                 )}
-                <UsageTable rows={state.value.periods.rows} totals={state.value.periods.totals} />
+                <UsageTable rows={state.value.rows} totals={state.value.totals} />
               </>
             )}
           </section>
-          {state.value.periods.rows.length > 0 && (
-            <CacheRatio rows={state.value.periods.rows} Chart={Chart} />
+          {state.value.rows.length > 0 && <CacheRatio rows={state.value.rows} Chart={Chart} />}
+          {sessions ? (
+            <TopSessions rows={sessions.rows} />
+          ) : 'error' in sessionsState ? (
+            <p class="error" role="alert">
+              Could not count the sessions’ usage: {sessionsState.error}
+            </p>
+          ) : (
+            <p class="muted" role="status">
+              Counting each session…
+            </p>
           )}
-          <TopSessions rows={state.value.sessions.rows} />
-          <ProjectCosts result={state.value.periods} hrefOf={(project) => href(route, { project })} />
-          <CostTree rows={state.value.sessions.rows} route={route} />
+          <ProjectCosts result={state.value} hrefOf={(project) => href(route, { project })} />
+          {sessions && <CostTree rows={sessions.rows} route={route} />}
         </>
       )}
     </div>
