@@ -30,8 +30,9 @@ const cli = join(root, 'bin/cairn.js');
  * Opens the session's address in a page warmed on the sessions list, as a returning reader would.
  * With `item`, opens a link to that item instead.
  * @returns {Promise<{ rowsPainted: number, targetPainted: number | undefined, loaded: number,
- *   heapMb: number, domNodes: number }>} ms from the navigation's start to the first frame painted
- *   with timeline rows, with the linked item's row, and to the whole history shown as in
+ *   held: number, heapMb: number, domNodes: number }>} ms from the navigation's start to the first
+ *   frame painted with timeline rows, with the linked item's row, and to the session shown as in (its
+ *   whole history, or a long one's first window); the items the page then holds
  */
 async function openInPage({ port, token, agent, sid, timeoutMs, item }) {
   const base = `http://127.0.0.1:${port}/`;
@@ -67,6 +68,8 @@ async function openInPage({ port, token, agent, sid, timeoutMs, item }) {
       rowsPainted: window.__firstRowsPainted,
       targetPainted: window.__targetPainted,
       loaded: window.__loaded,
+      // Items the page holds: the whole session, or the window of a long one.
+      held: Number(document.querySelector('.timeline-view')?.getAttribute('data-held') ?? Number.NaN),
     }));
     return { ...times, ...(await tabMemory(context, page)) };
   } finally {
@@ -151,7 +154,7 @@ async function run() {
       const again = await openInPage(at);
       row(
         `${session.name}: first open`,
-        `first rows painted ${s(first.rowsPainted)}, all loaded ${s(first.loaded)}; daemon peak ${peak.toFixed(0)} MB; tab heap ${mb(first.heapMb)}, ${first.domNodes} DOM nodes`,
+        `first rows painted ${s(first.rowsPainted)}, all loaded ${s(first.loaded)}; daemon peak ${peak.toFixed(0)} MB; tab heap ${mb(first.heapMb)}, ${first.domNodes} DOM nodes, ${first.held} items held`,
       );
       row(
         '    opened again',

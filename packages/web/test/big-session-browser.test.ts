@@ -1,10 +1,10 @@
 // A long session in a real browser: tens of thousands of generated items before a corpus session with
-// two subagents, so that the subagents' spawns arrive in the history's last chunks. The history is
-// drawn a few times as it comes in, not once per chunk; its first and last items are reached by
-// scrolling while the list keeps only the rows in view in the page; opened again, its first rows are
-// painted while the history still streams, and a link to its end paints that page first and keeps it
-// in place when the history arrives; and a link to an item of the session's end, or of a subagent
-// spawned there, lands on it when opened cold.
+// two subagents. The page holds only a window of its items, pages read around the view: its first
+// and last items are reached with g and G and by scrolling while the items held stay bounded; j/k and
+// ]/[ step through the prompts and failures of the whole session, counted as the server counts them;
+// find says it looks in the items held and lands a hit of the whole session's search outside them; a
+// link to an item of its end, or of a subagent spawned there, lands when opened cold; and being
+// written, it opens on its last page and follows what is appended.
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTranscript, loadTranscript } from '@cairn/transcript';
@@ -41,6 +41,12 @@ let lastUuid: string;
 let laneUuid: string;
 let laneType: string;
 let session: ReturnType<typeof claudeSession>;
+/** A word said once, in a prompt far from the session's start, and where that prompt sits. */
+const RARE_WORD = 'zebracornish';
+let rareUuid: string;
+let rarePosition: number;
+/** The person's prompts in the session's own lane. */
+let promptCount: number;
 
 beforeAll(async () => {
   const home = tempDir('cairn-home-');
@@ -50,6 +56,11 @@ beforeAll(async () => {
   firstUuid = (JSON.parse(lines) as { uuid: string }).uuid;
   for (let i = 0; i < CALLS; i++) {
     if (i % 50 === 0) lines += session.prompt(`step ${i}: carry on`);
+    if (i === 6000) {
+      const rare = session.prompt(`a ${RARE_WORD} walked in`);
+      rareUuid = (JSON.parse(rare) as { uuid: string }).uuid;
+      lines += rare;
+    }
     lines += session.bash(`echo ${i}`, `${i}\n`, { error: i % 997 === 0 });
   }
   session.append(lines);
@@ -66,6 +77,13 @@ beforeAll(async () => {
   // An item late in a subagent's lane, as a search hit would name it.
   const loaded = await loadTranscript(corpusPlatform(), { path: session.path, agent: 'claude-code' });
   if (!loaded.ok) throw new Error(loaded.error.message);
+  const main = classifyTranscript(loaded.value, {});
+  if (!main.ok) throw new Error(main.error.message);
+  const mainItems = main.value.items as { uuid: string; type: string; typed?: boolean }[];
+  rarePosition = mainItems.findIndex((i) => i.uuid === rareUuid);
+  promptCount = mainItems.filter(
+    (i) => i.type === 'message:user:in' || (i.type === 'notice:slash' && i.typed === true),
+  ).length;
   const lane = classifyTranscript(loaded.value, { agentId: LANE });
   if (!lane.ok) throw new Error(lane.error.message);
   const laneItems = lane.value.items as { uuid: string; type: string; role?: string }[];
@@ -83,15 +101,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Counts, from now, the history chunks the page receives and how many times it draws part of them. */
-const countRedraws = (page: Page) =>
+/** Counts, from now, the history chunks the page receives. */
+const countChunks = (page: Page) =>
   page.evaluate(() => {
-    const w = window as unknown as { __redraws: number; __chunks: number; __sockets: WebSocket[] };
-    w.__redraws = 0;
+    const w = window as unknown as { __chunks: number; __sockets: WebSocket[] };
     w.__chunks = 0;
-    new PerformanceObserver((list) => {
-      w.__redraws += list.getEntriesByName('cairn:history-drawn').length;
-    }).observe({ type: 'mark' });
     for (const socket of w.__sockets)
       socket.addEventListener('message', (e) => {
         if (typeof e.data === 'string' && e.data.includes('"type":"transcript_chunk"')) w.__chunks++;
@@ -109,78 +123,88 @@ const inView = (page: Page, selector: string) =>
     return r.top >= s.top - 1 && r.top < s.bottom;
   }, selector);
 
-/** One painted frame, as the page's rows were when it was drawn. */
-interface Frame {
-  /** The status line's `data-loaded`: whether the whole history was in. */
-  loaded: string;
-  rows: number;
-  /** The top of the row of `uuid` against the scroller's top, or null when it is not drawn. */
-  targetTop: number | null;
-}
-
-/** Records, from now until the whole history is in, each frame the page paints. */
-const recordFrames = (page: Page, uuid: string) =>
-  page.evaluate((u) => {
-    const w = window as unknown as { __frames: Frame[] };
-    w.__frames = [];
-    const sample = () => {
-      const scroller = document.querySelector('.timeline-scroll');
-      const row = document.querySelector(`.vrow .row[data-uuid="${u}"]`);
-      const loaded = document.querySelector('.status-line')?.getAttribute('data-loaded') ?? '';
-      w.__frames.push({
-        loaded,
-        rows: document.querySelectorAll('.vrow .row').length,
-        targetTop:
-          row && scroller ? row.getBoundingClientRect().top - scroller.getBoundingClientRect().top : null,
-      });
-      // A few frames past the history's arrival, for the swap to be painted.
-      if (w.__frames.filter((f) => f.loaded === 'yes').length < 30) requestAnimationFrame(sample);
+/** The timeline's window: the positions it holds, of how many, and how many items the page holds. */
+const windowOf = (page: Page) =>
+  page.evaluate(() => {
+    const view = document.querySelector('.timeline-view');
+    const [, from, to, total] = /^(\d+)-(\d+)\/(\d+)$/.exec(view?.getAttribute('data-window') ?? '') ?? [];
+    return {
+      from: Number(from),
+      to: Number(to),
+      total: Number(total),
+      held: Number(view?.getAttribute('data-held')),
     };
-    requestAnimationFrame(sample);
-  }, uuid);
+  });
 
-const framesOf = (page: Page): Promise<Frame[]> =>
-  page.evaluate(() => (window as unknown as { __frames: Frame[] }).__frames);
+/** The most items the page may hold: eight pages of 500, and a page more at the live tail. */
+const HELD_MAX = 4500;
 
 describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
   it(
-    'draws its history a few times, reaches its first and last items, and keeps only the rows in view',
+    'holds a window of its items around the view, reaching its first and last items with g and G and by scrolling',
     async () => {
       const { page, context, errors } = await openPage(browser, served);
       await page.locator('.session-item').first().waitFor();
-      await countRedraws(page);
+      await countChunks(page);
       await go(page, `#/s/claude-code/${SID}`);
       await timelineLoaded(page);
-      // "21.9K items", say.
+      // "21.9K items", say: the server's count, not what the page holds.
       const [, count, thousands] = /([\d.,]+)(K?) items/.exec(await shownText(page.locator('.status-line')))!;
       expect(Number(count!.replaceAll(',', '')) * (thousands ? 1000 : 1)).toBeGreaterThan(2 * CALLS);
-      // Drawn as it came, but in fewer redraws than chunks: more items wait for each redraw as more
-      // are drawn.
-      const { redraws, chunks } = await page.evaluate(() => {
-        const w = window as unknown as { __redraws: number; __chunks: number };
-        return { redraws: w.__redraws, chunks: w.__chunks };
-      });
-      expect(chunks).toBeGreaterThan(10);
-      expect(redraws).toBeGreaterThan(1);
-      expect(redraws).toBeLessThan(chunks * 0.7);
-
-      await page.keyboard.press('g');
-      await page.locator(`.vrow .row[data-uuid="${firstUuid}"]`).waitFor();
-      expect(await inView(page, `.vrow .row[data-uuid="${firstUuid}"]`)).toBe(true);
-      // Wheel turns scroll the list on from the top; the rows drawn stay few.
-      const box = (await page.locator('.timeline-scroll').boundingBox())!;
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-      for (let i = 0; i < 20; i++) await page.mouse.wheel(0, 600);
-      await page.waitForTimeout(200);
-      const drawnRows = await page.locator('.vrow').count();
-      expect(drawnRows).toBeGreaterThan(5);
-      expect(drawnRows).toBeLessThan(200);
+      const opened = await windowOf(page);
+      expect(opened.total).toBeGreaterThan(2 * CALLS);
+      expect(opened.held).toBeGreaterThan(0);
+      expect(opened.held).toBeLessThanOrEqual(HELD_MAX);
+      // No history came whole: only a page.
+      expect(await page.evaluate(() => (window as unknown as { __chunks: number }).__chunks)).toBe(0);
 
       await page.keyboard.press('G');
       const last = `.vrow .row[data-uuid="${lastUuid}"]`;
       await page.locator(last).waitFor();
       await expect.poll(() => inView(page, last)).toBe(true);
-      expect(await page.locator('.vrow').count()).toBeLessThan(200);
+      expect((await windowOf(page)).to).toBe(opened.total);
+
+      await page.keyboard.press('g');
+      const first = `.vrow .row[data-uuid="${firstUuid}"]`;
+      await page.locator(first).waitFor();
+      await expect.poll(() => inView(page, first)).toBe(true);
+      const top = await windowOf(page);
+      expect(top.from).toBe(0);
+      expect(top.held).toBeLessThanOrEqual(HELD_MAX);
+
+      // Wheel turns scroll the list on from the top; the rows drawn stay few, and pages are read on
+      // ahead of the view.
+      const box = (await page.locator('.timeline-scroll').boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      for (let i = 0; i < 40; i++) await page.mouse.wheel(0, 1200);
+      await expect.poll(async () => (await windowOf(page)).to).toBeGreaterThan(top.to);
+      const drawnRows = await page.locator('.vrow').count();
+      expect(drawnRows).toBeGreaterThan(5);
+      expect(drawnRows).toBeLessThan(200);
+
+      // Dragged to the middle: the pages there are read, those far away dropped, and rows drawn.
+      await page.locator('.timeline-scroll').evaluate((el) => {
+        el.scrollTop = el.scrollHeight / 2;
+      });
+      await expect
+        .poll(async () => {
+          const w = await windowOf(page);
+          return w.from > 5000 && w.to < w.total - 5000;
+        })
+        .toBe(true);
+      // Rows, not placeholders, where the view was dropped.
+      await expect
+        .poll(() =>
+          page.evaluate(() => {
+            const s = document.querySelector('.timeline-scroll')!.getBoundingClientRect();
+            return [...document.querySelectorAll('.vrow .row')].filter((row) => {
+              const r = row.getBoundingClientRect();
+              return r.bottom > s.top && r.top < s.bottom;
+            }).length;
+          }),
+        )
+        .toBeGreaterThan(2);
+      expect((await windowOf(page)).held).toBeLessThanOrEqual(HELD_MAX);
       expect(errors).toEqual([]);
       await context.close();
     },
@@ -188,62 +212,71 @@ describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
   );
 
   it(
-    'opened again, paints its first rows, or the page a link names, before its history is in, and keeps that page in place once it is',
+    'steps through the prompts and failures of the whole session, and counts them as the server does',
     async () => {
       const { page, context, errors } = await openPage(browser, served);
       await page.locator('.session-item').first().waitFor();
-      // Read once, so that the daemon holds the session and streams its history at once.
       await go(page, `#/s/claude-code/${SID}`);
       await timelineLoaded(page);
-      await go(page, '#/');
-      await page.locator('.session-item').first().waitFor();
-
-      await recordFrames(page, firstUuid);
-      await go(page, `#/s/claude-code/${SID}`);
-      await timelineLoaded(page);
-      await expect.poll(async () => (await framesOf(page)).filter((f) => f.loaded === 'yes').length).toBe(30);
-      const fromStart = await framesOf(page);
-      const firstPainted = fromStart.findIndex((f) => f.rows > 0);
-      // The first rows were painted while the history was still streaming, and rows stayed on screen
-      // from then on: the page never went empty as the rest came in.
-      expect(fromStart[firstPainted]?.loaded).toBe('no');
-      expect(fromStart[firstPainted]?.targetTop).not.toBeNull();
-      expect(fromStart.slice(firstPainted).every((f) => f.rows > 0)).toBe(true);
-      await go(page, '#/');
-      await page.locator('.session-item').first().waitFor();
-
-      // A link to the session's last prompt: its page is read and painted first, with the linked row
-      // at the top, while the history streams from the start; then the history takes the page's place
-      // and the row stays where it was.
-      await recordFrames(page, lastUuid);
-      const marks = () =>
-        page.evaluate(() => ({
-          page: performance.getEntriesByName('cairn:opening-page').length,
-          drawn: performance.getEntriesByName('cairn:history-drawn').length,
-        }));
-      const before = await marks();
-      await go(page, `#/s/claude-code/${SID}?item=${lastUuid}&type=message%3Auser%3Ain`);
-      await timelineLoaded(page);
-      await expect.poll(async () => (await framesOf(page)).filter((f) => f.loaded === 'yes').length).toBe(30);
-      const after = await marks();
-      expect(after.page).toBe(before.page + 1);
-      const linked = await framesOf(page);
-      const height = await page.locator('.timeline-scroll').evaluate((el) => el.clientHeight);
-      const inView = (f: Frame) => f.targetTop !== null && f.targetTop > -10 && f.targetTop < height;
-      // Shown while the history was still to come; from the last frame before it came, the linked row
-      // stayed where it was: no frame drew the history's start, or an empty list, in between.
-      const arrived = linked.findIndex((f) => f.loaded === 'yes');
-      expect(linked.slice(0, arrived).some(inView)).toBe(true);
-      const lastBefore = linked[arrived - 1]!;
-      expect(inView(lastBefore)).toBe(true);
-      for (const f of linked.slice(arrived)) {
-        expect(inView(f)).toBe(true);
-        expect(Math.abs(f.targetTop! - lastBefore.targetTop!)).toBeLessThan(40);
-      }
-      expect(await page.locator(`.row.target[data-uuid="${lastUuid}"]`).count()).toBe(1);
-      // The whole session is there around it: its first item is reached from it.
+      await expect
+        .poll(() => shownText(page.locator('.toolbar-counts')))
+        .toMatch(new RegExp(`^${promptCount.toLocaleString('en-US')} prompts`));
       await page.keyboard.press('g');
       await page.locator(`.vrow .row[data-uuid="${firstUuid}"]`).waitFor();
+      // The first failure is near the start; the second is past the first pages.
+      await page.keyboard.press(']');
+      await page.locator('.row.target.failed').waitFor();
+      const firstFailure = await page.locator('.row.target.failed').getAttribute('data-uuid');
+      await page.keyboard.press(']');
+      await expect
+        .poll(() => page.locator('.row.target.failed').getAttribute('data-uuid'))
+        .not.toBe(firstFailure);
+      await expect.poll(() => inView(page, '.row.target.failed')).toBe(true);
+      expect(await shownText(page.locator('.row.target.failed'))).toContain('echo 997');
+      // k goes back to the prompt before it: "step 950".
+      await page.keyboard.press('k');
+      await expect.poll(() => shownText(page.locator('.row.target'))).toContain('step 950: carry on');
+      expect((await windowOf(page)).held).toBeLessThanOrEqual(HELD_MAX);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+    SLOW,
+  );
+
+  it(
+    'finds in the items it holds, says so, and lands a hit of the whole session outside them',
+    async () => {
+      const { page, context, errors } = await openPage(browser, served);
+      await page.locator('.session-item').first().waitFor();
+      await go(page, `#/s/claude-code/${SID}`);
+      await timelineLoaded(page);
+      await page.keyboard.press('g');
+      await page.locator(`.vrow .row[data-uuid="${firstUuid}"]`).waitFor();
+      const before = await windowOf(page);
+      expect(before.to).toBeLessThan(rarePosition);
+      await page.keyboard.press('/');
+      await page.locator('.find-input').fill(RARE_WORD);
+      await expect.poll(() => shownText(page.locator('.find-status'))).toBe('no match');
+      await expect.poll(() => shownText(page.locator('.whole-find-note'))).toMatch(/items read in/);
+      // The index may still be reading the session when asked first.
+      await expect
+        .poll(
+          async () => {
+            await page.locator('.whole-find-search').click();
+            await page.locator('.whole-find [role=status]').waitFor();
+            return page.locator('.whole-find-hit').count();
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(1);
+      await page.locator('.whole-find-hit').click();
+      const hit = `.row.target[data-uuid="${rareUuid}"]`;
+      await page.locator(hit).waitFor({ timeout: 30_000 });
+      await expect.poll(() => inView(page, hit)).toBe(true);
+      const after = await windowOf(page);
+      expect(after.from).toBeLessThanOrEqual(rarePosition);
+      expect(after.to).toBeGreaterThan(rarePosition);
+      expect(after.held).toBeLessThanOrEqual(HELD_MAX);
       expect(errors).toEqual([]);
       await context.close();
     },
@@ -277,9 +310,9 @@ describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
     },
     SLOW,
   );
-  // Last: it adds a prompt to the session.
+  // Last: it adds prompts to the session.
   it(
-    'being written, opens on its last page while the history streams, and keeps following its end once it is in',
+    'being written, opens on its last page, follows its end as it grows, and keeps its window bounded',
     async () => {
       const { page, context, errors } = await openPage(browser, served);
       await page.locator('.session-item').first().waitFor();
@@ -288,21 +321,30 @@ describe.skipIf(!corpus)('a session of tens of thousands of items', () => {
       session.append(written);
       // The list shows the session as being written.
       await page.locator(`.session-item.active[data-sid="${SID}"]`).waitFor({ timeout: 20_000 });
-      await recordFrames(page, writtenUuid);
-      const pages = () => page.evaluate(() => performance.getEntriesByName('cairn:opening-page').length);
-      const before = await pages();
       await go(page, `#/s/claude-code/${SID}`);
       await timelineLoaded(page);
-      await expect.poll(async () => (await framesOf(page)).filter((f) => f.loaded === 'yes').length).toBe(30);
-      expect(await pages()).toBe(before + 1);
-      const frames = await framesOf(page);
-      const height = await page.locator('.timeline-scroll').evaluate((el) => el.clientHeight);
-      const inView = (f: Frame) => f.targetTop !== null && f.targetTop > -10 && f.targetTop < height;
-      // The newest prompt was on screen before the history was in, and stayed there as it came.
-      const arrived = frames.findIndex((f) => f.loaded === 'yes');
-      expect(frames.slice(0, arrived).some(inView)).toBe(true);
-      for (const f of frames.slice(arrived)) expect(inView(f)).toBe(true);
+      const row = (uuid: string) => `.vrow .row[data-uuid="${uuid}"]`;
+      await page.locator(row(writtenUuid)).waitFor();
+      await expect.poll(() => inView(page, row(writtenUuid))).toBe(true);
       expect(await page.locator('button.follow').getAttribute('aria-pressed')).toBe('true');
+      const opened = await windowOf(page);
+      expect(opened.to).toBe(opened.total);
+
+      // What the agent appends shows at the end, in view, and counts.
+      let lines = '';
+      const uuids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const line = session.prompt(`a prompt appended while the reader follows, ${i}`);
+        uuids.push((JSON.parse(line) as { uuid: string }).uuid);
+        lines += line;
+      }
+      session.append(lines);
+      await page.locator(row(uuids[2]!)).waitFor({ timeout: 20_000 });
+      await expect.poll(() => inView(page, row(uuids[2]!))).toBe(true);
+      const grown = await windowOf(page);
+      expect(grown.total).toBe(opened.total + 3);
+      expect(grown.to).toBe(grown.total);
+      expect(grown.held).toBeLessThanOrEqual(HELD_MAX);
       expect(errors).toEqual([]);
       await context.close();
     },

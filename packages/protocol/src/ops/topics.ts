@@ -3,6 +3,21 @@ import { type Static, Type } from '@sinclair/typebox';
 import { request, response } from '../envelope.js';
 import { Topic } from '../topics.js';
 
+/** The most items a tail may ask for: a window's page or so, never the whole of a long history. */
+export const HISTORY_TAIL_MAX = 5000;
+
+/** Only the end of a long history (see `history` below). */
+export const HistoryTail = Type.Object(
+  {
+    tail: Type.Integer({ minimum: 0, maximum: HISTORY_TAIL_MAX }),
+    /** A history of at most this many items goes out whole; absent, only a history of at most `tail`
+     * items does. */
+    whole_up_to: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type HistoryTail = Static<typeof HistoryTail>;
+
 export const TopicSubscribeArgs = Type.Object(
   {
     topic: Topic,
@@ -10,6 +25,13 @@ export const TopicSubscribeArgs = Type.Object(
      * a session that held no event yet) instead of starting from the history. A seq the stream never
      * reached starts from the history too. */
     after_seq: Type.Optional(Type.Integer({ minimum: -1 })),
+    /** For a session's stream: how much of the history its first frames carry. `'all'` (the default)
+     * is the whole of it. A tail is only its last `tail` items, when it holds more than
+     * `whole_up_to` (else the whole of it, as with `'all'`): the ready frame then says
+     * `hasEarlierMessages: true`, its `totalMessageCount` and `loadedMessageCount`, and a client that
+     * keeps only a window of a long session reads the rest with `transcript_items_read`, at the
+     * positions those counts give. Live frames and resuming with `after_seq` are the same either way. */
+    history: Type.Optional(Type.Union([Type.Literal('all'), HistoryTail])),
   },
   { $id: 'TopicSubscribeArgs', additionalProperties: false },
 );

@@ -6,6 +6,13 @@ import { AgentId, AgentName, Cursor, Sid, Timestamp } from '../identifiers.js';
 import { DumpPresetName, ItemTypeCounts, TranscriptItemSelector } from '../item-types.js';
 import { TranscriptItem } from '../items.js';
 
+/** Items a reader steps between: the person's prompts (`message:user:in`, a slash command they
+ * typed) and what failed (a tool result recorded as failed, `system:api-error`). */
+export const PositionKind = Type.Union([Type.Literal('prompt'), Type.Literal('error')], {
+  $id: 'PositionKind',
+});
+export type PositionKind = Static<typeof PositionKind>;
+
 /** The range and the selection are those of `session_dump_write`, so what a client previews is what a
  * dump with the same arguments writes. The whole session is classified and the range cut after, so a
  * result in the range still names a call made before it. */
@@ -40,6 +47,9 @@ export const TranscriptItemsReadArgs = Type.Object(
     around_uuid: Type.Optional(Type.String({ minLength: 1 })),
     /** Also gather the ids ledger of the items answered. */
     with_ids: Type.Optional(Type.Boolean()),
+    /** Also answer where in the whole selected range (not only this page) the items of these kinds
+     * sit, so that a client holding a window of a long session can step to the next one outside it. */
+    positions_of: Type.Optional(Type.Array(PositionKind, { minItems: 1, maxItems: 2, uniqueItems: true })),
   },
   { $id: 'TranscriptItemsReadArgs', additionalProperties: false },
 );
@@ -63,6 +73,14 @@ export const TranscriptItemsReadResult = Type.Object(
     next_cursor: Type.Optional(Cursor),
     /** Present when `with_ids` was asked. */
     ids: Type.Optional(DumpIds),
+    /** Present when `positions_of` was asked: for each kind asked, the positions (as `offset`
+     * counts them) of its items, in order. */
+    positions: Type.Optional(
+      Type.Object({
+        prompt: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
+        error: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }))),
+      }),
+    ),
   },
   { $id: 'TranscriptItemsReadResult' },
 );

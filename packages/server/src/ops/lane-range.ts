@@ -2,7 +2,7 @@
 // stream sends as its history), so that paging through a long session costs what a page holds
 // rather than a dump of the whole session per page. Only a request with no bounds in time or by
 // record takes this path: those cut by position in the events and are left to the dump.
-import type { TranscriptItem, TranscriptItemsReadArgs } from '@cairn/protocol';
+import type { PositionKind, TranscriptItem, TranscriptItemsReadArgs } from '@cairn/protocol';
 import { findLane, isOfRecord, type Selection } from '@cairn/transcript';
 import type { Loaded } from '../reader/catalog.js';
 
@@ -73,6 +73,35 @@ export function aroundRecord(chosen: SelectedLane, uuid: string, size: number): 
   const at = chosen.items.findIndex((item) => isOfRecord(item.uuid, uuid));
   return at === -1 ? undefined : Math.max(0, at - Math.floor(size / 2));
 }
+
+/** Where the items of each kind asked sit in a selection: what a reader holding only a window of
+ * a long session steps through with its keys (the next prompt, the previous failure). */
+export function positionsOf(
+  chosen: SelectedLane,
+  kinds: readonly PositionKind[],
+): Partial<Record<PositionKind, number[]>> {
+  const out: Partial<Record<PositionKind, number[]>> = {};
+  for (const kind of kinds) out[kind] = [];
+  const { prompt, error } = out;
+  chosen.items.forEach((item, i) => {
+    if (prompt && isPrompt(item)) prompt.push(i);
+    if (error && isFailure(item)) error.push(i);
+  });
+  return out;
+}
+
+const field = (item: TranscriptItem, name: string): unknown => (item as Record<string, unknown>)[name];
+
+/** A prompt the person wrote, or a slash command they typed. */
+const isPrompt = (item: TranscriptItem): boolean =>
+  item.type === 'message:user:in' || (item.type === 'notice:slash' && field(item, 'typed') === true);
+
+/** An API error, or a tool's result recorded as failed. */
+const isFailure = (item: TranscriptItem): boolean =>
+  item.type === 'system:api-error' ||
+  (item.type.startsWith('tool:') &&
+    field(item, 'role') === 'result' &&
+    (field(item, 'is_error') === true || field(item, 'ok') === false));
 
 /** The lane's items as `sel` keeps them, made once per lane and selection while the lane is unchanged. */
 function select(lane: readonly TranscriptItem[], sel: Selection): SelectedLane {

@@ -31,7 +31,10 @@ export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => 
   // The reply goes first; the history follows it.
   // A stream that cannot open tells its subscriber why; the catch is only the last guard of the
   // daemon, which an unhandled rejection would end.
-  else setImmediate(() => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq).catch(() => false));
+  else
+    setImmediate(
+      () => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq, req.history).catch(() => false),
+    );
   return done({ topic: req.topic });
 };
 

@@ -15,7 +15,14 @@ import {
 } from '@cairn/transcript';
 import type { SessionEntry } from '../reader/catalog.js';
 import { done, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
-import { aroundRecord, dumpedSelection, heldSelection, isPlainRange, pageOf } from './lane-range.js';
+import {
+  aroundRecord,
+  dumpedSelection,
+  heldSelection,
+  isPlainRange,
+  pageOf,
+  positionsOf,
+} from './lane-range.js';
 
 const READ_BYTES = 64 * 1024;
 const READ_MAX = 4 * 1024 * 1024;
@@ -149,6 +156,7 @@ export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (re
     offset: _offset,
     around_uuid,
     with_ids,
+    positions_of,
     request_id: _id,
     op: _op,
     ...range
@@ -185,6 +193,7 @@ export const transcriptItemsRead: OpHandler<'transcript_items_read'> = async (re
     offset: at,
   };
   if (at + items.length < total) result.next_cursor = `i:${at + items.length}`;
+  if (positions_of) result.positions = positionsOf(chosen, positions_of);
   if (with_ids) {
     if (whole && items.length === total) result.ids = whole.ids;
     else {

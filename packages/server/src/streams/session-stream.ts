@@ -2,7 +2,7 @@
 // and live frames built from them, and the subscribers it sends to. `streams.ts` opens, feeds and
 // closes these.
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
-import type { TranscriptItem, WireRunState } from '@cairn/protocol';
+import type { HistoryTail, TranscriptItem, WireRunState } from '@cairn/protocol';
 import { sameItem, type Transcript, type TranscriptEvent } from '@cairn/transcript';
 import type { Loaded } from '../reader/catalog.js';
 import type { LiveDelta } from '../reader/live-transcript.js';
@@ -35,6 +35,8 @@ export class SessionStream {
   readonly subs = new Set<Subscriber>();
   /** Subscribers whose history is still going out, with their live frames held until it ends. */
   readonly held = new Map<Subscriber, StreamFrame[]>();
+  /** Subscribers that asked for only the end of a long history, with how much of it. */
+  readonly tails = new Map<Subscriber, HistoryTail>();
   busy = false;
   lingerTimer: NodeJS.Timeout | undefined;
   /** The builder of the live frames and how many events of the log it has framed; it carries on

@@ -3,6 +3,7 @@
 // no repeat.
 import { setImmediate } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
+import type { HistoryTail } from '@cairn/protocol';
 import type { Transcript } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from '../reader/catalog.js';
 import { headItems } from '../reader/head-items.js';
@@ -70,9 +71,15 @@ export class Streams {
   /**
    * Subscribes to a session. Without `afterSeq` (or with one this numbering of the stream does not
    * hold: a seq from before the file was replaced, or one never reached) the subscriber gets the whole
-   * history first; with it, only what came after.
+   * history first (or, with `history` a tail, only the end of a long one); with it, only what came
+   * after.
    */
-  async subscribe(key: string, sub: Subscriber, afterSeq?: number): Promise<boolean> {
+  async subscribe(
+    key: string,
+    sub: Subscriber,
+    afterSeq?: number,
+    history: 'all' | HistoryTail = 'all',
+  ): Promise<boolean> {
     const opening = this.open(key);
     if (afterSeq === undefined) await this.sendHead(key, sub);
     const stream = await opening;
@@ -85,6 +92,9 @@ export class Streams {
     clearTimeout(stream.lingerTimer);
     stream.lingerTimer = undefined;
     stream.subs.add(sub);
+    // Kept for the histories sent again when the session is numbered afresh.
+    if (history === 'all') stream.tails.delete(sub);
+    else stream.tails.set(sub, history);
     const resume = afterSeq !== undefined && afterSeq >= stream.firstResumable && afterSeq <= stream.lastSeq;
     if (resume) {
       for (const f of stream.framesAfter(afterSeq)) sub.send(f);
@@ -117,6 +127,7 @@ export class Streams {
   unsubscribe(key: string, sub: Subscriber): boolean {
     const stream = this.streams.get(key);
     if (!stream?.subs.delete(sub)) return false;
+    stream.tails.delete(sub);
     if (stream.subs.size === 0) {
       stream.lingerTimer = setTimeout(() => {
         if (stream.subs.size > 0) return;
@@ -254,6 +265,7 @@ export class Streams {
   private async sendReady(stream: SessionStream, sub: Subscriber): Promise<void> {
     const items = stream.historyItems();
     const seq = stream.lastSeq;
+    const tail = tailOf(items, stream.tails.get(sub));
     const common = {
       session_id: stream.sid,
       seq,
@@ -268,6 +280,17 @@ export class Streams {
       contextWindowMax: null,
       runState: stream.runState(),
     };
+    if (tail) {
+      // The end of a long history, which the subscriber asked for instead of the whole: it is short.
+      sub.send({
+        type: 'transcript_ready',
+        ...common,
+        loadedMessageCount: tail.length,
+        hasEarlierMessages: true,
+        history: tail,
+      });
+      return;
+    }
     const history = stream.historyChunks({ sid: stream.sid, seq, items }, this.chunking());
     if (history.fitsInline()) {
       sub.send({ type: 'transcript_ready', ...common, history: items });
@@ -314,6 +337,12 @@ export class Streams {
       }
     }
   }
+}
+
+/** The last items of a history longer than the subscriber wants whole, or undefined for the whole. */
+function tailOf<T>(items: readonly T[], want: HistoryTail | undefined): T[] | undefined {
+  if (!want || items.length <= Math.max(want.tail, want.whole_up_to ?? 0)) return undefined;
+  return want.tail === 0 ? [] : items.slice(-want.tail);
 }
 
 /** Items of a long history's first chunk. */

@@ -8,6 +8,7 @@ import { type Checked, checkItems, checkStreamFrame } from '../wire-check.js';
 import { unzipJson } from './history.js';
 import { RedrawPace } from './redraw-pace.js';
 import { lastSeqAfter } from './resume.js';
+import { LaneWindow, WINDOW_MIN_ITEMS, WINDOW_PAGE } from './window.js';
 import { yieldToPage } from './yield-to-page.js';
 
 /** Every item type, attachments included: the view decides what to hide. */
@@ -74,6 +75,11 @@ export class SessionFeed {
   private histories = 0;
   /** Settles once the opening page asked for is drawn, or known not to come. */
   private openingRead: Promise<void> = Promise.resolve();
+  /** A long session's own lane, held as a window of pages around the view rather than whole. */
+  window: LaneWindow | undefined;
+  /** How much of a long history's end the stream sends: a page when the reader opens at the tail,
+   * none when it opens elsewhere (that page is read instead). */
+  private tail = 0;
 
   constructor(
     private readonly conn: Connection,
@@ -96,6 +102,7 @@ export class SessionFeed {
    * lane's tail, or one of its items), so that a long history shows that page first. */
   start(opening?: Opening): void {
     this.opening = opening;
+    this.tail = opening && 'tail' in opening ? WINDOW_PAGE : 0;
     // Marks for measuring how soon a session shows (read by the browser tests and the bench).
     performance.mark('cairn:session-open');
     this.timeline.setStatus(MAIN_LANE, 'loading');
@@ -104,6 +111,7 @@ export class SessionFeed {
 
   stop(): void {
     this.stopped = true;
+    this.window?.stop();
     this.unsubscribe?.();
   }
 
@@ -112,7 +120,11 @@ export class SessionFeed {
     const sid = this.sid;
     const unsubscribe = this.conn.subscribe({
       topic: sessionTopic(this.agent, this.sid),
-      resume: () => (this.lastSeq === undefined ? {} : { after_seq: this.lastSeq }),
+      // A long session's history comes as its end only (or none): the reader holds a window of it.
+      resume: () => ({
+        history: { tail: this.tail, whole_up_to: WINDOW_MIN_ITEMS },
+        ...(this.lastSeq === undefined ? {} : { after_seq: this.lastSeq }),
+      }),
       accepts: (f) => f.session_id === sid,
       onFrame: (f) => this.enqueue(() => this.frame(f)),
       onSubscribed: (reply: Reply<unknown>) => {
@@ -157,6 +169,10 @@ export class SessionFeed {
     switch (f.type) {
       case 'transcript_ready':
         performance.mark('cairn:history');
+        if (f.hasEarlierMessages === true) {
+          await this.beginWindow(f);
+          return;
+        }
         this.beginHistory(f);
         this.add(MAIN_LANE, f.history);
         this.endHistory();
@@ -209,6 +225,11 @@ export class SessionFeed {
         return;
       default:
         if (!('item' in f) || f.item === undefined) return;
+        if (this.window && (f.agent_id ?? MAIN_LANE) === MAIN_LANE) {
+          this.window.appended(f.item);
+          this.set({ total: this.window.total });
+          return;
+        }
         // The session's own items wait behind a history held back for the opening page.
         if (this.openingPage !== undefined && (f.agent_id ?? MAIN_LANE) === MAIN_LANE) {
           this.gathered.push(f.item);
@@ -218,6 +239,35 @@ export class SessionFeed {
         if (this.openingPage === undefined) this.drawGathered();
         this.add(f.agent_id ?? MAIN_LANE, [f.item]);
     }
+  }
+
+  /** The end of a long history (or none of it), with its totals: the session's own lane is held as a
+   * window from here on, beginning with the page the reader opens on. */
+  private async beginWindow(f: Extract<SessionStreamFrame, { type: 'transcript_ready' }>): Promise<void> {
+    const total = f.totalMessageCount ?? f.history.length;
+    const was = this.window?.from;
+    this.window ??= new LaneWindow(this.conn, this.agent, this.sid, this.timeline, total, (message) =>
+      this.set({ error: message }),
+    );
+    const window = this.window;
+    this.replacing = false;
+    this.preview = false;
+    this.set({ total });
+    if (f.runState) this.set({ busy: f.runState.busy });
+    const opening = this.opening;
+    this.opening = undefined;
+    if (f.history.length > 0) window.hold(f.history, total - f.history.length, total);
+    else {
+      window.forget(total);
+      // A link lands on its page; else the reader opens at the start (or, when the history was sent
+      // again, where it was).
+      const found = opening && 'uuid' in opening ? await window.around(opening.uuid) : false;
+      if (!found) await window.show(was ?? 0);
+    }
+    if (this.stopped) return;
+    this.timeline.setStatus(MAIN_LANE, 'ready');
+    this.set({ loaded: true, total: window.total });
+    if (this.state.firstItemsMs === undefined) this.firstItems();
   }
 
   private beginHistory(

@@ -221,7 +221,22 @@ export interface LinkMarkerRow {
   readonly link: SessionLink;
 }
 
-export type Row = ItemRow | LaneEdgeRow | LinkMarkerRow;
+/** Positions `[from, to)` of the session's own lane that a windowed timeline does not hold: drawn as
+ * one placeholder of their estimated height, read in when they come near the view. */
+export interface GapRow {
+  readonly kind: 'gap';
+  readonly key: string;
+  readonly lane: string;
+  readonly depth: 0;
+  readonly from: number;
+  readonly to: number;
+}
+
+export type Row = ItemRow | LaneEdgeRow | LinkMarkerRow | GapRow;
+
+/** Positions one placeholder stands for at most: placeholders start at multiples of it, so that a
+ * position's placeholder is found by arithmetic and keeps its key while the window moves. */
+export const GAP_SPAN = 100;
 
 export interface RowsOptions {
   /** Show `system:unknown` records and attachments. */
@@ -241,6 +256,14 @@ export interface Rows {
   readonly rowOf: ReadonlyMap<string, number>;
   /** How many machinery records were left out. */
   readonly machineryHidden: number;
+  /** For a windowed lane: the positions its items hold, of how many, and the row of its first
+   * placeholder after them (placeholders before them are rows 0, 1, …). */
+  readonly window?: {
+    readonly from: number;
+    readonly to: number;
+    readonly total: number;
+    readonly afterRow: number;
+  };
 }
 
 const itemKey = (lane: string, index: number): string => `${lane}#${index}`;
@@ -252,6 +275,9 @@ export class Timeline {
   private readonly listeners = new Set<() => void>();
   /** Grows on every change, so views can memoize on it. */
   version = 0;
+  /** How many items the session's own lane holds in all, when the timeline keeps only a window of
+   * them (`base` on, `items` long); undefined when it holds every one. */
+  private windowTotal: number | undefined;
 
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -261,6 +287,11 @@ export class Timeline {
   private changed(): void {
     this.version++;
     for (const l of this.listeners) l();
+  }
+
+  /** Tells the views to look again (a read they wait for has ended), nothing held having changed. */
+  touch(): void {
+    this.changed();
   }
 
   lane(id: string): Lane {
@@ -308,12 +339,33 @@ export class Timeline {
 
   /** Replaces one lane's items with `items`, the first of them at position `base` of its whole history,
    * in one change: the page never shows the lane empty in between. */
-  replaceLane(id: string, items: readonly Item[], base: number): void {
+  replaceLane(id: string, items: readonly Item[], base: number, shown = false): void {
     const lane = new Lane(id);
     lane.base = base;
     this.lanes.set(id, lane);
-    this.rowCache.clear();
-    for (const item of items) lane.add(shownItem(item));
+    // A window's items are the same objects from move to move: their rows are kept (a row is used
+    // again only for the same item), but not those of positions it let go.
+    if (shown) this.pruneRows(id, base, base + items.length);
+    else this.rowCache.clear();
+    // Items already made visible (a window's, each made so once as it came) are taken as they are.
+    for (const item of items) lane.add(shown ? item : shownItem(item));
+    this.changed();
+  }
+
+  private pruneRows(lane: string, from: number, to: number): void {
+    const prefix = `${lane}#`;
+    for (const [key, row] of this.rowCache) {
+      if (row.lane !== lane || !key.startsWith(prefix)) continue;
+      const at = Number(key.slice(prefix.length));
+      if (at < from || at >= to) this.rowCache.delete(key);
+    }
+  }
+
+  /** Adds items already made visible at the end of a lane (see `replaceLane`). */
+  appendShown(lane: string, items: readonly Item[]): void {
+    if (items.length === 0) return;
+    const l = this.lane(lane);
+    for (const item of items) l.add(item);
     this.changed();
   }
 
@@ -335,6 +387,18 @@ export class Timeline {
     this.lanes.set(id, lane);
     this.rowCache.clear();
     this.changed();
+  }
+
+  /** Keeps only a window of the session's own lane, out of `total` items in all (undefined: all). */
+  setWindowTotal(total: number | undefined): void {
+    if (total === this.windowTotal) return;
+    this.windowTotal = total;
+    this.changed();
+  }
+
+  /** The session's own lane's items in all, when only a window of them is held. */
+  get windowed(): number | undefined {
+    return this.windowTotal;
   }
 
   /** Where the lane's first item sits in its whole history. */
@@ -428,13 +492,26 @@ export class Timeline {
       walk(id, depth, new Set([...seen, id]));
       rows.push({ kind: 'lane-end', key: `${id}$`, ...edge });
     };
+    const main = this.lane(MAIN_LANE);
+    const total = this.windowTotal;
+    const to = main.base + main.items.length;
+    const pushGaps = (from: number, end: number) => {
+      for (let at = from; at < end; at = (Math.floor(at / GAP_SPAN) + 1) * GAP_SPAN) {
+        const stop = Math.min(end, (Math.floor(at / GAP_SPAN) + 1) * GAP_SPAN);
+        rows.push({ kind: 'gap', key: `~${at}`, lane: MAIN_LANE, depth: 0, from: at, to: stop });
+      }
+    };
+    if (total !== undefined) pushGaps(0, main.base);
     walk(MAIN_LANE, 0, new Set([MAIN_LANE]));
+    const afterRow = rows.length;
+    if (total !== undefined) pushGaps(to, total);
     // An open lane whose spawn is not among the items (a link into a subagent started before the
     // loaded range) is drawn after them, so what it holds can still be reached.
     for (const id of this.openLanes) if (!placed.has(id)) openLane(id, 1, new Set([MAIN_LANE]));
     // A link whose item is not among those read yet (or names none) is marked at the end.
     pushMarkers(markers?.get(Number.POSITIVE_INFINITY));
-    return { rows, prompts, errors, rowOf, machineryHidden };
+    const window = total === undefined ? undefined : { from: main.base, to, total, afterRow };
+    return { rows, prompts, errors, rowOf, machineryHidden, ...(window ? { window } : {}) };
   }
 
   private itemRow(lane: Lane, i: number, depth: number): ItemRow {
@@ -460,6 +537,7 @@ export class Timeline {
     if (
       cached &&
       cached.item === item &&
+      cached.index === i &&
       cached.result === result &&
       cached.agentCall === agentCall &&
       cached.agentResult === agentResult &&

@@ -1,16 +1,29 @@
 // A session's timeline: a virtualized list of rows, keyboard navigation between prompts and errors,
 // deep links that land on one item, and a live tail that follows new items unless you scrolled away.
+
+import type { SessionSearchHit } from '@cairn/protocol';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { useChanges } from '../context.js';
+import { useChanges, useServices } from '../context.js';
 import { FindBar } from '../find/find-bar.js';
 import { useFind } from '../find/use-find.js';
+import { WholeSessionFind } from '../find/whole-session.js';
 import { formatCount, formatDay, localDay } from '../format.js';
 import { type ItemRef, sessionHref } from '../route.js';
 import type { SessionFeed } from '../session/feed.js';
 import { failedCallsText, type SessionNumbers } from '../session/numbers.js';
+import type { Positions } from '../session/window.js';
 import { useSearchHighlight } from '../sessions/search-landing.js';
 import { outgoingLinks } from '../timeline/link-markers.js';
-import { type ItemRow, MAIN_LANE, type Row, type Timeline } from '../timeline/model.js';
+import {
+  GAP_SPAN,
+  type GapRow,
+  type ItemRow,
+  itemKey,
+  MAIN_LANE,
+  type Row,
+  type Rows,
+  type Timeline,
+} from '../timeline/model.js';
 import { useVirtualizer } from '../virtual.js';
 import type { FoldState } from './fold.js';
 import { ItemRowView, LaneEdgeView, LinkMarkerView, type RowContext } from './rows.js';
@@ -48,9 +61,13 @@ function dayStarts(rows: readonly Row[]): Map<number, number> {
 
 // A day divider's height, added to the estimate of the row it opens.
 const DIVIDER_PX = 30;
+/** The height a position not held yet takes in a windowed timeline: its placeholder is drawn at
+ * exactly this, so that the list does not move as it is drawn. */
+const GAP_ITEM_PX = 32;
 
 function estimate(row: Row | undefined): number {
   if (!row) return 40;
+  if (row.kind === 'gap') return (row.to - row.from) * GAP_ITEM_PX;
   if (row.kind !== 'item') return 34;
   const t = row.item.type;
   if (t === 'message:user:in') return 90;
@@ -58,6 +75,27 @@ function estimate(row: Row | undefined): number {
   if (t === 'message:sub:out') return 90;
   if (t === 'system:compact') return 70;
   return 36;
+}
+
+/** The row that draws position `at` of a windowed session's own lane: its item's row (or the next
+ * item's, for one hidden), or the placeholder standing for it. */
+function rowAt(view: Rows, at: number): number | undefined {
+  const w = view.window;
+  if (!w) return undefined;
+  if (at < w.from) return Math.floor(at / GAP_SPAN);
+  if (at >= w.to) return w.afterRow + Math.floor(at / GAP_SPAN) - Math.floor(w.to / GAP_SPAN);
+  for (let p = at; p < w.to; p++) {
+    const row = view.rowOf.get(itemKey(MAIN_LANE, p));
+    if (row !== undefined) return row;
+  }
+  return w.afterRow;
+}
+
+/** The positions of the session's own lane a row stands for, when it stands for any. */
+function positionsOf(row: Row | undefined, base: number): [number, number] | undefined {
+  if (row?.kind === 'gap') return [row.from, row.to];
+  if (row?.kind === 'item' && row.lane === MAIN_LANE) return [base + row.index, base + row.index + 1];
+  return undefined;
 }
 
 function useFolds(): [FoldState, number] {
@@ -163,7 +201,8 @@ export function TimelineView({
   // --- following the live tail ---
   // New items are those appended to the session's own lane once its history is in; opening a lane
   // adds rows, not news.
-  const mainCount = timeline.items(MAIN_LANE).length;
+  // A windowed lane counts what the server holds: pages read in or dropped are no news.
+  const mainCount = timeline.windowed ?? timeline.items(MAIN_LANE).length;
   const seenMain = useRef(0);
   const [unseen, setUnseen] = useState(0);
   const historyIn = useRef(false);
@@ -192,6 +231,7 @@ export function TimelineView({
     if (!el) return;
     const touched = () => {
       handAt.current = performance.now();
+      aims.current++;
     };
     const press = () => {
       held.current = true;
@@ -244,12 +284,15 @@ export function TimelineView({
   // Puts row `at` at the top of the view, `within` pixels into it. The rows drawn around it are
   // measured as they come, which moves it: aim each frame until it holds still (for a third of a
   // second at most), while the rows keep their places.
+  // Counts aims: a newer one (a landing, a jump, the person's own scrolling) ends the one before.
+  const aims = useRef(0);
   const holdAt = (at: number, within: number) => {
     const aimedAt = timeline.baseOf(MAIN_LANE);
+    const mine = ++aims.current;
     let frames = 0;
     let still = 0;
     const aim = () => {
-      if (!samePlaces(aimedAt)) return;
+      if (!samePlaces(aimedAt) || aims.current !== mine) return;
       const start = virtualizer.getOffsetForIndex(at, 'start')?.[0];
       const el = scroller.current;
       if (start === undefined || !el) return;
@@ -289,11 +332,22 @@ export function TimelineView({
   // view is put back there before the page is painted, so the reader sees no jump.
   const base = timeline.baseOf(MAIN_LANE);
   const lastBase = useRef(base);
+  // The row at the top as the last commit left it (a scroll event may not have told it yet).
+  const committedTop = useRef<{ key: string; within: number } | undefined>(undefined);
   useLayoutEffect(() => {
     const was = lastBase.current;
     lastBase.current = base;
-    const top = shown.current;
-    if (was === base || follow || !top) return;
+    const top = committedTop.current ?? shown.current;
+    if (was === base || follow || !top || goal.current) return;
+    // A placeholder at the top stands for positions that may be rows now: the one it was at is put back.
+    if (top.key.startsWith('~') && view.window) {
+      const at = Number(top.key.slice(1)) + Math.floor(top.within / GAP_ITEM_PX);
+      const row = rowAt(view, at);
+      if (row === undefined) return;
+      const gap = rows[row];
+      holdAt(row, gap?.kind === 'gap' ? (at - gap.from) * GAP_ITEM_PX + (top.within % GAP_ITEM_PX) : 0);
+      return;
+    }
     const at = view.rowOf.get(top.key) ?? rows.findIndex((r) => r.key === top.key);
     if (at === undefined || at === -1) return;
     holdAt(at, top.within);
@@ -303,6 +357,7 @@ export function TimelineView({
 
   // --- landing on an item from the URL ---
   const landed = useRef<string | undefined>(undefined);
+  const askedAround = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (!item) return;
     const want = `${item.lane ?? ''}|${item.uuid}|${item.type ?? ''}|${item.nth ?? 0}`;
@@ -315,6 +370,17 @@ export function TimelineView({
     // once the history is in.
     if (item.lane && !feed.state.loaded) return;
     const found = timeline.find(item);
+    if (!found && feed.window && !item.lane) {
+      // A windowed session reads the linked item's page first; not there, it is not in the session.
+      if (askedAround.current === want) return;
+      askedAround.current = want;
+      feed.window.around(item.uuid).then((there) => {
+        if (there) return;
+        setNotice('The linked item is not in this session any more.');
+        landed.current = want;
+      });
+      return;
+    }
     if (!found) {
       const laneDone = item.lane ? timeline.status(item.lane) !== 'loading' : feed.state.loaded;
       if (laneDone && feed.state.loaded) {
@@ -344,6 +410,7 @@ export function TimelineView({
     setTarget(row.key);
     folds.open(`${row.key}:body`);
     // The item's start, not its middle: a tall item centred would land mid-content.
+    aims.current++;
     virtualizer.scrollToIndex(at, { align: 'start' });
     // Sizes settle as rows around it are measured; aim again once they have (unless the rows were
     // replaced meanwhile: their own aim holds the view then).
@@ -372,6 +439,101 @@ export function TimelineView({
     },
   });
 
+  // --- a windowed session: the pages around the view, and jumps to positions it does not hold ---
+  const windowed = view.window;
+  // A jump waiting for its page: the position to land on once it is held.
+  const goal = useRef<number | undefined>(undefined);
+  const latest = useRef({ view, rows });
+  latest.current = { view, rows };
+  const goTo = (at: number) => {
+    const w = feed.window;
+    if (!w) return;
+    goal.current = at;
+    void w.show(at);
+    landGoal();
+  };
+  const landGoal = () => {
+    const at = goal.current;
+    const { view: v, rows: r } = latest.current;
+    if (at === undefined || !v.window || at < v.window.from || at >= v.window.to) return;
+    goal.current = undefined;
+    const index = rowAt(v, at);
+    if (index === undefined) return;
+    setTarget(r[index]?.key);
+    holdAt(index, 0);
+  };
+  useLayoutEffect(() => landGoal(), [rows]);
+  // What the view shows (with the rows drawn around it) is read in as it comes near.
+  const drawn = virtualizer.getVirtualItems();
+  const firstDrawn = drawn[0]?.index;
+  const lastDrawn = drawn[drawn.length - 1]?.index;
+  useEffect(() => {
+    const w = feed.window;
+    const el = scroller.current;
+    if (!w || !windowed || !el || firstDrawn === undefined) return;
+    // Where the list is now, in these rows: the range drawn may still be that of the rows before a
+    // jump (the scroll that follows one is told a frame later).
+    const top = virtualizer.getVirtualItemForOffset(el.scrollTop)?.index;
+    const bottom = virtualizer.getVirtualItemForOffset(el.scrollTop + el.clientHeight)?.index;
+    if (top === undefined || bottom === undefined) return;
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let i = Math.max(0, top - 4); i <= Math.min(rows.length - 1, bottom + 4); i++) {
+      const span = positionsOf(rows[i], windowed.from);
+      if (!span) continue;
+      lo = Math.min(lo, span[0]);
+      hi = Math.max(hi, span[1]);
+    }
+    if (goal.current !== undefined) {
+      lo = goal.current;
+      hi = goal.current + 1;
+    }
+    if (lo < hi) w.need(lo, hi);
+  }, [firstDrawn, lastDrawn, version]);
+  // Where the prompts and failures of the whole session are, for the counts and the keys.
+  const [positions, setPositions] = useState<Positions | undefined>(undefined);
+  const total = timeline.windowed;
+  useEffect(() => {
+    if (total === undefined || !feed.window) return;
+    let current = true;
+    feed.window.positions().then(
+      (p) => current && setPositions(p),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [total === undefined, Math.floor((total ?? 0) / 50)]);
+  /** Steps to the next (or previous) of `kind` in the whole session, from row `here`. */
+  const stepTo = (kind: 'prompt' | 'error', here: number, forward: boolean) => {
+    feed.window
+      ?.positions()
+      .then((p) => {
+        const v = latest.current.view;
+        const list = p[kind];
+        const at = forward
+          ? list.find((x) => (rowAt(v, x) ?? -1) > here)
+          : [...list].reverse().find((x) => (rowAt(v, x) ?? Number.POSITIVE_INFINITY) < here);
+        if (at !== undefined) {
+          chooseFollow(false);
+          goTo(at);
+        }
+      })
+      .catch(() => undefined);
+  };
+
+  // A hit of the whole session's search lands as a link to its item does (its page read first).
+  const { conn } = useServices();
+  const landOnHit = (hit: SessionSearchHit) => {
+    const ref = {
+      uuid: hit.item_uuid,
+      type: hit.item_type,
+      query: find.bar.query,
+      ...(hit.agent_id ? { lane: hit.agent_id } : {}),
+    };
+    location.hash = sessionHref(feed.agent, feed.sid, 'timeline', ref);
+  };
+
   // --- keyboard ---
   const jump = (index: number | undefined) => {
     if (index === undefined) return;
@@ -399,6 +561,25 @@ export function TimelineView({
       const tag = (e.target as HTMLElement | null)?.tagName;
       if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return;
       const here = current();
+      if (feed.window && windowed) {
+        const step: Record<string, () => void> = {
+          j: () => stepTo('prompt', here, true),
+          k: () => stepTo('prompt', here, false),
+          ']': () => stepTo('error', here, true),
+          '[': () => stepTo('error', here, false),
+          g: () => {
+            chooseFollow(false);
+            goTo(0);
+          },
+          G: () => goTo(windowed.total - 1),
+        };
+        const act = step[e.key];
+        if (act) {
+          act();
+          e.preventDefault();
+          return;
+        }
+      }
       switch (e.key) {
         case 'j':
           jump(view.prompts.find((i) => i > here));
@@ -436,15 +617,32 @@ export function TimelineView({
     return () => window.removeEventListener('keydown', onKey);
   });
 
+  // Last of the layout effects: what the anchoring above reads at the next change of rows.
+  useLayoutEffect(() => {
+    committedTop.current = topRow();
+  });
+
   const items = virtualizer.getVirtualItems();
   useWarmMarkdown(rows, items[0]?.index, items[items.length - 1]?.index);
   const mainStatus = timeline.status(MAIN_LANE);
   const { state } = feed;
 
   return (
-    <div class="timeline-view">
+    <div
+      class="timeline-view"
+      data-held={timeline.items(MAIN_LANE).length}
+      data-window={windowed ? `${windowed.from}-${windowed.to}/${windowed.total}` : undefined}
+    >
       <div class="toolbar" role="toolbar" aria-label="Timeline">
-        <span class="muted small status-line" data-loaded={state.loaded ? 'yes' : 'no'}>
+        <span
+          class="muted small status-line"
+          data-loaded={state.loaded ? 'yes' : 'no'}
+          title={
+            windowed
+              ? `${formatCount(windowed.to - windowed.from)} of them read in around the view`
+              : undefined
+          }
+        >
           {state.error
             ? `Could not read this session: ${state.error}`
             : state.loaded
@@ -456,11 +654,14 @@ export function TimelineView({
         <span class="spacer" />
         <span
           class="muted small toolbar-counts"
-          title={`] and [ step through the ${view.errors.length} failed calls and errors drawn here`}
+          title={`] and [ step through the ${formatCount((windowed && positions?.error.length) ?? view.errors.length)} failed calls and errors ${windowed ? 'of the session' : 'drawn here'}`}
         >
-          {formatCount(view.prompts.length)} prompts ·{' '}
+          {formatCount(windowed && positions ? positions.prompt.length : view.prompts.length)} prompts ·{' '}
           <span class="failed-count">
-            {failedCallsText(numbers?.failedTools) ?? `${formatCount(view.errors.length)} failed calls shown`}
+            {failedCallsText(numbers?.failedTools) ??
+              (windowed && positions
+                ? `${formatCount(positions.error.length)} failed calls`
+                : `${formatCount(view.errors.length)} failed calls shown`)}
           </span>
         </span>
         <label class="check">
@@ -499,6 +700,17 @@ export function TimelineView({
         </button>
       </div>
       {find.open && <FindBar {...find.bar} />}
+      {find.open && windowed && (
+        <WholeSessionFind
+          conn={conn}
+          agent={feed.agent}
+          sid={feed.sid}
+          query={find.bar.query}
+          held={windowed.to - windowed.from}
+          total={windowed.total}
+          onLand={landOnHit}
+        />
+      )}
       {showKeys && (
         <dl class="keys" aria-label="Keyboard shortcuts">
           {KEYS.map(([k, v]) => (
@@ -530,6 +742,8 @@ export function TimelineView({
                 {days.has(v.index) && <DayDivider at={days.get(v.index)!} />}
                 {row.kind === 'item' ? (
                   <ItemRowView row={row} ctx={ctx} target={row.key === target} />
+                ) : row.kind === 'gap' ? (
+                  <GapView row={row} total={windowed?.total} />
                 ) : row.kind === 'link' ? (
                   <LinkMarkerView row={row} />
                 ) : (
@@ -565,6 +779,16 @@ const isoDay = (at: number): string => {
   const d = localDay(at);
   return `${Math.floor(d / 10_000)}-${String(Math.floor(d / 100) % 100).padStart(2, '0')}-${String(d % 100).padStart(2, '0')}`;
 };
+
+/** Positions not held yet: as tall as their estimate, so the list keeps still when they are read in. */
+function GapView({ row, total }: { row: GapRow; total: number | undefined }) {
+  return (
+    <div class="gap-row muted small" style={{ height: `${(row.to - row.from) * GAP_ITEM_PX}px` }}>
+      items {formatCount(row.from + 1)}–{formatCount(row.to)}
+      {total === undefined ? '' : ` of ${formatCount(total)}`} · reading…
+    </div>
+  );
+}
 
 function DayDivider({ at }: { at: number }) {
   return (
