@@ -35,6 +35,7 @@ export {
   writeAtomic,
   writeDump,
 } from './dump-io.js';
+export { type StreamOptions, streamDumpItems, writeDumpStreamed } from './dump-streamed.js';
 export { agentForkCut, type ForkCut } from './fork-cut.js';
 export {
   BYTES_PER_TOKEN,

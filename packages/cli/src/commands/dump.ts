@@ -1,7 +1,12 @@
 // cairn dump: writes a session's items (or one subagent's), as selected, to a file under
 // $CAIRN_HOME/dumps or where --out says; `cairn show --types` prints the same items instead.
 import { dirname } from 'node:path';
-import type { DumpPreset, SessionDumpWriteArgs } from '@cairn/protocol';
+import type {
+  DumpPreset,
+  SessionDumpWriteArgs,
+  SessionDumpWriteResult,
+  TranscriptItem,
+} from '@cairn/protocol';
 import {
   agentHomes,
   buildDump,
@@ -13,9 +18,11 @@ import {
   type SessionHead,
   type SessionPlatform,
   selection,
+  streamDumpItems,
   type Transcript,
   type WriteDumpError,
   writeDump,
+  writeDumpStreamed,
 } from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { describeItem } from '../describe-item.js';
@@ -51,18 +58,14 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
   const home = cairnHome(platform.env, platform.homeDir);
   const presets = await checkedPresets(home, selected, USAGE);
 
-  const { t, sid, path } = await load(platform, ref, agent);
-  const args: SessionDumpWriteArgs = {
-    sid,
-    agent: t.agent,
+  const r = await writeStreamedOrWhole(platform, ref, agent, {
     ...selected,
     format,
     redact: !values['no-redact'],
-  };
-  const forbidden = [...agentHomes(platform).flatMap((a) => a.homes), dirname(path)];
-  const written = await writeDump(t, args, { home, out: values.out, forbidden, presets });
-  if (!written.ok) throw asThrown(written.error, USAGE);
-  const r = written.value;
+    home,
+    out: values.out,
+    presets,
+  });
 
   if (values.json) {
     process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
@@ -85,6 +88,44 @@ export async function dumpCommand(platform: SessionPlatform, argv: string[]): Pr
   return 0;
 }
 
+/**
+ * The dump written while the session is read a part at a time, or from the whole session when the
+ * request or the session needs that (a subagent's dump, bounds by record).
+ */
+async function writeStreamedOrWhole(
+  platform: SessionPlatform,
+  ref: string,
+  agent: string | undefined,
+  ask: SelectionArgs & {
+    format: 'json' | 'md';
+    redact: boolean;
+    home: string;
+    out: string | undefined;
+    presets: DumpPreset[];
+  },
+): Promise<SessionDumpWriteResult> {
+  const { format, redact, home, out, presets, ...selected } = ask;
+  const { target, head } = await resolveRef(platform, ref, agent);
+  const forbidden = [...agentHomes(platform).flatMap((a) => a.homes), dirname(target.path)];
+  const progress = progressBar('reading');
+  const streamed = await writeDumpStreamed(
+    platform,
+    target,
+    { sid: head?.id, ...selected, format, redact },
+    { home, out, forbidden, presets, onProgress: (b) => progress.update(b) },
+  );
+  progress.done();
+  if (streamed !== 'whole') {
+    if (!streamed.ok) throw asThrown(streamed.error, USAGE);
+    return streamed.value;
+  }
+  const { t, sid } = await load(platform, ref, agent);
+  const args: SessionDumpWriteArgs = { sid, agent: t.agent, ...selected, format, redact };
+  const written = await writeDump(t, args, { home, out, forbidden, presets });
+  if (!written.ok) throw asThrown(written.error, USAGE);
+  return written.value;
+}
+
 /** What the redactor replaced, or that the dump holds the session's text as it is. */
 export function redactionLine(redacted: Record<string, number> | undefined): string {
   if (redacted === undefined) return 'not redacted: secrets are written as the session holds them';
@@ -103,13 +144,29 @@ export async function showItems(
   usage: string,
 ): Promise<number> {
   const presets = await checkedPresets(cairnHome(platform.env, platform.homeDir), selected, usage);
-  const { t, sid } = await load(platform, ref, agent);
-  const built = buildDump(t, { sid, ...selected }, { presets, writtenAt: Date.now() });
-  if (!built.ok) throw asThrown(built.error, usage);
   const width = process.stdout.columns ?? 160;
   const out = new LineOutput();
-  for (const item of built.value.file.items)
-    await out.line(json ? JSON.stringify(item) : describeItem(item, width));
+  const print = (item: TranscriptItem) => out.line(json ? JSON.stringify(item) : describeItem(item, width));
+  // Printed as the session is read, a part at a time; what needs the whole session is read whole,
+  // going on after the items already printed.
+  const { target, head } = await resolveRef(platform, ref, agent);
+  const streamed = await streamDumpItems(
+    platform,
+    target,
+    { sid: head?.id ?? '', ...selected },
+    presets,
+    print,
+    {
+      afterPart: () => out.flush(),
+    },
+  );
+  if (!streamed.ok) throw asThrown(streamed.error, usage);
+  if (streamed.value.whole) {
+    const { t, sid } = await load(platform, ref, agent);
+    const built = buildDump(t, { sid, ...selected }, { presets, writtenAt: Date.now() });
+    if (!built.ok) throw asThrown(built.error, usage);
+    for (const item of built.value.file.items.slice(streamed.value.items)) await print(item);
+  }
   await out.flush();
   return 0;
 }
@@ -142,7 +199,10 @@ export async function load(
 }
 
 /** A request the arguments got wrong is a usage error; anything else is a failure. */
-export function asThrown(error: WriteDumpError, usage: string): Error {
+export function asThrown(
+  error: WriteDumpError | { readonly _tag: string; readonly message: string },
+  usage: string,
+): Error {
   if (error._tag === 'DumpInvalidArgs') return new UsageError(`${error.message}\nusage: ${usage}`);
   return new Failure(error.message);
 }

@@ -109,6 +109,8 @@ export class Classifier {
    * thousands of entries and stalled the thread each time it doubled. */
   private placed: TranscriptEvent | undefined;
   private readonly calls = new Map<string, OpenCall>();
+  /** Once items are let go of (letGo): the calls whose item is still whole. */
+  private unanswered: OpenCall[] | undefined;
   /** Spawning event id → the lane it started. */
   private readonly spawned = new Map<string, Lane>();
   /** Summary texts that a user event of the lane carries, so a compaction does not repeat them. */
@@ -205,6 +207,25 @@ export class Classifier {
       sources: this.sources,
       bookkept: this.bookkept,
     };
+  }
+
+  /**
+   * Forgets the items made so far, for a reader that has taken them (a dump written as it is read).
+   * What ties later events to earlier ones (open calls, spawns, summaries) stays.
+   */
+  letGo(): void {
+    this.items.length = 0;
+    this.sources.length = 0;
+    this.bookkept.length = 0;
+    // A call answered keeps of its item only what a later result or relink reads: the item itself,
+    // with its input, is the reader's now. Only calls met since the last letGo are looked at.
+    const calls = this.unanswered ?? [...this.calls.values()];
+    this.unanswered = [];
+    for (const call of calls) {
+      const { uuid, type, result_item } = call.use;
+      if (result_item === undefined || call.sub) this.unanswered.push(call);
+      else call.use = { uuid, type, result_item } as Item;
+    }
   }
 
   private event(e: TranscriptEvent): void {
@@ -454,7 +475,10 @@ export class Classifier {
         `${e.id}${SUB_SUFFIX}`,
       );
     }
-    if (e.payload.callId !== '' && !this.calls.has(e.payload.callId)) this.calls.set(e.payload.callId, call);
+    if (e.payload.callId !== '' && !this.calls.has(e.payload.callId)) {
+      this.calls.set(e.payload.callId, call);
+      this.unanswered?.push(call);
+    }
   }
 
   private toolResult(e: TranscriptEventOf<'tool_result'>): void {

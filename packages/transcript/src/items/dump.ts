@@ -59,21 +59,8 @@ export function buildDump(
   args: SessionDumpWriteArgs,
   options: BuildDumpOptions,
 ): Result<BuiltDump, DumpError> {
-  if (args.since_at !== undefined && args.since_uuid !== undefined)
-    return err(invalid('since_uuid', 'give one lower bound: since_at or since_uuid'));
-  if (args.until_at !== undefined && args.until_uuid !== undefined)
-    return err(invalid('until_uuid', 'give one upper bound: until_at or until_uuid'));
-  if (args.since_at !== undefined && args.until_at !== undefined && args.since_at > args.until_at)
-    return err(invalid('until_at', 'until_at is before since_at'));
-
-  // A preset the server does not have names nothing: `not_found`, like an unknown subagent or record.
-  // A selector that cannot be read at all is a bad argument.
-  const sel = selection(args, presetLookup(options.presets));
-  if (!sel.ok) {
-    if (sel.error._tag === 'UnknownPreset')
-      return err(notFound(args.preset === sel.error.name ? 'preset' : 'types', sel.error.message));
-    return err(invalid('types', sel.error.message));
-  }
+  const sel = dumpSelection(args, options.presets);
+  if (!sel.ok) return sel;
 
   const classified = classifyTranscript(t, { agentId: args.agent_id });
   if (!classified.ok) return err(notFound('agent_id', classified.error.message));
@@ -100,6 +87,29 @@ export function buildDump(
     ids: idsLedger(kept, { subjectAgentId: c.isMain ? undefined : c.subject.id, agentLabels }),
   };
   return ok({ file, entries, selection: sel.value });
+}
+
+/** The selection a request asks for, once its bounds and selectors are known to make sense. */
+export function dumpSelection(
+  args: SessionDumpWriteArgs,
+  presets: readonly DumpPreset[],
+): Result<Selection, DumpError> {
+  if (args.since_at !== undefined && args.since_uuid !== undefined)
+    return err(invalid('since_uuid', 'give one lower bound: since_at or since_uuid'));
+  if (args.until_at !== undefined && args.until_uuid !== undefined)
+    return err(invalid('until_uuid', 'give one upper bound: until_at or until_uuid'));
+  if (args.since_at !== undefined && args.until_at !== undefined && args.since_at > args.until_at)
+    return err(invalid('until_at', 'until_at is before since_at'));
+
+  // A preset the server does not have names nothing: `not_found`, like an unknown subagent or record.
+  // A selector that cannot be read at all is a bad argument.
+  const sel = selection(args, presetLookup(presets));
+  if (!sel.ok) {
+    if (sel.error._tag === 'UnknownPreset')
+      return err(notFound(args.preset === sel.error.name ? 'preset' : 'types', sel.error.message));
+    return err(invalid('types', sel.error.message));
+  }
+  return ok(sel.value);
 }
 
 /** Whether an item or event id is of the record `uuid` names: the same id, or one of its parts. */

@@ -20,25 +20,42 @@ const duration = (v: unknown): number | undefined =>
 
 /** The ledger of the given items, in the order the ids first appeared. */
 export function idsLedger(items: readonly TranscriptItem[], options: LedgerOptions = {}): DumpIdEntry[] {
-  const entries = new Map<string, DumpIdEntry>();
-  const byUuid = new Map<string, Fields>();
-  for (const item of items) byUuid.set(item.uuid, item as Fields);
+  const ledger = new IdsLedger(options);
+  for (const item of items) ledger.add(item);
+  return ledger.entries();
+}
+
+/** Tools whose result's ledger entry is labelled from its call's fields. */
+const LABELLED_BY_CALL = new Set(['Agent', 'Bash', 'Monitor', 'CronCreate']);
+
+/**
+ * The ledger gathered an item at a time, for a dump written as it is read: it keeps the entries and,
+ * of the items, only the calls a later result takes its label from.
+ */
+export class IdsLedger {
+  private readonly kept = new Map<string, DumpIdEntry>();
+  /** Calls by uuid, of the tools whose results are labelled from them. */
+  private readonly calls = new Map<string, Fields>();
+
+  constructor(private readonly options: LedgerOptions = {}) {}
 
   /** Records an id; a later sighting fills in or updates its label, status and duration. */
-  const note = (kind: DumpIdKind, id: string | undefined, more: Partial<DumpIdEntry> = {}) => {
+  private readonly note = (kind: DumpIdKind, id: string | undefined, more: Partial<DumpIdEntry> = {}) => {
     if (id === undefined) return;
-    if (kind === 'agent' && id === options.subjectAgentId) return;
+    if (kind === 'agent' && id === this.options.subjectAgentId) return;
     const key = `${kind}\u0000${id}`;
-    const entry = entries.get(key) ?? { kind, id };
+    const entry = this.kept.get(key) ?? { kind, id };
     if (more.label !== undefined) entry.label ??= more.label;
     if (more.status !== undefined) entry.status = more.status;
     if (more.duration_ms !== undefined) entry.duration_ms = more.duration_ms;
-    entries.set(key, entry);
+    this.kept.set(key, entry);
   };
 
-  for (const item of items) {
+  /** The next item of the dump, in order. */
+  add(item: TranscriptItem): void {
     const f = item as Fields;
     const type = item.type;
+    const note = this.note;
     if (type === 'message:sub:out') {
       note('agent', str(f.agent_id), { label: str(f.name) ?? str(f.description) ?? str(f.subagent_type) });
     } else if (type === 'message:sub:in') {
@@ -50,16 +67,23 @@ export function idsLedger(items: readonly TranscriptItem[], options: LedgerOptio
     } else if (type === 'system:task') {
       note('task', str(f.task_id), { status: str(f.event) });
     } else if (type.startsWith('tool:')) {
-      tool(item, f, byUuid, note);
+      // A result reads the last item of its call's uuid before it, as a lookup over all items would.
+      if (f.role !== 'result' && LABELLED_BY_CALL.has(type.slice('tool:'.length)))
+        this.calls.set(item.uuid, f);
+      tool(item, f, this.calls, note);
     }
   }
-  for (const entry of entries.values()) {
-    if (entry.kind === 'agent' && entry.label === undefined) {
-      const label = options.agentLabels?.get(entry.id);
-      if (label !== undefined) entry.label = label;
+
+  /** The entries so far, agents without a label of their own named from the options. */
+  entries(): DumpIdEntry[] {
+    for (const entry of this.kept.values()) {
+      if (entry.kind === 'agent' && entry.label === undefined) {
+        const label = this.options.agentLabels?.get(entry.id);
+        if (label !== undefined) entry.label = label;
+      }
     }
+    return [...this.kept.values()];
   }
-  return [...entries.values()];
 }
 
 function tool(

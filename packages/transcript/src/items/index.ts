@@ -23,9 +23,10 @@ export {
   type DumpError,
   type DumpInvalidArgs,
   type DumpNotFound,
+  dumpSelection,
   isOfRecord,
 } from './dump.js';
-export { idsLedger, type LedgerOptions } from './ids.js';
+export { IdsLedger, idsLedger, type LedgerOptions } from './ids.js';
 export {
   BARE_IMAGE_NOTE,
   base64Bytes,
@@ -40,7 +41,14 @@ export {
   withoutImageBytes,
 } from './images.js';
 export { type DiffLine, diffCounts, diffLines } from './line-diff.js';
-export { codeSpan, fenced, renderDumpMarkdown } from './markdown.js';
+export {
+  codeSpan,
+  fenced,
+  markdownHeadBlocks,
+  markdownIdsBlocks,
+  markdownItemBlocks,
+  renderDumpMarkdown,
+} from './markdown.js';
 export {
   BUILTIN_PRESETS,
   checkPresets,

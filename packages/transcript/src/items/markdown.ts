@@ -98,12 +98,32 @@ export function renderDumpMarkdown(file: SessionDumpFile): string {
  * renderDumpMarkdown joins, for a writer that puts a long dump out a block at a time.
  */
 export function* dumpMarkdownBlocks(file: SessionDumpFile): Generator<string> {
+  yield* markdownHeadBlocks(file, file.items.length);
+  const byUuid = new Map<string, TranscriptItem>();
+  for (const item of file.items) byUuid.set(item.uuid, item);
+  const drawn = new Set<string>();
+  for (const item of file.items) {
+    if (drawn.has(item.uuid)) continue;
+    drawn.add(item.uuid);
+    const resultId = (item as Fields).result_item;
+    const result = typeof resultId === 'string' ? byUuid.get(resultId) : undefined;
+    if (result && (item as Fields).role !== 'result') drawn.add(result.uuid);
+    yield* markdownItemBlocks(item, result);
+  }
+  yield* markdownIdsBlocks(file.ids);
+}
+
+/** The title, the facts (`items` of them) and the heading the items go under. */
+export function* markdownHeadBlocks(
+  file: Omit<SessionDumpFile, 'items' | 'ids'>,
+  items: number,
+): Generator<string> {
   const subject = file.agent_id === undefined ? '' : ` / agent ${codeSpan(file.agent_id)}`;
   yield `# Dump of ${file.agent === undefined ? '' : `${file.agent} `}session ${codeSpan(file.sid)}${subject}`;
   const facts = [
     `- written: ${time(file.written_at)}`,
     `- types: ${file.types.map(codeSpan).join(', ')}`,
-    `- items: ${file.items.length}`,
+    `- items: ${items}`,
   ];
   const since = file.since_at !== undefined ? time(file.since_at) : file.since_uuid;
   const until = file.until_at !== undefined ? time(file.until_at) : file.until_uuid;
@@ -112,40 +132,41 @@ export function* dumpMarkdownBlocks(file: SessionDumpFile): Generator<string> {
       `- range: ${since === undefined ? 'start' : codeSpan(since)} to ${until === undefined ? 'end' : codeSpan(until)}`,
     );
   yield facts.join('\n');
-
   yield '## Items';
-  const byUuid = new Map<string, TranscriptItem>();
-  for (const item of file.items) byUuid.set(item.uuid, item);
-  const drawn = new Set<string>();
-  for (const item of file.items) {
-    if (drawn.has(item.uuid)) continue;
-    const f = item as Fields;
-    drawn.add(item.uuid);
-    if (f.role === 'result') {
-      // Its call is not in the dump (before the range, or not selected): say which call it answers.
-      yield heading('###', f, ` · answers ${short(String(f.parent_item))}`);
-      yield* body(f);
-      continue;
-    }
-    const resultId = typeof f.result_item === 'string' ? f.result_item : undefined;
-    const result = resultId === undefined ? undefined : byUuid.get(resultId);
-    const pending = f.role === 'use' && result === undefined ? ' · no result in this dump' : '';
-    yield heading('###', f, pending);
-    yield* body(f);
-    if (result) {
-      drawn.add(result.uuid);
-      yield heading('####', result as Fields);
-      yield* body(result as Fields);
-    }
-  }
+}
 
-  if (file.ids.length > 0) {
-    yield '## Ids';
-    const rows = ['| kind | id | label | status | duration |', '| --- | --- | --- | --- | --- |'];
-    for (const e of file.ids) {
-      const d = e.duration_ms === undefined ? '' : `${(e.duration_ms / 1000).toFixed(1)} s`;
-      rows.push(`| ${e.kind} | ${cell(e.id)} | ${cell(e.label)} | ${cell(e.status)} | ${d} |`);
-    }
-    yield rows.join('\n');
+/**
+ * One item not yet drawn, and after a call the result the dump holds for it (which is then not
+ * drawn again where it stands).
+ */
+export function* markdownItemBlocks(
+  item: TranscriptItem,
+  result: TranscriptItem | undefined,
+): Generator<string> {
+  const f = item as Fields;
+  if (f.role === 'result') {
+    // Its call is not in the dump (before the range, or not selected): say which call it answers.
+    yield heading('###', f, ` · answers ${short(String(f.parent_item))}`);
+    yield* body(f);
+    return;
   }
+  const pending = f.role === 'use' && result === undefined ? ' · no result in this dump' : '';
+  yield heading('###', f, pending);
+  yield* body(f);
+  if (result) {
+    yield heading('####', result as Fields);
+    yield* body(result as Fields);
+  }
+}
+
+/** The ids ledger as a table, when it has any. */
+export function* markdownIdsBlocks(ids: SessionDumpFile['ids']): Generator<string> {
+  if (ids.length === 0) return;
+  yield '## Ids';
+  const rows = ['| kind | id | label | status | duration |', '| --- | --- | --- | --- | --- |'];
+  for (const e of ids) {
+    const d = e.duration_ms === undefined ? '' : `${(e.duration_ms / 1000).toFixed(1)} s`;
+    rows.push(`| ${e.kind} | ${cell(e.id)} | ${cell(e.label)} | ${cell(e.status)} | ${d} |`);
+  }
+  yield rows.join('\n');
 }

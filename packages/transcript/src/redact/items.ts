@@ -21,10 +21,11 @@ function textLength(value: unknown): number {
 export async function redactItems<T>(
   items: readonly T[],
   batchChars: number,
+  /** The first look's answers kept from earlier calls, for a dump redacted a part at a time. */
+  looked = new Map<string, boolean>(),
 ): Promise<{ items: T[]; counts: RedactionCounts }> {
   const mayHold = await secretFilter();
   // The first look's answer for each distinct string met: a dump repeats many (paths, tool names).
-  const looked = new Map<string, boolean>();
   const holds = (value: unknown): boolean => {
     if (typeof value === 'string') {
       if (value.length < SHORTEST) return false;
