@@ -15,7 +15,9 @@
 // dump (scripts/bench/dump-redact.mjs), and a followed Gemini CLI document's rewrites read whole and
 // incrementally (scripts/bench/gemini-append.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat|reader|agents|gemini (that bench alone, no corpus), --big MB (one large Codex rollout:
+// --only drive|chat|reader|agents|gemini|index (that bench alone, no corpus of --size; index: the
+// daemon over a corpus of --sessions of the shared corpus's smaller sessions, default 20000: its cold
+// index, search over it, and its CPU and memory while idle), --sessions N, --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
 // a 5 GB corpus, when the disk has room), --large-size MB (default 5120), --growing MB,MB (rollouts
 // of these sizes growing while nobody follows them: the daemon's CPU meanwhile; default 100,300; 0
@@ -42,6 +44,7 @@ const { values, positionals } = parseArgs({
     large: { type: 'boolean' },
     'large-size': { type: 'string', default: '5120' },
     growing: { type: 'string', default: '100,300' },
+    sessions: { type: 'string', default: '20000' },
   },
   allowPositionals: true,
 });
@@ -80,12 +83,29 @@ const gemini = () =>
   execFileSync(process.execPath, [join(root, 'scripts/bench/gemini-append.mjs'), ...extra], {
     stdio: 'inherit',
   });
+// The daemon over many sessions of the sizes people mostly have: cold index, search, idle cost.
+const sessions = () =>
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'scripts/bench/index.mjs'),
+      '--sessions',
+      values.sessions,
+      '--cold-only',
+      '--no-browser',
+      '--idle',
+      '30',
+      ...extra,
+    ],
+    { stdio: 'inherit' },
+  );
 if (values.only !== undefined) {
-  if (!['drive', 'chat', 'reader', 'agents', 'gemini'].includes(values.only)) {
-    console.error(`bench: --only knows drive, chat, reader, agents and gemini, not ${values.only}`);
+  if (!['drive', 'chat', 'reader', 'agents', 'gemini', 'index'].includes(values.only)) {
+    console.error(`bench: --only knows drive, chat, reader, agents, gemini and index, not ${values.only}`);
     process.exit(1);
   }
   if (values.only === 'drive') drive();
+  else if (values.only === 'index') sessions();
   else if (values.only === 'gemini') gemini();
   else if (values.only === 'agents') agents();
   else if (values.only === 'reader') reader();
@@ -302,6 +322,7 @@ if (values.large) {
       { stdio: 'inherit' },
     );
 }
+if (Number(values.sessions) > 0) sessions();
 agents();
 gemini();
 drive();

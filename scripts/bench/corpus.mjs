@@ -65,3 +65,46 @@ export function buildCorpus({ source, work, targetBytes, minReplicas = 1 }) {
   }
   return { replicas: n, bytes: written, files: n * texts.length };
 }
+
+/**
+ * Writes replicas of the shared corpus's smaller sessions (a Claude Code, Codex or Gemini session
+ * whose files, subagents included, hold at most `maxSessionBytes`) into `work` until there are
+ * `sessions` of them: many sessions of the sizes people mostly have, rather than a few long ones.
+ */
+export function buildSessionCorpus({ source, work, sessions, maxSessionBytes }) {
+  const home = join(work, 'home');
+  const all = ['claude', 'codex', 'gemini'].flatMap((agent) =>
+    files(join(source, agent)).map((f) => ({ path: f, rel: relative(join(source, agent), f), agent })),
+  );
+  // A session is a file outside a subagents folder; its subagents sit in a folder named after it.
+  const groups = all
+    .filter((f) => !f.rel.includes('/subagents/'))
+    .map((main) => {
+      const folder = main.rel.replace(/\.jsonl?$/, '/');
+      const members = all.filter((f) => f.agent === main.agent && (f === main || f.rel.startsWith(folder)));
+      return members.map((m) => ({ ...m, text: readFileSync(m.path, 'utf8') }));
+    })
+    .filter((g) => g.reduce((n, f) => n + Buffer.byteLength(f.text), 0) <= maxSessionBytes);
+  if (groups.length === 0) throw new Error(`no session of ${source} holds at most ${maxSessionBytes} bytes`);
+  let written = 0;
+  let count = 0;
+  for (let n = 1; count < sessions; n++) {
+    for (const group of groups) {
+      if (count === sessions) break;
+      for (const s of group) {
+        const agentRoot = s.agent === 'gemini' ? join(home, '.gemini') : join(work, s.agent);
+        const rel = rewrite(s.rel, n).replace(
+          /^(projects|tmp)\/([^/]+)/,
+          (_, top, dir) => `${top}/${dir}-r${n}`,
+        );
+        const out = join(agentRoot, rel);
+        mkdirSync(dirname(out), { recursive: true });
+        const data = rewrite(s.text, n);
+        writeFileSync(out, data);
+        written += Buffer.byteLength(data);
+      }
+      count++;
+    }
+  }
+  return { sessions: count, bytes: written, kinds: groups.length };
+}

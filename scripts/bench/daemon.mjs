@@ -1,11 +1,20 @@
 // `cairn serve` as a child process for the bench: started in a process group of its own (so that
 // stopping it never misses a child), its URL and log lines read as they come, its peak memory and
 // read count taken from /proc, stopped gracefully and killed if it will not stop.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const live = new Set();
+
+/** The kernel's clock ticks per second, in which /proc counts CPU time (100 on Linux almost always). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 /** Kills every daemon still running; for the bench's exit and signal handlers. */
 export function killAll() {
@@ -109,6 +118,24 @@ export class Daemon {
       // Gone already.
     }
     return out;
+  }
+
+  /**
+   * CPU time (ms, user and system, every thread of the process) and resident memory now (MB), from
+   * /proc; NaN when gone or not Linux.
+   */
+  cpuAndRss() {
+    const pid = this.pid();
+    try {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      return { cpuMs, rssMb: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024 };
+    } catch {
+      return { cpuMs: Number.NaN, rssMb: Number.NaN };
+    }
   }
 
   /** Starts the peak over from the daemon's memory now, so that the next usage() is one phase's. */

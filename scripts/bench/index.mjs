@@ -7,20 +7,24 @@
 // After the last warm restart, full-text search latency for common and rare words (2c).
 // Options: --size MB (alone only, default 60), --cold-runs N, --warm-runs N (default 5),
 // --screen-runs N (default 5), --appends N (default 200), --interval MS (default 30), --no-browser,
-// --search-runs N (default 20 per word), --cold-only (the cold index alone, then search over it).
+// --search-runs N (default 20 per word), --cold-only (the cold index alone, then search over it),
+// --sessions N (a corpus of N sessions, the shared corpus's smaller ones replicated: those of at most
+// --max-session-kb KB, default 512; built in [work] when that folder does not exist yet, and kept),
+// --idle S (after the cold-only searches: the daemon's CPU and memory over S seconds of nothing
+// happening, once it has let go of its threads, then the same after a restart; --settle S before, default 65).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { measureAppends, prepareLongSession } from './append-latency.mjs';
-import { agentEnv, buildCorpus, files, replicaId } from './corpus.mjs';
+import { agentEnv, buildCorpus, buildSessionCorpus, files, replicaId } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
 import { browserAvailable, firstScreens } from './first-screen.mjs';
 import { countReads, straceWrap } from './read-count.mjs';
 import { TOP_SESSIONS, untilReady, untilSessions } from './ready.mjs';
 import { measureSearch } from './search.mjs';
-import { bytesText, mb, median, percentile } from './stats.mjs';
+import { bytesText, mb, median, percentile, sleep } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/cairn.js');
@@ -36,6 +40,10 @@ const { values, positionals } = parseArgs({
     'no-browser': { type: 'boolean' },
     'search-runs': { type: 'string', default: '20' },
     'cold-only': { type: 'boolean' },
+    sessions: { type: 'string' },
+    'max-session-kb': { type: 'string', default: '512' },
+    idle: { type: 'string', default: '0' },
+    settle: { type: 'string', default: '65' },
   },
 });
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
@@ -67,7 +75,20 @@ const msText = (ms) => `${ms.toFixed(0)} ms`;
 
 async function run() {
   let work = positionals[0];
-  if (work === undefined) {
+  if (values.sessions !== undefined && (work === undefined || !existsSync(work))) {
+    if (!existsSync(source)) throw new Error(`no corpus at ${source} (set CAIRN_CORPUS)`);
+    work ??= join(own, 'corpus');
+    console.log(`bench: building a corpus of ${values.sessions} sessions in ${work} …`);
+    const built = buildSessionCorpus({
+      source,
+      work,
+      sessions: Number(values.sessions),
+      maxSessionBytes: Number(values['max-session-kb']) * 1024,
+    });
+    console.log(
+      `bench: ${built.sessions} sessions of ${built.kinds} kinds, ${mb(built.bytes).toFixed(0)} MB`,
+    );
+  } else if (work === undefined) {
     if (!existsSync(source)) throw new Error(`no corpus at ${source} (set CAIRN_CORPUS)`);
     work = join(own, 'corpus');
     console.log(`bench: building a corpus of ${values.size} MB in ${work} …`);
@@ -93,16 +114,19 @@ async function run() {
 
   // 1. Cold index.
   const cold = [];
+  const idle = [];
   let coldSearch;
   for (let i = 0; i < coldRuns; i++) {
     rmSync(env.CAIRN_HOME, { recursive: true, force: true });
     const d = new Daemon({ cli, env });
     try {
       const ready = await untilReady(d, INDEX_TIMEOUT_MS);
-      cold.push({ ...ready, ...d.usage() });
+      cold.push({ ...ready, ...d.usage(), cpuMs: d.cpuAndRss().cpuMs });
       // Alone, the cold index is all there is to search.
-      if (values['cold-only'] && i === coldRuns - 1)
+      if (values['cold-only'] && i === coldRuns - 1) {
         coldSearch = await measureSearch(await d.url, { runs: Number(values['search-runs']) });
+        if (Number(values.idle) > 0) idle.push({ when: 'after the cold index', ...(await measureIdle(d)) });
+      }
     } finally {
       await d.stop();
     }
@@ -116,7 +140,7 @@ async function run() {
     .reduce((n, f) => n + statSync(f).size, 0);
   row(
     `1. cold index (${coldRuns} run${coldRuns > 1 ? 's' : ''})`,
-    `${s(coldMs)}  ${(mb(corpusBytes) / (coldMs / 1000)).toFixed(1)} MB/s  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak  longest ping ${Math.max(...cold.map((c) => c.slowestPingMs)).toFixed(0)} ms`,
+    `${s(coldMs)}  CPU ${s(median(cold.map((c) => c.cpuMs)))}  ${(mb(corpusBytes) / (coldMs / 1000)).toFixed(1)} MB/s  ${Math.max(...cold.map((c) => c.peakRssMb)).toFixed(0)} MB peak  longest ping ${Math.max(...cold.map((c) => c.slowestPingMs)).toFixed(0)} ms`,
     `${coldLast.sessions} sessions; server read ${coldLast.serverReadMb ?? '?'} MB (its count, 10^6); index ${bytesText(dbBytes)}`,
   );
   row(
@@ -126,6 +150,17 @@ async function run() {
   );
   if (values['cold-only']) {
     searchRows(coldSearch);
+    if (Number(values.idle) > 0) {
+      // A restart over the index just built: what the daemon holds when it had nothing to index.
+      const d = new Daemon({ cli, env });
+      try {
+        await untilReady(d, INDEX_TIMEOUT_MS);
+        idle.push({ when: 'after a restart', ...(await measureIdle(d)) });
+      } finally {
+        await d.stop();
+      }
+    }
+    for (const r of idle) idleRow(r);
     return;
   }
 
@@ -288,6 +323,33 @@ async function run() {
     console.log(
       `  first screen                       ${msText(firstScreenMs).padEnd(8)} ${firstScreenMs < 1000 ? 'meets' : 'MISSES'} the target < 1 s`,
     );
+}
+
+/**
+ * The daemon left alone: after `--settle` seconds (its index and search threads leave when idle), its
+ * CPU over `--idle` seconds as a share of one core, and its resident memory sampled each second.
+ */
+async function measureIdle(d) {
+  await sleep(Number(values.settle) * 1000);
+  const seconds = Number(values.idle);
+  const first = d.cpuAndRss();
+  const start = performance.now();
+  const rss = [first.rssMb];
+  while (performance.now() - start < seconds * 1000) {
+    await sleep(1000);
+    rss.push(d.cpuAndRss().rssMb);
+  }
+  const last = d.cpuAndRss();
+  const wallMs = performance.now() - start;
+  return { cpuShare: (last.cpuMs - first.cpuMs) / wallMs, cpuMs: last.cpuMs - first.cpuMs, wallMs, rss };
+}
+
+function idleRow(r) {
+  row(
+    `5. idle, ${r.when}`,
+    `CPU ${(r.cpuShare * 100).toFixed(2)}% of a core  RSS ${median(r.rss).toFixed(0)} MB`,
+    `${(r.cpuMs / 1000).toFixed(2)} s of CPU over ${(r.wallMs / 1000).toFixed(0)} s; RSS median of ${r.rss.length} samples (max ${Math.max(...r.rss).toFixed(0)} MB)`,
+  );
 }
 
 function searchRows(search) {

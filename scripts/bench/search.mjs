@@ -25,16 +25,21 @@ export async function measureSearch(url, { runs = 20, words = SEARCH_WORDS } = {
       const all = [];
       const hits = {};
       const pings = pinging(pinger);
-      for (const word of list) {
-        for (let i = 0; i < runs; i++) {
-          const start = performance.now();
-          const reply = await client.request('session_search', { query: word, limit: 50 });
-          all.push(performance.now() - start);
-          if (!reply.ok) throw new Error(`search '${word}' refused: ${JSON.stringify(reply.error)}`);
-          hits[word] = reply.hits.length;
+      let longestPingMs;
+      // A search refused ends the bench; the pings stop either way, or the process would never exit.
+      try {
+        for (const word of list) {
+          for (let i = 0; i < runs; i++) {
+            const start = performance.now();
+            const reply = await client.request('session_search', { query: word, limit: 50 });
+            all.push(performance.now() - start);
+            if (!reply.ok) throw new Error(`search '${word}' refused: ${JSON.stringify(reply.error)}`);
+            hits[word] = reply.hits.length;
+          }
         }
+      } finally {
+        longestPingMs = await pings.stop();
       }
-      const longestPingMs = await pings.stop();
       out[kind] = {
         p50: percentile(all, 50),
         p95: percentile(all, 95),

@@ -3,15 +3,19 @@
 // grows unwatched), so that the daemon keeps answering while a large history is read; in-process when
 // no worker is at hand. Only these results cross threads.
 import {
+  fileLastRecordAt,
+  findAdapter,
   foldTranscript,
+  HEAD_BYTES,
   loadTranscript,
   type SessionPlatform,
   type SessionSummaryWithPrompts,
+  splitStorePath,
   type Transcript,
 } from '@cairn/transcript';
 import { type ListingFacts, listingFacts } from '../reader/listing.js';
 import { turnInFlight } from '../reader/run-state.js';
-import { type FileStamp, stamp } from '../reader/source-files.js';
+import { type FileStamp, headPrint, stamp } from '../reader/source-files.js';
 import { sessionRequests } from '../usage/session-requests.js';
 import type { IndexDoc, UsageRequest } from './index-db.js';
 import { type LaneItems, laneDocs, laneItems } from './search-docs.js';
@@ -52,7 +56,21 @@ export type PreparedIndex = (
 ) & {
   /** Each file's stamp taken before it was read (a file gone by then has none). */
   stamps: [string, FileStamp][];
+  /**
+   * Made beside the read on a worker: each stamped file's print and last record time as of its
+   * stamp, which the daemon's thread would otherwise read from the file again, for every session
+   * of a cold index.
+   */
+  marks?: [string, FileMarks][];
 };
+
+/** What the catalog records of a file besides its stamp (see CatalogIndexing.readPoints). */
+export interface FileMarks {
+  /** headPrint of the file up to its stamped size. */
+  print: string;
+  /** fileLastRecordAt of the file at its stamped size. */
+  lastRecordAt: number | undefined;
+}
 
 /** Search documents written in one transaction: a few milliseconds of the daemon's thread. */
 export const DOCS_PER_WRITE = 2_000;
@@ -166,15 +184,16 @@ export async function prepareIndex(
   platform: SessionPlatform,
   job: IndexJob,
   /** Document batches as JSON bytes, for a worker to hand over. */
-  opts: { bytes?: boolean } = {},
+  opts: { bytes?: boolean; marks?: boolean } = {},
 ): Promise<PreparedIndex> {
   const stamps: [string, FileStamp][] = [];
   for (const f of job.files) {
     const st = await stamp(f);
     if (st) stamps.push([f, st]);
   }
+  const marks = opts.marks ? await fileMarks(platform, job.agent, stamps) : undefined;
   const loaded = await loadTranscript(platform, { agent: job.agent, path: job.path });
-  if (!loaded.ok) return { ok: false, error: loaded.error.message, stamps };
+  if (!loaded.ok) return { ok: false, error: loaded.error.message, stamps, ...(marks ? { marks } : {}) };
   const t = loaded.value;
   const lanes = laneItems(t);
   return {
@@ -187,7 +206,35 @@ export async function prepareIndex(
     requests: sessionRequests(t),
     docs: laneDocBatches(lanes, opts.bytes ?? false),
     stamps,
+    ...(marks ? { marks } : {}),
   };
+}
+
+/**
+ * The marks of the stamped files that are plain files (a store's session is stamped by its rows);
+ * a file whose print cannot be read has none, and the daemon's thread reads it as before.
+ */
+async function fileMarks(
+  platform: SessionPlatform,
+  agent: string,
+  stamps: readonly [string, FileStamp][],
+): Promise<[string, FileMarks][]> {
+  const adapter = findAdapter(agent);
+  const context = { platform, readHead: (path: string) => platform.fs.readRange(path, 0, HEAD_BYTES) };
+  const out: [string, FileMarks][] = [];
+  for (const [f, st] of stamps) {
+    if (splitStorePath(f)) continue;
+    const print = await headPrint(f, st.size);
+    if (print === undefined) continue;
+    let lastRecordAt: number | undefined;
+    try {
+      lastRecordAt = adapter ? await fileLastRecordAt(context, adapter, f, st.size) : undefined;
+    } catch {
+      lastRecordAt = undefined;
+    }
+    out.push([f, { print, lastRecordAt }]);
+  }
+  return out;
 }
 
 export function headFactsOf(t: Transcript): TranscriptHeadFacts {

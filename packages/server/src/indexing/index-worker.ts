@@ -19,7 +19,10 @@ export default async function prepare(task: IndexTask): Promise<object> {
     platformOf = key;
   }
   const stats = new ReadStats();
-  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job, { bytes: true });
+  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job, {
+    bytes: true,
+    marks: true,
+  });
   const result: IndexTaskResult = {
     prepared,
     read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads },

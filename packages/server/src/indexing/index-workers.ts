@@ -43,6 +43,11 @@ export class IndexWorkers {
     return this.pool.run(task);
   }
 
+  /** The threads alive now: none once the work is done and they have been idle a moment. */
+  get liveThreads(): number {
+    return this.pool.threads.length;
+  }
+
   async close(): Promise<void> {
     await this.pool.destroy();
   }

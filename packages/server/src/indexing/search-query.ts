@@ -54,41 +54,64 @@ export function searchStatement(q: SearchQuery): SearchStatement | undefined {
     withOutput && withText ? expr : withOutput ? `{tool_output} : (${expr})` : `{text} : (${expr})`;
   const where: string[] = ['docs_fts MATCH ?'];
   const params: unknown[] = [match];
+  // Only the tables a filter needs join the ranking: the document's row id is its FTS row id.
+  let docs = false;
+  let sessions = false;
   if (targets.length < SEARCH_TARGETS.length) {
     where.push(`d.target IN (${targets.map(() => '?').join(', ')})`);
     params.push(...targets);
+    docs = true;
   }
   if (q.agents && q.agents.length > 0) {
     where.push(`s.agent IN (${q.agents.map(() => '?').join(', ')})`);
     params.push(...q.agents);
+    sessions = true;
   }
   if (q.sid !== undefined) {
     where.push('s.sid = ?');
     params.push(q.sid);
+    sessions = true;
   }
   if (q.cwd !== undefined) {
     where.push("instr(coalesce(s.cwd, ''), ?) > 0");
     params.push(q.cwd);
+    sessions = true;
   }
   if (q.sinceAt !== undefined) {
     where.push('d.at >= ?');
     params.push(q.sinceAt);
+    docs = true;
   }
   if (q.untilAt !== undefined) {
     where.push('d.at <= ?');
     params.push(q.untilAt);
+    docs = true;
   }
-  params.push(q.limit, q.offset);
+  params.push(q.limit, q.offset, match);
+  const joins = [
+    ...(docs || sessions ? ['JOIN docs d ON d.id = docs_fts.rowid'] : []),
+    ...(sessions ? ['JOIN sessions s ON s.id = d.session_id'] : []),
+  ];
+  // The page is ranked first, by row ids and scores alone; only its rows are then joined and given
+  // a snippet. With the snippet in the ranking query, SQLite cut one for every match before sorting:
+  // for a common word, nearly every document of the index. CROSS JOIN keeps the page the outer loop,
+  // so that each of its rows is looked up in the full-text index by row id.
   const sql = `
+    WITH page AS MATERIALIZED (
+      SELECT docs_fts.rowid AS id, bm25(docs_fts) AS rank
+      FROM docs_fts ${joins.join(' ')}
+      WHERE ${where.join(' AND ')}
+      ORDER BY rank, docs_fts.rowid
+      LIMIT ? OFFSET ?)
     SELECT s.key AS sessionKey, s.agent AS agent, s.sid AS sid, d.agent_id AS agentId,
            d.item_uuid AS itemUuid, d.item_type AS itemType, d.target AS target, d.at AS at,
-           snippet(docs_fts, -1, char(2), char(3), '…', 16) AS snippet, -bm25(docs_fts) AS score
-    FROM docs_fts
-    JOIN docs d ON d.id = docs_fts.rowid
+           snippet(docs_fts, -1, char(2), char(3), '…', 16) AS snippet, -page.rank AS score
+    FROM page
+    CROSS JOIN docs_fts ON docs_fts.rowid = page.id
+    JOIN docs d ON d.id = page.id
     JOIN sessions s ON s.id = d.session_id
-    WHERE ${where.join(' AND ')}
-    ORDER BY bm25(docs_fts), d.id
-    LIMIT ? OFFSET ?`;
+    WHERE docs_fts MATCH ?
+    ORDER BY page.rank, page.id`;
   return { sql, params };
 }
 

@@ -54,6 +54,9 @@ const WHOLE_READ_SPACING = 20;
 /** Document keys read from the index in one turn of the event loop: 10-20 ms of work. */
 const DOC_KEY_PAGE = 5_000;
 
+/** How long the writes of sessions read on the workers wait to share a commit (IndexDb.holdCommits). */
+const HELD_COMMIT_MS = 250;
+
 /** A growing session nobody follows lets its translation go after this long without growing. */
 const TAIL_IDLE_MS = 10 * 60_000;
 
@@ -271,13 +274,39 @@ export abstract class CatalogIndexing extends CatalogState {
     // A worker that died took no stamps: the files as they are now, so that the session is not read
     // again (and the worker lost again) before they change.
     const stamps = new Map(prepared.stamps.length > 0 ? prepared.stamps : await this.stampFiles(e, false));
+    const prints = this.takeMarks(stamps, prepared.marks);
     if (!prepared.ok) {
-      await this.recordFailure(e, stamps, prepared.error);
+      await this.recordFailure(e, stamps, prepared.error, prints);
       return;
     }
     const { docs, ...facts } = prepared;
-    if (!(await this.record(e, stamps, facts, docs, { ...opts, onlyNew: false }))) return;
+    // Sessions read on the workers come one after another in a cold index: their writes share commits.
+    if (this.workers) this.options.db.holdCommits(HELD_COMMIT_MS);
+    const recorded = await this.record(e, stamps, facts, docs, { ...opts, onlyNew: false }, prints);
+    // The last of them committed at once: other connections read an index that has settled.
+    if (this.background.length === 0) this.options.db.commitHeld();
+    if (!recorded) return;
     this.emitHeads([e], []);
+  }
+
+  /**
+   * The marks a worker made beside its read, for the files stamped as it stamped them: their last
+   * record times are remembered as a read of the file here would have, and their prints answered
+   * for readPoints, so that this thread reads none of these files again.
+   */
+  private takeMarks(
+    stamps: Map<string, FileStamp>,
+    marks: PreparedIndex['marks'],
+  ): Map<string, string> | undefined {
+    if (!marks) return undefined;
+    const prints = new Map<string, string>();
+    for (const [f, m] of marks) {
+      const st = stamps.get(f);
+      if (!st) continue;
+      this.lastRecords.set(f, { stamp: st, at: m.lastRecordAt });
+      prints.set(f, m.print);
+    }
+    return prints;
   }
 
   /** The session's files' stamps, refreshing the cached bytes of those it holds (or is to hold). */
@@ -340,8 +369,10 @@ export abstract class CatalogIndexing extends CatalogState {
     docs: readonly DocBatch[],
     /** `onlyNew` when `docs` hold only documents the index lacks. */
     opts: { replaced?: boolean; onlyNew: boolean },
+    /** Prints a worker made of files at their stamped sizes. */
+    known?: Map<string, string>,
   ): Promise<boolean> {
-    const { offsets, prints } = await this.readPoints(stamps);
+    const { offsets, prints } = await this.readPoints(stamps, known);
     const lastActivityAt = await this.lastActivity(e.agent, stamps);
     if (this.closed) return false;
     delete e.error;
@@ -392,8 +423,13 @@ export abstract class CatalogIndexing extends CatalogState {
   }
 
   /** A session whose read failed is indexed with its error, so that it is not read again until it changes. */
-  private async recordFailure(e: SessionEntry, stamps: Map<string, FileStamp>, error: string): Promise<void> {
-    const { offsets, prints } = await this.readPoints(stamps);
+  private async recordFailure(
+    e: SessionEntry,
+    stamps: Map<string, FileStamp>,
+    error: string,
+    known?: Map<string, string>,
+  ): Promise<void> {
+    const { offsets, prints } = await this.readPoints(stamps, known);
     if (this.closed) return;
     e.error = error;
     this.log(`index: ${e.agent} ${e.sid}: ${error}`);
@@ -407,12 +443,16 @@ export abstract class CatalogIndexing extends CatalogState {
   }
 
   /** Where each file's read stopped, and the print of its bytes up to there. */
-  private async readPoints(stamps: Map<string, FileStamp>) {
+  private async readPoints(stamps: Map<string, FileStamp>, known?: Map<string, string>) {
     const offsets = new Map<string, number>();
     // Read without the cache, a file counts whole: the adapter saw a torn last line as a skipped record.
     for (const [f, st] of stamps) offsets.set(f, this.files.offsetOf(f) ?? st.size);
     const prints = new Map<string, string>();
-    for (const [f] of stamps) prints.set(f, await this.printAt(f, offsets.get(f)!));
+    for (const [f, st] of stamps) {
+      const offset = offsets.get(f)!;
+      const print = offset === st.size ? known?.get(f) : undefined;
+      prints.set(f, print ?? (await this.printAt(f, offset)));
+    }
     return { offsets, prints };
   }
 
