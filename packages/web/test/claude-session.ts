@@ -11,6 +11,8 @@ export interface SessionWriter {
   prompt(text: string): string;
   say(text: string): string;
   bash(command: string, output: string, options?: { error?: boolean }): string;
+  /** A Write call that creates `filePath` with `content`, and its result. */
+  write(filePath: string, content: string): string;
   /** Appends lines to the session's file. */
   append(lines: string): void;
 }
@@ -91,6 +93,24 @@ export function claudeSession(
         toolUseResult: options.error
           ? `Error: ${output}`
           : { stdout: output, stderr: '', interrupted: false, isImage: false },
+      });
+      return use + result;
+    },
+    write: (filePath, content) => {
+      const id = `toolu_${sid.slice(0, 8)}_${n + 1}`;
+      const use = assistant([
+        { type: 'tool_use', id, name: 'Write', input: { file_path: filePath, content } },
+      ]);
+      const result = line({
+        ...base(),
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: id, content: `File created successfully at: ${filePath}` },
+          ],
+        },
+        toolUseResult: { type: 'create', filePath, content, structuredPatch: [] },
       });
       return use + result;
     },

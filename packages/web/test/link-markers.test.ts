@@ -149,6 +149,21 @@ describe('placing link markers', () => {
     expect(markerPlaces(items, [])).toBeUndefined();
   });
 
+  it('leaves out, in a window of a long session, a link cut at an item the window does not hold', () => {
+    const t = new Timeline();
+    // The session's last four items of ten, held as a window: p1 is outside it.
+    t.replaceLane(MAIN_LANE, items.slice(3), 6);
+    t.setWindowTotal(10);
+    const links = [link('fork', 'early', 'p1'), link('fork', 'held', 'p2'), link('handoff', 'plain')];
+    const rows = t.rows({ machinery: true, links }).rows;
+    const marked = markers(rows).map((m) => m.sid);
+    expect(marked).toEqual(['held', 'plain']);
+    // The one it holds follows its item; the one that names none is at the end, after the gaps.
+    const held = rows.findIndex((r) => r.kind === 'link' && r.link.to.sid === 'held');
+    expect(rows[held - 1]).toMatchObject({ kind: 'item', item: { uuid: 'p2' } });
+    expect(rows.at(-1)).toMatchObject({ kind: 'link', link: { to: { sid: 'plain' } } });
+  });
+
   it('keeps only the links that left this session, not those that came into it', () => {
     const into: SessionLink = { ...link('handoff', SID), from: { agent: 'codex', sid: 'elsewhere' } };
     expect(outgoingLinks([link('fork', 'f', 'p1'), into], SID).map((l) => l.to.sid)).toEqual(['f']);

@@ -22,11 +22,14 @@ export const markerVerb = (link: SessionLink): string =>
 /**
  * Each link's place among the items: the index of the last item of the record it was cut at (the
  * exact item when it is there), or undefined when that item is not among them (not loaded yet, or
- * gone), or the link names none: such markers go at the end.
+ * gone), or the link names none: such markers go at the end. When the items are a window of a long
+ * session (`window`), a link cut at an item outside it is left out rather than put at the end: it is
+ * marked once the window holds its item (and the session's heading lists it meanwhile).
  */
 export function markerPlaces(
   items: readonly Item[],
   links: readonly SessionLink[],
+  window = false,
 ): Map<number, SessionLink[]> | undefined {
   if (links.length === 0) return undefined;
   const exact = new Map<string, number>();
@@ -44,7 +47,7 @@ export function markerPlaces(
         ? undefined
         : (exact.get(link.at_item) ?? byRecord.get(recordOf(link.at_item)));
     if (at === undefined) {
-      atEnd.push(link);
+      if (!window || link.at_item === undefined) atEnd.push(link);
       continue;
     }
     const here = places.get(at);

@@ -434,7 +434,11 @@ export class Timeline {
     let machineryHidden = 0;
     // Markers sit on the session's own lane, after the item they were cut at whether or not that item
     // has a row of its own (a result folded into its call, a hidden record): after what came before.
-    const markers = markerPlaces(this.lane(MAIN_LANE).items, options.links ?? []);
+    const markers = markerPlaces(
+      this.lane(MAIN_LANE).items,
+      options.links ?? [],
+      this.windowTotal !== undefined,
+    );
     const pushMarkers = (links: readonly SessionLink[] | undefined) => {
       for (const link of links ?? [])
         rows.push({ kind: 'link', key: markerKey(link), lane: MAIN_LANE, depth: 0, link });

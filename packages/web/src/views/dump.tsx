@@ -39,6 +39,18 @@ const toLocal = (ms: number): string => {
   return d.toISOString().slice(0, 16);
 };
 
+/** The session's span: its head's first and last times, or else (a head not read yet) those of the
+ * items held, when they are all of the session's. */
+function sessionSpan(
+  startedAt: number | undefined,
+  lastAt: number | undefined,
+  items: readonly { at: number }[],
+): { from: number; to: number } | undefined {
+  const from = startedAt ?? items[0]?.at;
+  const to = lastAt ?? items[items.length - 1]?.at;
+  return from === undefined || to === undefined ? undefined : { from, to: Math.max(from, to) };
+}
+
 const familyOf = (type: string): string => {
   if (type.startsWith('system:attachment:')) return 'system:attachment';
   return type.split(':', 1)[0] ?? type;
@@ -122,13 +134,13 @@ export function DumpView({
     };
   }, [subject, range]);
 
-  // The session's first and last item, to offer its whole span as a range.
+  // The items the timeline holds name the subagents spawned among them; the ids ledger names them all.
   const items = timeline.items(MAIN_LANE);
-  const subagents = useMemo(
-    () => subagentsOf(directory.get(agent, sid), items, agents),
-    [directory.get(agent, sid), items.length, agents],
-  );
-  const span = items.length > 0 ? { from: items[0]!.at, to: items[items.length - 1]!.at } : undefined;
+  const head = directory.get(agent, sid);
+  const subagents = useMemo(() => subagentsOf(head, items, agents), [head, items.length, agents]);
+  // The session's whole span, offered as a range: from the session's head, since a long session's
+  // timeline holds only a window of its items.
+  const span = sessionSpan(head?.started_at, head?.last_activity_at, timeline.windowed ? [] : items);
 
   const lookup = useMemo(() => new Map(presets.map((p) => [p.name, p])), [presets]);
   const ask = useMemo(() => {

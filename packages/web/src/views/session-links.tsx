@@ -62,6 +62,20 @@ export function SessionLinks({ sid }: { sid: string | null | undefined }) {
                 </a>
               </>
             )}
+            {!incoming && l.at_item && (
+              // Where this session's work was cut, in its own timeline: in a long session the reader
+              // holds only a window of items, so its divider there is reached from here.
+              <>
+                {' '}
+                from{' '}
+                <a
+                  class="link-at"
+                  href={sessionHref(l.from.agent, l.from.sid, 'timeline', { uuid: l.at_item })}
+                >
+                  <code>{short(l.at_item)}</code>
+                </a>
+              </>
+            )}
             {l.kind === 'fork' && l.via !== undefined && (
               <span class="link-via muted">{l.via === 'agent' ? ' (by the agent)' : ' (as a document)'}</span>
             )}

@@ -664,13 +664,20 @@ export function TimelineView({
                 : `${formatCount(view.errors.length)} failed calls shown`)}
           </span>
         </span>
-        <label class="check">
+        <label
+          class="check hidden-records"
+          // A long session's count is of the items read in around the view, not of the whole session.
+          title={windowed ? 'counted in the items read in around the view' : undefined}
+        >
           <input
             type="checkbox"
             checked={machinery}
             onChange={(e) => setMachinery(e.currentTarget.checked)}
           />
-          hidden records{view.machineryHidden > 0 ? ` (${formatCount(view.machineryHidden)})` : ''}
+          hidden records
+          {view.machineryHidden > 0
+            ? ` (${formatCount(view.machineryHidden)}${windowed ? ' here' : ''})`
+            : ''}
         </label>
         <button
           type="button"
