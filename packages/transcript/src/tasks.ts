@@ -3,6 +3,7 @@ import { loadTranscript } from './load.js';
 import type { SessionSummaryWithPrompts, SessionTarget, Usage } from './model.js';
 import { modelAndTime } from './model-and-time.js';
 import type { SessionPlatform } from './platform.js';
+import { type SessionRequests, sessionRequestsRead } from './request-pass.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
 import { type SessionFileStamp, sessionStamps } from './stamps.js';
 import { foldTranscript, type SessionPromptsOptions, summarizeSession } from './summary.js';
@@ -13,12 +14,7 @@ export interface TaskResults {
   stampedSummary: { summary: SessionSummaryWithPrompts; stamps: SessionFileStamp[] };
   /** Each request with a time, a model and tokens, the session's folder and title, and the files'
    * stamps taken before they were read (for a caller that keeps the requests). */
-  requests: {
-    requests: { at: number; model: string; usage: Usage }[];
-    cwd?: string;
-    title?: string;
-    stamps: SessionFileStamp[];
-  };
+  requests: SessionRequests;
   /** stampedSummary, with the main lane's model, the active time and each request's model and
    * usage (to be priced by the caller) when the session is at most SUMMARY_FACTS_MAX_BYTES. */
   summaryFacts: {
@@ -91,24 +87,8 @@ export async function runTask<T extends TaskName>(
     if (!summary.ok) return summary;
     return ok({ summary: summary.value, stamps }) as Result<TaskResults[T], LoadTranscriptError>;
   }
-  if (task === 'requests') {
-    const stamps = (await sessionStamps(platform, target)) ?? [];
-    const loaded = await loadTranscript(platform, target);
-    if (!loaded.ok) return loaded;
-    const requests: TaskResults['requests']['requests'] = [];
-    for (const e of loaded.value.events) {
-      if (e.kind !== 'request' || e.timestamp === undefined) continue;
-      const { model, usage } = e.payload;
-      if (model !== undefined && usage !== undefined) requests.push({ at: e.timestamp, model, usage });
-    }
-    const { cwd, title } = loaded.value.session;
-    return ok({
-      requests,
-      stamps,
-      ...(cwd !== undefined ? { cwd } : {}),
-      ...(title !== undefined ? { title } : {}),
-    }) as Result<TaskResults[T], LoadTranscriptError>;
-  }
+  if (task === 'requests')
+    return (await sessionRequestsRead(platform, target)) as Result<TaskResults[T], LoadTranscriptError>;
   const loaded = await loadTranscript(platform, target);
   if (!loaded.ok) return loaded;
   return ok({ events: loaded.value.events.length, skipped: loaded.value.skipped.length }) as Result<

@@ -195,33 +195,50 @@ async function readEntries(
   const errors: { ref: string; error: string }[] = [];
   const cache = openCache(platform);
   const fresh: CachedEntries[] = [];
-  const found: { agent: string; id: string; path: string }[] = [];
-  for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
-    if ('ref' in entry) errors.push({ ref: entry.ref, error: entry.error.message });
-    else found.push(entry);
-  }
-  const changed: { agent: string; id: string; path: string }[] = [];
-  await Promise.all(
-    found.map(async (s) => {
-      const stamps = cache?.holds(s.path)
-        ? await sessionStamps(platform, { agent: s.agent, path: s.path, sessionId: s.id }).catch(
-            () => undefined,
-          )
-        : undefined;
-      const kept = stamps && cache?.lookup(s.path, stampsKey(stamps));
-      if (kept) entries.push(...kept);
+  // The sessions handed to the pool, in the order they went.
+  const sent: { agent: string; id: string; path: string }[] = [];
+  // The workers start on the first sessions found while the folders are still being walked, as
+  // `summary --all` does; a session the cache holds unchanged is taken from it instead.
+  async function* targets() {
+    const lookups: Promise<void>[] = [];
+    const changed: { agent: string; id: string; path: string }[] = [];
+    for await (const entry of discoverSessions(platform, agent ? { agent } : {})) {
+      if ('ref' in entry) {
+        errors.push({ ref: entry.ref, error: entry.error.message });
+        continue;
+      }
+      const s = { agent: entry.agent, id: entry.id, path: entry.path };
+      // A lookup that fails hands the session out, for its read to say what is wrong.
+      if (cache?.holds(s.path))
+        lookups.push(
+          sessionStamps(platform, { agent: s.agent, path: s.path, sessionId: s.id })
+            .then((stamps) => stamps && cache.lookup(s.path, stampsKey(stamps)))
+            .catch(() => undefined)
+            .then((kept) => {
+              if (kept) entries.push(...kept);
+              else changed.push(s);
+            }),
+        );
       else changed.push(s);
-    }),
-  );
+      yield* handOut(changed);
+    }
+    await Promise.all(lookups);
+    yield* handOut(changed);
+  }
+  function* handOut(changed: { agent: string; id: string; path: string }[]) {
+    for (const s of changed.splice(0)) {
+      sent.push(s);
+      yield { agent: s.agent, path: s.path, sessionId: s.id };
+    }
+  }
   const progress = progressBar('reading');
   // Sessions are independent: spread them over worker threads, each reading its own files.
-  const targets = changed.map((s) => ({ agent: s.agent, path: s.path, sessionId: s.id }));
-  const results = await runInPool('requests', targets, {
+  const results = await runInPool('requests', targets(), {
     env: platform.env,
     homeDir: platform.homeDir,
     onDone: (done, total) => progress.update(done, total),
   });
-  for (const [i, s] of changed.entries()) {
+  for (const [i, s] of sent.entries()) {
     const outcome = results[i]!;
     if (!outcome.ok) {
       errors.push({ ref: s.path, error: outcome.error.message });
