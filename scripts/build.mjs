@@ -17,7 +17,7 @@ const common = {
   // Native addons and CommonJS packages with dynamic requires stay outside the bundle;
   // everything else (workspace packages included) goes in. These are the package's runtime
   // dependencies.
-  external: ['better-sqlite3', 'playwright-core', 'tinypool', 'ws'],
+  external: ['better-sqlite3', 'pg', 'playwright-core', 'tinypool', 'ws'],
 };
 
 // The library (`cairn/transcript`, `cairn/protocol`) leaves TypeBox to the package's dependency:

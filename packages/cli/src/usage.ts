@@ -97,10 +97,12 @@ usage:
                                              write a whole session, every item, to one file (html:
                                              one static page, no scripts); secrets redacted as in dump
   cairn presets [--json]                     the named selections dumps can use
-  cairn serve [--port N] [--host H] [--no-demo]
+  cairn serve [--port N] [--host H] [--no-demo] [--database URL]
                                              the web UI and its server on 127.0.0.1 (no --port:
                                              the last run's port when free; 0: any free one);
-                                             prints the address with its token
+                                             prints the address with its token; --database (or
+                                             $CAIRN_DATABASE_URL) postgres://…: the state in
+                                             PostgreSQL, shared by several server processes
   cairn url [--json]                         the running daemon's address with its token
   cairn agents [--json]                      the agents cairn can drive: installed, version, traits
   cairn agents install|verify|login <agent> [--method M]

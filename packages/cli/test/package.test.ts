@@ -174,10 +174,13 @@ describe('the package', () => {
     expect(Object.keys(manifest.dependencies).sort()).toEqual([
       '@sinclair/typebox',
       'better-sqlite3',
+      'pg',
       'tinypool',
       'ws',
     ]);
     const modules = readdirSync(join(installed, 'node_modules'));
+    // The PostgreSQL client stays outside the bundle, so `serve --database` needs it installed.
+    expect(modules).toContain('pg');
     for (const tool of ['typescript', 'vitest', 'esbuild', 'vite', '@biomejs', '@types', 'playwright-core']) {
       expect(modules).not.toContain(tool);
     }

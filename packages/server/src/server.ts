@@ -18,7 +18,6 @@ import {
 import { CHAT_PATH, ChatService } from './chat/chat-service.js';
 import type { Clock } from './chat/chat-session.js';
 import { type DemoHome, makeDemoHome } from './demo/demo-home.js';
-import { EventLog } from './drive/event-log.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
 import { listTickets } from './drive/tickets.js';
 import { ConnectionGuard, type ConnectionLimits } from './gate/connections.js';
@@ -36,6 +35,9 @@ import { handoffDocument } from './reader/handoff-document.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './storage/daemon-record.js';
 import { LinksStore, linksPath } from './storage/links-store.js';
 import { MarksStore } from './storage/marks-store.js';
+import { PostgresServerStore } from './storage/postgres-store.js';
+import type { ServerStore } from './storage/server-store.js';
+import { SqliteServerStore } from './storage/sqlite-store.js';
 import { SessionsTopic } from './streams/sessions-topic.js';
 import { Streams } from './streams/streams.js';
 
@@ -73,7 +75,8 @@ export interface ServerOptions {
   readonly onShutdown?: () => void;
   /** The chat's clock (its interval scheduler); the real one when absent. For tests. */
   readonly clock?: Clock;
-  /** Run a workstation inside the server, so local agents can be driven with no setup (default true). */
+  /** Run a workstation inside the server, so local agents can be driven with no setup (default true;
+   * false with a `database`, where every server process would otherwise claim the name `local`). */
   readonly localWorkstation?: boolean;
   /** The built worker file sessions are read whole on; the one beside this code when absent, none
    * with false (everything on this thread, as when running from source). */
@@ -89,6 +92,9 @@ export interface ServerOptions {
   /** Sockets held at once and the time one may stay without the token; from the open-file limit
    * when absent. */
   readonly connections?: ConnectionLimits;
+  /** A PostgreSQL connection string (`postgres://…`): the server's state there, shared with the
+   * other server processes on it. The SQLite files under `$CAIRN_HOME` when absent. */
+  readonly database?: string;
 }
 
 export interface RunningServer {
@@ -176,18 +182,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+  const localWorkstation = options.localWorkstation ?? options.database === undefined;
+  const store: ServerStore = options.database
+    ? await PostgresServerStore.open({ connectionString: options.database })
+    : new SqliteServerStore(home);
   const drive = startDrive({
     cairnHome: home,
+    drive: store.drive,
     env,
     log,
-    localWorkstation: options.localWorkstation !== false,
+    localWorkstation,
   });
   const chat = new ChatService({
     storePath: join(home, 'chat.sqlite'),
     cairnHome: home,
     wire: drive.wire,
     workstation: LOCAL_WORKSTATION,
-    localInProcess: options.localWorkstation !== false,
+    localInProcess: localWorkstation,
     knownWorkstations: () => listTickets(home).map((t) => t.name),
     platform,
     log,
@@ -206,15 +217,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       },
     },
   });
-  // The ops read the drive's record of its sessions on a connection of their own, opened when first
-  // asked (most servers are never asked).
-  let driveRecord: EventLog | undefined;
+  // The ops read the drive's record of its sessions from the store.
   const driven = driveAccess({
     wire: drive.wire,
-    openOf: (workstation) => {
-      driveRecord ??= new EventLog(join(home, 'drive.sqlite'));
-      return driveRecord.ofWorkstation(workstation);
-    },
+    openOf: (workstation) => store.drive.ofWorkstation(workstation),
     workstations: () => [LOCAL_WORKSTATION, ...listTickets(home).map((t) => t.name)],
   });
   // The user's marks, in a database of their own that an index rebuild never touches.
@@ -229,7 +235,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     closing ??= (async () => {
       chat.close();
       await drive.close();
-      driveRecord?.shutdown();
+      await store.close();
       hub.close();
       marks?.close();
       streams.close();

@@ -3,12 +3,20 @@ import { startServer } from '@cairn/server';
 import type { SessionPlatform } from '@cairn/transcript';
 import { noPositionals, parseCommand, UsageError } from '../usage.js';
 
-const USAGE = 'cairn serve [--port N] [--host H]';
+const USAGE = 'cairn serve [--port N] [--host H] [--no-demo] [--database postgres://…]';
+
+/** A connection string as cairn shows it: without its password. */
+const withoutPassword = (url: string): string => url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
 
 export async function serveCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     argv,
-    { port: { type: 'string' }, host: { type: 'string' }, 'no-demo': { type: 'boolean' } },
+    {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'no-demo': { type: 'boolean' },
+      database: { type: 'string' },
+    },
     USAGE,
   );
   noPositionals(positionals, USAGE);
@@ -16,6 +24,13 @@ export async function serveCommand(platform: SessionPlatform, argv: string[]): P
   const port = values.port === undefined ? undefined : Number(values.port);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535)) {
     throw new UsageError(`--port takes a port number (0 for any free one)\nusage: ${USAGE}`);
+  }
+  // The state in PostgreSQL, shared by every server process on it; SQLite under $CAIRN_HOME without.
+  const database = values.database ?? (platform.env.CAIRN_DATABASE_URL || undefined);
+  if (database !== undefined && !/^postgres(ql)?:\/\//i.test(database)) {
+    throw new UsageError(
+      `--database takes a PostgreSQL connection string (postgres://user@host/db), got ${withoutPassword(database)}\nusage: ${USAGE}`,
+    );
   }
   const host = values.host ?? '127.0.0.1';
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -31,7 +46,9 @@ export async function serveCommand(platform: SessionPlatform, argv: string[]): P
     homeDir: platform.homeDir,
     log,
     demo: values['no-demo'] !== true,
+    ...(database === undefined ? {} : { database }),
   });
+  if (database !== undefined) log(`cairn: state in PostgreSQL at ${withoutPassword(database)}`);
   process.stdout.write(`cairn: serving at ${server.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {

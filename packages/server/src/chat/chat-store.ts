@@ -373,14 +373,16 @@ export class ChatStore {
   }
 }
 
-interface ProjectDb {
+// The tables' rows as stored, and the rows the chat hands out: shared with the PostgreSQL store,
+// whose tables have the same columns.
+export interface ProjectDb {
   id: string;
   name: string;
   path: string;
   created_at: number;
   updated_at: number;
 }
-interface SessionDb {
+export interface SessionDb {
   id: string;
   project_id: string;
   agent: string;
@@ -392,7 +394,7 @@ interface SessionDb {
   user_title: string | null;
   archived_at: number | null;
 }
-interface MessageDb {
+export interface MessageDb {
   id: string;
   session_id: string;
   sequence: number;
@@ -407,14 +409,14 @@ interface MessageDb {
   ttft_ms: number | null;
 }
 
-const toProject = (r: ProjectDb): ProjectRow => ({
+export const toProject = (r: ProjectDb): ProjectRow => ({
   id: r.id,
   name: r.name,
   path: r.path,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
-const toSession = (r: SessionDb): ChatSessionRow => ({
+export const toSession = (r: SessionDb): ChatSessionRow => ({
   id: r.id,
   projectId: r.project_id,
   agent: r.agent,
@@ -426,7 +428,7 @@ const toSession = (r: SessionDb): ChatSessionRow => ({
   ...(r.user_title === null ? {} : { renamed: true }),
   ...(r.archived_at === null ? {} : { archived: true }),
 });
-const toMessage = (r: MessageDb): MessageRow => ({
+export const toMessage = (r: MessageDb): MessageRow => ({
   id: r.id,
   sessionId: r.session_id,
   sequence: r.sequence,

@@ -1,7 +1,9 @@
 // The server half of the agent wire. Workstations connect (over a WebSocket, or in process for
 // `cairn run`), say hello with a ticket, and from then on this side opens sessions on them, sends
 // prompts and answers, and receives every event exactly once: stored in the event log first, then
-// acked, then handed to subscribers. After a reconnect it asks each workstation for what it missed.
+// acked; subscribers hear it from the log, so on a database shared by several server processes
+// they hear it whichever process the workstation is connected to. After a reconnect it asks each
+// workstation for what it missed.
 //
 // A workstation is trusted with its own sessions only: a frame that names a session is accepted
 // from the workstation the session was opened on and refused (logged, counted, nothing stored)
@@ -11,7 +13,8 @@
 // frames they send, and the subscribers of each session. Its parts each have a file: a connected
 // workstation and the requests it is sent (wire-link), who may speak for a session
 // (session-authority), events taken in, acked and backfilled (event-intake), what the daemon asks
-// of a session (session-requests) and of a workstation's agents (agent-requests).
+// of a session (session-requests) and of a workstation's agents (agent-requests), and what a
+// session's subscribers hear (session-feeds).
 import { randomUUID } from 'node:crypto';
 import {
   AGENT_WIRE_VERSION,
@@ -26,10 +29,13 @@ import {
   type PromptResource,
   ROSTER_PROBLEMS_KEY,
 } from '@cairn/protocol';
+import type { DriveLogRecords } from '../storage/server-store.js';
+import { driveOf } from '../storage/sqlite-store.js';
 import { AgentRequests } from './agent-requests.js';
 import { EventIntake, lostMessage } from './event-intake.js';
-import type { EventLog, LoggedEvent } from './event-log.js';
-import { isSeq, SessionAuthority } from './session-authority.js';
+import { EventLog, type LoggedEvent } from './event-log.js';
+import { isSeq, SESSION_FRAME_RULES, SessionAuthority } from './session-authority.js';
+import { SessionFeeds } from './session-feeds.js';
 import { SessionRequests } from './session-requests.js';
 import { Link, type WireChannel } from './wire-link.js';
 
@@ -37,10 +43,16 @@ export { SESSION_FRAME_RULES } from './session-authority.js';
 export type { WireChannel } from './wire-link.js';
 
 export interface AgentWireServerOptions {
-  readonly log: EventLog;
+  /** The driven sessions and their events: the store's drive records, or a log file of its own. */
+  readonly log: EventLog | DriveLogRecords;
   /** The workstation a ticket belongs to, or undefined when the ticket is not valid. */
   readonly ticketOwner: (ticket: string) => string | undefined;
   readonly logLine?: (line: string) => void;
+}
+
+/** What the server's parts share: its options, with the event log behind the store's interface. */
+export interface WireContext extends Omit<AgentWireServerOptions, 'log'> {
+  readonly drive: DriveLogRecords;
 }
 
 /** What subscribers of a session receive: a stored event, or a notice that is not numbered. */
@@ -76,14 +88,21 @@ export class AgentWireServer {
   private readonly authority: SessionAuthority;
   private readonly intake: EventIntake;
   private stopped = false;
-  private readonly listeners = new Map<string, Set<(notice: DriveNotice) => void>>();
+  private readonly feeds: SessionFeeds;
   private readonly workstationListeners = new Set<() => void>();
   readonly generation = randomUUID();
 
-  constructor(private readonly options: AgentWireServerOptions) {
-    this.authority = new SessionAuthority(options);
-    this.sessions = new SessionRequests(options, this.byName, this.authority);
-    this.intake = new EventIntake(options, (sessionRef, notice) => this.notify(sessionRef, notice));
+  private readonly options: WireContext;
+
+  constructor(options: AgentWireServerOptions) {
+    const { log, ...rest } = options;
+    this.options = { ...rest, drive: log instanceof EventLog ? driveOf(log) : log };
+    this.feeds = new SessionFeeds(this.options.drive, this.options.logLine);
+    this.authority = new SessionAuthority(this.options);
+    this.sessions = new SessionRequests(this.options, this.byName, this.authority);
+    this.intake = new EventIntake(this.options, this.authority, (sessionRef, notice) =>
+      this.notify(sessionRef, notice),
+    );
   }
 
   /** A new connection; `agentWire` is the version the workstation speaks. */
@@ -168,10 +187,7 @@ export class AgentWireServer {
 
   /** Every stored event and notice of a session, from now on. */
   subscribe(sessionRef: string, listener: (notice: DriveNotice) => void): () => void {
-    const set = this.listeners.get(sessionRef) ?? new Set();
-    this.listeners.set(sessionRef, set);
-    set.add(listener);
-    return () => set.delete(listener);
+    return this.feeds.subscribe(sessionRef, listener);
   }
 
   open(request: {
@@ -272,6 +288,7 @@ export class AgentWireServer {
   /** Closes every connection. */
   close(): void {
     this.stopped = true;
+    this.feeds.close();
     for (const link of [...this.links]) {
       link.channel.close(1001, 'server stopping');
       this.detach(link);
@@ -298,10 +315,36 @@ export class AgentWireServer {
       this.detach(link);
       return;
     }
-    this.handle(link, frame);
+    // A connection's frames are handled in the order they came: one that waits for the store holds
+    // back those behind it; the others are handled at once, as they arrive.
+    if (link.waiting) {
+      link.backlog.push(frame);
+      return;
+    }
+    this.dispatch(link, frame);
   }
 
-  private handle(link: Link, frame: AgentFrame): void {
+  private dispatch(link: Link, frame: AgentFrame): void {
+    const waiting = this.handle(link, frame);
+    if (waiting === undefined) return;
+    link.waiting = true;
+    void waiting
+      .catch((error) =>
+        this.options.logLine?.(
+          `agent wire: ${frame.t} from workstation ${link.name ?? '?'} failed: ${(error as Error).message}`,
+        ),
+      )
+      .finally(() => {
+        link.waiting = false;
+        while (!link.waiting && link.backlog.length > 0) this.dispatch(link, link.backlog.shift()!);
+      });
+  }
+
+  /** Handles a frame; answers a promise when it has to wait for the store, else nothing. */
+  private handle(link: Link, frame: AgentFrame): Promise<void> | undefined {
+    // Whose sessions the frame names is read from the store once, then known.
+    const unknown = this.authority.unknown(namedSessions(frame));
+    if (unknown.length > 0) return this.authority.lookUp(unknown).then(() => this.handle(link, frame));
     switch (frame.t) {
       case 'agent_hello': {
         const name = link.trustedName ?? this.options.ticketOwner(frame.ticket);
@@ -343,6 +386,14 @@ export class AgentWireServer {
         }
         link.name = name;
         if (link.trustedName === undefined) link.ticket = frame.ticket;
+        // Its sessions known at once, for what is sent to them before they say anything.
+        this.authority
+          .learn(name)
+          .catch((error) =>
+            this.options.logLine?.(
+              `agent wire: cannot read the sessions of workstation ${name}: ${(error as Error).message}`,
+            ),
+          );
         this.takeRoster(link, frame);
         this.byName.set(name, link);
         link.send({
@@ -366,7 +417,13 @@ export class AgentWireServer {
         link.send({ t: 'heartbeat_ack', seq: frame.seq });
         return;
       case 'agent_resume_offer':
-        this.intake.onResumeOffer(link, this.authority.ownedEntries(link, frame.t, frame.sessions));
+        this.intake
+          .onResumeOffer(link, this.authority.ownedEntries(link, frame.t, frame.sessions))
+          .catch((error) =>
+            this.options.logLine?.(
+              `agent wire: cannot reopen the sessions of workstation ${link.name}: ${(error as Error).message}`,
+            ),
+          );
         return;
       case 'agent_event':
         if (!this.authority.owns(link, frame.t, frame.sessionRef) || !this.authority.numbered(link, frame))
@@ -412,8 +469,7 @@ export class AgentWireServer {
           this.authority.refuse(link, frame.t, undefined, 'it answers no backfill asked of this workstation');
           return;
         }
-        this.intake.afterBackfill(frame.id);
-        return;
+        return this.intake.afterBackfill(frame.id);
       case 'agent_auth_url':
         this.agents.authSteps.get(frame.id)?.({
           url: frame.url,
@@ -442,14 +498,18 @@ export class AgentWireServer {
         return;
       case 'agent_session_lost':
         if (!this.authority.owns(link, frame.t, frame.sessionRef)) return;
-        this.options.log.setTurnRunning(frame.sessionRef, false);
-        this.notify(frame.sessionRef, {
-          kind: 'lost',
-          sessionRef: frame.sessionRef,
-          action: frame.action,
-          error: lostMessage(frame.action),
-        });
-        return;
+        // After the events sent before it, as the workstation sent them.
+        return this.intake
+          .settled(frame.sessionRef)
+          .then(() => this.options.drive.setTurnRunning(frame.sessionRef, false))
+          .then(() =>
+            this.notify(frame.sessionRef, {
+              kind: 'lost',
+              sessionRef: frame.sessionRef,
+              action: frame.action,
+              error: lostMessage(frame.action),
+            }),
+          );
       case 'agent_open':
       case 'agent_prompt':
       case 'agent_answer':
@@ -474,19 +534,13 @@ export class AgentWireServer {
       : [];
   }
 
+  /** Events reach subscribers through the store; this is for this process's notices. */
   private notify(sessionRef: string, notice: DriveNotice): void {
-    for (const listener of this.listeners.get(sessionRef) ?? []) {
-      try {
-        listener(notice);
-      } catch (error) {
-        this.options.logLine?.(`agent wire: a subscriber failed: ${(error as Error).message}`);
-      }
-    }
+    this.feeds.notice(sessionRef, notice);
   }
 
   private detach(link: Link): void {
     if (!this.links.delete(link)) return;
-    for (const timer of link.ackTimers.values()) clearImmediate(timer);
     for (const [id, pending] of link.pending) {
       clearTimeout(pending.timer);
       pending.resolve({
@@ -502,6 +556,15 @@ export class AgentWireServer {
       for (const listener of this.workstationListeners) listener();
     }
   }
+}
+
+/** The sessions a frame names that a workstation must own: its `sessionRef`, or its inventory's. */
+function namedSessions(frame: AgentFrame): string[] {
+  const rule = (SESSION_FRAME_RULES as Partial<Record<string, string>>)[frame.t];
+  if (rule === 'field') return [(frame as { sessionRef: string }).sessionRef];
+  if (rule === 'inventory')
+    return ((frame as { sessions?: { sessionRef: string }[] }).sessions ?? []).map((s) => s.sessionRef);
+  return [];
 }
 
 const isPlainRecord = (value: unknown): value is Record<string, unknown> =>

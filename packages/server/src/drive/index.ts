@@ -1,11 +1,11 @@
-// The drive side of `cairn serve`: the agent wire's server half with its event log under
-// `$CAIRN_HOME`, the `/agent` endpoint for workstations, and the local workstation.
+// The drive side of `cairn serve`: the agent wire's server half with its event log in the server's
+// store, the `/agent` endpoint for workstations, and the local workstation.
 import { join } from 'node:path';
 import { Journal, rosterLaunchResolver, Workstation } from '@cairn/runner';
 import { markTurnErrorsOnNode } from '@cairn/transcript';
+import type { DriveLogRecords } from '../storage/server-store.js';
 import { AgentEndpoint } from './agent-endpoint.js';
 import { AgentWireServer } from './agent-wire-server.js';
-import { EventLog } from './event-log.js';
 import { LOCAL_WORKSTATION } from './local-drive.js';
 import { linkInProcess } from './local-link.js';
 import { storedTicketOwner } from './tickets.js';
@@ -23,14 +23,15 @@ export interface Drive {
 
 export function startDrive(options: {
   cairnHome: string;
+  /** The store's driven sessions and their events; the store is closed by its owner. */
+  drive: DriveLogRecords;
   env: Readonly<Record<string, string | undefined>>;
   log: (line: string) => void;
   localWorkstation: boolean;
 }): Drive {
   // Only other machines' workstations have tickets; the local one is joined in process.
   const ticketOwner = (ticket: string) => storedTicketOwner(options.cairnHome, ticket);
-  const eventLog = new EventLog(join(options.cairnHome, 'drive.sqlite'));
-  const wire = new AgentWireServer({ log: eventLog, ticketOwner, logLine: options.log });
+  const wire = new AgentWireServer({ log: options.drive, ticketOwner, logLine: options.log });
   const endpoint = new AgentEndpoint(wire, ticketOwner);
   let local: Workstation | undefined;
   let journal: Journal | undefined;
@@ -58,7 +59,6 @@ export function startDrive(options: {
       wire.close();
       await local?.stop();
       journal?.close();
-      eventLog.shutdown();
     },
   };
 }

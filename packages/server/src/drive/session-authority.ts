@@ -2,7 +2,8 @@
 // workstation the session was opened on and refused from any other (counted by sender and logged,
 // nothing kept), so one ticket never reaches another machine's sessions.
 import type { AgentFrame } from '@cairn/protocol';
-import type { AgentWireServerOptions } from './agent-wire-server.js';
+import type { WireContext } from './agent-wire-server.js';
+import type { DrivenSessionRecord } from './event-log.js';
 import type { Link } from './wire-link.js';
 
 /**
@@ -34,19 +35,61 @@ export const SESSION_FRAME_RULES = {
 /** Refusals are logged one by one up to this many per connection, then once per this many. */
 const REFUSALS_LOGGED = 20;
 
+/** Where a session runs and as what: set when it is opened, never changed but by opening it again. */
+export type SessionPlace = Pick<DrivenSessionRecord, 'workstation' | 'agentKey' | 'bridge' | 'cwd'>;
+
+const placeOf = (record: DrivenSessionRecord): SessionPlace => ({
+  workstation: record.workstation,
+  agentKey: record.agentKey,
+  bridge: record.bridge,
+  cwd: record.cwd,
+});
+
 export const isSeq = (value: unknown): value is number =>
   Number.isSafeInteger(value) && (value as number) >= 1;
 
 export class SessionAuthority {
-  /** Which workstation each session was opened on, as the event log says (read once). */
-  private readonly ownerCache = new Map<string, string | null>();
+  /** Where each session was opened, as the event log says (read once); null for a session the log
+   * does not know. */
+  private readonly places = new Map<string, SessionPlace | null>();
+  /** Sessions opened here whose record the store has not confirmed yet. */
+  private readonly recording = new Map<string, Promise<void>>();
   private readonly refusedCounts = new Map<string, number>();
+  /** Prompts sent to each session by this server, counted. */
+  private readonly prompts = new Map<string, number>();
 
-  constructor(private readonly options: AgentWireServerOptions) {}
+  constructor(private readonly options: WireContext) {}
 
-  /** A session this server opens on a workstation now. */
-  opened(sessionRef: string, workstation: string): void {
-    this.ownerCache.set(sessionRef, workstation);
+  /** A prompt goes to the session: its turn runs from now. */
+  prompted(sessionRef: string): void {
+    this.prompts.set(sessionRef, this.promptCount(sessionRef) + 1);
+  }
+
+  /** How many prompts this server has sent the session, to tell whether one went out meanwhile. */
+  promptCount(sessionRef: string): number {
+    return this.prompts.get(sessionRef) ?? 0;
+  }
+
+  /** A session this server opens on a workstation now; `recorded` settles once the store has it. */
+  opened(sessionRef: string, place: SessionPlace, recorded: Promise<void>): void {
+    this.places.set(sessionRef, place);
+    const kept = recorded.catch(() => {});
+    this.recording.set(sessionRef, kept);
+    void kept.then(() => {
+      if (this.recording.get(sessionRef) === kept) this.recording.delete(sessionRef);
+    });
+  }
+
+  /** Settles once the session's record is in the store, when this server is writing it. */
+  async recorded(sessionRef: string): Promise<void> {
+    await this.recording.get(sessionRef);
+  }
+
+  /** Reads which open sessions a workstation runs, when it says hello, so that what is sent to them
+   * at once (a prompt, an answer) finds it, also for a session another server process opened. */
+  async learn(workstation: string): Promise<void> {
+    for (const record of await this.options.drive.ofWorkstation(workstation))
+      this.places.set(record.sessionRef, placeOf(record));
   }
 
   /** Frames refused so far, by the workstation that sent them (`?` before its hello). */
@@ -54,16 +97,31 @@ export class SessionAuthority {
     return Object.fromEntries(this.refusedCounts);
   }
 
-  /** The workstation a session was opened on, or null for a session this server never opened. */
-  ownerOf(sessionRef: string): string | null {
-    let owner = this.ownerCache.get(sessionRef);
-    if (owner === undefined) {
-      owner = this.options.log.get(sessionRef)?.workstation ?? null;
-      this.ownerCache.set(sessionRef, owner);
-    }
-    return owner;
+  /** Those of `sessionRefs` whose workstation this server has not read yet. */
+  unknown(sessionRefs: readonly string[]): string[] {
+    return sessionRefs.filter((ref) => !this.places.has(ref));
   }
 
+  /** Reads the workstation of each session from the store. */
+  async lookUp(sessionRefs: readonly string[]): Promise<void> {
+    for (const ref of new Set(sessionRefs)) {
+      const record = await this.options.drive.get(ref);
+      // One this server opened meanwhile is known better than the store knew it a moment ago.
+      if (!this.places.has(ref)) this.places.set(ref, record ? placeOf(record) : null);
+    }
+  }
+
+  /** The workstation a session was opened on, or null for a session this server never opened. */
+  ownerOf(sessionRef: string): string | null {
+    return this.places.get(sessionRef)?.workstation ?? null;
+  }
+
+  /** Where a session known to this server runs (see `lookUp`). */
+  placeOf(sessionRef: string): SessionPlace | undefined {
+    return this.places.get(sessionRef) ?? undefined;
+  }
+
+  /** Checked once the session is known (`lookUp`); one never read counts as no such session. */
   owns(link: Link, type: string, sessionRef: string): boolean {
     const owner = this.ownerOf(sessionRef);
     if (owner !== null && owner === link.name) return true;

@@ -12,7 +12,7 @@ import {
   PROMPT_RESOURCES_KEY,
   type PromptResource,
 } from '@cairn/protocol';
-import type { AgentWireServer, AgentWireServerOptions, OpenedFork } from './agent-wire-server.js';
+import type { AgentWireServer, OpenedFork, WireContext } from './agent-wire-server.js';
 import type { SessionAuthority } from './session-authority.js';
 import type { Link } from './wire-link.js';
 
@@ -23,7 +23,7 @@ type OpenRequest = Parameters<AgentWireServer['open']>[0];
 
 export class SessionRequests {
   constructor(
-    private readonly options: AgentWireServerOptions,
+    private readonly options: WireContext,
     /** The connected workstations by name, as the server keeps them. */
     private readonly byName: ReadonlyMap<string, Link>,
     private readonly authority: SessionAuthority,
@@ -42,8 +42,8 @@ export class SessionRequests {
         error: `workstation ${request.workstation} is not connected`,
         sessionRef,
       };
-    this.authority.opened(sessionRef, request.workstation);
-    this.options.log.upsert({
+    // The record is written while the open goes out; the session's events wait for it.
+    const recorded = this.options.drive.upsert({
       sessionRef,
       workstation: request.workstation,
       agentKey: request.agentKey,
@@ -51,6 +51,16 @@ export class SessionRequests {
       cwd: request.cwd,
       nativeSessionId: request.nativeSessionId ?? null,
     });
+    this.authority.opened(
+      sessionRef,
+      {
+        workstation: request.workstation,
+        agentKey: request.agentKey,
+        bridge: request.bridge,
+        cwd: request.cwd,
+      },
+      recorded,
+    );
     const frame: AgentFrameOf<'agent_open'> = {
       t: 'agent_open',
       id,
@@ -66,7 +76,21 @@ export class SessionRequests {
       // Under cairn's key: a peer that does not know it opens a plain session, told apart below.
       ...(request.fork ? { [FORK_OPEN_KEY]: request.fork } : {}),
     };
-    const reply = (await link.request(frame, 120_000)) as Reply<'agent_opened'>;
+    const replied = link.request(frame, 120_000);
+    try {
+      await recorded;
+    } catch (error) {
+      this.closeSession(sessionRef);
+      await replied;
+      return {
+        t: 'agent_opened',
+        id,
+        ok: false,
+        error: `cannot record the session: ${(error as Error).message}`,
+        sessionRef,
+      };
+    }
+    const reply = (await replied) as Reply<'agent_opened'>;
     const said = reply as unknown as Record<string, unknown>;
     if (request.fork && reply.ok && said[FORKED_KEY] !== true) {
       // A plain new session is not the fork asked for: it goes, and the caller takes another way.
@@ -80,7 +104,7 @@ export class SessionRequests {
       };
     }
     if (reply.ok && reply.nativeSessionId)
-      this.options.log.setNativeSessionId(sessionRef, reply.nativeSessionId);
+      await this.options.drive.setNativeSessionId(sessionRef, reply.nativeSessionId);
     return {
       ...reply,
       ...(said[FORKED_KEY] === true ? { forked: true } : {}),
@@ -98,7 +122,8 @@ export class SessionRequests {
   ): { ok: true } | { ok: false; error: string } {
     const link = this.linkOf(sessionRef);
     if (!link) return { ok: false, error: 'the workstation of this session is not connected' };
-    this.options.log.setTurnRunning(sessionRef, true);
+    this.authority.prompted(sessionRef);
+    this.write(sessionRef, 'mark its turn running', this.options.drive.setTurnRunning(sessionRef, true));
     // Files ride under cairn's own key: a peer that does not know it sends the prompt without them.
     const files: Record<string, unknown> = resources.length > 0 ? { [PROMPT_RESOURCES_KEY]: resources } : {};
     link.send({
@@ -124,7 +149,7 @@ export class SessionRequests {
   closeSession(sessionRef: string): void {
     const link = this.linkOf(sessionRef);
     if (link) link.send({ t: 'agent_close', sessionRef });
-    this.options.log.close(sessionRef);
+    this.write(sessionRef, 'close it', this.options.drive.close(sessionRef));
   }
 
   async steer(
@@ -133,7 +158,7 @@ export class SessionRequests {
     images?: AgentFrameOf<'agent_steer'>['images'],
     priority?: string,
   ): Promise<Reply<'agent_steered'>> {
-    const link = this.linkOf(sessionRef);
+    const link = await this.connectedLinkOf(sessionRef);
     const id = randomUUID();
     if (!link)
       return { t: 'agent_steered', id, ok: false, error: 'the workstation of this session is not connected' };
@@ -153,7 +178,7 @@ export class SessionRequests {
     configId: string,
     value: string | boolean,
   ): Promise<Reply<'agent_config_option_set'>> {
-    const link = this.linkOf(sessionRef);
+    const link = await this.connectedLinkOf(sessionRef);
     const id = randomUUID();
     if (!link)
       return {
@@ -168,8 +193,24 @@ export class SessionRequests {
     )) as Reply<'agent_config_option_set'>;
   }
 
+  /** The connection of the session's workstation, for what goes out at once (a prompt, an answer). */
   private linkOf(sessionRef: string): Link | undefined {
-    const record = this.options.log.get(sessionRef);
-    return record ? this.byName.get(record.workstation) : undefined;
+    const owner = this.authority.ownerOf(sessionRef);
+    return owner === null ? undefined : this.byName.get(owner);
+  }
+
+  /** The same, asking the store when this process has not met the session yet. */
+  private async connectedLinkOf(sessionRef: string): Promise<Link | undefined> {
+    await this.authority.lookUp(this.authority.unknown([sessionRef]));
+    return this.linkOf(sessionRef);
+  }
+
+  /** A record's change that nothing waits for; a failure is logged. */
+  private write(sessionRef: string, what: string, written: Promise<void>): void {
+    written.catch((error) =>
+      this.options.logLine?.(
+        `agent wire: cannot ${what} (session ${sessionRef}): ${(error as Error).message}`,
+      ),
+    );
   }
 }

@@ -32,7 +32,9 @@ export class Link {
   rosterProblems: string[] = [];
   undecodable = 0;
   readonly pending = new Map<string, PendingRequest>();
-  readonly ackTimers = new Map<string, NodeJS.Immediate>();
+  /** A frame's handling waits for the store: those received meanwhile wait in `backlog`. */
+  waiting = false;
+  readonly backlog: AgentFrame[] = [];
 
   constructor(
     readonly channel: WireChannel,

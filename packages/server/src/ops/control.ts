@@ -4,15 +4,19 @@ import { done, fail, type OpContext, type OpHandler } from './context.js';
 import type { DrivenSession } from './driven.js';
 
 /** The open driven session the request names, of the agent it names when it names one. */
-function drivenOf(ctx: OpContext, sid: string, agent: string | undefined): DrivenSession | undefined {
-  const hit = ctx.drive?.find(sid);
+async function drivenOf(
+  ctx: OpContext,
+  sid: string,
+  agent: string | undefined,
+): Promise<DrivenSession | undefined> {
+  const hit = await ctx.drive?.find(sid);
   return hit !== undefined && (agent === undefined || hit.agentKey === agent) ? hit : undefined;
 }
 
 /** Ends a driven session on its workstation. A session this server only reads from disk runs in a
  * terminal or an editor it has no hold on: `unsupported`, and nothing is signalled. */
 export const sessionKill: OpHandler<'session_kill'> = async (req, ctx) => {
-  const driven = drivenOf(ctx, req.sid, req.agent);
+  const driven = await drivenOf(ctx, req.sid, req.agent);
   if (driven !== undefined && ctx.drive !== undefined) {
     const terminated = ctx.drive.connected(driven.workstation);
     ctx.drive.close(driven.sessionRef);
@@ -32,7 +36,7 @@ export const sessionKill: OpHandler<'session_kill'> = async (req, ctx) => {
  * drives, the session's files otherwise. Never the process's variables. */
 export const sessionEnvRead: OpHandler<'session_env_read'> = async (req, ctx) => {
   const instance = ctx.server.instance;
-  const driven = drivenOf(ctx, req.sid, req.agent);
+  const driven = await drivenOf(ctx, req.sid, req.agent);
   if (driven !== undefined) {
     return done({
       sid: req.sid,

@@ -16,7 +16,7 @@ export interface DrivenSession {
 export interface DriveAccess {
   /** The open driven session a client names by its agent's session id or by the drive's own reference
    * (which is all a session has before its agent reports an id). */
-  find(sid: string): DrivenSession | undefined;
+  find(sid: string): Promise<DrivenSession | undefined>;
   /** Whether the workstation is connected now. */
   connected(workstation: string): boolean;
   /** Closes the session on its workstation (which ends the agent's process) and marks it closed. */
@@ -26,26 +26,20 @@ export interface DriveAccess {
 export interface DriveAccessSource {
   readonly wire: AgentWireServer;
   /** The open sessions of one workstation, from the drive's event log. */
-  readonly openOf: (workstation: string) => readonly DrivenSessionRecord[];
+  readonly openOf: (workstation: string) => Promise<readonly DrivenSessionRecord[]>;
   /** Every workstation name a session could have been opened on: connected or not. */
   readonly workstations: () => readonly string[];
 }
 
 export function driveAccess(source: DriveAccessSource): DriveAccess {
   return {
-    find(sid) {
+    async find(sid) {
       const names = new Set([...source.wire.workstations(), ...source.workstations()]);
-      for (const name of names) {
-        const hit = source
-          .openOf(name)
-          .find((r) => r.nativeSessionId === sid || (r.nativeSessionId === null && r.sessionRef === sid));
-        if (hit) return hit;
-      }
-      for (const name of names) {
-        const hit = source.openOf(name).find((r) => r.sessionRef === sid);
-        if (hit) return hit;
-      }
-      return undefined;
+      const open = (await Promise.all([...names].map((name) => source.openOf(name)))).flat();
+      return (
+        open.find((r) => r.nativeSessionId === sid || (r.nativeSessionId === null && r.sessionRef === sid)) ??
+        open.find((r) => r.sessionRef === sid)
+      );
     },
     connected: (workstation) => source.wire.workstations().includes(workstation),
     close: (sessionRef) => source.wire.closeSession(sessionRef),

@@ -3,12 +3,19 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type pg from 'pg';
+import {
+  type MessageDb,
+  type ProjectDb,
+  type SessionDb,
+  toMessage as toMessageRow,
+  toProject,
+  toSession,
+} from '../chat/chat-store.js';
 import { inTransaction } from './postgres-pool.js';
 import {
   type ChatRecords,
   type ChatSessionRow,
   type MessageRow,
-  type ProjectRow,
   type SettledPermissionRow,
   StoreRefused,
 } from './server-store.js';
@@ -16,73 +23,10 @@ import {
 /** How many settled permission cards a session keeps, as the chat's SQLite store does. */
 const SETTLED_PERMISSIONS_KEPT = 200;
 
-interface ProjectDb {
-  id: string;
-  name: string;
-  path: string;
-  created_at: number;
-  updated_at: number;
-}
-interface SessionDb {
-  id: string;
-  project_id: string;
-  agent: string;
-  workstation: string;
-  native_session_id: string | null;
-  title: string;
-  created_at: number;
-  updated_at: number;
-  user_title: string | null;
-  archived_at: number | null;
-}
-interface MessageDb {
-  id: string;
-  session_id: string;
-  sequence: number;
-  role: MessageRow['role'];
-  content: Buffer;
-  events: string;
-  created_at: number;
-  images: string;
-  output_tokens: number | null;
-  duration_ms: number | null;
-  tokens_per_second: number | null;
-  ttft_ms: number | null;
-}
-
-const toProject = (r: ProjectDb): ProjectRow => ({
-  id: r.id,
-  name: r.name,
-  path: r.path,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-const toSession = (r: SessionDb): ChatSessionRow => ({
-  id: r.id,
-  projectId: r.project_id,
-  agent: r.agent,
-  workstation: r.workstation,
-  nativeSessionId: r.native_session_id,
-  title: r.user_title ?? r.title,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  ...(r.user_title === null ? {} : { renamed: true }),
-  ...(r.archived_at === null ? {} : { archived: true }),
-});
-const toMessage = (r: MessageDb): MessageRow => ({
-  id: r.id,
-  sessionId: r.session_id,
-  sequence: r.sequence,
-  role: r.role,
-  content: r.content.toString('utf8'),
-  events: r.events,
-  createdAt: r.created_at,
-  images: JSON.parse(r.images) as MessageRow['images'],
-  outputTokens: r.output_tokens,
-  durationMs: r.duration_ms,
-  tokensPerSecond: r.tokens_per_second,
-  ttftMs: r.ttft_ms,
-});
+/** A message row as PostgreSQL gives it: its content as bytes (TEXT refuses NUL, which SQLite keeps). */
+type MessageBytesDb = Omit<MessageDb, 'content'> & { content: Buffer };
+const toMessage = (r: MessageBytesDb): MessageRow =>
+  toMessageRow({ ...r, content: r.content.toString('utf8') });
 
 export function chatRecords(pool: pg.Pool): ChatRecords {
   const one = async <T extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<T | undefined> =>
@@ -216,7 +160,7 @@ export function chatRecords(pool: pg.Pool): ChatRecords {
         return row;
       }),
     async messages(sessionId) {
-      const { rows } = await pool.query<MessageDb>(
+      const { rows } = await pool.query<MessageBytesDb>(
         'SELECT * FROM messages WHERE session_id = $1 ORDER BY sequence',
         [sessionId],
       );

@@ -110,7 +110,8 @@ export class SqliteServerStore implements ServerStore {
   }
 }
 
-function driveOf(log: EventLog): DriveLogRecords {
+/** The drive records over an event log of its own (`cairn run`, tests), as the store gives them. */
+export function driveOf(log: EventLog): DriveLogRecords {
   // One process owns the file, so its subscribers are told by the append itself.
   const subscribers = new Map<string, Set<{ delivered: number; listener: EventsListener }>>();
   const deliver = (sessionRef: string, subscriber: { delivered: number; listener: EventsListener }) => {
