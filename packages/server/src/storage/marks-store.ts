@@ -36,7 +36,8 @@ interface MarkRow {
   updated_at: number;
 }
 
-interface ItemRow {
+/** A starred item's row, as both stores keep it. */
+export interface ItemRow {
   item_uuid: string;
   item_type: string;
   agent_id: string;
@@ -44,14 +45,14 @@ interface ItemRow {
 }
 
 // An absent part of an item's pointer is stored as '' (or -1), so the key stays one row per item.
-const itemKey = (i: StarredItem): [string, string, string, number] => [
+export const itemKey = (i: StarredItem): [string, string, string, number] => [
   i.item_uuid,
   i.item_type ?? '',
   i.agent_id ?? '',
   i.nth ?? -1,
 ];
 
-function toItem(r: ItemRow): StarredItem {
+export function toItem(r: ItemRow): StarredItem {
   const item: StarredItem = { item_uuid: r.item_uuid };
   if (r.item_type !== '') item.item_type = r.item_type;
   if (r.agent_id !== '') item.agent_id = r.agent_id;

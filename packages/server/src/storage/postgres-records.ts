@@ -9,7 +9,6 @@ import {
   type SessionLinkKind,
   type SessionLinkVia,
   type SessionMarks,
-  type StarredItem,
 } from '@cairn/protocol';
 import type pg from 'pg';
 import { PROJECT_RULE_SOURCE, RuleRefused } from '../chat/permission-rule-store.js';
@@ -25,6 +24,7 @@ import {
   type UserDb,
   type WorkstationDb,
 } from './accounts.js';
+import { type ItemRow, itemKey, toItem } from './marks-store.js';
 import { inTransaction, type Queryable } from './postgres-pool.js';
 import {
   type LinkRecords,
@@ -145,34 +145,12 @@ interface MarkDb {
   starred: boolean;
   updated_at: number;
 }
-interface ItemDb {
-  item_uuid: string;
-  item_type: string;
-  agent_id: string;
-  nth: number;
-}
-
-// As in the SQLite store: an absent part of an item's pointer is kept as '' (or -1).
-const itemKey = (i: StarredItem): [string, string, string, number] => [
-  i.item_uuid,
-  i.item_type ?? '',
-  i.agent_id ?? '',
-  i.nth ?? -1,
-];
-function toItem(r: ItemDb): StarredItem {
-  const item: StarredItem = { item_uuid: r.item_uuid };
-  if (r.item_type !== '') item.item_type = r.item_type;
-  if (r.agent_id !== '') item.agent_id = r.agent_id;
-  if (r.nth >= 0) item.nth = r.nth;
-  return item;
-}
-
 async function marksOf(db: Queryable, r: MarkDb): Promise<SessionMarks> {
   const tags = await db.query<{ tag: string }>(
     'SELECT tag FROM session_tags WHERE agent = $1 AND sid = $2 ORDER BY tag COLLATE "C"',
     [r.agent, r.sid],
   );
-  const items = await db.query<ItemDb>(
+  const items = await db.query<ItemRow>(
     `SELECT item_uuid, item_type, agent_id, nth FROM item_stars WHERE agent = $1 AND sid = $2
      ORDER BY starred_at, n`,
     [r.agent, r.sid],
