@@ -35,7 +35,6 @@ import { handoffDocument } from './reader/handoff-document.js';
 import { lastPort, removeDaemonRecord, writeDaemonRecord } from './storage/daemon-record.js';
 import { LinksStore, linksPath } from './storage/links-store.js';
 import { MarksStore } from './storage/marks-store.js';
-import { PostgresServerStore } from './storage/postgres-store.js';
 import type { ServerStore } from './storage/server-store.js';
 import { SqliteServerStore } from './storage/sqlite-store.js';
 import { SessionsTopic } from './streams/sessions-topic.js';
@@ -184,7 +183,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   });
   const localWorkstation = options.localWorkstation ?? options.database === undefined;
   const store: ServerStore = options.database
-    ? await PostgresServerStore.open({ connectionString: options.database })
+    ? // Loaded only for a shared database: one person's daemon never starts the PostgreSQL client.
+      await (await import('./storage/postgres-store.js')).PostgresServerStore.open({
+        connectionString: options.database,
+      })
     : new SqliteServerStore(home);
   const drive = startDrive({
     cairnHome: home,

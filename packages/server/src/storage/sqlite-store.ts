@@ -44,43 +44,38 @@ export class SqliteServerStore implements ServerStore {
   readonly tickets: TicketRecords;
   readonly users: UserRecords;
   readonly workstations: WorkstationRecords;
-  private readonly closers: (() => void)[];
+  private readonly closers: (() => void)[] = [];
 
   constructor(cairnHome: string) {
     const paths = sqliteStorePaths(cairnHome);
     const log = new EventLog(paths.drive);
-    const chat = new ChatStore(paths.chat);
+    this.closers.push(() => log.shutdown());
+    // The other files are opened when first used, as the daemon has always opened them: a damaged
+    // one then fails the calls that need it, with its name, rather than the daemon's start.
+    const chat = this.opener(() => new ChatStore(paths.chat));
     // The rules' table lives in the chat's file, as the chat service opens it; config.json's rules
     // are read above this layer.
-    const rules = new PermissionRuleStore(paths.chat, undefined);
-    const links = new LinksStore(paths.links);
-    const marks = new MarksStore(paths.marks);
-    const accounts = new SqliteAccounts(paths.accounts);
-    this.closers = [
-      () => log.shutdown(),
-      () => chat.close(),
-      () => rules.close(),
-      () => links.close(),
-      () => marks.close(),
-      () => accounts.close(),
-    ];
+    const rules = this.opener(() => new PermissionRuleStore(paths.chat, undefined));
+    const links = this.opener(() => new LinksStore(paths.links));
+    const marks = this.opener(() => new MarksStore(paths.marks));
+    const accounts = this.opener(() => new SqliteAccounts(paths.accounts));
     this.drive = driveOf(log);
     this.chat = chatOf(chat);
     this.rules = {
       list: async (projectPath) => {
-        const all = rules.list();
+        const all = rules().list();
         return projectPath === undefined ? all : all.filter((r) => r.projectPath === projectPath);
       },
-      remember: async (projectPath, effect, rule) => rules.remember(projectPath, effect, rule),
-      revoke: async (id) => rules.revoke(id),
+      remember: async (projectPath, effect, rule) => rules().remember(projectPath, effect, rule),
+      revoke: async (id) => rules().revoke(id),
     };
     this.links = {
-      add: async (link) => links.add(link),
-      read: async (filter) => links.read(filter),
+      add: async (link) => links().add(link),
+      read: async (filter) => links().read(filter),
     };
     this.marks = {
-      read: async (filter) => marks.read(filter),
-      write: async (agent, sid, change, now) => marks.write(agent, sid, change, now),
+      read: async (filter) => marks().read(filter),
+      write: async (agent, sid, change, now) => marks().write(agent, sid, change, now),
     };
     this.tickets = {
       issue: async (name, options) => makeTicket(cairnHome, name, options),
@@ -89,24 +84,37 @@ export class SqliteServerStore implements ServerStore {
       list: async () => listTickets(cairnHome),
     };
     this.users = {
-      add: async (name, role, now) => accounts.addUser(name, role, now),
-      renewToken: async (name) => accounts.renewToken(name),
-      get: async (name) => accounts.user(name),
-      byToken: async (token) => accounts.userByToken(token),
-      list: async () => accounts.users(),
-      remove: async (name) => accounts.removeUser(name),
+      add: async (name, role, now) => accounts().addUser(name, role, now),
+      renewToken: async (name) => accounts().renewToken(name),
+      get: async (name) => accounts().user(name),
+      byToken: async (token) => accounts().userByToken(token),
+      list: async () => accounts().users(),
+      remove: async (name) => accounts().removeUser(name),
     };
     this.workstations = {
-      add: async (name, owner, visibility, now) => accounts.addWorkstation(name, owner, visibility, now),
-      get: async (name) => accounts.workstation(name),
-      list: async (filter) => accounts.workstations(filter),
-      setVisibility: async (name, visibility) => accounts.setVisibility(name, visibility),
-      remove: async (name) => accounts.removeWorkstation(name),
+      add: async (name, owner, visibility, now) => accounts().addWorkstation(name, owner, visibility, now),
+      get: async (name) => accounts().workstation(name),
+      list: async (filter) => accounts().workstations(filter),
+      setVisibility: async (name, visibility) => accounts().setVisibility(name, visibility),
+      remove: async (name) => accounts().removeWorkstation(name),
     };
   }
 
   async close(): Promise<void> {
     for (const close of this.closers.splice(0)) close();
+  }
+
+  /** A store of one file, opened on its first use and closed with the rest. */
+  private opener<T extends { close(): void }>(open: () => T): () => T {
+    let opened: T | undefined;
+    this.closers.push(() => {
+      opened?.close();
+      opened = undefined;
+    });
+    return () => {
+      opened ??= open();
+      return opened;
+    };
   }
 }
 
@@ -173,33 +181,33 @@ export function driveOf(log: EventLog): DriveLogRecords {
   };
 }
 
-function chatOf(store: ChatStore): ChatRecords {
+function chatOf(store: () => ChatStore): ChatRecords {
   return {
-    project: async (path, name) => store.project(path, name),
-    projectById: async (id) => store.projectById(id),
-    projects: async () => store.projects(),
+    project: async (path, name) => store().project(path, name),
+    projectById: async (id) => store().projectById(id),
+    projects: async () => store().projects(),
     createSession: async (projectId, agent, nativeSessionId, title, workstation) =>
-      store.createSession(projectId, agent, nativeSessionId, title, workstation),
-    session: async (id) => store.session(id),
-    sessionByNative: async (agent, nativeSessionId) => store.sessionByNative(agent, nativeSessionId),
-    sessions: async (projectId, archived) => store.sessions(projectId, archived),
-    setNativeSessionId: async (id, nativeSessionId) => store.setNativeSessionId(id, nativeSessionId),
-    rename: async (id, title) => store.rename(id, title),
-    renameByPerson: async (id, title) => store.renameByPerson(id, title),
-    archive: async (id, archived) => store.archive(id, archived),
-    deleteSession: async (id) => store.deleteSession(id),
+      store().createSession(projectId, agent, nativeSessionId, title, workstation),
+    session: async (id) => store().session(id),
+    sessionByNative: async (agent, nativeSessionId) => store().sessionByNative(agent, nativeSessionId),
+    sessions: async (projectId, archived) => store().sessions(projectId, archived),
+    setNativeSessionId: async (id, nativeSessionId) => store().setNativeSessionId(id, nativeSessionId),
+    rename: async (id, title) => store().rename(id, title),
+    renameByPerson: async (id, title) => store().renameByPerson(id, title),
+    archive: async (id, archived) => store().archive(id, archived),
+    deleteSession: async (id) => store().deleteSession(id),
     async addMessage(message) {
       // SQLite does not hold the chat's file to its foreign keys; the interface refuses alike.
-      if (!store.session(message.sessionId))
+      if (!store().session(message.sessionId))
         throw new StoreRefused(`no chat session ${message.sessionId} to add a message to`);
-      return store.addMessage(message);
+      return store().addMessage(message);
     },
-    messages: async (sessionId) => store.messages(sessionId),
-    workstations: async () => store.workstations(),
-    settlePermission: async (sessionId, settled) => store.settlePermission(sessionId, settled),
-    settledPermissions: async (sessionId) => store.settledPermissions(sessionId),
-    setConfigValue: async (sessionId, configId, value) => store.setConfigValue(sessionId, configId, value),
-    forgetConfigValue: async (sessionId, configId) => store.forgetConfigValue(sessionId, configId),
-    configValues: async (sessionId) => store.configValues(sessionId),
+    messages: async (sessionId) => store().messages(sessionId),
+    workstations: async () => store().workstations(),
+    settlePermission: async (sessionId, settled) => store().settlePermission(sessionId, settled),
+    settledPermissions: async (sessionId) => store().settledPermissions(sessionId),
+    setConfigValue: async (sessionId, configId, value) => store().setConfigValue(sessionId, configId, value),
+    forgetConfigValue: async (sessionId, configId) => store().forgetConfigValue(sessionId, configId),
+    configValues: async (sessionId) => store().configValues(sessionId),
   };
 }
