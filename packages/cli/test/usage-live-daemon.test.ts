@@ -8,43 +8,20 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '@cairn/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeExchange } from '../../server/test/support/claude-lines.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
 const sessionId = '0c0ffee0-0000-4000-8000-00000000b4b4';
 
 /** A prompt and its reply, whose request took `input` and wrote `output` tokens, `minutesAgo`. */
-function exchange(i: number, minutesAgo: number, input: number, output: number): string {
-  const base = {
+const exchange = (i: number, minutesAgo: number, input: number, output: number): string =>
+  claudeExchange({
     sessionId,
     cwd: '/home/dev/live',
-    timestamp: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
-  };
-  const lines = [
-    {
-      ...base,
-      type: 'user',
-      uuid: `u${i}`,
-      parentUuid: i === 0 ? null : `a${i - 1}`,
-      message: { role: 'user', content: `step ${i}` },
-    },
-    {
-      ...base,
-      type: 'assistant',
-      uuid: `a${i}`,
-      parentUuid: `u${i}`,
-      requestId: `req_${i}`,
-      message: {
-        id: `msg_${i}`,
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5-20250929',
-        content: [{ type: 'text', text: `done ${i}` }],
-        usage: { input_tokens: input, output_tokens: output },
-      },
-    },
-  ];
-  return lines.map((l) => `${JSON.stringify(l)}\n`).join('');
-}
+    i,
+    at: Date.now() - minutesAgo * 60_000,
+    usage: { input_tokens: input, output_tokens: output },
+  });
 
 /** The window's tokens in the last drawing of `text`. */
 function lastTokens(text: string): number | undefined {

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import type { RunningServer } from '../src/index.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
+import { claudeExchange } from './support/claude-lines.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
 
@@ -110,39 +111,20 @@ describe.skipIf(!corpus)('usage reports from the index', () => {
 });
 
 /** A Claude Code line pair: a prompt, and a reply whose request used `output` tokens. */
-function exchange(sessionId: string, i: number, at: number, output: number): string {
-  const stamp = new Date(at).toISOString();
-  const base = { sessionId, cwd: '/home/dev/grow', timestamp: stamp };
-  return `${[
-    JSON.stringify({
-      ...base,
-      type: 'user',
-      uuid: `u${i}`,
-      parentUuid: i === 0 ? null : `a${i - 1}`,
-      message: { role: 'user', content: `step ${i}` },
-    }),
-    JSON.stringify({
-      ...base,
-      type: 'assistant',
-      uuid: `a${i}`,
-      parentUuid: `u${i}`,
-      requestId: `req_${i}`,
-      message: {
-        id: `msg_${i}`,
-        type: 'message',
-        role: 'assistant',
-        model: i % 2 === 0 ? 'claude-sonnet-4-5-20250929' : 'claude-opus-4-1-20250805',
-        content: [{ type: 'text', text: `done ${i}` }],
-        usage: {
-          input_tokens: 30,
-          output_tokens: output,
-          cache_read_input_tokens: 2_000 * i,
-          cache_creation_input_tokens: 400,
-        },
-      },
-    }),
-  ].join('\n')}\n`;
-}
+const exchange = (sessionId: string, i: number, at: number, output: number): string =>
+  claudeExchange({
+    sessionId,
+    cwd: '/home/dev/grow',
+    i,
+    at,
+    model: i % 2 === 0 ? 'claude-sonnet-4-5-20250929' : 'claude-opus-4-1-20250805',
+    usage: {
+      input_tokens: 30,
+      output_tokens: output,
+      cache_read_input_tokens: 2_000 * i,
+      cache_creation_input_tokens: 400,
+    },
+  });
 
 describe('a session that grows', () => {
   it('is counted again, as cairn usage counts it from the files', async () => {

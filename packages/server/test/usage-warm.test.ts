@@ -11,6 +11,7 @@ import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import type { RunningServer } from '../src/index.js';
 import { usageWarming } from '../src/ops/usage.js';
 import { Client, homeEnv, serve, tempDir } from './helpers.js';
+import { claudeExchange } from './support/claude-lines.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,34 +31,14 @@ const filesUnder = (dir: string): string[] =>
     .map((e) => join(e.parentPath, e.name));
 
 /** A Claude Code prompt and the reply to it, whose request wrote `output` tokens. */
-function exchange(sessionId: string, i: number, at: number, output: number): string {
-  const base = { sessionId, cwd: '/home/dev/later', timestamp: new Date(at).toISOString() };
-  const lines = [
-    {
-      ...base,
-      type: 'user',
-      uuid: `u${i}`,
-      parentUuid: i === 0 ? null : `a${i - 1}`,
-      message: { role: 'user', content: `step ${i}` },
-    },
-    {
-      ...base,
-      type: 'assistant',
-      uuid: `a${i}`,
-      parentUuid: `u${i}`,
-      requestId: `req_${i}`,
-      message: {
-        id: `msg_${i}`,
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5-20250929',
-        content: [{ type: 'text', text: `done ${i}` }],
-        usage: { input_tokens: 40, output_tokens: output },
-      },
-    },
-  ];
-  return lines.map((l) => `${JSON.stringify(l)}\n`).join('');
-}
+const exchange = (sessionId: string, i: number, at: number, output: number): string =>
+  claudeExchange({
+    sessionId,
+    cwd: '/home/dev/later',
+    i,
+    at,
+    usage: { input_tokens: 40, output_tokens: output },
+  });
 
 const running: { server: RunningServer; client: Client }[] = [];
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../../server/test/helpers.js';
+import { claudeExchange } from '../../server/test/support/claude-lines.js';
 import { corpus } from '../../transcript/test/corpus.js';
 import {
   buildUi,
@@ -236,34 +237,14 @@ describe.skipIf(!corpus)('the Usage page on the corpus', () => {
 const SID = '0c0ffee0-0000-4000-8000-00000000b2b2';
 
 /** A request of a Claude Code session, at `at`, as its user line and its reply line. */
-function request(i: number, at: number): string {
-  const timestamp = new Date(at).toISOString();
-  const common = { sessionId: SID, cwd: '/home/dev/burn', timestamp };
-  return `${[
-    JSON.stringify({
-      ...common,
-      type: 'user',
-      uuid: `u${i}`,
-      parentUuid: i === 0 ? null : `a${i - 1}`,
-      message: { role: 'user', content: `step ${i}` },
-    }),
-    JSON.stringify({
-      ...common,
-      type: 'assistant',
-      uuid: `a${i}`,
-      parentUuid: `u${i}`,
-      requestId: `req_${i}`,
-      message: {
-        id: `msg_${i}`,
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5-20250929',
-        content: [{ type: 'text', text: `done ${i}` }],
-        usage: { input_tokens: 100, output_tokens: 1_000, cache_read_input_tokens: 10_000 },
-      },
-    }),
-  ].join('\n')}\n`;
-}
+const request = (i: number, at: number): string =>
+  claudeExchange({
+    sessionId: SID,
+    cwd: '/home/dev/burn',
+    i,
+    at,
+    usage: { input_tokens: 100, output_tokens: 1_000, cache_read_input_tokens: 10_000 },
+  });
 
 describe('the Usage page while a session works', () => {
   let webRoot: string;
