@@ -1,10 +1,21 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { checksModule } from './packages/web/checks-plugin.mjs';
+
+const CHECKS = 'virtual:cairn-checks';
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources, in tests as in the type check.
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
+  // The page's compiled contract checks, as its build provides them, for tests of its code in Node.
+  plugins: [
+    {
+      name: 'cairn-checks',
+      resolveId: (id: string) => (id === CHECKS ? `\0${CHECKS}` : undefined),
+      load: (id: string) => (id === `\0${CHECKS}` ? checksModule() : undefined),
+    },
+  ],
   test: {
     reporters: ['default', './scripts/plain-summary-reporter.ts'],
     include: ['packages/*/test/**/*.test.ts'],

@@ -262,7 +262,8 @@ export class SessionFeed {
       // A link lands on its page; else the reader opens at the start (or, when the history was sent
       // again, where it was).
       const found = opening && 'uuid' in opening ? await window.around(opening.uuid) : false;
-      if (!found) await window.show(was ?? 0);
+      // Not when another jump (the view landing on the same link, say) holds the window already.
+      if (found === false) await window.show(was ?? 0);
     }
     if (this.stopped) return;
     this.timeline.setStatus(MAIN_LANE, 'ready');

@@ -34,6 +34,8 @@ export class LaneWindow {
   /** Counts jumps: a page read for an earlier place is left aside when it comes. */
   private jumps = 0;
   private positionsRead: { total: number; value: Promise<Positions> } | undefined;
+  /** The read of the page around a record, while it is on its way. */
+  private aroundRead: { uuid: string; answer: Promise<boolean | undefined> } | undefined;
   private stopped = false;
 
   constructor(
@@ -122,19 +124,29 @@ export class LaneWindow {
     return this.reading ?? Promise.resolve();
   }
 
-  /** Reads the page around the record `uuid`, in place of the window; answers whether it was found. */
-  async around(uuid: string): Promise<boolean> {
+  /** Reads the page around the record `uuid`, in place of the window. Answers true once it is held,
+   * false when the session's own lane has no such record, and undefined when another jump took the
+   * window elsewhere before the page came (which says nothing of the record). Asked again for the
+   * same record while its page is on its way, it answers with that read: the feed opening on a link
+   * and the view landing on it ask for the same page, and neither may leave the other's aside. */
+  around(uuid: string): Promise<boolean | undefined> {
+    if (this.aroundRead?.uuid === uuid) return this.aroundRead.answer;
     const jump = ++this.jumps;
-    let found = false;
     // A record not in the session's own lane is no error of the window's: the caller says so.
-    const read = this.page({ around_uuid: uuid, limit: WINDOW_PAGE }, true).then((reply) => {
-      if (!reply || reply.items.length === 0 || jump !== this.jumps) return;
-      found = true;
-      this.hold(reply.items, reply.offset, reply.total);
-    });
-    this.track(read);
-    await read;
-    return found;
+    const answer = this.page({ around_uuid: uuid, limit: WINDOW_PAGE }, true)
+      .then((reply) => {
+        if (jump !== this.jumps) return undefined;
+        if (!reply || reply.items.length === 0) return false;
+        this.hold(reply.items, reply.offset, reply.total);
+        return true;
+      })
+      .finally(() => {
+        if (this.aroundRead === asked) this.aroundRead = undefined;
+      });
+    const asked = { uuid, answer };
+    this.aroundRead = asked;
+    this.track(answer.then(() => undefined));
+    return answer;
   }
 
   /** Where the prompts and failures sit in the whole lane; read again once the lane has grown. */

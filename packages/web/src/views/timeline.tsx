@@ -375,7 +375,8 @@ export function TimelineView({
       if (askedAround.current === want) return;
       askedAround.current = want;
       feed.window.around(item.uuid).then((there) => {
-        if (there) return;
+        // Held (it lands as the rows change), or left aside for a later jump: only false says absent.
+        if (there !== false) return;
         setNotice('The linked item is not in this session any more.');
         landed.current = want;
       });
