@@ -41,7 +41,8 @@ export interface FeedState {
 /** Resolves after the browser had a chance to paint. */
 const nextFrame = (): Promise<void> =>
   new Promise((resolve) => {
-    if (document.hidden) setTimeout(resolve, 0);
+    // A hidden tab paints no frames (nor does a feed outside a page).
+    if (typeof document === 'undefined' || document.hidden) setTimeout(resolve, 0);
     else requestAnimationFrame(() => setTimeout(resolve, 0));
   });
 
@@ -282,7 +283,13 @@ export class SessionFeed {
     this.histories++;
     this.openingPage = undefined;
     if (this.preview) this.replacing = true;
-    else if (this.timeline.items(MAIN_LANE).length > 0) this.timeline.clear();
+    else if (this.timeline.items(MAIN_LANE).length > 0) {
+      // Read anew from scratch: the subagent lanes open are read again too (a read still on its way
+      // belongs to the history before and is left aside).
+      this.timeline.clear();
+      this.laneLoads.clear();
+      for (const lane of this.timeline.openLanes()) this.openLane(lane);
+    }
     this.timeline.setStatus(MAIN_LANE, 'loading');
     const total = f.type === 'transcript_ready_start' ? f.totalMessages : f.history.length;
     this.set({ total });
@@ -389,6 +396,7 @@ export class SessionFeed {
 
   /** Reads a lane's items page by page (the session's own when the stream is unavailable). */
   private async readPages(lane: string): Promise<void> {
+    const history = this.histories;
     this.timeline.setStatus(lane, 'loading');
     let cursor: string | undefined;
     let limit = FIRST_PAGE;
@@ -397,7 +405,7 @@ export class SessionFeed {
       if (lane !== MAIN_LANE) args.agent_id = lane;
       if (cursor !== undefined) args.cursor = cursor;
       const reply = await this.conn.request('transcript_items_read', args as OpArgs<'transcript_items_read'>);
-      if (this.stopped) return;
+      if (this.stopped || history !== this.histories) return;
       if (!reply.ok) {
         this.timeline.setStatus(lane, 'error', reply.error.message);
         if (lane === MAIN_LANE) this.set({ error: reply.error.message });

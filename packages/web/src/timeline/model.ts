@@ -270,7 +270,7 @@ const itemKey = (lane: string, index: number): string => `${lane}#${index}`;
 
 export class Timeline {
   private readonly lanes = new Map<string, Lane>([[MAIN_LANE, new Lane(MAIN_LANE)]]);
-  private readonly openLanes = new Set<string>();
+  private readonly opened = new Set<string>();
   private readonly rowCache = new Map<string, ItemRow>();
   private readonly listeners = new Set<() => void>();
   /** Grows on every change, so views can memoize on it. */
@@ -327,13 +327,18 @@ export class Timeline {
   }
 
   isOpen(lane: string): boolean {
-    return this.openLanes.has(lane);
+    return this.opened.has(lane);
+  }
+
+  /** The subagent lanes open, in the order they were opened. */
+  openLanes(): readonly string[] {
+    return [...this.opened];
   }
 
   setOpen(lane: string, open: boolean): void {
-    if (open === this.openLanes.has(lane)) return;
-    if (open) this.openLanes.add(lane);
-    else this.openLanes.delete(lane);
+    if (open === this.opened.has(lane)) return;
+    if (open) this.opened.add(lane);
+    else this.opened.delete(lane);
     this.changed();
   }
 
@@ -511,7 +516,7 @@ export class Timeline {
     if (total !== undefined) pushGaps(to, total);
     // An open lane whose spawn is not among the items (a link into a subagent started before the
     // loaded range) is drawn after them, so what it holds can still be reached.
-    for (const id of this.openLanes) if (!placed.has(id)) openLane(id, 1, new Set([MAIN_LANE]));
+    for (const id of this.opened) if (!placed.has(id)) openLane(id, 1, new Set([MAIN_LANE]));
     // A link whose item is not among those read yet (or names none) is marked at the end.
     pushMarkers(markers?.get(Number.POSITIVE_INFINITY));
     const window = total === undefined ? undefined : { from: main.base, to, total, afterRow };
@@ -527,7 +532,7 @@ export class Timeline {
     const agentResultIndex = callIndex === undefined ? undefined : lane.resultOf.get(callIndex);
     const agentResult = agentResultIndex === undefined ? undefined : lane.items[agentResultIndex];
     const spawns = item.type === 'message:sub:out' ? spawnedAgent(item, result, agentResult) : undefined;
-    const open = spawns !== undefined && this.openLanes.has(spawns);
+    const open = spawns !== undefined && this.opened.has(spawns);
     const failed =
       item.type === 'system:api-error' ||
       (result !== undefined && item.type.startsWith('tool:') && isErrorResult(result)) ||
