@@ -4,8 +4,8 @@
 // heap after a collection, its DOM nodes); then scrolling the Claude Code one.
 // The sessions: one Claude Code session of about 50 MB (reader-corpus.mjs) and one Codex rollout
 // of about 196 MB (big-rollout.mjs), the sizes a reader was seen to give up on.
-// `node scripts/bench/reader-big.mjs [--claude MB] [--codex MB] [--screens N] [--passes N]`
-// (0 leaves a session out).
+// `node scripts/bench/reader-big.mjs [--claude MB] [--codex MB] [--screens N] [--passes N]
+//   [--no-trace]` (0 leaves a session out; --no-trace leaves out the traced scroll and its costs).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,9 +19,10 @@ import { agentEnv } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
 import { browserAvailable } from './first-screen.mjs';
 import { buildReaderSession } from './reader-corpus.mjs';
-import { scrollFrames } from './reader-scroll.mjs';
+import { SCROLL_MARK, scrollFrames } from './reader-scroll.mjs';
 import { untilReady } from './ready.mjs';
 import { median, percentile } from './stats.mjs';
+import { traceCostLines, traceCosts } from './trace-costs.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/cairn.js');
@@ -121,7 +122,9 @@ async function run() {
       codex: { type: 'string', default: '196' },
       screens: { type: 'string', default: '20' },
       passes: { type: 'string', default: '3' },
+      trace: { type: 'boolean', default: true },
     },
+    allowNegative: true,
   });
   if (!browserAvailable()) {
     console.log('\nreader on big sessions: no Chromium: skipped');
@@ -175,6 +178,14 @@ async function run() {
         `    scroll ${values.screens} screens (${passes.length} passes)`,
         `p95 frame ${median(p95s).toFixed(1)} ms (${p95s.map((x) => x.toFixed(1)).join(', ')}), max ${Math.max(...frames).toFixed(0)} ms; still page p95 ${median(passes.map((p) => percentile(p.idle, 95))).toFixed(1)} ms`,
       );
+      // One more pass under Chromium's performance trace, apart from the timed ones (tracing slows
+      // the page): where the scroll's time goes, to name the cost before changing anything.
+      if (values.trace) {
+        const traced = await scrollFrames({ ...at, screens: Number(values.screens), trace: true });
+        row('    the same scroll, traced', `p95 frame ${percentile(traced.frames, 95).toFixed(1)} ms`);
+        for (const line of traceCostLines(traceCosts(traced.trace, traced.maps, SCROLL_MARK)))
+          console.log(line);
+      }
     }
   } finally {
     await d?.stop();

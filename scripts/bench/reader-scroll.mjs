@@ -2,11 +2,15 @@
 // while the mouse wheel scrolls the timeline down screen after screen, as a reader would.
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium.mjs';
+import { sourceMapsOf, TRACED } from './trace-costs.mjs';
 
 // A wheel notch, and the pause between notches: 25 notches a second, about five screens a second, a
 // brisk reader's flick held for twenty screens.
 const NOTCH_PX = 120;
 const NOTCH_MS = 40;
+
+/** The page's mark where a traced scroll begins. */
+export const SCROLL_MARK = 'cairn-bench:scroll';
 
 /** Starts recording the time between consecutive frames in the page. */
 const startFrames = (page) =>
@@ -36,9 +40,19 @@ const stopFrames = (page) =>
  * Opens the session once its history is in, then scrolls `screens` screens down it by wheel.
  * @returns {Promise<{ frames: number[], idle: number[], scrolledPx: number, screenPx: number,
  *   items: string }>} frames: the time between consecutive frames (ms) while scrolling; idle: the same
- *   on the same page, still, just before (what the machine allows a page that does nothing)
+ *   on the same page, still, just before (what the machine allows a page that does nothing); with
+ *   `trace`, also `trace`: Chromium's performance trace of the scroll (its events), which slows the
+ *   frames it records, and `maps`: the source maps of the scripts it sampled
  */
-export async function scrollFrames({ port, token, agent, sid, screens = 20, timeoutMs = 300_000 }) {
+export async function scrollFrames({
+  port,
+  token,
+  agent,
+  sid,
+  screens = 20,
+  timeoutMs = 300_000,
+  trace = false,
+}) {
   const base = `http://127.0.0.1:${port}/`;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
@@ -56,6 +70,13 @@ export async function scrollFrames({ port, token, agent, sid, screens = 20, time
     await startFrames(page);
     await page.waitForTimeout(1500);
     const idle = await stopFrames(page);
+    if (trace) {
+      await browser.startTracing(page, { categories: TRACED });
+      // The profiler's start takes the page's thread for a moment: past before the scroll, which a
+      // mark tells the costs to count from.
+      await page.waitForTimeout(1000);
+      await page.evaluate((mark) => performance.mark(mark), SCROLL_MARK);
+    }
     await startFrames(page);
     const notches = Math.ceil((screens * screenPx) / NOTCH_PX);
     for (let i = 0; i < notches; i++) {
@@ -65,12 +86,17 @@ export async function scrollFrames({ port, token, agent, sid, screens = 20, time
     // The last notch's frames drawn.
     await page.waitForTimeout(200);
     const frames = await stopFrames(page);
+    let traced = {};
+    if (trace) {
+      const events = JSON.parse((await browser.stopTracing()).toString('utf8')).traceEvents;
+      traced = { trace: events, maps: await sourceMapsOf(page, events) };
+    }
     const result = await page.evaluate(() => ({
       scrolledPx: document.querySelector('.timeline-scroll').scrollTop,
       items: document.querySelector('.status-line')?.textContent ?? '',
     }));
     await context.close();
-    return { ...result, frames, idle, screenPx };
+    return { ...result, frames, idle, screenPx, ...traced };
   } finally {
     await browser.close();
   }

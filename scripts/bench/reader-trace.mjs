@@ -19,6 +19,7 @@ import { agentEnv } from './corpus.mjs';
 import { Daemon, killAll } from './daemon.mjs';
 import { buildReaderSession } from './reader-corpus.mjs';
 import { untilReady } from './ready.mjs';
+import { mainThread, sampledFunctions, TRACED } from './trace-costs.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = join(root, 'bin/cairn.js');
@@ -35,14 +36,6 @@ const { values } = parseArgs({
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
 const LONG_MS = 16;
 
-/** The page's main thread: the renderer's that made the page's own marks (a navigation may have
- * moved the page to another renderer since the trace began). */
-function mainThread(events) {
-  const mark = events.find((e) => e.name === 'cairn:session-open');
-  const mains = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  return mains.find((m) => mark && m.pid === mark.pid && m.tid === mark.tid) ?? mains[0];
-}
-
 /** The events nested in a long task, by name, and the script's own time by function. */
 function summarize(events) {
   const main = mainThread(events);
@@ -58,31 +51,8 @@ function summarize(events) {
       byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur / 1000);
     }
   }
-  // Sampled stacks: each sample's leaf function, for the script's own time.
-  const nodes = new Map();
-  const selfMs = new Map();
-  for (const e of events) {
-    if (e.name !== 'ProfileChunk') continue;
-    const chunk = e.args?.data?.cpuProfile;
-    for (const n of chunk?.nodes ?? []) nodes.set(n.id, n.callFrame);
-    const deltas = e.args?.data?.timeDeltas ?? [];
-    (chunk?.samples ?? []).forEach((id, i) => {
-      const f = nodes.get(id);
-      if (!f) return;
-      const key = `${f.functionName || '(anonymous)'} ${f.url?.split('/').pop() ?? ''}:${f.lineNumber}:${f.columnNumber}`;
-      selfMs.set(key, (selfMs.get(key) ?? 0) + (deltas[i] ?? 0) / 1000);
-    });
-  }
-  return { tasks, longMs, byName, selfMs };
+  return { tasks, longMs, byName, selfMs: sampledFunctions(events) };
 }
-
-const TRACED = [
-  'devtools.timeline',
-  'disabled-by-default-devtools.timeline',
-  'v8.execute',
-  'disabled-by-default-v8.cpu_profiler',
-  'blink.user_timing',
-];
 
 /**
  * The page's own marks (cairn:…) from the navigation's start, and where the main thread's time went

@@ -34,6 +34,12 @@ export const SessionSearchArgs = Type.Object(
     until_at: Type.Optional(Timestamp),
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     cursor: Type.Optional(Cursor),
+    /** `rank` (absent): best first. `time`: in the order the items were recorded (those without a
+     * time first), as a reader steps through one session's hits page after page. */
+    order: Type.Optional(Type.Union([Type.Literal('rank'), Type.Literal('time')])),
+    /** Also count every matching item (the answer's `total`): the search then looks at all of its
+     * matches, not only the page's, so ask on a first page only. */
+    count: Type.Optional(Type.Boolean()),
   },
   { $id: 'SessionSearchArgs', additionalProperties: false },
 );
@@ -65,10 +71,12 @@ export type SessionSearchHit = Static<typeof SessionSearchHit>;
 
 export const SessionSearchResult = Type.Object(
   {
-    /** Best first. */
+    /** Best first, or in the order `order` asked. */
     hits: Type.Array(SessionSearchHit),
     /** Absent on the last page. */
     next_cursor: Type.Optional(Cursor),
+    /** Every item the search matches, on all pages; given when `count` was asked. */
+    total: Type.Optional(Type.Integer({ minimum: 0 })),
     /** The index is still being built, so sessions not yet indexed were not searched. */
     partial: Type.Boolean(),
   },

@@ -22,6 +22,10 @@ export interface SearchQuery {
   untilAt?: number;
   limit: number;
   offset: number;
+  /** Best first (the default), or in the order the items were recorded. */
+  order?: 'rank' | 'time';
+  /** Also count every match: each row then carries `total`. */
+  count?: boolean;
 }
 
 export interface SearchRow {
@@ -35,6 +39,8 @@ export interface SearchRow {
   at: number | null;
   snippet: string;
   score: number;
+  /** Every match of the search, when it was asked to count. */
+  total?: number;
 }
 
 /** A search as SQL over the index's tables. Not kept prepared: each mix of filters is SQL of its own. */
@@ -87,31 +93,46 @@ export function searchStatement(q: SearchQuery): SearchStatement | undefined {
     params.push(q.untilAt);
     docs = true;
   }
-  params.push(q.limit, q.offset, match);
+  const filters = params.slice();
+  params.push(q.limit, q.offset);
+  // In time order the page is cut by the document's time, which only its row holds.
+  const byTime = q.order === 'time';
+  if (byTime) docs = true;
+  const sort = byTime ? 'd.at, docs_fts.rowid' : 'rank, docs_fts.rowid';
   const joins = [
     ...(docs || sessions ? ['JOIN docs d ON d.id = docs_fts.rowid'] : []),
     ...(sessions ? ['JOIN sessions s ON s.id = d.session_id'] : []),
   ];
+  // Every match counted, when asked, under the same filters: a pass of its own over the matches
+  // without their scores (FTS5 refuses its ranking function beside a window function's count).
+  let counted = '';
+  if (q.count === true) {
+    counted = `,
+    counted AS MATERIALIZED (
+      SELECT count(*) AS total FROM docs_fts ${joins.join(' ')} WHERE ${where.join(' AND ')})`;
+    params.push(...filters);
+  }
   // The page is ranked first, by row ids and scores alone; only its rows are then joined and given
   // a snippet. With the snippet in the ranking query, SQLite cut one for every match before sorting:
   // for a common word, nearly every document of the index. CROSS JOIN keeps the page the outer loop,
   // so that each of its rows is looked up in the full-text index by row id.
   const sql = `
     WITH page AS MATERIALIZED (
-      SELECT docs_fts.rowid AS id, bm25(docs_fts) AS rank
+      SELECT docs_fts.rowid AS id, bm25(docs_fts) AS rank${byTime ? ', d.at AS at' : ''}
       FROM docs_fts ${joins.join(' ')}
       WHERE ${where.join(' AND ')}
-      ORDER BY rank, docs_fts.rowid
-      LIMIT ? OFFSET ?)
+      ORDER BY ${sort}
+      LIMIT ? OFFSET ?)${counted}
     SELECT s.key AS sessionKey, s.agent AS agent, s.sid AS sid, d.agent_id AS agentId,
            d.item_uuid AS itemUuid, d.item_type AS itemType, d.target AS target, d.at AS at,
-           snippet(docs_fts, -1, char(2), char(3), '…', 16) AS snippet, -page.rank AS score
-    FROM page
+           snippet(docs_fts, -1, char(2), char(3), '…', 16) AS snippet, -page.rank AS score${q.count === true ? ', counted.total AS total' : ''}
+    FROM page${q.count === true ? ' CROSS JOIN counted' : ''}
     CROSS JOIN docs_fts ON docs_fts.rowid = page.id
     JOIN docs d ON d.id = page.id
     JOIN sessions s ON s.id = d.session_id
     WHERE docs_fts MATCH ?
-    ORDER BY page.rank, page.id`;
+    ORDER BY ${byTime ? 'page.at, page.id' : 'page.rank, page.id'}`;
+  params.push(match);
   return { sql, params };
 }
 

@@ -56,6 +56,8 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
     ...(req.since_at !== undefined ? { sinceAt: req.since_at } : {}),
     ...(req.until_at !== undefined ? { untilAt: req.until_at } : {}),
+    ...(req.order !== undefined ? { order: req.order } : {}),
+    ...(req.count === true ? { count: true } : {}),
     // One more than asked tells whether there is a next page.
     limit: limit + 1,
     offset,
@@ -83,6 +85,9 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
   const partial = ctx.catalog.indexProgress().state === 'building';
   const result = { hits, partial } as OpResult<'session_search'>;
   if (rows.length > limit) result.next_cursor = `h:${offset + limit}`;
+  // Every row carries the count; a page past the last match has none to carry it.
+  const total = rows[0]?.total ?? (offset === 0 ? 0 : undefined);
+  if (req.count === true && total !== undefined) result.total = total;
   return done(result);
 };
 

@@ -91,6 +91,9 @@ function rowAt(view: Rows, at: number): number | undefined {
   return w.afterRow;
 }
 
+/** Stands for a count not known yet: no number rather than a wrong one. */
+const PENDING = '–';
+
 /** The positions of the session's own lane a row stands for, when it stands for any. */
 function positionsOf(row: Row | undefined, base: number): [number, number] | undefined {
   if (row?.kind === 'gap') return [row.from, row.to];
@@ -627,6 +630,11 @@ export function TimelineView({
   useWarmMarkdown(rows, items[0]?.index, items[items.length - 1]?.index);
   const mainStatus = timeline.status(MAIN_LANE);
   const { state } = feed;
+  // The session's own counts, or undefined until they are the whole session's: a long session's come
+  // from the server's positions; another's are those drawn once its history is in. Before then the
+  // items drawn are a preview or a part, and their count would be a wrong number.
+  const prompts = windowed ? positions?.prompt.length : state.loaded ? view.prompts.length : undefined;
+  const failures = windowed ? positions?.error.length : state.loaded ? view.errors.length : undefined;
 
   return (
     <div
@@ -655,14 +663,19 @@ export function TimelineView({
         <span class="spacer" />
         <span
           class="muted small toolbar-counts"
-          title={`] and [ step through the ${formatCount((windowed && positions?.error.length) ?? view.errors.length)} failed calls and errors ${windowed ? 'of the session' : 'drawn here'}`}
+          data-counted={prompts === undefined ? 'no' : 'yes'}
+          title={
+            failures === undefined
+              ? 'counting the whole session…'
+              : `] and [ step through the ${formatCount(failures)} failed calls and errors ${windowed ? 'of the session' : 'drawn here'}`
+          }
         >
-          {formatCount(windowed && positions ? positions.prompt.length : view.prompts.length)} prompts ·{' '}
+          {prompts === undefined ? PENDING : formatCount(prompts)} prompts ·{' '}
           <span class="failed-count">
             {failedCallsText(numbers?.failedTools) ??
-              (windowed && positions
-                ? `${formatCount(positions.error.length)} failed calls`
-                : `${formatCount(view.errors.length)} failed calls shown`)}
+              (failures === undefined
+                ? `${PENDING} failed calls`
+                : `${formatCount(failures)} failed calls${windowed ? '' : ' shown'}`)}
           </span>
         </span>
         <label
