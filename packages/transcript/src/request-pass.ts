@@ -3,6 +3,10 @@
 // Both give the same list, in the same order.
 import { claudeRequests } from './adapters/claude-code/requests.js';
 import { codexRequests } from './adapters/codex/requests.js';
+import { copilotRequests } from './adapters/copilot-cli/requests.js';
+import { geminiRequests } from './adapters/gemini-cli/requests.js';
+import { piRequests } from './adapters/pi/requests.js';
+import { qwenRequests } from './adapters/qwen-code/requests.js';
 import { loadTranscript } from './load.js';
 import type { SessionTarget, Transcript, Usage } from './model.js';
 import { findSession, readSessionFiles } from './open.js';
@@ -23,6 +27,10 @@ export interface SessionRequests {
 const PASSES: Readonly<Record<string, typeof claudeRequests>> = {
   'claude-code': claudeRequests,
   codex: codexRequests,
+  'copilot-cli': copilotRequests,
+  'gemini-cli': geminiRequests,
+  pi: piRequests,
+  'qwen-code': qwenRequests,
 };
 
 /** The requests of a loaded transcript: what the pass must equal. */

@@ -112,6 +112,10 @@ export async function usageCommand(platform: SessionPlatform, argv: string[]): P
       ...(agent !== undefined ? { agent } : {}),
       ...(values.project !== undefined ? { project: resolve(values.project) } : {}),
       ...(values.model !== undefined ? { model: values.model } : {}),
+      // The days are those of this command's zone, as when it reads the files itself.
+      ...(since !== undefined ? { since } : {}),
+      ...(until !== undefined ? { until } : {}),
+      timezone: timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     };
     const drawn = await liveFromDaemon(cairnHome(platform.env, platform.homeDir), platform.env, filters);
     if (drawn !== undefined) return drawn;
