@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand,
   presets: async () => (await import('./commands/presets.js')).presetsCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
+  server: async () => (await import('./commands/server-users.js')).serverCommand,
   search: async () => (await import('./commands/search.js')).searchCommand,
   sessions: async () => (await import('./commands/sessions.js')).sessionsCommand,
   show: async () => (await import('./commands/show.js')).showCommand,

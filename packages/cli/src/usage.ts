@@ -103,6 +103,13 @@ usage:
                                              prints the address with its token; --database (or
                                              $CAIRN_DATABASE_URL) postgres://…: the state in
                                              PostgreSQL, shared by several server processes
+  cairn server user add <name> [--role admin|member] | list | remove <name> | token <name> [--json]
+                                             a team server's people (--database URL or
+                                             $CAIRN_DATABASE_URL): each signs in with their own
+                                             token, printed once (token: a new one, the old stops)
+  cairn server workstation add <name> --owner <user> [--shared] | list | remove <name> [--json]
+                                             a workstation owned by a user, private unless
+                                             --shared; add prints its ticket once
   cairn url [--json]                         the running daemon's address with its token
   cairn agents [--json]                      the agents cairn can drive: installed, version, traits
   cairn agents install|verify|login <agent> [--method M]

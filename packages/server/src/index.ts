@@ -24,3 +24,11 @@ export {
   processAlive,
   readDaemonRecord,
 } from './storage/daemon-record.js';
+export {
+  openTeamStore,
+  type Role,
+  StoreRefused,
+  type UserRecord,
+  type Visibility,
+  type WorkstationRecord,
+} from './storage/open-team-store.js';

@@ -1,8 +1,9 @@
 // One server: the index, the catalog that keeps it in step with the agents' files, the streams, and
 // HTTP and WebSocket on one port.
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type SessionDumpFile, SessionDumpFile as SessionDumpFileSchema, validate } from '@cairn/protocol';
 import { secureCairnHome } from '@cairn/runner/owner-only';
@@ -19,10 +20,12 @@ import { CHAT_PATH, ChatService } from './chat/chat-service.js';
 import type { Clock } from './chat/chat-session.js';
 import { type DemoHome, makeDemoHome } from './demo/demo-home.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
+import { StoreTickets } from './drive/store-tickets.js';
 import { listTickets } from './drive/tickets.js';
 import { ConnectionGuard, type ConnectionLimits } from './gate/connections.js';
 import { createHttpHandler } from './gate/http.js';
-import { checkRequest, isLoopback, makeGate, persistentToken } from './gate/security.js';
+import { admit, type FindUser, rememberPerson, workstationAccess } from './gate/people.js';
+import { isLoopback, makeGate, persistentToken } from './gate/security.js';
 import { WsHub } from './gate/ws.js';
 import { IndexDb } from './indexing/index-db.js';
 import { IndexWorkers, indexWorkerFile } from './indexing/index-workers.js';
@@ -188,12 +191,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         connectionString: options.database,
       })
     : new SqliteServerStore(home);
+  // A team's server checks workstations' tickets and people's tokens against its database.
+  const storeTickets = options.database ? new StoreTickets(store.tickets, log) : undefined;
+  const findUser: FindUser | undefined = options.database ? (token) => store.users.byToken(token) : undefined;
+  // What each person may see and drive: a member their own workstations and the shared ones.
+  const access = options.database ? workstationAccess(() => store.workstations.list()) : undefined;
   const drive = startDrive({
     cairnHome: home,
     drive: store.drive,
     env,
     log,
     localWorkstation,
+    ...(storeTickets ? { ticketOwner: storeTickets.owner } : {}),
   });
   const chat = new ChatService({
     storePath: join(home, 'chat.sqlite'),
@@ -201,11 +210,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     wire: drive.wire,
     workstation: LOCAL_WORKSTATION,
     localInProcess: localWorkstation,
-    knownWorkstations: () => listTickets(home).map((t) => t.name),
+    knownWorkstations: storeTickets ? storeTickets.names : () => listTickets(home).map((t) => t.name),
     platform,
     log,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.checkReplies ? { checkEvents: true } : {}),
+    ...(access ? { access } : {}),
     handoffs: {
       build: (args) => handoffDocument(catalog, home, args),
       maxBytes: HANDOFF_MAX_BYTES,
@@ -223,7 +233,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const driven = driveAccess({
     wire: drive.wire,
     openOf: (workstation) => store.drive.ofWorkstation(workstation),
-    workstations: () => [LOCAL_WORKSTATION, ...listTickets(home).map((t) => t.name)],
+    workstations: () => [
+      LOCAL_WORKSTATION,
+      ...(storeTickets ? storeTickets.names() : listTickets(home).map((t) => t.name)),
+    ],
   });
   // The user's marks, in a database of their own that an index rebuild never touches.
   let marks: MarksStore | undefined;
@@ -236,6 +249,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chat.close();
+      storeTickets?.close();
       await drive.close();
       await store.close();
       hub.close();
@@ -265,6 +279,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       streams,
       sessions,
       drive: driven,
+      ...(access ? { access } : {}),
       marks: marksStore,
       server: {
         instance: instance.value,
@@ -299,32 +314,43 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         return { ok: true, text: renderDumpMarkdown(file.value as SessionDumpFile) };
       },
       onAuthorized: (req) => guard.trust(req.socket),
+      ...(findUser ? { findUser } : {}),
       api: (req, res, url) => chat.handleApi(req, res, url),
       onUnauthorized: (req) => guard.active(req.socket),
     }),
   );
   const guard = new ConnectionGuard(http, options.connections);
-  http.on('upgrade', (req, socket, head) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path === AGENT_PATH) {
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === AGENT_PATH) {
+      // A ticket in the database is looked up before the endpoint's own (synchronous) check.
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (storeTickets && bearer !== undefined) await storeTickets.check(bearer).catch(() => undefined);
       if (drive.endpoint.handleUpgrade(req, socket, head)) guard.trust(req.socket);
       return;
     }
-    if (path === CHAT_PATH) {
-      const refusal = checkRequest(gate, new URL(req.url ?? '/', 'http://localhost'), req.headers);
-      if (refusal) {
+    const admitted = await admit(gate, findUser, url, req.headers);
+    if (admitted.ok) {
+      rememberPerson(req, admitted.person);
+      guard.trust(req.socket);
+    }
+    if (url.pathname === CHAT_PATH) {
+      if (!admitted.ok) {
         socket.end(
-          `HTTP/1.1 ${refusal.status} Refused\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusal.reason}\n`,
+          `HTTP/1.1 ${admitted.refusal.status} Refused\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${admitted.refusal.reason}\n`,
         );
         return;
       }
-      guard.trust(req.socket);
-      chat.handleUpgrade(req, socket, head);
+      await chat.handleUpgrade(req, socket, head);
       return;
     }
-    if (!checkRequest(gate, new URL(req.url ?? '/', 'http://localhost'), req.headers))
-      guard.trust(req.socket);
     hub.handleUpgrade(req, socket, head);
+  };
+  http.on('upgrade', (req, socket, head) => {
+    upgrade(req, socket, head).catch((cause: unknown) => {
+      log(`cairn: an upgrade failed: ${(cause as Error).stack ?? cause}`);
+      socket.destroy();
+    });
   });
 
   const listen = (p: number) =>

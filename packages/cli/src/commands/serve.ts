@@ -6,7 +6,8 @@ import { noPositionals, parseCommand, UsageError } from '../usage.js';
 const USAGE = 'cairn serve [--port N] [--host H] [--no-demo] [--database postgres://…]';
 
 /** A connection string as cairn shows it: without its password. */
-const withoutPassword = (url: string): string => url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
+export const withoutPassword = (url: string): string =>
+  url.replace(/^([a-z]+:\/\/[^:/@]*):[^@]*@/i, '$1:***@');
 
 export async function serveCommand(platform: SessionPlatform, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(

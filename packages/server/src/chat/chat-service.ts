@@ -19,6 +19,7 @@ import {
 import { findAdapter, listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
+import { personOf, type WorkstationAccess } from '../gate/people.js';
 import type { BuiltHandoff, HandoffProblem } from '../reader/handoff-document.js';
 import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
 import { ChatStore, type ProjectRow } from './chat-store.js';
@@ -53,6 +54,9 @@ export interface ChatServiceOptions {
   readonly handoffs?: Handoffs;
   /** The home whose config.json's `permissions` answer agents' requests besides remembered rules. */
   readonly cairnHome?: string;
+  /** Which workstations the person behind a request may see and drive (a team's server); every
+   * one when absent. */
+  readonly access?: WorkstationAccess;
 }
 
 export interface Handoffs {
@@ -123,19 +127,20 @@ export class ChatService {
     if (!url.pathname.startsWith('/api/')) return false;
     const route = `${req.method} ${url.pathname}`;
     try {
+      const may = await this.allowed(req);
       if (url.pathname === '/api/permission-rules')
         return await permissionRulesApi(this.rules, req, res, url, () => readBody(req));
       switch (route) {
         case 'GET /api/workstations':
-          return json(res, 200, { workstations: this.workstations() });
+          return json(res, 200, { workstations: this.workstations().filter((w) => may(w.name)) });
         case 'GET /api/agents': {
-          const workstation = this.workstationNamed(url.searchParams.get('workstation'));
+          const workstation = usable(may, this.workstationNamed(url.searchParams.get('workstation')));
           return json(res, 200, { agents: this.options.wire.roster(workstation) });
         }
         case 'POST /api/agents/install': {
           const body = await readBody(req);
           const agent = stringField(body, 'agent');
-          const workstation = this.onlineWorkstation(body.workstation);
+          const workstation = usable(may, this.onlineWorkstation(body.workstation));
           const progress = this.installs.start(workstation, agent);
           const reply = await this.options.wire.install(workstation, agent, (step) => progress.step(step));
           progress.end(reply.ok ? undefined : (reply.error ?? 'install failed'));
@@ -144,13 +149,23 @@ export class ChatService {
             : json(res, 400, { error: reply.error ?? 'install failed' });
         }
         case 'GET /api/agents/install': {
-          const workstation = this.workstationNamed(url.searchParams.get('workstation'));
+          const workstation = usable(may, this.workstationNamed(url.searchParams.get('workstation')));
           const agent = url.searchParams.get('agent');
           if (!agent) throw new BadRequest('agent is needed');
           return json(res, 200, this.installs.of(workstation, agent));
         }
-        case 'GET /api/projects':
-          return json(res, 200, { projects: this.store.projects().map((p) => this.wireProject(p)) });
+        case 'GET /api/projects': {
+          if (!this.options.access)
+            return json(res, 200, { projects: this.store.projects().map((p) => this.wireProject(p)) });
+          // A project whose chats all run on machines the person may not use is not theirs to see.
+          const projects = this.store.projects().flatMap((p) => {
+            const sessions = this.store.sessions(p.id);
+            const seen = sessions.filter((s) => may(s.workstation));
+            if (sessions.length > 0 && seen.length === 0) return [];
+            return [this.wireProject({ ...p, sessionCount: seen.length })];
+          });
+          return json(res, 200, { projects });
+        }
         case 'POST /api/projects': {
           const body = await readBody(req);
           // A folder on another workstation cannot be checked from here; its agent's start will say.
@@ -169,27 +184,33 @@ export class ChatService {
           const projectId = url.searchParams.get('projectId') ?? undefined;
           const archived = url.searchParams.get('archived') === 'true';
           return json(res, 200, {
-            sessions: this.store.sessions(projectId, archived).map((s) => this.wireSession(s)),
+            sessions: this.store
+              .sessions(projectId, archived)
+              .filter((s) => may(s.workstation))
+              .map((s) => this.wireSession(s)),
           });
         }
         case 'POST /api/sessions/rename':
         case 'POST /api/sessions/archive':
         case 'POST /api/sessions/delete': {
-          const answer = sessionManageApi(this.manageContext(), url.pathname, await readBody(req));
+          const body = await readBody(req);
+          const named = typeof body.sessionId === 'string' ? this.store.session(body.sessionId) : undefined;
+          if (named) usable(may, named.workstation);
+          const answer = sessionManageApi(this.manageContext(), url.pathname, body);
           return answer ? json(res, answer.status, answer.body) : false;
         }
         case 'POST /api/sessions': {
           const body = await readBody(req);
           const project = this.store.projectById(stringField(body, 'projectId'));
           if (!project) throw new BadRequest('no such project');
-          const workstation = this.onlineWorkstation(body.workstation);
+          const workstation = usable(may, this.onlineWorkstation(body.workstation));
           const agent = this.knownAgent(stringField(body, 'agent'), workstation);
           const row = this.store.createSession(project.id, agent, null, undefined, workstation);
           return json(res, 200, { session: this.wireSession({ ...row, messageCount: 0 }) });
         }
         case 'POST /api/sessions/continue': {
           const body = await readBody(req);
-          const workstation = this.onlineWorkstation(body.workstation);
+          const workstation = usable(may, this.onlineWorkstation(body.workstation));
           const agent = this.knownAgent(stringField(body, 'agent'), workstation);
           const nativeSessionId = stringField(body, 'nativeSessionId');
           // The folder is the workstation's: only the daemon's own can be checked from here.
@@ -204,24 +225,40 @@ export class ChatService {
             session: this.wireSession({ ...row, messageCount: this.store.messages(row.id).length }),
           });
         }
-        case 'GET /api/sessions/files':
+        case 'GET /api/sessions/files': {
+          const named = this.store.session(url.searchParams.get('session') ?? '');
+          if (named) usable(may, named.workstation);
           return json(res, 200, await this.projectFiles(url));
-        case 'POST /api/sessions/handoff':
-          return await this.handOff(res, await readBody(req));
+        }
+        case 'POST /api/sessions/handoff': {
+          const body = await readBody(req);
+          usable(may, this.workstationNamed(body.workstation));
+          return await this.handOff(res, body);
+        }
         default:
           return json(res, 404, { error: `no such API: ${route}` });
       }
     } catch (error) {
       if (error instanceof BadRequest) return json(res, 400, { error: error.message });
+      if (error instanceof Forbidden) return json(res, 403, { error: error.message });
       this.options.log(`chat: ${route} failed: ${(error as Error).stack ?? error}`);
       return json(res, 500, { error: 'internal error' });
     }
   }
 
   /** The `/chat?session=ID` upgrade, after the gate accepted it. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const session = this.session(url.searchParams.get('session') ?? '');
+    const id = url.searchParams.get('session') ?? '';
+    const row = this.options.access ? this.store.session(id) : undefined;
+    const refused = row && forbidden(await this.allowed(req), row.workstation);
+    if (refused) {
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(refused) + 1}\r\n\r\n${refused}\n`,
+      );
+      return;
+    }
+    const session = this.session(id);
     if (!session) {
       socket.end(
         'HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: 18\r\n\r\nno such chat here\n',
@@ -229,6 +266,8 @@ export class ChatService {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      let inOrder = Promise.resolve();
+      const runsOn = this.store.session(session.id)?.workstation ?? this.options.workstation;
       const open = this.tabs.get(session.id) ?? new Set<WebSocket>();
       this.tabs.set(session.id, open.add(ws));
       ws.on('close', () => open.delete(ws));
@@ -262,9 +301,18 @@ export class ChatService {
         }
         const checked = validateClientMessage(value);
         if (!checked.ok) return tab.send({ type: 'error', message: `refused: ${checked.error.message}` });
-        void session.receive(value as Event).catch((error: unknown) => {
-          this.options.log(`chat: ${(error as Error).stack ?? error}`);
-          tab.send({ type: 'error', message: 'internal error' });
+        const receive = () =>
+          void session.receive(value as Event).catch((error: unknown) => {
+            this.options.log(`chat: ${(error as Error).stack ?? error}`);
+            tab.send({ type: 'error', message: 'internal error' });
+          });
+        if (!this.options.access) return receive();
+        // On a team's server each message is checked again (a workstation made private, a user
+        // removed), in the order the messages came.
+        inOrder = inOrder.then(async () => {
+          const refused = forbidden(await this.allowed(req).catch(() => () => false), runsOn);
+          if (refused) tab.send({ type: 'error', message: refused });
+          else receive();
         });
       });
       ws.on('close', () => session.detach(tab));
@@ -298,6 +346,14 @@ export class ChatService {
       agents: wire.roster(name),
       ...(wire.rosterProblems(name).length > 0 ? { configProblems: wire.rosterProblems(name) } : {}),
     }));
+  }
+
+  /** Which workstations the person behind `req` may use: all on a daemon without people, none
+   * for a request that came in without a person. */
+  private async allowed(req: IncomingMessage): Promise<(workstation: string) => boolean> {
+    if (!this.options.access) return () => true;
+    const person = personOf(req);
+    return person ? await this.options.access(person) : () => false;
   }
 
   /** The workstation a query names, else the default one. */
@@ -554,6 +610,18 @@ export class ChatService {
 }
 
 class BadRequest extends Error {}
+class Forbidden extends Error {}
+
+/** Why `workstation` is not for this person, or undefined when it is. */
+const forbidden = (may: (workstation: string) => boolean, workstation: string): string | undefined =>
+  may(workstation) ? undefined : `forbidden: workstation ${workstation} is neither yours nor shared`;
+
+/** The workstation, when the person may use it. */
+function usable(may: (workstation: string) => boolean, workstation: string): string {
+  const refused = forbidden(may, workstation);
+  if (refused) throw new Forbidden(refused);
+  return workstation;
+}
 
 function json(res: ServerResponse, status: number, body: unknown): true {
   const text = JSON.stringify(body);

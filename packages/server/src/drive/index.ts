@@ -28,9 +28,12 @@ export function startDrive(options: {
   env: Readonly<Record<string, string | undefined>>;
   log: (line: string) => void;
   localWorkstation: boolean;
+  /** Whose a ticket is; the tickets under `$CAIRN_HOME` when absent. */
+  ticketOwner?: (ticket: string) => string | undefined;
 }): Drive {
   // Only other machines' workstations have tickets; the local one is joined in process.
-  const ticketOwner = (ticket: string) => storedTicketOwner(options.cairnHome, ticket);
+  const ticketOwner =
+    options.ticketOwner ?? ((ticket: string) => storedTicketOwner(options.cairnHome, ticket));
   const wire = new AgentWireServer({ log: options.drive, ticketOwner, logLine: options.log });
   const endpoint = new AgentEndpoint(wire, ticketOwner);
   let local: Workstation | undefined;

@@ -2,15 +2,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
+import { admit, type FindUser, personWithToken, rememberPerson } from './people.js';
 import {
   checkOrigin,
-  checkRequest,
   cookieValue,
   expiredTokenCookie,
   type Gate,
   SECURITY_HEADERS,
   TOKEN_COOKIE,
-  tokenMatches,
 } from './security.js';
 
 export interface HttpOptions {
@@ -26,6 +25,8 @@ export interface HttpOptions {
   readonly onUnauthorized?: (req: IncomingMessage) => void;
   /** Answers `/api/…` requests that passed the gate (the chat's JSON API); false passes one on. */
   readonly api?: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<boolean>;
+  /** A user's token besides the daemon's own (a server with a database). */
+  readonly findUser?: FindUser;
 }
 
 const TYPES: Record<string, string> = {
@@ -62,12 +63,26 @@ export function createHttpHandler(options: HttpOptions) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const gate = options.gate();
     const shell = isShell(url.pathname);
-    const refusal = shell ? checkOrigin(gate, req.headers) : checkRequest(gate, url, req.headers);
+    const admitted = shell ? undefined : await admit(gate, options.findUser, url, req.headers);
+    const refusal = shell
+      ? checkOrigin(gate, req.headers)
+      : admitted?.ok === false
+        ? admitted.refusal
+        : undefined;
     if (refusal) return send(res, refusal.status, 'text/plain; charset=utf-8', `${refusal.reason}\n`);
+    if (admitted?.ok) rememberPerson(req, admitted.person);
     // A stale address (the token of another daemon) says so rather than opening a page that cannot connect.
     const offered = url.searchParams.get('token');
-    if (shell && offered !== null && !tokenMatches(gate, offered))
-      return send(res, 401, 'text/plain; charset=utf-8', 'missing or wrong token\n');
+    if (shell && offered !== null) {
+      const offeredBy = await personWithToken(gate, options.findUser, offered);
+      if (!offeredBy.ok)
+        return send(
+          res,
+          offeredBy.refusal.status,
+          'text/plain; charset=utf-8',
+          `${offeredBy.refusal.reason}\n`,
+        );
+    }
     if (!shell || offered !== null) options.onAuthorized?.(req);
     else options.onUnauthorized?.(req);
     if (options.api && url.pathname.startsWith('/api/') && (await options.api(req, res, url))) return;

@@ -17,6 +17,7 @@ import { MAX_VALUE_DEPTH, nestsDeeperThan } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Connection, OpContext, OpOutcome } from '../ops/context.js';
 import { OP_HANDLERS } from '../ops/index.js';
+import { DAEMON_PERSON, type Person, personOf } from './people.js';
 import { checkRequest, type Gate } from './security.js';
 
 export interface WsOptions {
@@ -38,6 +39,7 @@ class SocketConnection implements Connection {
   constructor(
     readonly id: number,
     readonly socket: WebSocket,
+    readonly person: Person,
     private readonly log?: (line: string) => void,
   ) {}
 
@@ -89,10 +91,14 @@ export class WsHub {
   /** The HTTP server's `upgrade` event: the same gate as HTTP, then the socket. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // A request the server already admitted (a user's token among them) comes with its person.
+    const person = personOf(req);
     const refusal =
-      url.pathname === '/ws'
-        ? checkRequest(this.options.gate(), url, req.headers)
-        : { status: 404, reason: 'not found' };
+      url.pathname !== '/ws'
+        ? { status: 404, reason: 'not found' }
+        : person === undefined
+          ? checkRequest(this.options.gate(), url, req.headers)
+          : undefined;
     if (refusal) {
       const status =
         refusal.status === 401 ? 'Unauthorized' : refusal.status === 403 ? 'Forbidden' : 'Not Found';
@@ -103,7 +109,7 @@ export class WsHub {
       );
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, person ?? DAEMON_PERSON));
   }
 
   close(): void {
@@ -112,8 +118,8 @@ export class WsHub {
     this.wss.close();
   }
 
-  private accept(ws: WebSocket): void {
-    const conn = new SocketConnection(this.nextId++, ws, this.options.log);
+  private accept(ws: WebSocket, person: Person): void {
+    const conn = new SocketConnection(this.nextId++, ws, person, this.options.log);
     this.connections.add(conn);
     ws.on('pong', () => {
       conn.alive = true;

@@ -1,5 +1,6 @@
 // What an op handler is given and what it answers.
 import type { ErrorBody, OpName, OpRequest, OpResult, Role } from '@cairn/protocol';
+import type { Person, WorkstationAccess } from '../gate/people.js';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import type { MarksStore } from '../storage/marks-store.js';
 import type { SessionsTopic } from '../streams/sessions-topic.js';
@@ -11,6 +12,8 @@ export interface Connection extends Subscriber {
   role: Role | undefined;
   /** The session a `session` connection speaks for. */
   sid: string | undefined;
+  /** Who came in on it: the daemon's own token, or (on a server with a database) a user's. */
+  readonly person?: Person;
 }
 
 export interface ServerInfo {
@@ -33,6 +36,8 @@ export interface OpContext {
   readonly conn: Connection;
   /** The sessions this server drives; absent where nothing is driven (a catalog-only server). */
   readonly drive?: DriveAccess;
+  /** Which workstations a person may see and drive (a team's server); every one when absent. */
+  readonly access?: WorkstationAccess;
   /** A person's stars and tags, opened when first asked. */
   readonly marks: () => MarksStore;
 }
