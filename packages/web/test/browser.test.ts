@@ -17,6 +17,7 @@ import {
   homeEnv,
   launch,
   openPage,
+  openToggle,
   recordTiming,
   type Scheme,
   type Served,
@@ -182,7 +183,7 @@ describe.skipIf(!corpus)('the web UI over the corpus', () => {
       await spawn.locator('.fold-toggle:has-text("brief")').click();
       const brief = (await shownText(spawn.locator('.fold-body').first())).trim();
       expect(brief).toBe((spawnItem.prompt as string).trim());
-      await spawn.locator('.lane-toggle').click();
+      await openToggle(spawn.locator('.lane-toggle'));
       const laneStart = page.locator(`.lane-start[data-lane="${laneId}"]`);
       await laneStart.waitFor();
       await expect.poll(() => shownText(laneStart)).toMatch(/\d+ items/);

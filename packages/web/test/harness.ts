@@ -171,6 +171,32 @@ export const shownText = (locator: Locator): Promise<string> =>
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what these tests check
   locator.innerText();
 
+/**
+ * Opens a toggle (a fold, a subagent lane) by clicking it until it says it is open. On a loaded
+ * machine a row can be measured again, and move, between the check that the pointer is over the
+ * toggle and the press itself, and the page then never sees the click; that click is made again
+ * (and said on the test's output), never one the page took: the toggle is clicked only while it
+ * says it is closed, and given time to answer each click.
+ */
+export async function openToggle(toggle: Locator): Promise<void> {
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    if ((await toggle.getAttribute('aria-expanded')) === 'true') return;
+    if (attempt > 1) console.warn(`clicking ${toggle} again: the page did not take the click before`);
+    await toggle.click();
+    const opened = await toggle
+      .page()
+      .waitForFunction((el) => el?.getAttribute('aria-expanded') === 'true', await toggle.elementHandle(), {
+        timeout: 5_000,
+      })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (opened) return;
+  }
+  throw new Error(`${toggle} did not open after four clicks`);
+}
+
 /** Closes the page's sockets, as a dropped connection would; the page is expected to reconnect. */
 export const dropConnection = (page: Page): Promise<void> =>
   page.evaluate(() => {

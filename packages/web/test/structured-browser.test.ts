@@ -16,6 +16,7 @@ import {
   homeEnv,
   launch,
   openPage,
+  openToggle,
   type Served,
   screenshot,
   seriousAxeViolations,
@@ -56,8 +57,7 @@ const rowOf = (page: Page, type: string, nth = 0): Locator =>
 
 /** Opens a row's first fold and answers its body. */
 async function open(row: Locator): Promise<Locator> {
-  const toggle = row.locator('.fold-toggle').first();
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await openToggle(row.locator('.fold-toggle').first());
   const body = row.locator('.fold-body').first();
   await body.waitFor();
   return body;
