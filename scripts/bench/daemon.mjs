@@ -2,7 +2,7 @@
 // stopping it never misses a child), its URL and log lines read as they come, its peak memory and
 // read count taken from /proc, stopped gracefully and killed if it will not stop.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const live = new Set();
@@ -135,6 +135,21 @@ export class Daemon {
       return { cpuMs, rssMb: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024 };
     } catch {
       return { cpuMs: Number.NaN, rssMb: Number.NaN };
+    }
+  }
+
+  /** The file-system watches the daemon holds (inotify's, from /proc); NaN when gone or not Linux. */
+  fileWatches() {
+    const pid = this.pid();
+    try {
+      let watches = 0;
+      for (const fd of readdirSync(`/proc/${pid}/fdinfo`)) {
+        const info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8');
+        for (const line of info.split('\n')) if (line.startsWith('inotify wd:')) watches++;
+      }
+      return watches;
+    } catch {
+      return Number.NaN;
     }
   }
 

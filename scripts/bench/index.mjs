@@ -10,7 +10,7 @@
 // --search-runs N (default 20 per word), --cold-only (the cold index alone, then search over it),
 // --sessions N (a corpus of N sessions, the shared corpus's smaller ones replicated: those of at most
 // --max-session-kb KB, default 512; built in [work] when that folder does not exist yet, and kept),
-// --idle S (after the cold-only searches: the daemon's CPU and memory over S seconds of nothing
+// --idle S (after the cold-only searches: the daemon's CPU, memory and file watches over S seconds of nothing
 // happening, once it has let go of its threads, then the same after a restart; --settle S before, default 65).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -341,14 +341,20 @@ async function measureIdle(d) {
   }
   const last = d.cpuAndRss();
   const wallMs = performance.now() - start;
-  return { cpuShare: (last.cpuMs - first.cpuMs) / wallMs, cpuMs: last.cpuMs - first.cpuMs, wallMs, rss };
+  return {
+    cpuShare: (last.cpuMs - first.cpuMs) / wallMs,
+    cpuMs: last.cpuMs - first.cpuMs,
+    wallMs,
+    rss,
+    watches: d.fileWatches(),
+  };
 }
 
 function idleRow(r) {
   row(
     `5. idle, ${r.when}`,
     `CPU ${(r.cpuShare * 100).toFixed(2)}% of a core  RSS ${median(r.rss).toFixed(0)} MB`,
-    `${(r.cpuMs / 1000).toFixed(2)} s of CPU over ${(r.wallMs / 1000).toFixed(0)} s; RSS median of ${r.rss.length} samples (max ${Math.max(...r.rss).toFixed(0)} MB)`,
+    `${(r.cpuMs / 1000).toFixed(2)} s of CPU over ${(r.wallMs / 1000).toFixed(0)} s; RSS median of ${r.rss.length} samples (max ${Math.max(...r.rss).toFixed(0)} MB); ${r.watches} file watches`,
   );
 }
 

@@ -117,7 +117,10 @@ describe('a followed Gemini CLI document rewritten in place', () => {
       });
       if (!loaded.ok) throw new Error(loaded.error.message);
       await expect
-        .poll(() => server.catalog.get(key)?.summary)
+        .poll(() => {
+          const entry = server.catalog.get(key);
+          return entry && server.catalog.fullSummary(entry);
+        })
         .toEqual(foldTranscript(loaded.value, { prompts: true }));
     }
     // A message or two per rewrite (the one changed or added, and at times the one before it),

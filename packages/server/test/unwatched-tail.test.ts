@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { foldTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
-import { sessionKey } from '../src/index.js';
+import { type RunningServer, sessionKey } from '../src/index.js';
 import { homeEnv, serve, tempDir } from './helpers.js';
 
 const NAME = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
@@ -28,12 +28,19 @@ function rolloutHome() {
   return { lines, home, path, platform: nodePlatform({ env: homeEnv(home), homeDir: home }) };
 }
 
+/** The session's whole summary, prompts included: the index's (memory keeps its numbers). */
+function wholeSummary(server: RunningServer, key: string) {
+  const entry = server.catalog.get(key);
+  return entry && server.catalog.fullSummary(entry);
+}
+
 describe.skipIf(!corpus)('a growing session nobody follows', () => {
   it('is read on from where the last read stopped, its numbers those of a whole read', {
     timeout: 60_000,
   }, async () => {
     const { lines, home, path, platform } = rolloutHome();
     const server = await serve(homeEnv(home));
+    const summaryOf = (key: string) => wholeSummary(server, key);
     try {
       const key = sessionKey('codex', path);
       await server.catalog.settled();
@@ -48,7 +55,7 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
         if (!whole.ok) throw new Error(whole.error.message);
         const want = foldTranscript(whole.value, { prompts: true });
         await expect
-          .poll(() => server.catalog.get(key)?.summary, {
+          .poll(() => summaryOf(key), {
             timeout: 10_000,
             message: `after ${at + step} lines`,
           })
@@ -68,6 +75,7 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
   }, async () => {
     const { lines, home, path, platform } = rolloutHome();
     const server = await serve(homeEnv(home), { tailBytes: 0 });
+    const summaryOf = (key: string) => wholeSummary(server, key);
     try {
       const key = sessionKey('codex', path);
       await server.catalog.settled();
@@ -79,7 +87,7 @@ describe.skipIf(!corpus)('a growing session nobody follows', () => {
       const whole = await loadTranscript(platform, { agent: 'codex', path });
       if (!whole.ok) throw new Error(whole.error.message);
       const want = foldTranscript(whole.value, { prompts: true });
-      await expect.poll(() => server.catalog.get(key)?.summary, { timeout: 20_000 }).toEqual(want);
+      await expect.poll(() => summaryOf(key), { timeout: 20_000 }).toEqual(want);
     } finally {
       await server.close();
     }

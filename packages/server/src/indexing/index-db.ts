@@ -365,6 +365,21 @@ export class IndexDb {
     }));
   }
 
+  /** The summary recorded of one session when it was made under `version`. */
+  summaryOf<Summary>(key: string, version: number): Summary | undefined {
+    return this.guard(
+      'reading a summary',
+      () => {
+        const row = this.stmt('SELECT summary, summary_version FROM sessions WHERE key = ?').get(key) as
+          | { summary: string | null; summary_version: number | null }
+          | undefined;
+        if (row?.summary == null || row.summary_version !== version) return undefined;
+        return stored(row.summary, key) as Summary;
+      },
+      () => undefined,
+    );
+  }
+
   /** Records a session's head; a changed head leaves it to be indexed again. */
   putSession(
     key: string,

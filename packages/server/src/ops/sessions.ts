@@ -106,7 +106,7 @@ export const sessionSummaryRead: OpHandler<'session_summary_read'> = async (req,
   const found = await sessionOf(ctx, req.sid, req.agent);
   if (!found.ok) return found;
   const e = found.entry;
-  let summary = e.indexed ? e.summary : undefined;
+  let summary = ctx.catalog.fullSummary(e);
   let capabilities = e.capabilities;
   if (!summary || !capabilities) {
     const computed = await summarizeSession(

@@ -6,6 +6,7 @@ import { findAdapter, listSessions, type SessionAdapter, splitStorePath } from '
 import type { FileState } from '../indexing/index-db.js';
 import { CatalogIndexing } from './catalog-indexing.js';
 import { type SessionEntry, sessionKey, type Task } from './catalog-state.js';
+import { IdleCollect } from './idle-collect.js';
 import {
   type FileStamp,
   headPrint,
@@ -25,6 +26,9 @@ const HEADS_PER_EMIT = 200;
 const STORE_STAMP_SPACING_MS = 1_000;
 
 export abstract class CatalogFollowing extends CatalogIndexing {
+  /** What a burst of work left in the heap is given back once the queue has been quiet a while. */
+  protected readonly idleCollect = new IdleCollect();
+
   // --- the work queue: one task at a time, live changes before background indexing ---
 
   protected override enqueue(task: Task): Promise<void> {
@@ -60,6 +64,7 @@ export abstract class CatalogFollowing extends CatalogIndexing {
   private async run(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.idleCollect.workBegan();
     try {
       while (!this.closed) {
         const task = this.urgent.shift();
@@ -85,6 +90,7 @@ export abstract class CatalogFollowing extends CatalogIndexing {
     } finally {
       this.running = false;
       if (this.urgent.length === 0 && this.background.length === 0 && this.deferred.size === 0) {
+        if (!this.closed) this.idleCollect.workDone();
         const waiting = this.idle;
         this.idle = [];
         for (const resolve of waiting) resolve();
@@ -183,6 +189,7 @@ export abstract class CatalogFollowing extends CatalogIndexing {
     const walk = walkRoots(
       this.roots.map((r) => r.root),
       this.stores.map((r) => r.root),
+      this.watcher?.sawFolder,
     );
     const rescan = walk.then(
       () => undefined,
@@ -214,6 +221,7 @@ export abstract class CatalogFollowing extends CatalogIndexing {
       (await walkRoots(
         this.roots.map((r) => r.root),
         this.stores.map((r) => r.root),
+        this.watcher?.sawFolder,
       ));
     // The index covers the homes configured now. A session recorded under a home that no longer is
     // (CLAUDE_CONFIG_DIR pointed elsewhere) leaves it, though its files are still there: else it

@@ -29,7 +29,9 @@ import {
   type CatalogHead,
   CatalogState,
   type Loaded,
+  listedSummary,
   type SessionEntry,
+  sharedCapabilities,
   type TranscriptChange,
 } from './catalog-state.js';
 import { LiveTranscript } from './live-transcript.js';
@@ -383,8 +385,8 @@ export abstract class CatalogIndexing extends CatalogState {
       firstPrompt: facts.summary.prompts?.[0],
     });
     e.head.listing = facts.listing;
-    e.summary = facts.summary;
-    e.capabilities = facts.capabilities;
+    e.summary = listedSummary(facts.summary);
+    e.capabilities = sharedCapabilities(facts.capabilities);
     const key = e.key;
     const db = this.options.db;
     if (opts.replaced) db.transaction(() => db.clearDocs(key));

@@ -7,6 +7,7 @@ import {
   type SessionHead as LibHead,
   SESSION_SUMMARY_VERSION,
   type SessionPlatform,
+  type SessionSummary,
   type SessionSummaryWithPrompts,
   type Transcript,
 } from '@cairn/transcript';
@@ -45,8 +46,10 @@ export interface SessionEntry {
   agent: string;
   sid: string;
   head: CatalogHead;
-  summary: SessionSummaryWithPrompts | undefined;
-  capabilities: string[] | undefined;
+  /** The numbers the list shows (see listedSummary); the whole summary is the index's. */
+  summary: SessionSummary | undefined;
+  /** Shared between the sessions that list the same ones (see sharedCapabilities): never changed in place. */
+  capabilities: readonly string[] | undefined;
   indexed: boolean;
   /** The last translation left a turn open on the main lane. */
   inFlight: boolean;
@@ -87,6 +90,29 @@ export interface CatalogOptions {
   /** The bytes of growing sessions nobody follows whose translations are kept (see keepsTail);
    * from the heap's limit when absent. */
   readonly tailBytes?: number;
+}
+
+/**
+ * What a session's summary keeps in memory: its numbers. The prompts and the context's shape are
+ * asked for one session at a time and stay in the index (Catalog.fullSummary); held for every
+ * session, they came to more than the rest of the summary.
+ */
+export function listedSummary(summary: SessionSummaryWithPrompts): SessionSummary {
+  // Left out by a rest copy, not deleted: an object that loses fields takes several times the memory.
+  const { prompts: _prompts, contextShape: _shape, ...numbers } = summary;
+  return numbers;
+}
+
+/** One list per set of capabilities, however many sessions have it: there are a handful of sets. */
+const capabilitySets = new Map<string, readonly string[]>();
+
+export function sharedCapabilities(list: readonly string[]): readonly string[] {
+  const key = list.join('\n');
+  const kept = capabilitySets.get(key);
+  if (kept) return kept;
+  const frozen = Object.freeze([...list]);
+  if (capabilitySets.size < 1_000) capabilitySets.set(key, frozen);
+  return frozen;
 }
 
 /** A session is known by its main file: one id can stand under two folders, and both are listed. */
@@ -218,8 +244,9 @@ export abstract class CatalogState {
         agent: s.agent,
         sid: s.sid,
         head: s.head,
-        summary: s.summaryVersion === SESSION_SUMMARY_VERSION ? s.summary : undefined,
-        capabilities: s.capabilities,
+        summary:
+          s.summaryVersion === SESSION_SUMMARY_VERSION && s.summary ? listedSummary(s.summary) : undefined,
+        capabilities: s.capabilities && sharedCapabilities(s.capabilities),
         // A session indexed before the listing facts existed, or under older rules, is read again for them.
         indexed:
           s.indexed &&

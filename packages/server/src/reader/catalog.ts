@@ -3,7 +3,13 @@
 // only what changed, and tells the streams what each change made of a transcript. This file holds
 // what the rest of the server asks of it; the layers below are catalog-following (the work queue
 // and the files' changes), catalog-indexing (reading sessions into the index) and catalog-state.
-import { adapterTable, findAdapter, loadTranscript } from '@cairn/transcript';
+import {
+  adapterTable,
+  findAdapter,
+  loadTranscript,
+  SESSION_SUMMARY_VERSION,
+  type SessionSummaryWithPrompts,
+} from '@cairn/transcript';
 import type { SearchQuery, SearchRow, SessionUsage } from '../indexing/index-db.js';
 import { laneItems } from '../indexing/search-docs.js';
 import { searchStatement } from '../indexing/search-query.js';
@@ -81,6 +87,7 @@ export class Catalog extends CatalogFollowing {
   close(): void {
     this.closed = true;
     this.watcher?.close();
+    this.idleCollect.close();
     for (const timer of [...this.releases.values(), ...this.deferred.values(), ...this.storesQueued.values()])
       clearTimeout(timer);
     this.storesQueued.clear();
@@ -134,6 +141,13 @@ export class Catalog extends CatalogFollowing {
 
   get(key: string): SessionEntry | undefined {
     return this.sessions.get(key);
+  }
+
+  /** The whole summary of an indexed session, prompts and the context's shape included: the
+   * index's (memory keeps only the numbers the list shows). */
+  fullSummary(e: SessionEntry): SessionSummaryWithPrompts | undefined {
+    if (!e.indexed || !e.summary) return undefined;
+    return this.options.db.summaryOf<SessionSummaryWithPrompts>(e.key, SESSION_SUMMARY_VERSION);
   }
 
   /** find, and when the session is not listed yet, again once every session is. */

@@ -4,6 +4,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isStoreFileName, storeSessionPath, storeSessionStamps } from '@cairn/transcript';
+import { FolderTree } from './folder-tree.js';
 import type { FileStamp } from './source-files.js';
 
 /** Session files of every supported agent end so; anything else under a home is not looked at. */
@@ -19,6 +20,8 @@ export async function walkRoots(
   roots: readonly string[],
   /** Folders whose SQLite stores (OpenCode's family) hold sessions: each session stands as a file. */
   stores: readonly string[] = [],
+  /** Told of each folder walked, so that the watcher can follow any it missed. */
+  onFolder?: (dir: string, real: string) => void,
 ): Promise<Map<string, FileStamp>> {
   const found = new Map<string, FileStamp>();
   // Linked folders are walked wherever they point, each real folder once per root, as the listing
@@ -29,6 +32,7 @@ export async function walkRoots(
       const real = await realpath(dir);
       if (walked.has(real)) return;
       walked.add(real);
+      onFolder?.(dir, real);
     } catch {
       return;
     }
@@ -106,13 +110,24 @@ export interface WatcherOptions {
 /** The interval's walks take at most this share of the time: a long one spaces out the next. */
 const WALK_SHARE = 1 / 20;
 
+/** Where Node's recursive watch is the system's own (one handle for a whole tree); elsewhere it
+ * watches each file on its own, and the watcher follows the folders one by one instead. */
+const NATIVE_RECURSIVE = process.platform === 'darwin' || process.platform === 'win32';
+
 /**
- * Change notices from recursive watches on the roots, coalesced: a burst of writes to one file
- * becomes one batch. The notices only say where to look; what changed is decided by reading.
+ * Change notices from watches on the roots, coalesced: a burst of writes to one file becomes one
+ * batch. The notices only say where to look; what changed is decided by reading.
  */
 export class Watcher {
+  /** Roots under one recursive watch of the system's. */
   private readonly watchers = new Map<string, FSWatcher>();
+  /** Roots whose folders are watched one by one. */
+  private readonly trees = new Map<string, FolderTree>();
   private pending = new Set<string>();
+  /** Paths of the batch that came, went or were renamed: new folders to watch, or watched ones gone. */
+  private renamed = new Set<string>();
+  /** The walks that watch a root's folders, while they run. */
+  private readonly attaching = new Set<Promise<void>>();
   private quietTimer: NodeJS.Timeout | undefined;
   private maxTimer: NodeJS.Timeout | undefined;
   private rescanTimer: NodeJS.Timeout | undefined;
@@ -143,23 +158,61 @@ export class Watcher {
     this.rescanTimer.unref();
   }
 
+  /** Settles once every folder found when its root was first watched is watched: a change before
+   * then may be seen by the interval walk only. */
+  async attached(): Promise<void> {
+    await Promise.all(this.attaching);
+  }
+
+  /** The folders watched one by one now, across every root. */
+  get foldersWatched(): number {
+    let n = 0;
+    for (const t of this.trees.values()) n += t.size;
+    return n;
+  }
+
+  /** A folder a walk of the roots went through (see walkRoots): watched if it was missed. */
+  readonly sawFolder = (dir: string, real: string): void => {
+    for (const tree of this.trees.values()) tree.saw(dir, real);
+  };
+
   close(): void {
     this.closed = true;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
+    for (const t of this.trees.values()) t.close();
+    this.trees.clear();
     clearTimeout(this.quietTimer);
     clearTimeout(this.maxTimer);
     clearTimeout(this.rescanTimer);
   }
 
-  /** Watches the roots that exist and are not watched yet; true when a new one was attached. */
-  private attach(): boolean {
-    let added = false;
+  /** Watches the roots that exist and are not watched yet. */
+  private attach(): void {
     const flat = new Set(this.options.flatRoots ?? []);
     for (const root of [...this.options.roots, ...flat]) {
-      if (this.watchers.has(root) || this.closed) continue;
+      if (this.closed) return;
+      if (!NATIVE_RECURSIVE || flat.has(root)) {
+        let tree = this.trees.get(root);
+        if (!tree) {
+          tree = new FolderTree(root, {
+            maxDepth: flat.has(root) ? 0 : MAX_DEPTH,
+            skipped: SKIPPED_FOLDERS,
+            onNotice: (path, renamed) => this.notice(path, renamed),
+            onLost: () => void this.options.onRescan(),
+          });
+          this.trees.set(root, tree);
+        }
+        // A root gone (or not there yet) has no folder watched; the next rescan tries again.
+        if (tree.size === 0) {
+          const walk = tree.attach().finally(() => this.attaching.delete(walk));
+          this.attaching.add(walk);
+        }
+        continue;
+      }
+      if (this.watchers.has(root)) continue;
       try {
-        const w = watch(root, { recursive: !flat.has(root), persistent: false }, (_event, name) => {
+        const w = watch(root, { recursive: true, persistent: false }, (_event, name) => {
           if (name) this.notice(join(root, name.toString()));
           else void this.options.onRescan();
         });
@@ -169,17 +222,16 @@ export class Watcher {
           this.watchers.delete(root);
         });
         this.watchers.set(root, w);
-        added = true;
       } catch {
         // Not there yet.
       }
     }
-    return added;
   }
 
-  private notice(path: string): void {
+  private notice(path: string, renamed = false): void {
     if (this.closed) return;
     this.pending.add(path);
+    if (renamed) this.renamed.add(path);
     clearTimeout(this.quietTimer);
     this.quietTimer = setTimeout(() => this.flush(), this.options.quietMs ?? 20);
     this.maxTimer ??= setTimeout(() => this.flush(), this.options.maxWaitMs ?? 200);
@@ -193,6 +245,10 @@ export class Watcher {
     if (this.pending.size === 0 || this.closed) return;
     const batch = this.pending;
     this.pending = new Set();
+    const renamed = this.renamed;
+    this.renamed = new Set();
+    // New folders are watched before the batch goes out: the look it brings on comes after their watch.
+    for (const tree of this.trees.values()) tree.settle([...renamed].filter((p) => tree.holds(p)));
     this.options.onChange(batch);
   }
 }

@@ -435,21 +435,33 @@ export function entriesOf(agent: string, sessionId: string, read: TaskResults['r
     if (usage.inputTokens + usage.outputTokens === 0) continue;
     const cacheRead = usage.cacheReadTokens ?? 0;
     const cacheWrite = usage.cacheWriteTokens ?? 0;
-    const entry: UsageEntry = {
+    // Every field in the one literal (the folder and title undefined when unknown): a field added
+    // later gives each entry a second block of memory, and a daemon keeps one entry per request.
+    out.push({
       at,
       agent,
       sessionId,
-      model,
+      project: read.cwd,
+      title: read.title,
+      model: sharedModelName(model),
       inputTokens: Math.max(0, usage.inputTokens - cacheRead - cacheWrite),
       outputTokens: usage.outputTokens,
       cacheReadTokens: cacheRead,
       cacheCreationTokens: cacheWrite,
       reasoningTokens: usage.reasoningTokens ?? 0,
       cost: requestCost(agent, model, usage),
-    };
-    if (read.cwd !== undefined) entry.project = read.cwd;
-    if (read.title !== undefined) entry.title = read.title;
-    out.push(entry);
+    });
   }
   return out;
+}
+
+/** One copy of each model's name across every entry: each read makes its own, and they are few. */
+const modelNames = new Map<string, string>();
+const MODEL_NAMES_KEPT = 1_000;
+
+function sharedModelName(model: string): string {
+  const kept = modelNames.get(model);
+  if (kept !== undefined) return kept;
+  if (modelNames.size < MODEL_NAMES_KEPT) modelNames.set(model, model);
+  return model;
 }
