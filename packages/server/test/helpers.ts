@@ -153,8 +153,9 @@ export class Client {
     });
   }
 
-  static async open(server: RunningServer, opts: { hello?: boolean } = {}): Promise<Client> {
-    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=${server.token}`);
+  /** Signs in with `opts.token` (a user's, on a server with people), else the daemon's own. */
+  static async open(server: RunningServer, opts: { hello?: boolean; token?: string } = {}): Promise<Client> {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=${opts.token ?? server.token}`);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);

@@ -19,6 +19,7 @@ import {
 import { findAdapter, listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
+import { CATALOG_REFUSAL, mayReadCatalog } from '../gate/op-access.js';
 import { personOf, type WorkstationAccess } from '../gate/people.js';
 import type { BuiltHandoff, HandoffProblem } from '../reader/handoff-document.js';
 import { ChatSession, type ChatSocket, type Clock, type Event, realClock } from './chat-session.js';
@@ -128,8 +129,25 @@ export class ChatService {
     const route = `${req.method} ${url.pathname}`;
     try {
       const may = await this.allowed(req);
-      if (url.pathname === '/api/permission-rules')
+      if (url.pathname === '/api/permission-rules') {
+        // On a team's server a remembered rule answers prompts in its folder on every machine: an
+        // admin keeps and revokes them over this API; a member reads those of the projects they see.
+        if (this.options.access && personOf(req)?.role !== 'admin') {
+          if (req.method !== 'GET') throw new Forbidden(RULES_REFUSAL);
+          const seen = new Set(
+            this.store
+              .projects()
+              .filter((p) => {
+                const sessions = this.store.sessions(p.id);
+                return sessions.length === 0 || sessions.some((s) => may(s.workstation));
+              })
+              .map((p) => p.path),
+          );
+          const reply = this.rules.reply();
+          return json(res, 200, { ...reply, rules: reply.rules.filter((r) => seen.has(r.projectPath)) });
+        }
         return await permissionRulesApi(this.rules, req, res, url, () => readBody(req));
+      }
       switch (route) {
         case 'GET /api/workstations':
           return json(res, 200, { workstations: this.workstations().filter((w) => may(w.name)) });
@@ -218,9 +236,11 @@ export class ChatService {
             workstation === this.options.workstation
               ? folder(stringField(body, 'cwd'))
               : stringField(body, 'cwd');
-          const row =
-            this.store.sessionByNative(agent, nativeSessionId) ??
-            (await this.importSession(agent, nativeSessionId, cwd, workstation));
+          const known = this.store.sessionByNative(agent, nativeSessionId);
+          if (known) usable(may, known.workstation);
+          // The past is read from the server's own disk: on a team's server, for an admin only.
+          const readPast = mayReadCatalog(personOf(req), this.options.access !== undefined);
+          const row = known ?? (await this.importSession(agent, nativeSessionId, cwd, workstation, readPast));
           return json(res, 200, {
             session: this.wireSession({ ...row, messageCount: this.store.messages(row.id).length }),
           });
@@ -231,6 +251,9 @@ export class ChatService {
           return json(res, 200, await this.projectFiles(url));
         }
         case 'POST /api/sessions/handoff': {
+          // The session handed off is one the server reads from its own disk: an admin's alone.
+          if (!mayReadCatalog(personOf(req), this.options.access !== undefined))
+            throw new Forbidden(CATALOG_REFUSAL);
           const body = await readBody(req);
           usable(may, this.workstationNamed(body.workstation));
           return await this.handOff(res, body);
@@ -541,11 +564,17 @@ export class ChatService {
     return await listProjectFiles(project.path, url.searchParams.get('query') ?? '');
   }
 
-  private async importSession(agent: string, nativeSessionId: string, cwd: string, workstation: string) {
+  private async importSession(
+    agent: string,
+    nativeSessionId: string,
+    cwd: string,
+    workstation: string,
+    readPast = true,
+  ) {
     const project = this.store.project(cwd);
     let title = 'Continued session';
     let past: PastMessage[] = [];
-    for await (const entry of listSessions(this.options.platform, { agent })) {
+    for await (const entry of readPast ? listSessions(this.options.platform, { agent }) : []) {
       if ('ref' in entry || entry.id !== nativeSessionId) continue;
       if (entry.title ?? entry.firstPrompt) title = (entry.title ?? entry.firstPrompt ?? title).slice(0, 60);
       const loaded = await loadTranscript(this.options.platform, { path: entry.path, agent: entry.agent });
@@ -611,6 +640,8 @@ export class ChatService {
 
 class BadRequest extends Error {}
 class Forbidden extends Error {}
+
+const RULES_REFUSAL = 'forbidden: on a team’s server only an admin keeps or revokes permission rules';
 
 /** Why `workstation` is not for this person, or undefined when it is. */
 const forbidden = (may: (workstation: string) => boolean, workstation: string): string | undefined =>

@@ -2,6 +2,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
+import { CATALOG_REFUSAL, mayReadCatalog } from './op-access.js';
 import { admit, type FindUser, personWithToken, rememberPerson } from './people.js';
 import {
   checkOrigin,
@@ -105,7 +106,12 @@ export function createHttpHandler(options: HttpOptions) {
         res.setHeader('Cache-Control', 'no-store');
         return send(res, 204, 'text/plain; charset=utf-8', '');
       }
-      if (url.pathname.startsWith('/dumps/')) return await serveDump(res, options, url);
+      if (url.pathname.startsWith('/dumps/')) {
+        // Dumps are written from the server's own sessions: on a team's server, an admin's alone.
+        if (!mayReadCatalog(admitted?.ok ? admitted.person : undefined, options.findUser !== undefined))
+          return send(res, 403, 'text/plain; charset=utf-8', `${CATALOG_REFUSAL}\n`);
+        return await serveDump(res, options, url);
+      }
       return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
     } catch (cause) {
       return send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(cause as Error).message}\n`);

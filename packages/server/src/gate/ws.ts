@@ -17,6 +17,7 @@ import { MAX_VALUE_DEPTH, nestsDeeperThan } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Connection, OpContext, OpOutcome } from '../ops/context.js';
 import { OP_HANDLERS } from '../ops/index.js';
+import { judgeOp } from './op-access.js';
 import { DAEMON_PERSON, type Person, personOf } from './people.js';
 import { checkRequest, type Gate } from './security.js';
 
@@ -179,11 +180,17 @@ export class WsHub {
     if (checked.invalid) return refuse(request_id, checked.invalid);
     let outcome: OpOutcome<OpName>;
     try {
-      const handler = OP_HANDLERS[op] as unknown as (
-        r: OpRequest<OpName>,
-        c: OpContext,
-      ) => Promise<OpOutcome<OpName>>;
-      outcome = await handler(checked.request as OpRequest<OpName>, { ...this.options.context, conn });
+      const ctx: OpContext = { ...this.options.context, conn };
+      const request = checked.request as OpRequest<OpName>;
+      // Who may do what is settled before the op runs, for every op alike.
+      const verdict = await judgeOp(op, request, ctx);
+      if ('run' in verdict) {
+        const handler = OP_HANDLERS[op] as unknown as (
+          r: OpRequest<OpName>,
+          c: OpContext,
+        ) => Promise<OpOutcome<OpName>>;
+        outcome = await handler(request, ctx);
+      } else outcome = verdict;
     } catch (cause) {
       this.options.log?.(`ws: ${op} failed: ${(cause as Error).stack ?? cause}`);
       return refuse(request_id, { code: 'internal_error', message: (cause as Error).message });
