@@ -158,7 +158,10 @@ const FOR_A_MEMBER: Record<(typeof OP_ACCESS)[OpName]['kind'], string> = {
 /** Every op: what a member and an admin get for the corpus session (or none). */
 const ROWS: { readonly [Op in OpName]: { member: Check; admin: Check | 'last' } } = {
   hello: { member: answered, admin: answered },
-  ping: { member: answered, admin: answered },
+  ping: {
+    member: answeredWith((r) => expect(r.index).toEqual({ state: 'ready', sessions: 0 })),
+    admin: answeredWith((r) => expect((r.index as { sessions: number }).sessions).toBeGreaterThan(0)),
+  },
   // Stopping the server is the admin's; the admin's own call ends the file.
   shutdown: { member: refused(ADMIN_REFUSAL), admin: 'last' },
   topic_subscribe: { member: refused(CATALOG_REFUSAL), admin: answered },

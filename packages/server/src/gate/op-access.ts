@@ -8,6 +8,7 @@
 // The table is keyed by every op name, so an op added to the protocol without a rule here does not
 // typecheck.
 import type { OpName, OpRequest } from '@cairn/protocol';
+import { ping } from '../ops/common.js';
 import { type Failure, fail, type OpContext, type OpOutcome } from '../ops/context.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import { usageTotals } from '../usage/usage-report.js';
@@ -89,7 +90,14 @@ function zoneOf(name: string | undefined): string | undefined {
 
 export const OP_ACCESS: { readonly [Op in OpName]: OpRule<Op> } = {
   hello: open(),
-  ping: open(),
+  // The server's own state, with its index counted as if it held no sessions.
+  ping: {
+    kind: 'catalog-list',
+    forMember: async (request, ctx) => {
+      const answer = await ping(request, ctx);
+      return answer.ok ? done({ ...answer.result, index: { state: 'ready', sessions: 0 } }) : answer;
+    },
+  },
   // Stopping the server stops it for everyone.
   shutdown: admin(),
   // The `sessions` topic follows the catalog: a member's subscription is taken and carries nothing.
