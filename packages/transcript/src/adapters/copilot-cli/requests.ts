@@ -10,14 +10,7 @@ import type { PassRequests } from '../claude-code/requests.js';
 import { toMillis } from '../gemini-cli/records.js';
 import { dataOf, isCopilotEvent, isObject, type JsonObject, startContext, stringField } from './records.js';
 import { STREAMED_TYPES } from './translate.js';
-import {
-  addCounts,
-  type CopilotCounts,
-  copilotCounts,
-  countsBeyond,
-  countsUsage,
-  shutdownCounts,
-} from './usage.js';
+import { copilotCounts, countsUsage, ProcessUsage } from './usage.js';
 
 interface Request {
   at: number | undefined;
@@ -28,10 +21,8 @@ interface Request {
 class RequestPass {
   readonly requests: Request[] = [];
   cwd: string | undefined;
-  /** Per model, what the usage records since the last shutdown counted: the running process's. */
-  private recorded = new Map<string, CopilotCounts>();
-  /** The records each shutdown id took its totals' share from, for a repeat of it to take again. */
-  private readonly recordedBy = new Map<string, Map<string, CopilotCounts>>();
+  /** What the running process's usage records counted, for its shutdown. */
+  private readonly process = new ProcessUsage();
   /** The request of each (shutdown id, model): a later write of the shutdown drops its usage. */
   private readonly shutdownRows = new Map<string, Request>();
 
@@ -52,25 +43,13 @@ class RequestPass {
     let usage: Usage | undefined;
     if (model !== undefined) {
       usage = countsUsage(model, counts);
-      const before = this.recorded.get(model);
-      this.recorded.set(model, before ? addCounts(before, counts) : counts);
+      this.process.record(model, counts);
     }
     this.requests.push({ at, model, usage });
   }
 
   private shutdown(data: JsonObject, recordId: string, at: number | undefined): void {
-    let recorded = recordId === '' ? undefined : this.recordedBy.get(recordId);
-    if (!recorded) {
-      recorded = this.recorded;
-      this.recorded = new Map();
-      if (recordId !== '') this.recordedBy.set(recordId, recorded);
-    }
-    const metrics = isObject(data.modelMetrics) ? data.modelMetrics : {};
-    for (const [model, row] of Object.entries(metrics)) {
-      const totals = shutdownCounts(model, row);
-      const seen = recorded.get(model);
-      const usage = totals && countsUsage(model, seen ? countsBeyond(totals, seen) : totals);
-      if (recorded.size > 0 && !usage) continue;
+    for (const { model, usage } of this.process.shutdown(data, recordId)) {
       const request: Request = { at, model, usage };
       this.requests.push(request);
       if (recordId === '') continue;

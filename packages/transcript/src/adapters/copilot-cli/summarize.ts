@@ -25,14 +25,7 @@ import {
   userContent,
 } from './records.js';
 import { firstCount, indexOfAscii, STREAMED_TYPES, sessionIdOfPath } from './translate.js';
-import {
-  addCounts,
-  type CopilotCounts,
-  copilotCounts,
-  countsBeyond,
-  countsUsage,
-  shutdownCounts,
-} from './usage.js';
+import { copilotCounts, countsUsage, ProcessUsage } from './usage.js';
 
 /** A request as the translation makes it: its lane and what is left of its usage. */
 interface RequestEntry {
@@ -55,8 +48,7 @@ class CopilotSummaryPass implements SummaryPass {
   private readonly requested = new Set<string>();
   private readonly unrequestedStarts = new Map<string, number[]>();
   private readonly reasoned = new Map<string, Set<string>>();
-  private recorded = new Map<string, CopilotCounts>();
-  private readonly recordedBy = new Map<string, Map<string, CopilotCounts>>();
+  private readonly process = new ProcessUsage();
   private readonly shutdownRows = new Map<string, RequestEntry>();
   private perRequest = false;
   private totalsOnly = false;
@@ -209,8 +201,7 @@ class CopilotSummaryPass implements SummaryPass {
     if (model !== undefined) {
       const counts = copilotCounts(u, 'data.usage');
       usage = countsUsage(model, counts);
-      const before = this.recorded.get(model);
-      this.recorded.set(model, before ? addCounts(before, counts) : counts);
+      this.process.record(model, counts);
     }
     this.requests.push({ lane, usage });
     if (usage) {
@@ -220,18 +211,7 @@ class CopilotSummaryPass implements SummaryPass {
   }
 
   private shutdown(data: JsonObject, lane: string, recordId: string): void {
-    let recorded = recordId === '' ? undefined : this.recordedBy.get(recordId);
-    if (!recorded) {
-      recorded = this.recorded;
-      this.recorded = new Map();
-      if (recordId !== '') this.recordedBy.set(recordId, recorded);
-    }
-    const metrics = isObject(data.modelMetrics) ? data.modelMetrics : {};
-    for (const [model, row] of Object.entries(metrics)) {
-      const totals = shutdownCounts(model, row);
-      const seen = recorded.get(model);
-      const usage = totals && countsUsage(model, seen ? countsBeyond(totals, seen) : totals);
-      if (recorded.size > 0 && !usage) continue;
+    for (const { model, usage } of this.process.shutdown(data, recordId)) {
       const entry: RequestEntry = { lane, usage };
       this.requests.push(entry);
       if (usage) {

@@ -41,15 +41,7 @@ import {
   stringField,
   userContent,
 } from './records.js';
-import {
-  addCounts,
-  type CopilotCounts,
-  copilotCounts,
-  countsBeyond,
-  countsUsage,
-  requestCount,
-  shutdownCounts,
-} from './usage.js';
+import { copilotCounts, countsUsage, ProcessUsage, requestCount } from './usage.js';
 
 export const NOT_AN_EVENT = 'not a Copilot CLI event (no dotted type, data, id or parentId)';
 export const CALL_ALREADY_RECORDED = 'the start of a tool call its assistant message already records';
@@ -94,10 +86,8 @@ class SessionTranslation {
   private readonly reasoned = new Map<string, Set<string>>();
   /** The request of each (shutdown id, model) seen: a repeat replaces it. */
   private readonly shutdownRows = new Map<string, TranscriptEvent>();
-  /** Per model, what the usage records since the last shutdown counted: the running process's. */
-  private recorded = new Map<string, CopilotCounts>();
-  /** The records each shutdown id took its totals' share from, for a repeat of it to take again. */
-  private readonly recordedBy = new Map<string, Map<string, CopilotCounts>>();
+  /** What the running process's usage records counted, for its shutdown. */
+  private readonly process = new ProcessUsage();
   /** A usage record made a request; a shutdown made one with totals no record covered. */
   perRequest = false;
   totalsOnly = false;
@@ -457,8 +447,7 @@ class SessionTranslation {
       payload.model = model;
       const usage = countsUsage(model, counts);
       if (usage) payload.usage = usage;
-      const before = this.recorded.get(model);
-      this.recorded.set(model, before ? addCounts(before, counts) : counts);
+      this.process.record(model, counts);
     }
     const duration = countValue(u.duration, 'data.usage.duration', invalid);
     if (duration !== undefined) payload.durationMs = duration;
@@ -475,23 +464,10 @@ class SessionTranslation {
 
   private shutdown(data: JsonObject, recordId: string, emit: Emit, invalid: InvalidValue[]): void {
     emit('system', 'shutdown', { type: 'shutdown_complete', recordType: 'session.shutdown', data });
-    // The records this process wrote; a repeat of a shutdown takes those its first write took.
-    let recorded = recordId === '' ? undefined : this.recordedBy.get(recordId);
-    if (!recorded) {
-      recorded = this.recorded;
-      this.recorded = new Map();
-      if (recordId !== '') this.recordedBy.set(recordId, recorded);
-    }
-    const metrics = isObject(data.modelMetrics) ? data.modelMetrics : {};
-    for (const [model, row] of Object.entries(metrics)) {
-      const totals = shutdownCounts(model, row, invalid);
-      const seen = recorded.get(model);
-      const usage = totals && countsUsage(model, seen ? countsBeyond(totals, seen) : totals);
-      // The records counted every token of this model: the shutdown adds no request.
-      if (recorded.size > 0 && !usage) continue;
+    for (const { model, row, usage, beyondRecords } of this.process.shutdown(data, recordId, invalid)) {
       const payload: TranscriptEventPayloads['request'] = {
         model,
-        scope: recorded.size > 0 ? 'process totals beyond its usage records' : 'process totals',
+        scope: beyondRecords ? 'process totals beyond its usage records' : 'process totals',
       };
       if (usage) payload.usage = usage;
       const requests = requestCount(row);

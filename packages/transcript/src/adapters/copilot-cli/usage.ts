@@ -113,3 +113,51 @@ export function requestCount(metrics: unknown): number | undefined {
   const v = isObject(r) ? r.count : r;
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 }
+
+/** One model of a shutdown's totals, and the usage it adds beyond the process's own records. */
+export interface ShutdownRequest {
+  readonly model: string;
+  /** The model's row of `modelMetrics`, as written. */
+  readonly row: unknown;
+  readonly usage: Usage | undefined;
+  /** The process wrote usage records: the row adds only what they did not count. */
+  readonly beyondRecords: boolean;
+}
+
+/**
+ * What one Copilot CLI process's usage records counted, by model, so that its shutdown adds only
+ * what they did not: the translation, the summary and the request pass each keep one, by one rule.
+ */
+export class ProcessUsage {
+  private recorded = new Map<string, CopilotCounts>();
+  /** The records each shutdown took, by its id: a repeat of it is measured against the same ones. */
+  private readonly recordedBy = new Map<string, Map<string, CopilotCounts>>();
+
+  /** A usage record's counts for `model`. */
+  record(model: string, counts: CopilotCounts): void {
+    const before = this.recorded.get(model);
+    this.recorded.set(model, before ? addCounts(before, counts) : counts);
+  }
+
+  /** The requests a shutdown adds, one per model its records did not count whole. */
+  shutdown(data: JsonObject, recordId: string, invalid?: InvalidValue[]): ShutdownRequest[] {
+    let recorded = recordId === '' ? undefined : this.recordedBy.get(recordId);
+    if (!recorded) {
+      recorded = this.recorded;
+      this.recorded = new Map();
+      if (recordId !== '') this.recordedBy.set(recordId, recorded);
+    }
+    const beyondRecords = recorded.size > 0;
+    const out: ShutdownRequest[] = [];
+    const metrics = isObject(data.modelMetrics) ? data.modelMetrics : {};
+    for (const [model, row] of Object.entries(metrics)) {
+      const totals = shutdownCounts(model, row, invalid);
+      const seen = recorded.get(model);
+      const usage = totals && countsUsage(model, seen ? countsBeyond(totals, seen) : totals);
+      // The records counted every token of this model: the shutdown adds no request.
+      if (beyondRecords && !usage) continue;
+      out.push({ model, row, usage, beyondRecords });
+    }
+    return out;
+  }
+}
