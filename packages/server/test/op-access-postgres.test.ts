@@ -3,7 +3,7 @@
 // a member about another member's workstation. The sessions the server reads from its own disk are an
 // admin's alone (a member lists none and is refused one by name); a driven session follows its
 // workstation. A new op or chat message type without a row here fails the coverage checks.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CHAT_CLIENT_MESSAGE_FIXTURES,
@@ -11,8 +11,6 @@ import {
   OP_FIXTURES,
   type OpName,
 } from '@cairn/protocol';
-import { connectToServer, Journal, rosterLaunchResolver, Workstation } from '@cairn/runner';
-import { markTurnErrorsOnNode } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus } from '../../transcript/test/corpus.js';
 import { ADMIN_REFUSAL, CATALOG_REFUSAL, OP_ACCESS, workstationRefusal } from '../src/gate/op-access.js';
@@ -22,8 +20,9 @@ import type { SessionEntry } from '../src/reader/catalog.js';
 import { LinksStore, linksPath } from '../src/storage/links-store.js';
 import { PostgresServerStore } from '../src/storage/postgres-store.js';
 import { Client, corpusEnv, type Frame, serve, tempDir } from './helpers.js';
-import { closeAll, openTab, WIRE_AGENT } from './support/chat.js';
+import { closeAll, openTab } from './support/chat.js';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
+import { apiCall, connectWorkstation as connectTeamWorkstation } from './support/team-server.js';
 
 let cluster: PostgresCluster;
 let store: PostgresServerStore;
@@ -40,54 +39,18 @@ let drivenSid: string;
 let olgaFolder: string;
 const lasting: (() => Promise<void> | void)[] = [];
 
-/** A workstation in this process, connected to the server over the real `/agent` endpoint. */
-async function connectWorkstation(name: string, ticket: string): Promise<void> {
-  const cairnHome = join(tempDir('cairn-access-ws-'), name);
-  mkdirSync(cairnHome, { recursive: true });
-  writeFileSync(
-    join(cairnHome, 'config.json'),
-    JSON.stringify({
-      agents: {
-        wire: { name: 'Wire', command: process.execPath, args: [WIRE_AGENT] },
-        // Under the name of an agent whose sessions the server holds on its own disk.
-        'claude-code': { name: 'Claude Code', command: process.execPath, args: [WIRE_AGENT] },
-      },
+/** A workstation in this process, connected to the server over the real `/agent` endpoint; its agent
+ * also answers under the name of an agent whose sessions the server holds on its own disk. */
+const connectWorkstation = async (name: string, ticket: string): Promise<void> => {
+  lasting.push(
+    await connectTeamWorkstation(server, name, ticket, {
+      agents: { wire: 'Wire', 'claude-code': 'Claude Code' },
     }),
   );
-  const journal = Journal.open(join(cairnHome, 'journal.sqlite'));
-  const workstation = new Workstation({
-    ticket,
-    cairnHome,
-    journal,
-    env: { PATH: process.env.PATH, HOME: cairnHome },
-    resolveLaunch: rosterLaunchResolver({ cairnHome, storeErrors: markTurnErrorsOnNode }),
-    heartbeatMs: 200,
-  });
-  const client = connectToServer({ serverUrl: `http://127.0.0.1:${server.port}`, ticket, workstation });
-  lasting.push(async () => {
-    client.close();
-    await workstation.stop();
-    journal.close();
-  });
-  expect(await server.drive.wire.waitForWorkstation(name, 20_000)).toBe(true);
-  for (let i = 0; i < 100 && !server.drive.wire.roster(name).some((b) => b.key === 'wire'); i++)
-    await new Promise((r) => setTimeout(r, 50));
-}
+};
 
-async function api(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  // biome-ignore lint/suspicious/noExplicitAny: answers are asserted on field by field
-  return { status: res.status, body: parsed as any };
-}
+const api = (token: string, method: string, path: string, body?: unknown) =>
+  apiCall(server, token, method, path, body);
 
 /** An op's request from the protocol's own sample, naming the corpus session. */
 function requestOf(op: OpName): Record<string, unknown> {

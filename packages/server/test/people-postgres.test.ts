@@ -1,18 +1,17 @@
 // People on a team's server (state in PostgreSQL): users sign in with their own tokens beside the
 // daemon's, workstations registered to a user connect with the ticket the store keeps, and a member
 // sees and drives their own workstations' chats and the shared ones, nothing else; an admin all.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION } from '@cairn/protocol';
-import { connectToServer, Journal, rosterLaunchResolver, Workstation } from '@cairn/runner';
-import { markTurnErrorsOnNode } from '@cairn/transcript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RunningServer } from '../src/index.js';
 import { PostgresServerStore } from '../src/storage/postgres-store.js';
 import { homeEnv, serve, tempDir } from './helpers.js';
-import { closeAll, onCleanup, openTab, WIRE_AGENT } from './support/chat.js';
+import { closeAll, onCleanup, openTab } from './support/chat.js';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
+import { apiCall, connectWorkstation as connectTeamWorkstation } from './support/team-server.js';
 
 let cluster: PostgresCluster;
 let store: PostgresServerStore;
@@ -21,50 +20,15 @@ const tokens: Record<string, string> = {};
 const tickets: Record<string, string> = {};
 
 /** A workstation in this process, connected to the server over the real `/agent` endpoint. */
-async function connectWorkstation(name: string, ticket: string): Promise<void> {
-  const cairnHome = join(tempDir('cairn-people-ws-'), name);
-  mkdirSync(cairnHome, { recursive: true });
-  writeFileSync(
-    join(cairnHome, 'config.json'),
-    JSON.stringify({ agents: { wire: { name: 'Wire', command: process.execPath, args: [WIRE_AGENT] } } }),
-  );
-  const journal = Journal.open(join(cairnHome, 'journal.sqlite'));
-  const workstation = new Workstation({
-    ticket,
-    cairnHome,
-    journal,
-    env: { PATH: process.env.PATH, HOME: cairnHome, WIRE_AGENT_CHUNKS: '2' },
-    resolveLaunch: rosterLaunchResolver({ cairnHome, storeErrors: markTurnErrorsOnNode }),
-    heartbeatMs: 200,
-  });
-  const client = connectToServer({ serverUrl: `http://127.0.0.1:${server.port}`, ticket, workstation });
-  onCleanupAll(async () => {
-    client.close();
-    await workstation.stop();
-    journal.close();
-  });
-  expect(await server.drive.wire.waitForWorkstation(name, 20_000)).toBe(true);
-  for (let i = 0; i < 100 && !server.drive.wire.roster(name).some((b) => b.key === 'wire'); i++)
-    await new Promise((r) => setTimeout(r, 50));
-}
+const connectWorkstation = async (name: string, ticket: string): Promise<void> => {
+  onCleanupAll(await connectTeamWorkstation(server, name, ticket, { env: { WIRE_AGENT_CHUNKS: '2' } }));
+};
 
 const lasting: (() => Promise<void> | void)[] = [];
 const onCleanupAll = (stop: () => Promise<void> | void) => lasting.push(stop);
 
-async function api(token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  // biome-ignore lint/suspicious/noExplicitAny: answers are asserted on field by field
-  return { status: res.status, body: parsed as any };
-}
+const api = (token: string, method: string, path: string, body?: unknown) =>
+  apiCall(server, token, method, path, body);
 
 /** The status and text of a WebSocket upgrade that the server refuses, or 101 when it opens. */
 function upgrade(path: string, protocols?: string[]): Promise<{ status: number; text: string }> {
