@@ -97,12 +97,17 @@ usage:
                                              write a whole session, every item, to one file (html:
                                              one static page, no scripts); secrets redacted as in dump
   cairn presets [--json]                     the named selections dumps can use
-  cairn serve [--port N] [--host H] [--no-demo] [--database URL]
+  cairn serve [--port N] [--host H] [--no-demo] [--database URL] [--max-workstations N]
+           [--max-event-rate N]
                                              the web UI and its server on 127.0.0.1 (no --port:
                                              the last run's port when free; 0: any free one);
                                              prints the address with its token; --database (or
                                              $CAIRN_DATABASE_URL) postgres://…: the state in
-                                             PostgreSQL, shared by several server processes
+                                             PostgreSQL, shared by several server processes;
+                                             --max-workstations N (256) connected at once and
+                                             --max-event-rate N (50000) events/s from each, bursts
+                                             of 5 s ($CAIRN_MAX_WORKSTATIONS, $CAIRN_MAX_EVENT_RATE):
+                                             past them a workstation is refused and backs off
   cairn server user add <name> [--role admin|member] | list | remove <name> | token <name> [--json]
                                              a team server's people (--database URL or
                                              $CAIRN_DATABASE_URL): each signs in with their own

@@ -1,7 +1,12 @@
 // A workstation's connection to a server over a WebSocket: the ticket as a bearer token, the
-// version in the address, and a reconnect with backoff whenever the connection drops.
+// version in the address, and a reconnect with backoff whenever the connection drops. When the
+// server says it is at a limit (too many workstations, events too fast) the wait grows longer each
+// time, so a workstation never spins against it; its journal keeps what was not acked meanwhile.
 import { WebSocket } from 'ws';
 import type { Workstation } from './workstation.js';
+
+/** The close code a server sends when it is at a limit: come back later. */
+const TRY_AGAIN_LATER = 1013;
 
 export interface WireClient {
   /** Settles when the first connection is open. */
@@ -21,6 +26,9 @@ export function connectToServer(options: {
   url.search = `?agentWire=${options.workstation.version}`;
   let stopped = false;
   let delay = 250;
+  /** Refusals in a row, and when the last connection opened. */
+  let refusals = 0;
+  let openedAt: number | undefined;
   let socket: WebSocket | undefined;
   let timer: NodeJS.Timeout | undefined;
   let markConnected: () => void = () => {};
@@ -32,8 +40,10 @@ export function connectToServer(options: {
     if (stopped) return;
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${options.ticket}` } });
     socket = ws;
+    let refused = false;
     ws.on('open', () => {
       delay = 250;
+      openedAt = Date.now();
       markConnected();
       void options.workstation.connect({
         send: (text) => ws.readyState === ws.OPEN && ws.send(text),
@@ -44,9 +54,24 @@ export function connectToServer(options: {
       if (!isBinary) options.workstation.receive(data.toString());
     });
     ws.on('unexpected-response', (_req, res) => {
+      // Refused at the upgrade: at its limit of workstations (503), or the ticket is not valid (401).
+      refused = true;
       options.log?.(`workstation: the server refused the connection (${res.statusCode})`);
+      let reason = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (reason.length < 500) reason += chunk;
+      });
+      // With this listener the socket is ours to end; ending it closes the WebSocket, which reconnects.
+      const end = () => {
+        if (reason.trim()) options.log?.(`workstation: the server says: ${reason.trim()}`);
+        ws.terminate();
+      };
+      res.once('end', end);
+      res.once('error', end);
     });
-    ws.on('error', (error) => options.log?.(`workstation: ${error.message}`));
+    // Once refused, ending the handshake is ours and its error says nothing new.
+    ws.on('error', (error) => refused || options.log?.(`workstation: ${error.message}`));
     ws.on('close', (code, reason) => {
       if (socket === ws) options.workstation.detach();
       if (code === 1009) {
@@ -59,6 +84,16 @@ export function connectToServer(options: {
         );
       }
       if (stopped) return;
+      // Refused, or closed by a server at a limit: come back later, later each time it says so
+      // again; a connection that then stays up a minute starts the count again.
+      if (openedAt !== undefined && Date.now() - openedAt > 60_000) refusals = 0;
+      if (refused || code === TRY_AGAIN_LATER) {
+        refusals += 1;
+        const wait = Math.min(1_000 * 2 ** (refusals - 1), 60_000);
+        options.log?.(`workstation: trying again in ${wait / 1000} s`);
+        timer = setTimeout(open, wait);
+        return;
+      }
       timer = setTimeout(open, delay);
       delay = Math.min(delay * 2, 5_000);
     });

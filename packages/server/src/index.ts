@@ -14,6 +14,7 @@ export {
   revokeTickets,
   type TicketInfo,
 } from './drive/tickets.js';
+export { DEFAULT_WIRE_LIMITS, TRY_AGAIN_LATER, type WireLimits } from './drive/wire-limits.js';
 export { CONTENT_SECURITY_POLICY, keptToken, TOKEN_COOKIE } from './gate/security.js';
 export { INDEX_SCHEMA_VERSION, IndexDb } from './indexing/index-db.js';
 export { type Loaded, type SessionEntry, sessionKey } from './reader/catalog.js';

@@ -19,7 +19,7 @@ import {
 import { CHAT_PATH, ChatService } from './chat/chat-service.js';
 import type { Clock } from './chat/chat-session.js';
 import { type DemoHome, makeDemoHome } from './demo/demo-home.js';
-import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive } from './drive/index.js';
+import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive, type WireLimits } from './drive/index.js';
 import { StoreTickets } from './drive/store-tickets.js';
 import { listTickets } from './drive/tickets.js';
 import { ConnectionGuard, type ConnectionLimits } from './gate/connections.js';
@@ -97,6 +97,9 @@ export interface ServerOptions {
   /** A PostgreSQL connection string (`postgres://…`): the server's state there, shared with the
    * other server processes on it. The SQLite files under `$CAIRN_HOME` when absent. */
   readonly database?: string;
+  /** Workstations connected at once, each one's events a second (and burst), and what one may have
+   * waiting to be stored; past them a workstation is refused and told which. Defaults when absent. */
+  readonly wireLimits?: Partial<WireLimits>;
 }
 
 export interface RunningServer {
@@ -203,6 +206,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log,
     localWorkstation,
     ...(storeTickets ? { ticketOwner: storeTickets.owner } : {}),
+    ...(options.wireLimits ? { limits: options.wireLimits } : {}),
   });
   const chat = new ChatService({
     storePath: join(home, 'chat.sqlite'),

@@ -27,6 +27,12 @@ export class AgentEndpoint {
       refusal = [401, 'missing or unknown ticket'];
     else if (!Number.isInteger(version) || version < AGENT_WIRE_MIN_VERSION)
       refusal = [400, 'unsupported agent wire version'];
+    // Each connection holds memory and a socket: past the limit the workstation comes back later.
+    else if (this.wss.clients.size >= this.wire.limits.maxWorkstations)
+      refusal = [
+        503,
+        `workstation limit reached: this server takes ${this.wire.limits.maxWorkstations} at once; try again later`,
+      ];
     if (refusal) {
       const [status, reason] = refusal;
       socket.end(

@@ -37,6 +37,7 @@ import { EventLog, type LoggedEvent } from './event-log.js';
 import { isSeq, SESSION_FRAME_RULES, SessionAuthority } from './session-authority.js';
 import { SessionFeeds } from './session-feeds.js';
 import { SessionRequests } from './session-requests.js';
+import { EventRate, TRY_AGAIN_LATER, type WireLimits, wireLimits } from './wire-limits.js';
 import { Link, type WireChannel } from './wire-link.js';
 
 export { SESSION_FRAME_RULES } from './session-authority.js';
@@ -48,6 +49,8 @@ export interface AgentWireServerOptions {
   /** The workstation a ticket belongs to, or undefined when the ticket is not valid. */
   readonly ticketOwner: (ticket: string) => string | undefined;
   readonly logLine?: (line: string) => void;
+  /** Workstations at once, events a second and what may wait to be stored; defaults when absent. */
+  readonly limits?: Partial<WireLimits>;
 }
 
 /** What the server's parts share: its options, with the event log behind the store's interface. */
@@ -91,12 +94,18 @@ export class AgentWireServer {
   private readonly feeds: SessionFeeds;
   private readonly workstationListeners = new Set<() => void>();
   readonly generation = randomUUID();
+  readonly limits: WireLimits;
+  /** Each workstation's events a second, kept across its reconnects so that one does not refill it. */
+  private readonly rates = new Map<string, EventRate>();
+  /** The most events and frames that ever waited at once on one connection, to be stored. */
+  peakWaiting = 0;
 
   private readonly options: WireContext;
 
   constructor(options: AgentWireServerOptions) {
     const { log, ...rest } = options;
     this.options = { ...rest, drive: log instanceof EventLog ? driveOf(log) : log };
+    this.limits = wireLimits(options.limits);
     this.feeds = new SessionFeeds(this.options.drive, this.options.logLine);
     this.authority = new SessionAuthority(this.options);
     this.sessions = new SessionRequests(this.options, this.byName, this.authority);
@@ -296,6 +305,8 @@ export class AgentWireServer {
   }
 
   private receive(link: Link, text: string): void {
+    // What a refused connection still sends is not taken in.
+    if (!this.links.has(link)) return;
     let frame: AgentFrame;
     try {
       frame = decodeAgentFrame(text);
@@ -315,17 +326,47 @@ export class AgentWireServer {
       this.detach(link);
       return;
     }
+    const bytes = Buffer.byteLength(text);
+    const events = eventsIn(frame);
+    if (!this.withinLimits(link, events, bytes)) return;
     // A connection's frames are handled in the order they came: one that waits for the store holds
     // back those behind it; the others are handled at once, as they arrive.
     if (link.waiting) {
-      link.backlog.push(frame);
+      link.backlog.push({ frame, bytes, events });
+      link.backlogEvents += Math.max(1, events);
+      link.backlogBytes += bytes;
       return;
     }
-    this.dispatch(link, frame);
+    this.dispatch(link, frame, bytes);
   }
 
-  private dispatch(link: Link, frame: AgentFrame): void {
-    const waiting = this.handle(link, frame);
+  /**
+   * Whether a frame carrying `events` events in `bytes` may be taken in: within its workstation's
+   * rate, and with what waits to be stored from this connection under the bound. If not, the
+   * connection is refused with the limit it met; nothing of the frame is stored or acked.
+   */
+  private withinLimits(link: Link, events: number, bytes: number): boolean {
+    // The workstation in this process is the server's own, with no socket to flood.
+    if (link.trustedName !== undefined) return true;
+    const { eventsPerSecond, eventBurst, maxUnstoredEvents, maxUnstoredBytes } = this.limits;
+    const waiting = link.backlogEvents + link.unstoredEvents + Math.max(1, events);
+    let refusal: string | undefined;
+    if (waiting > maxUnstoredEvents || link.backlogBytes + link.unstoredBytes + bytes > maxUnstoredBytes)
+      refusal = `over ${maxUnstoredEvents} events or ${Math.round(maxUnstoredBytes / 1024 / 1024)} MiB waiting to be stored`;
+    else if (events > 0 && link.rate !== undefined && !link.rate.take(events))
+      refusal = `event rate over ${eventsPerSecond}/s (burst ${eventBurst})`;
+    if (refusal === undefined) {
+      if (waiting > this.peakWaiting) this.peakWaiting = waiting;
+      return true;
+    }
+    this.options.logLine?.(`agent wire: workstation ${link.name ?? '?'} refused: ${refusal}; closing`);
+    link.channel.close(TRY_AGAIN_LATER, `${refusal}; back off and send again`);
+    this.detach(link);
+    return false;
+  }
+
+  private dispatch(link: Link, frame: AgentFrame, bytes: number): void {
+    const waiting = this.handle(link, frame, bytes);
     if (waiting === undefined) return;
     link.waiting = true;
     void waiting
@@ -336,15 +377,20 @@ export class AgentWireServer {
       )
       .finally(() => {
         link.waiting = false;
-        while (!link.waiting && link.backlog.length > 0) this.dispatch(link, link.backlog.shift()!);
+        while (!link.waiting && link.backlog.length > 0) {
+          const next = link.backlog.shift()!;
+          link.backlogEvents -= Math.max(1, next.events);
+          link.backlogBytes -= next.bytes;
+          this.dispatch(link, next.frame, next.bytes);
+        }
       });
   }
 
-  /** Handles a frame; answers a promise when it has to wait for the store, else nothing. */
-  private handle(link: Link, frame: AgentFrame): Promise<void> | undefined {
+  /** Handles a frame of `bytes`; answers a promise when it has to wait for the store, else nothing. */
+  private handle(link: Link, frame: AgentFrame, bytes: number): Promise<void> | undefined {
     // Whose sessions the frame names is read from the store once, then known.
     const unknown = this.authority.unknown(namedSessions(frame));
-    if (unknown.length > 0) return this.authority.lookUp(unknown).then(() => this.handle(link, frame));
+    if (unknown.length > 0) return this.authority.lookUp(unknown).then(() => this.handle(link, frame, bytes));
     switch (frame.t) {
       case 'agent_hello': {
         const name = link.trustedName ?? this.options.ticketOwner(frame.ticket);
@@ -385,7 +431,10 @@ export class AgentWireServer {
           this.detach(previous);
         }
         link.name = name;
-        if (link.trustedName === undefined) link.ticket = frame.ticket;
+        if (link.trustedName === undefined) {
+          link.ticket = frame.ticket;
+          link.rate = this.rateOf(name);
+        }
         // Its sessions known at once, for what is sent to them before they say anything.
         this.authority
           .learn(name)
@@ -428,20 +477,26 @@ export class AgentWireServer {
       case 'agent_event':
         if (!this.authority.owns(link, frame.t, frame.sessionRef) || !this.authority.numbered(link, frame))
           return;
-        this.intake.store(link, frame.sessionRef, {
-          seq: frame.seq,
-          eventName: frame.eventName,
-          payload: frame.payload,
-        });
+        this.intake.store(
+          link,
+          frame.sessionRef,
+          { seq: frame.seq, eventName: frame.eventName, payload: frame.payload },
+          bytes,
+        );
         return;
       case 'agent_turn_done':
         if (!this.authority.owns(link, frame.t, frame.sessionRef) || !this.authority.numbered(link, frame))
           return;
-        this.intake.store(link, frame.sessionRef, {
-          seq: frame.seq,
-          eventName: 'agent_turn_done',
-          payload: frame as unknown as Record<string, unknown>,
-        });
+        this.intake.store(
+          link,
+          frame.sessionRef,
+          {
+            seq: frame.seq,
+            eventName: 'agent_turn_done',
+            payload: frame as unknown as Record<string, unknown>,
+          },
+          bytes,
+        );
         return;
       case 'agent_backfill_events': {
         const ref = this.intake.backfillOf(link, frame.id);
@@ -460,7 +515,12 @@ export class AgentWireServer {
             );
             continue;
           }
-          this.intake.store(link, ref, { seq, eventName: event.eventName, payload: event.payload });
+          this.intake.store(
+            link,
+            ref,
+            { seq, eventName: event.eventName, payload: event.payload },
+            Math.ceil(bytes / frame.events.length),
+          );
         }
         return;
       }
@@ -553,9 +613,28 @@ export class AgentWireServer {
     link.pending.clear();
     if (link.name !== undefined && this.byName.get(link.name) === link) {
       this.byName.delete(link.name);
+      // A full bucket is what a new one would be: forgotten, so the map holds only recent senders.
+      if (this.rates.get(link.name)?.full) this.rates.delete(link.name);
       for (const listener of this.workstationListeners) listener();
     }
   }
+
+  /** The event rate of a workstation, the same one across its connections. */
+  private rateOf(name: string): EventRate {
+    let rate = this.rates.get(name);
+    if (!rate) {
+      rate = new EventRate(this.limits.eventsPerSecond, this.limits.eventBurst);
+      this.rates.set(name, rate);
+    }
+    return rate;
+  }
+}
+
+/** How many events of a session's log a frame carries, each counted against the rate. */
+function eventsIn(frame: AgentFrame): number {
+  if (frame.t === 'agent_event' || frame.t === 'agent_turn_done') return 1;
+  if (frame.t === 'agent_backfill_events') return frame.events.length;
+  return 0;
 }
 
 /** The sessions a frame names that a workstation must own: its `sessionRef`, or its inventory's. */

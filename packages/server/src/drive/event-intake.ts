@@ -10,11 +10,18 @@ import type { LoggedEvent } from './event-log.js';
 import type { SessionAuthority } from './session-authority.js';
 import type { Link } from './wire-link.js';
 
+/** An event waiting to be stored, counted on the connection it came over until it is. */
+interface QueuedEvent {
+  event: LoggedEvent;
+  from: Link;
+  bytes: number;
+}
+
 /** The events of one session taken in and not yet stored. */
 interface SessionIntake {
   /** The connection the newest of them came over: the ack goes to it. */
   link: Link;
-  queued: LoggedEvent[];
+  queued: QueuedEvent[];
   /** The store's work on them, while it runs. */
   storing: Promise<void> | undefined;
   /**
@@ -119,9 +126,10 @@ export class EventIntake {
 
   /**
    * Takes one event in. Events that arrive together are stored in one append, acked once it is
-   * durable and handed on; the next batch waits for the store's answer to this one.
+   * durable and handed on; the next batch waits for the store's answer to this one. `bytes` is
+   * its share of the frame it came in, counted on the link while it waits.
    */
-  store(link: Link, sessionRef: string, event: LoggedEvent): void {
+  store(link: Link, sessionRef: string, event: LoggedEvent, bytes = 0): void {
     let intake = this.intakes.get(sessionRef);
     if (!intake) {
       intake = { link, queued: [], storing: undefined, next: undefined };
@@ -136,7 +144,9 @@ export class EventIntake {
       }
       intake.next += 1;
     }
-    intake.queued.push(event);
+    intake.queued.push({ event, from: link, bytes });
+    link.unstoredEvents += 1;
+    link.unstoredBytes += bytes;
     if (intake.storing) return;
     const current = intake;
     current.storing = this.drain(sessionRef, current).finally(() => {
@@ -164,7 +174,8 @@ export class EventIntake {
     await new Promise((resolve) => setImmediate(resolve));
     await this.authority.recorded(sessionRef);
     while (intake.queued.length > 0) {
-      const batch = intake.queued.splice(0);
+      const taken = intake.queued.splice(0);
+      const batch = taken.map((q) => q.event);
       const link = intake.link;
       try {
         const heldSeq = await this.storeBatch(link, sessionRef, batch);
@@ -178,6 +189,11 @@ export class EventIntake {
         this.options.logLine?.(
           `agent wire: cannot store ${batch.length} events of session ${sessionRef}: ${(error as Error).message}`,
         );
+      } finally {
+        for (const { from, bytes } of taken) {
+          from.unstoredEvents -= 1;
+          from.unstoredBytes -= bytes;
+        }
       }
     }
   }
@@ -240,9 +256,9 @@ export class EventIntake {
 }
 
 /** How many of `queued` follow `heldSeq` one after another, from its next seq. */
-function contiguousAfter(queued: readonly LoggedEvent[], heldSeq: number): number {
+function contiguousAfter(queued: readonly QueuedEvent[], heldSeq: number): number {
   let next = heldSeq + 1;
-  for (const event of queued) if (event.seq === next) next += 1;
+  for (const { event } of queued) if (event.seq === next) next += 1;
   return next - heldSeq - 1;
 }
 

@@ -9,9 +9,11 @@ import { AgentWireServer } from './agent-wire-server.js';
 import { LOCAL_WORKSTATION } from './local-drive.js';
 import { linkInProcess } from './local-link.js';
 import { storedTicketOwner } from './tickets.js';
+import type { WireLimits } from './wire-limits.js';
 
 export { AGENT_PATH } from './agent-endpoint.js';
 export { LOCAL_WORKSTATION } from './local-drive.js';
+export { DEFAULT_WIRE_LIMITS, type WireLimits } from './wire-limits.js';
 
 export interface Drive {
   readonly wire: AgentWireServer;
@@ -30,11 +32,18 @@ export function startDrive(options: {
   localWorkstation: boolean;
   /** Whose a ticket is; the tickets under `$CAIRN_HOME` when absent. */
   ticketOwner?: (ticket: string) => string | undefined;
+  /** What the agent wire takes from workstations; the defaults when absent. */
+  limits?: Partial<WireLimits>;
 }): Drive {
   // Only other machines' workstations have tickets; the local one is joined in process.
   const ticketOwner =
     options.ticketOwner ?? ((ticket: string) => storedTicketOwner(options.cairnHome, ticket));
-  const wire = new AgentWireServer({ log: options.drive, ticketOwner, logLine: options.log });
+  const wire = new AgentWireServer({
+    log: options.drive,
+    ticketOwner,
+    logLine: options.log,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const endpoint = new AgentEndpoint(wire, ticketOwner);
   let local: Workstation | undefined;
   let journal: Journal | undefined;

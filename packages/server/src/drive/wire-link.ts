@@ -8,6 +8,7 @@ import {
   fitAgentFrameToPeer,
   outboundAgentFrameRejection,
 } from '@cairn/protocol';
+import type { EventRate } from './wire-limits.js';
 
 export interface WireChannel {
   send(text: string): void;
@@ -34,7 +35,17 @@ export class Link {
   readonly pending = new Map<string, PendingRequest>();
   /** A frame's handling waits for the store: those received meanwhile wait in `backlog`. */
   waiting = false;
-  readonly backlog: AgentFrame[] = [];
+  readonly backlog: { frame: AgentFrame; bytes: number; events: number }[] = [];
+  /** What waits in `backlog`, and the events taken in and not yet stored, with their bytes: the
+   * queue the wire's limits bound. */
+  backlogEvents = 0;
+  backlogBytes = 0;
+  unstoredEvents = 0;
+  unstoredBytes = 0;
+  /** The most events (and frames) that ever waited at once on this connection. */
+  peakWaiting = 0;
+  /** Its events a second, counted against its workstation's limit; the in-process one has none. */
+  rate: EventRate | undefined;
 
   constructor(
     readonly channel: WireChannel,
