@@ -1,7 +1,8 @@
 // `cairn show` and `cairn dump` of one very large Codex rollout (the corpus's largest, repeated to a
 // size): for each command the time to its first byte of output, its wall time and its peak memory,
-// the median of a few runs. The events view of `show` and the item views are measured apart, since
-// only the item views (a selection, and every dump) are read and written a part at a time.
+// the median of a few runs. The events view of `show` and the item views are measured apart: the
+// events view holds back the events a compaction still to come would mark, the item views what a
+// call's result still to come would change.
 // Alone: `node scripts/bench/dump-stream.mjs [--size MB] [--runs N] [--cli path/to/cairn.js]`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';

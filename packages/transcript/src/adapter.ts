@@ -102,6 +102,12 @@ export interface IncrementalTranslation {
   push(files: readonly SourceFile[]): Result<TranslationDelta | 'rewrite', UnknownFormatGeneration>;
   /** The translation so far; its event list is the one later pushes extend. */
   snapshot(): TranslatedSession;
+  /**
+   * Optional: lets go of the first `count` events of the list the snapshot gives, which a reader in
+   * parts has done with. Later pushes neither change nor look back at them; the list's first event
+   * is then the session's `count`th (and so on, for every call).
+   */
+  letGo?(count: number): void;
 }
 
 export interface SessionAdapter {

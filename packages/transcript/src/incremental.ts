@@ -33,6 +33,8 @@ export class Translator {
   private readonly callIds = new Set<string>();
   /** Results whose call has not been seen, by call id. */
   private readonly orphans = new Map<string, TranscriptEventOf<'tool_result'>[]>();
+  /** Events let go of from the head of the list (see letGo): its first event's seq. */
+  private dropped = 0;
 
   constructor(private readonly adapter: SessionAdapter) {}
 
@@ -66,7 +68,7 @@ export class Translator {
     this.translated = this.inner.snapshot();
     const { from, added, revised } = pushed.value;
     const events = this.translated.events;
-    for (let i = from; i < events.length; i++) events[i]!.seq = i;
+    for (let i = from; i < events.length; i++) events[i]!.seq = this.dropped + i;
     const updated = new Set(pushed.value.updated);
     this.markOrphans(added, updated);
     for (const e of added) updated.delete(e);
@@ -77,6 +79,20 @@ export class Translator {
       updated: [...updated],
       revised: revised.filter((e) => updated.has(e)),
     });
+  }
+
+  /**
+   * Lets go of the first `count` events of the list, when the adapter's translation can: a reader in
+   * parts that is done with them keeps memory for the rest only. Later deltas' `from` then counts in
+   * the shortened list, while seq goes on counting the session's events. False when it cannot.
+   */
+  letGo(count: number): boolean {
+    if (!this.inner?.letGo) return false;
+    if (count > 0) {
+      this.inner.letGo(count);
+      this.dropped += count;
+    }
+    return true;
   }
 
   /** The transcript as of the last push; its event list is the one later pushes extend. */
@@ -106,6 +122,7 @@ export class Translator {
     if (part) throw new RangeError(`${part.path}: translating from the start needs the file from its start`);
     this.callIds.clear();
     this.orphans.clear();
+    this.dropped = 0;
     this.inner = this.adapter.incremental?.();
     if (this.inner) {
       const pushed = this.inner.push(files);

@@ -36,6 +36,7 @@ export {
   writeDump,
 } from './dump-io.js';
 export { type StreamOptions, streamDumpItems, writeDumpStreamed } from './dump-streamed.js';
+export { type StreamEventsOptions, type StreamedEvents, streamEvents } from './events-streamed.js';
 export { agentForkCut, type ForkCut } from './fork-cut.js';
 export {
   BYTES_PER_TOKEN,

@@ -1,5 +1,11 @@
 // cairn show: a session's events, one per line.
-import { loadTranscript, type SessionPlatform } from '@cairn/transcript';
+import {
+  loadTranscript,
+  type SessionPlatform,
+  streamEvents,
+  type Transcript,
+  type TranscriptEvent,
+} from '@cairn/transcript';
 import { agentOption } from '../agent-option.js';
 import { describeEvent } from '../describe.js';
 import { LineOutput } from '../line-output.js';
@@ -43,15 +49,25 @@ export async function showCommand(platform: SessionPlatform, argv: string[]): Pr
   if (selects(values))
     return showItems(platform, ref, agent, selectionArgs(values, USAGE), values.json ?? false, USAGE);
   const { target } = await resolveRef(platform, ref, agent);
-  const progress = progressBar('reading');
-  const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });
-  progress.done();
-  if (!loaded.ok) throw new Failure(loaded.error.message);
-  const t = loaded.value;
   const out = new LineOutput();
   const width = process.stdout.columns ?? 160;
-  for (const e of t.events) await out.line(values.json ? JSON.stringify(e) : describeEvent(t, e, width));
-  if (!values.json && t.skipped.length > 0) await out.line(`(${t.skipped.length} records produced no event)`);
+  const print = (t: Transcript, e: TranscriptEvent) =>
+    out.line(values.json ? JSON.stringify(e) : describeEvent(t, e, width));
+  // Printed as the session is read, a part at a time; what needs the whole session is read whole,
+  // going on after the events already printed.
+  const streamed = await streamEvents(platform, target, print, { afterPart: () => out.flush() });
+  if (!streamed.ok) throw new Failure(streamed.error.message);
+  let skipped = streamed.value.skipped;
+  if (streamed.value.whole) {
+    const progress = progressBar('reading');
+    const loaded = await loadTranscript(platform, target, { onProgress: (b) => progress.update(b) });
+    progress.done();
+    if (!loaded.ok) throw new Failure(loaded.error.message);
+    const t = loaded.value;
+    for (const e of t.events.slice(streamed.value.events)) await print(t, e);
+    skipped = t.skipped.length;
+  }
+  if (!values.json && skipped > 0) await out.line(`(${skipped} records produced no event)`);
   await out.flush();
   return 0;
 }

@@ -162,6 +162,12 @@ export class RolloutEvents {
     return e;
   }
 
+  /** Lets go of the first `count` events; the range a compaction marks starts no earlier than the list. */
+  letGo(count: number): void {
+    this.events.splice(0, count);
+    this.shadowFrom = Math.max(0, this.shadowFrom - count);
+  }
+
   /** Translates the next items; answers the earlier events they changed. */
   add(items: readonly Item[]): TranscriptEvent[] {
     const main = this.main;
@@ -420,6 +426,10 @@ export class CodexTranslation implements IncrementalTranslation {
       this.recs[i] = undefined;
     }
     this.releasedTo = Math.max(this.releasedTo, last);
+  }
+
+  letGo(count: number): void {
+    this.events?.letGo(count);
   }
 
   snapshot(): TranslatedSession {
