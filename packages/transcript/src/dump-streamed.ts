@@ -45,14 +45,6 @@ import { type SettledItem, SettledItems } from './settled-items.js';
 /** Bytes of the main file read in each part, as loadTranscript reads a long session. */
 const PART_BYTES = 1024 * 1024;
 
-/**
- * Adapters whose incremental translation never looks back into the events it already handed out by
- * their place in its list, so a streamed read can let go of them after each part. The others keep
- * their events (a Claude Code session merges its files' events by time), and only the items are
- * dropped.
- */
-const LETS_GO_OF_EVENTS: ReadonlySet<string> = new Set(['codex']);
-
 export interface StreamOptions {
   /** Bytes of the main file read in each part; smaller parts start the output sooner. */
   readonly partBytes?: number;
@@ -136,11 +128,9 @@ async function* sessionSteps(
     const t = translator.snapshot();
     yield ok({ t, delta: pushed.value, last: part.last });
     if (part.last) return;
-    // The part's events are classified: they die with it rather than living to the end.
-    if (LETS_GO_OF_EVENTS.has(adapter.id)) {
-      t.events.length = 0;
-      t.skipped.length = 0;
-    }
+    // The part's events are classified: they die with it rather than living to the end, where the
+    // translation can let them go (its later events then keep their seqs and compaction marks).
+    if (translator.letGo(t.events.length)) t.skipped.length = 0;
   }
 }
 
