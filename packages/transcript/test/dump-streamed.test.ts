@@ -2,8 +2,8 @@
 // the whole session, for every corpus session, in JSON and Markdown, redacted or not, and for several
 // selections; so do the items a selection's view prints. Parts are made small, so that calls and their
 // results, subagents' briefs and answers, and compactions and their summaries fall in different parts.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SessionDumpWriteArgs, TranscriptItem } from '@cairn/protocol';
 import { describe, expect, it } from 'vitest';
 import {
@@ -18,8 +18,9 @@ import {
   writeDump,
   writeDumpStreamed,
 } from '../src/index.js';
-import { corpus, corpusPath } from './corpus.js';
+import { corpus } from './corpus.js';
 import { corpusPlatform, tempHome, tempPlatform } from './homes.js';
+import { longClaudeSession as longClaudeSessionOf, longRollout } from './support/long-sessions.js';
 
 const NOW = Date.UTC(2026, 1, 1);
 
@@ -116,41 +117,8 @@ describe.skipIf(!corpus)('dumps written while the session is read in parts', () 
   }, 600_000);
 });
 
-const CLAUDE = 'claude/projects/-work-spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46';
-const CODEX =
-  'codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
-
-/**
- * A long Claude Code session made of the corpus's session with a compaction and three subagents: its
- * main file twice over, each copy's ids its own, beside its subagents' files.
- */
-function longClaudeSession(home: string): string {
-  const folder = join(home, '.claude', 'projects', '-work-long');
-  const main = join(folder, 'fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl');
-  mkdirSync(join(folder, 'fa812bfe-b295-4cca-9c2f-fdf01028cb46', 'subagents'), { recursive: true });
-  const one = readFileSync(corpusPath(`${CLAUDE}.jsonl`), 'utf8');
-  const copy = (n: number) =>
-    n === 0 ? one : one.replaceAll('"msg_', `"msg_${n}_`).replaceAll('"uuid":"', `"uuid":"${n}-`);
-  writeFileSync(main, copy(0) + copy(1));
-  for (const name of readdirSync(corpusPath(CLAUDE, 'subagents')))
-    copyFileSync(
-      corpusPath(CLAUDE, 'subagents', name),
-      join(folder, 'fa812bfe-b295-4cca-9c2f-fdf01028cb46', 'subagents', name),
-    );
-  return main;
-}
-
-/** A long Codex rollout: the corpus's largest, its records after the first repeated, each copy's call ids its own. */
-function longRollout(home: string): string {
-  const path = join(home, '.codex', 'sessions', 'long', CODEX.split('/').pop()!);
-  mkdirSync(dirname(path), { recursive: true });
-  const [meta, ...body] = readFileSync(corpusPath(CODEX), 'utf8').split('\n').filter(Boolean);
-  const block = `${body.join('\n')}\n`;
-  let text = `${meta}\n`;
-  for (let n = 1; n <= 3; n++) text += block.replaceAll(/"call_(?!id")/g, `"call_${n}_`);
-  writeFileSync(path, text);
-  return path;
-}
+/** The corpus's session with a compaction and three subagents, its main file 2 times over. */
+const longClaudeSession = (home: string): string => longClaudeSessionOf(home, 2);
 
 describe.skipIf(!corpus)('a long session dumped while it is read in parts', () => {
   const PART = 32 * 1024;

@@ -2,8 +2,8 @@
 // each as the whole read ends up with it (its place, payload and compaction shadow), for every corpus
 // session and for long sessions with compactions, at many part sizes. Where the read in parts gives
 // up, the whole read goes on after the events already handed out, and the result is the same.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   listSessions,
@@ -16,6 +16,7 @@ import {
 } from '../src/index.js';
 import { corpus, corpusPath } from './corpus.js';
 import { corpusPlatform, tempHome, tempPlatform } from './homes.js';
+import { longClaudeSession as longClaudeSessionOf, longRollout } from './support/long-sessions.js';
 
 /** An event as a printer sees it when it is handed out: itself, and whether it is the main lane's. */
 const seen = (t: Transcript, e: TranscriptEvent): string =>
@@ -97,42 +98,8 @@ function filesUnder(dir: string): string[] {
     .filter((path) => /\.jsonl?$/.test(path) && statSync(path).isFile());
 }
 
-const CLAUDE = 'claude/projects/-work-spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46';
-const CODEX =
-  'codex/sessions/2026/02/23/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
-
-/**
- * A long Claude Code session: the corpus's session with a compaction and three subagents, its main
- * file three times over (each copy's ids its own, so three compactions), beside its subagents' files.
- */
-function longClaudeSession(home: string): string {
-  const folder = join(home, '.claude', 'projects', '-work-long');
-  const main = join(folder, 'fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl');
-  mkdirSync(join(folder, 'fa812bfe-b295-4cca-9c2f-fdf01028cb46', 'subagents'), { recursive: true });
-  const one = readFileSync(corpusPath(`${CLAUDE}.jsonl`), 'utf8');
-  const copy = (n: number) =>
-    n === 0 ? one : one.replaceAll('"msg_', `"msg_${n}_`).replaceAll('"uuid":"', `"uuid":"${n}-`);
-  writeFileSync(main, copy(0) + copy(1) + copy(2));
-  for (const name of readdirSync(corpusPath(CLAUDE, 'subagents')))
-    copyFileSync(
-      corpusPath(CLAUDE, 'subagents', name),
-      join(folder, 'fa812bfe-b295-4cca-9c2f-fdf01028cb46', 'subagents', name),
-    );
-  return main;
-}
-
-/** A long Codex rollout: the corpus's largest (it holds a compaction), its records after the first
- * repeated, each copy's call ids its own. */
-function longRollout(home: string): string {
-  const path = join(home, '.codex', 'sessions', 'long', CODEX.split('/').pop()!);
-  mkdirSync(dirname(path), { recursive: true });
-  const [meta, ...body] = readFileSync(corpusPath(CODEX), 'utf8').split('\n').filter(Boolean);
-  const block = `${body.join('\n')}\n`;
-  let text = `${meta}\n`;
-  for (let n = 1; n <= 3; n++) text += block.replaceAll(/"call_(?!id")/g, `"call_${n}_`);
-  writeFileSync(path, text);
-  return path;
-}
+/** The corpus's session with a compaction and three subagents, its main file 3 times over. */
+const longClaudeSession = (home: string): string => longClaudeSessionOf(home, 3);
 
 describe.skipIf(!corpus)(
   'events of a long session with compactions handed out while it is read in parts',
