@@ -157,14 +157,21 @@ describe.skipIf(!corpus)('a store session followed live', () => {
     expect(server.catalog.stats.bytes).toBeGreaterThan(0);
     expect(server.catalog.stats.bytes).toBeLessThan(storedBytes() / 2);
 
-    // The listing moved to the new activity, and the new text is searchable.
-    const rows = (await client.request('session_list', { limit: 10 })).sessions as Record<string, unknown>[];
-    const row = rows.find((r) => r.sid === SID)!;
-    expect(row.last_activity_at).toBeGreaterThanOrEqual(T0);
-    const hits = (await client.request('session_search', { query: 'quokka', limit: 5 })).hits as {
-      sid: string;
-    }[];
-    expect(hits.map((h) => h.sid)).toEqual([SID]);
+    // The listing moves to the new activity, and the new text becomes searchable: both follow the
+    // read that made the change, a moment after it.
+    const lastActivity = async () => {
+      const rows = (await client.request('session_list', { limit: 10 })).sessions as Record<
+        string,
+        unknown
+      >[];
+      return rows.find((r) => r.sid === SID)?.last_activity_at as number | undefined;
+    };
+    await expect.poll(lastActivity, { timeout: 10_000 }).toBeGreaterThanOrEqual(T0);
+    const found = async () =>
+      ((await client.request('session_search', { query: 'quokka', limit: 5 })).hits as { sid: string }[]).map(
+        (h) => h.sid,
+      );
+    await expect.poll(found, { timeout: 10_000 }).toEqual([SID]);
   }, 30_000);
 
   it('shows a part rewritten in place with its new text', async () => {
