@@ -452,14 +452,33 @@ describe('the web UI over hand-made sessions', () => {
       const { page, context, errors } = await openPage(browser, served);
       await go(page, '#/s/claude-code/22222222-2222-4222-8222-222222222222');
       await timelineLoaded(page);
-      if (!(await page.locator('.follow.on').count())) await page.keyboard.press('f');
-      await page.waitForSelector('.follow.on');
+      // Following is turned on with `f` just before the records come, as a person would.
+      const followByKey = async () => {
+        if (await page.locator('.follow.on').count()) {
+          await page.keyboard.press('f');
+          await page.waitForSelector('.follow:not(.on)');
+        }
+        await page.keyboard.press('f');
+        await page.waitForSelector('.follow.on');
+      };
+      await followByKey();
       for (let i = 0; i < 30; i++)
         live.append(live.prompt(`appended prompt ${i}`) + live.say(`appended answer ${i}`));
       const last = page.locator('.row:has-text("appended answer 29")');
       await last.waitFor({ timeout: 60_000 });
       await expect.poll(() => last.isVisible()).toBe(true);
-      // Scrolling up stops following; what arrives then is counted, not jumped to.
+      // The moves the page makes itself in the next second (as the rows drawn are measured) are
+      // not taken for the person's: following stays on.
+      expect(await page.locator('.follow.on').count()).toBe(1);
+      await followByKey();
+      await page.waitForTimeout(150);
+      await page.evaluate(() => {
+        const list = document.querySelector('.timeline-scroll') as HTMLElement;
+        list.scrollTop -= 300;
+      });
+      await page.waitForTimeout(300);
+      expect(await page.locator('.follow.on').count()).toBe(1);
+      // Scrolling up by hand stops following; what arrives then is counted, not jumped to.
       await page.mouse.move(640, 500);
       await page.mouse.wheel(0, -3000);
       await page.waitForSelector('.follow:not(.on)');

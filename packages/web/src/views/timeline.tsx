@@ -59,6 +59,8 @@ function dayStarts(rows: readonly Row[]): Map<number, number> {
   return starts;
 }
 
+/** Keys with which the browser itself scrolls the list. */
+const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 // A day divider's height, added to the estimate of the row it opens.
 const DIVIDER_PX = 30;
 /** The height a position not held yet takes in a windowed timeline: its placeholder is drawn at
@@ -209,6 +211,9 @@ export function TimelineView({
   const seenMain = useRef(0);
   const [unseen, setUnseen] = useState(0);
   const historyIn = useRef(false);
+  // Following holds the view at the end while the list grows, as new rows come and as the rows
+  // drawn are measured (a slow page can take longer to settle than one scroll command waits).
+  const totalSize = virtualizer.getTotalSize();
   useLayoutEffect(() => {
     const added = mainCount - seenMain.current;
     seenMain.current = mainCount;
@@ -217,12 +222,12 @@ export function TimelineView({
     historyIn.current = feed.state.loaded;
     if (rows.length === 0) return;
     if (follow) {
-      virtualizer.scrollToIndex(rows.length - 1, { align: 'end' });
+      virtualizer.scrollToEnd();
       setUnseen(0);
     } else if (added > 0 && news) {
       setUnseen((n) => n + added);
     }
-  }, [mainCount, follow, feed.state.loaded]);
+  }, [mainCount, follow, feed.state.loaded, totalSize]);
 
   const lastTop = useRef(0);
   // When the person last moved the list themselves (wheel, touch, keys, the scroll bar held): the list
@@ -245,17 +250,24 @@ export function TimelineView({
     };
     el.addEventListener('wheel', touched, { passive: true });
     el.addEventListener('touchmove', touched, { passive: true });
+    // Any key ends an aim (the reader's keys start their own), but only those that scroll the
+    // list count as moving it: after another (`f` itself), the moves that measuring rows makes in
+    // the next second would be taken for the person's.
+    const key = (e: KeyboardEvent) => {
+      if (SCROLL_KEYS.has(e.key)) touched();
+      else aims.current++;
+    };
     el.addEventListener('pointerdown', press);
     window.addEventListener('pointerup', release);
     window.addEventListener('pointercancel', release);
-    window.addEventListener('keydown', touched);
+    window.addEventListener('keydown', key);
     return () => {
       el.removeEventListener('wheel', touched);
       el.removeEventListener('touchmove', touched);
       el.removeEventListener('pointerdown', press);
       window.removeEventListener('pointerup', release);
       window.removeEventListener('pointercancel', release);
-      window.removeEventListener('keydown', touched);
+      window.removeEventListener('keydown', key);
     };
   }, []);
   const onScroll = useCallback(() => {
