@@ -14,6 +14,7 @@ import {
   isObject,
   type JsonObject,
   mergeMeta,
+  rewindTo,
   type SessionMeta,
   stringField,
   toMillis,
@@ -68,12 +69,9 @@ function jsonlHead(
     }
     if (!isObject(v)) continue;
     if (typeof v.$rewindTo === 'string') {
-      const ids = [...live.keys()];
-      const at = ids.indexOf(v.$rewindTo);
-      for (const id of at === -1 ? ids : ids.slice(at)) {
-        live.get(id)!.rewound = true;
-        live.delete(id);
-      }
+      rewindTo(live, v.$rewindTo, (m) => {
+        m.rewound = true;
+      });
     } else if (typeof v.id === 'string') {
       const known = live.get(v.id);
       if (known) known.prompt = promptOf(v);

@@ -23,6 +23,7 @@ import {
   type JsonObject,
   mergeMeta,
   partsText,
+  rewindTo,
   type SessionMeta,
   stringField,
   toMillis,
@@ -94,12 +95,9 @@ export function translateJsonl(
     if (!isObject(v)) {
       entries.push({ kind: 'unknown', span, value: v });
     } else if (typeof v.$rewindTo === 'string') {
-      const order = [...live.keys()];
-      const at = order.indexOf(v.$rewindTo);
-      for (const id of at === -1 ? order : order.slice(at)) {
-        live.get(id)!.rewound = true;
-        live.delete(id);
-      }
+      rewindTo(live, v.$rewindTo, (inc) => {
+        inc.rewound = true;
+      });
       entries.push({ kind: 'rewind', span, value: v });
     } else if (typeof v.id === 'string') {
       const inc = live.get(v.id);

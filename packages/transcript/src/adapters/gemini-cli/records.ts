@@ -93,3 +93,14 @@ export const isMetadataRecord = (r: JsonObject): boolean =>
 /** Whether a JSONL record has a shape Gemini CLI writes (decides the format generation of line 1). */
 export const isKnownJsonlRecord = (r: JsonObject): boolean =>
   typeof r.$rewindTo === 'string' || typeof r.id === 'string' || isObject(r.$set) || isMetadataRecord(r);
+
+/** Applies `{"$rewindTo": id}` to the messages alive, in order of their first write: that message
+ * and every later one are dropped (all of them when the id is unknown), each passed to `drop`. */
+export function rewindTo<T>(live: Map<string, T>, id: string, drop: (message: T) => void): void {
+  const order = [...live.keys()];
+  const at = order.indexOf(id);
+  for (const key of at === -1 ? order : order.slice(at)) {
+    drop(live.get(key)!);
+    live.delete(key);
+  }
+}

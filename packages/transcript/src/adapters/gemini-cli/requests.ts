@@ -21,6 +21,7 @@ import {
   isObject,
   type JsonObject,
   mergeMeta,
+  rewindTo,
   type SessionMeta,
   stringField,
   toMillis,
@@ -62,12 +63,9 @@ function jsonlMessages(file: SourceFile): { meta: SessionMeta; messages: unknown
     }
     if (!isObject(v)) continue;
     if (typeof v.$rewindTo === 'string') {
-      const order = [...live.keys()];
-      const at = order.indexOf(v.$rewindTo);
-      for (const id of at === -1 ? order : order.slice(at)) {
-        live.get(id)!.dropped = true;
-        live.delete(id);
-      }
+      rewindTo(live, v.$rewindTo, (inc) => {
+        inc.dropped = true;
+      });
     } else if (typeof v.id === 'string') {
       const inc = live.get(v.id);
       if (inc) inc.value = v;
