@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { issueTicket } from '@cairn/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { bearer, upgradeTo } from '../../server/test/support/upgrade.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
 
@@ -47,30 +47,12 @@ function serve(args: string[], extra: NodeJS.ProcessEnv = {}): Serve {
   return served;
 }
 
-/** The status and body of an upgrade to `/agent`; 101 when it opens (and stays open). */
-function upgrade(port: string, ticket: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/agent`, {
-      headers: { authorization: `Bearer ${ticket}` },
-    });
-    ws.on('error', () => {});
-    ws.on('open', () => {
-      stops.push(async () => ws.terminate());
-      resolve({ status: 101, body: '' });
-    });
-    ws.on('unexpected-response', (req, res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
+/** The answer to an upgrade to `/agent`; a socket that opens stays open, holding its place. */
+const upgrade = (port: string, ticket: string) =>
+  upgradeTo(`ws://127.0.0.1:${port}/agent`, {
+    headers: bearer(ticket),
+    hold: (ws) => stops.push(async () => ws.terminate()),
   });
-}
 
 describe('cairn serve with the agent wire limits', () => {
   it('refuses the workstation past --max-workstations, saying why', async () => {

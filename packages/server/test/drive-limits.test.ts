@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { issueTicket, type LoggedEvent, type RunningServer, type WireLimits } from '../src/index.js';
 import { homeEnv, serve, tempDir } from './helpers.js';
+import { bearer, upgradeTo } from './support/upgrade.js';
 
 const AGENT = fileURLToPath(new URL('../../runner/test/support/scripted-agent.mjs', import.meta.url));
 
@@ -80,33 +81,12 @@ async function rawStation(running: RunningServer, name: string) {
   return { ws, ticket, sessionRef, received, closed, stored, event, acked };
 }
 
-/** The status and body an upgrade to `/agent` with `ticket` gets, or 101 when it opens. */
-function upgrade(
-  running: RunningServer,
-  ticket: string,
-): Promise<{ status: number; body: string; ws?: WebSocket }> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${running.port}/agent`, {
-      headers: { authorization: `Bearer ${ticket}` },
-    });
-    ws.on('error', () => {});
-    ws.on('open', () => {
-      cleanups.push(() => ws.terminate());
-      resolve({ status: 101, body: '', ws });
-    });
-    ws.on('unexpected-response', (req, res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
+/** The answer to an upgrade to `/agent` with `ticket`; a socket that opens stays open, holding its place. */
+const upgrade = (running: RunningServer, ticket: string) =>
+  upgradeTo(`ws://127.0.0.1:${running.port}/agent`, {
+    headers: bearer(ticket),
+    hold: (ws) => cleanups.push(() => ws.terminate()),
   });
-}
 
 /** A real workstation with the scripted agent, connected over the real client. */
 function workstation(running: RunningServer, name: string) {
@@ -145,7 +125,14 @@ function workstation(running: RunningServer, name: string) {
 describe('the agent wire at its limits', () => {
   it('refuses the workstation past the limit at the upgrade, saying why; the workstation waits longer each time and gets in once there is room', async () => {
     const running = await server({ maxWorkstations: 2 });
-    const first = await upgrade(running, issueTicket(running.home, 'one'));
+    let firstSocket: WebSocket | undefined;
+    const first = await upgradeTo(`ws://127.0.0.1:${running.port}/agent`, {
+      headers: bearer(issueTicket(running.home, 'one')),
+      hold: (ws) => {
+        firstSocket = ws;
+        cleanups.push(() => ws.terminate());
+      },
+    });
     const second = await upgrade(running, issueTicket(running.home, 'two'));
     expect([first.status, second.status]).toEqual([101, 101]);
     const third = await upgrade(running, issueTicket(running.home, 'three'));
@@ -169,7 +156,7 @@ describe('the agent wire at its limits', () => {
       'workstation: trying again in 2 s',
     ]);
     expect(running.drive.wire.workstations()).toEqual([]);
-    first.ws!.close();
+    firstSocket!.close();
     expect(await running.drive.wire.waitForWorkstation('late', 20_000)).toBe(true);
   });
 

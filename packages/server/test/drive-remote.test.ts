@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { Journal } from '@cairn/runner';
 import type { LoggedEvent } from '@cairn/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { issueTicket } from '../src/index.js';
 import { homeEnv, serve, tempDir } from './helpers.js';
+import { upgradeTo } from './support/upgrade.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = resolve(here, '../../../bin/cairn.js');
@@ -108,16 +108,8 @@ describe('a workstation in another process', () => {
   it('refuses a browser, a missing ticket and an unknown one at the upgrade', async () => {
     const { server } = await started(homeEnv(tempDir()));
     const ticket = issueTicket(server.home, 'remote');
-    const status = (headers: Record<string, string>) =>
-      new Promise<number>((resolveStatus) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/agent`, { headers });
-        ws.on('unexpected-response', (_req, res) => resolveStatus(res.statusCode ?? 0));
-        ws.on('open', () => {
-          ws.close();
-          resolveStatus(101);
-        });
-        ws.on('error', () => {});
-      });
+    const status = async (headers: Record<string, string>) =>
+      (await upgradeTo(`ws://127.0.0.1:${server.port}/agent`, { headers })).status;
     expect(await status({})).toBe(401);
     expect(await status({ authorization: 'Bearer nope' })).toBe(401);
     expect(

@@ -12,6 +12,7 @@ import { homeEnv, serve, tempDir } from './helpers.js';
 import { closeAll, onCleanup, openTab } from './support/chat.js';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
 import { apiCall, connectWorkstation as connectTeamWorkstation } from './support/team-server.js';
+import { bearer, upgradeTo } from './support/upgrade.js';
 
 let cluster: PostgresCluster;
 let store: PostgresServerStore;
@@ -30,24 +31,9 @@ const onCleanupAll = (stop: () => Promise<void> | void) => lasting.push(stop);
 const api = (token: string, method: string, path: string, body?: unknown) =>
   apiCall(server, token, method, path, body);
 
-/** The status and text of a WebSocket upgrade that the server refuses, or 101 when it opens. */
-function upgrade(path: string, protocols?: string[]): Promise<{ status: number; text: string }> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${server.port}${path}`, protocols);
-    ws.on('unexpected-response', (_req, res) => {
-      let text = '';
-      res.on('data', (c) => {
-        text += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    ws.on('open', () => {
-      ws.close();
-      resolve({ status: 101, text: '' });
-    });
-    ws.on('error', () => {});
-  });
-}
+/** The answer to a WebSocket upgrade: 101 when it opens, else the refusal's status and body. */
+const upgrade = (path: string, protocols?: string[]) =>
+  upgradeTo(`ws://127.0.0.1:${server.port}${path}`, protocols ? { protocols } : {});
 
 /** The chat sessions of the table and their projects, one per workstation. */
 const chats: Record<string, string> = {};
@@ -126,7 +112,7 @@ describe('signing in', () => {
     expect(reply).toMatchObject({ ok: true, request_id: 'h' });
     expect(await upgrade('/ws', ['cairn', 'cairn.token.wrong'])).toEqual({
       status: 401,
-      text: 'missing or wrong token\n',
+      body: 'missing or wrong token\n',
     });
     expect((await upgrade(`/chat?session=${chats['olga-shared']}&token=wrong`)).status).toBe(401);
   });
@@ -147,18 +133,8 @@ describe('workstations registered in the database', () => {
     await store.workstations.add('spare', 'mike', 'private');
     const issued = await store.tickets.issue('spare');
     if (!issued.ok) throw new Error(issued.error.message);
-    const agent = (ticket: string) =>
-      new Promise<number>((resolve) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/agent`, {
-          headers: { authorization: `Bearer ${ticket}` },
-        });
-        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-        ws.on('open', () => {
-          ws.close();
-          resolve(101);
-        });
-        ws.on('error', () => {});
-      });
+    const agent = async (ticket: string) =>
+      (await upgradeTo(`ws://127.0.0.1:${server.port}/agent`, { headers: bearer(ticket) })).status;
     expect(await agent(issued.ticket)).toBe(101);
     expect(await agent(`${issued.ticket}x`)).toBe(401);
     await store.workstations.remove('spare');
@@ -229,7 +205,7 @@ describe('who sees and drives which chats', () => {
       // open: the chat's socket; prompt: a message sent on it, answered by the workstation's agent.
       const path = `/chat?session=${id}&token=${token}`;
       if (!allowed) {
-        expect(await upgrade(path)).toEqual({ status: 403, text: `${REFUSED}\n` });
+        expect(await upgrade(path)).toEqual({ status: 403, body: `${REFUSED}\n` });
         // Nor a new chat on that machine, nor its agents.
         const agents = await api(token, 'GET', `/api/agents?workstation=${where}`);
         expect(agents).toEqual({ status: 403, body: { error: REFUSED } });

@@ -5,10 +5,10 @@ import { lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectToServer, Journal, rosterLaunchResolver, Workstation } from '@cairn/runner';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { storedTicketOwner } from '../src/drive/tickets.js';
 import { issueTicket, listTickets, makeTicket, revokeTickets } from '../src/index.js';
 import { homeEnv, serve, tempDir } from './helpers.js';
+import { bearer, upgradeTo } from './support/upgrade.js';
 
 const stops: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -101,18 +101,8 @@ describe('workstation tickets', () => {
     const server = await serve(homeEnv(tempDir()), { localWorkstation: false });
     stops.push(() => server.close());
     const ticket = issueTicket(server.home, 'laptop');
-    const status = () =>
-      new Promise<number>((resolve) => {
-        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/agent`, {
-          headers: { authorization: `Bearer ${ticket}` },
-        });
-        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-        ws.on('open', () => {
-          ws.close();
-          resolve(101);
-        });
-        ws.on('error', () => {});
-      });
+    const status = async () =>
+      (await upgradeTo(`ws://127.0.0.1:${server.port}/agent`, { headers: bearer(ticket) })).status;
     expect(await status()).toBe(101);
     expect(revokeTickets(server.home, 'laptop')).toBe(1);
     expect(await status()).toBe(401);
