@@ -88,6 +88,10 @@ describe('cairn workstation ticket', () => {
       [['workstation', 'ticket', '--revoke'], /--revoke needs a value/],
       [['workstation', '--list'], /go with `cairn workstation ticket`/],
       [['workstation', 'ticket', 'x', '--server', 'http://h'], /--server and --ticket-file are for running/],
+      [
+        ['workstation', '--server', 'http://127.0.0.1:1,127.0.0.1:2'],
+        /--server takes the server's address, like http:\/\/127\.0\.0\.1:4000 \(got '127\.0\.0\.1:2'\)/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = cairn(args, env);

@@ -8,6 +8,7 @@ import {
   CLIENT_MESSAGE_MEMBERS,
   ClientMessage,
   DetectedDevServer,
+  DriveEventFrame,
   InProgressTurnSnapshot,
   ReplayableTurnEvent,
   SERVER_EVENT_MEMBERS,
@@ -56,6 +57,7 @@ const ROOTS: readonly TSchema[] = [
   WireSessionSummary,
   ChatSessionSummary,
   ...CHAT_HTTP_BODIES,
+  DriveEventFrame,
 ];
 
 /** Collects named schemas, turning every nested schema that has an `$id` into a reference to it. */

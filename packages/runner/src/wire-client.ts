@@ -2,6 +2,9 @@
 // version in the address, and a reconnect with backoff whenever the connection drops. When the
 // server says it is at a limit (too many workstations, events too fast) the wait grows longer each
 // time, so a workstation never spins against it; its journal keeps what was not acked meanwhile.
+// A team's server may run as several processes on one database: given their addresses, the
+// workstation tries the next one whenever one refuses or drops it, and its journal resends there
+// what no process acked.
 import { WebSocket } from 'ws';
 import type { Workstation } from './workstation.js';
 
@@ -11,19 +14,32 @@ const TRY_AGAIN_LATER = 1013;
 export interface WireClient {
   /** Settles when the first connection is open. */
   readonly connected: Promise<void>;
+  /** The address of the server the workstation is connected to, or trying. */
+  address(): string;
   close(): void;
 }
 
+/** The agent endpoint of a server's address, with the wire's version. */
+function agentEndpoint(serverUrl: string, version: number): URL {
+  const url = new URL(serverUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = '/agent';
+  url.search = `?agentWire=${version}`;
+  return url;
+}
+
 export function connectToServer(options: {
-  serverUrl: string;
+  /** One server's address, or the addresses of the processes of one server, tried in turn. */
+  serverUrl: string | readonly string[];
   ticket: string;
   workstation: Workstation;
   log?: (line: string) => void;
 }): WireClient {
-  const url = new URL(options.serverUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  url.pathname = '/agent';
-  url.search = `?agentWire=${options.workstation.version}`;
+  const addresses = typeof options.serverUrl === 'string' ? [options.serverUrl] : [...options.serverUrl];
+  if (addresses.length === 0) throw new Error('a workstation needs at least one server address');
+  const endpoints = addresses.map((a) => agentEndpoint(a, options.workstation.version));
+  /** The address tried now; it moves on each time a connection is refused or drops. */
+  let current = 0;
   let stopped = false;
   let delay = 250;
   /** Refusals in a row, and when the last connection opened. */
@@ -38,10 +54,12 @@ export function connectToServer(options: {
 
   const open = () => {
     if (stopped) return;
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${options.ticket}` } });
+    const ws = new WebSocket(endpoints[current]!, { headers: { authorization: `Bearer ${options.ticket}` } });
     socket = ws;
     let refused = false;
     ws.on('open', () => {
+      if (endpoints.length > 1 && openedAt !== undefined)
+        options.log?.(`workstation: connected to ${addresses[current]}`);
       delay = 250;
       openedAt = Date.now();
       markConnected();
@@ -84,6 +102,10 @@ export function connectToServer(options: {
         );
       }
       if (stopped) return;
+      if (endpoints.length > 1) {
+        current = (current + 1) % endpoints.length;
+        options.log?.(`workstation: trying ${addresses[current]} next`);
+      }
       // Refused, or closed by a server at a limit: come back later, later each time it says so
       // again; a connection that then stays up a minute starts the count again.
       if (openedAt !== undefined && Date.now() - openedAt > 60_000) refusals = 0;
@@ -101,6 +123,7 @@ export function connectToServer(options: {
   open();
   return {
     connected,
+    address: () => addresses[current]!,
     close: () => {
       stopped = true;
       clearTimeout(timer);

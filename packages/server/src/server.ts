@@ -19,6 +19,7 @@ import {
 import { CHAT_PATH, ChatService } from './chat/chat-service.js';
 import type { Clock } from './chat/chat-session.js';
 import { type DemoHome, makeDemoHome } from './demo/demo-home.js';
+import { DRIVE_EVENTS_PATH, DriveEventsEndpoint } from './drive/event-feed-socket.js';
 import { AGENT_PATH, type Drive, LOCAL_WORKSTATION, startDrive, type WireLimits } from './drive/index.js';
 import { StoreTickets } from './drive/store-tickets.js';
 import { listTickets } from './drive/tickets.js';
@@ -233,6 +234,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       },
     },
   });
+  // Browsers follow a driven session's event log from any process on the database.
+  const driveEvents = new DriveEventsEndpoint({ drive: store.drive, log, ...(access ? { access } : {}) });
   // The ops read the drive's record of its sessions from the store.
   const driven = driveAccess({
     wire: drive.wire,
@@ -253,6 +256,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chat.close();
+      driveEvents.close();
       storeTickets?.close();
       await drive.close();
       await store.close();
@@ -338,14 +342,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       rememberPerson(req, admitted.person);
       guard.trust(req.socket);
     }
-    if (url.pathname === CHAT_PATH) {
+    if (url.pathname === CHAT_PATH || url.pathname === DRIVE_EVENTS_PATH) {
       if (!admitted.ok) {
         socket.end(
           `HTTP/1.1 ${admitted.refusal.status} Refused\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${admitted.refusal.reason}\n`,
         );
         return;
       }
-      await chat.handleUpgrade(req, socket, head);
+      if (url.pathname === CHAT_PATH) await chat.handleUpgrade(req, socket, head);
+      else await driveEvents.handleUpgrade(req, socket, head);
       return;
     }
     hub.handleUpgrade(req, socket, head);

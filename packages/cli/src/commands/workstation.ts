@@ -14,7 +14,7 @@ import { isWorkstationName, LOCAL_WORKSTATION, listTickets, makeTicket, revokeTi
 import { markTurnErrorsOnNode, type SessionPlatform } from '@cairn/transcript';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
-const USAGE = `cairn workstation --server URL [--ticket-file PATH]   (the ticket in CAIRN_TICKET or the file)
+const USAGE = `cairn workstation --server URL [--server URL…] [--ticket-file PATH]   (the ticket in CAIRN_TICKET or the file)
        cairn workstation ticket <name> [--replace] [--json]
        cairn workstation ticket --list [--json]
        cairn workstation ticket --revoke <name> [--json]`;
@@ -33,7 +33,7 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
   const { values, positionals } = parseCommand(
     argv,
     {
-      server: { type: 'string' },
+      server: { type: 'string', multiple: true },
       'ticket-file': { type: 'string' },
       replace: { type: 'boolean' },
       list: { type: 'boolean' },
@@ -53,13 +53,7 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
   if (values.list || values.replace || values.revoke !== undefined || values.json)
     throw usage('--list, --revoke, --replace and --json go with `cairn workstation ticket`');
 
-  const serverUrl = values.server;
-  if (!serverUrl) throw usage('--server is needed');
-  try {
-    new URL(serverUrl);
-  } catch {
-    throw usage(`--server takes the server's address, like http://127.0.0.1:4000`);
-  }
+  const serverUrls = serverAddresses(values.server ?? []);
   const ticket = readTicket(values['ticket-file'], env);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   secureCairnHome(cairnHome);
@@ -73,8 +67,8 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
     log,
     watchConfig: true,
   });
-  const client = connectToServer({ serverUrl, ticket, workstation, log });
-  void client.connected.then(() => log(`cairn: workstation connected to ${serverUrl}`));
+  const client = connectToServer({ serverUrl: serverUrls, ticket, workstation, log });
+  void client.connected.then(() => log(`cairn: workstation connected to ${client.address()}`));
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -83,6 +77,26 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
   await workstation.stop();
   journal.close();
   return 0;
+}
+
+/**
+ * The addresses of `--server`, repeated or as a comma list: one server, or the processes of a team's
+ * server in the order to try them.
+ */
+function serverAddresses(given: readonly string[]): string[] {
+  const addresses = given.flatMap((value) => value.split(',')).map((a) => a.trim());
+  if (addresses.length === 0) throw usage('--server is needed');
+  for (const address of addresses) {
+    let url: URL | undefined;
+    try {
+      url = new URL(address);
+    } catch {}
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+      throw usage(
+        `--server takes the server's address, like http://127.0.0.1:4000 (got '${address}'); several are repeated or comma-separated`,
+      );
+  }
+  return [...new Set(addresses)];
 }
 
 /** The ticket from `--ticket-file` when given, else from `CAIRN_TICKET`. */

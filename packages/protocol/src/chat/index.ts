@@ -7,6 +7,7 @@ export * from './cairn-extensions.js';
 export * from './client-messages.js';
 export * from './composer.js';
 export * from './dev-processes.js';
+export * from './drive-events.js';
 export * from './http.js';
 export * from './images.js';
 export * from './memory.js';

@@ -10,7 +10,8 @@ const bin = resolve(fileURLToPath(new URL('../../../../bin/cairn.js', import.met
 const WIRE_AGENT = fileURLToPath(new URL('./wire-agent.mjs', import.meta.url));
 
 export function startWorkstationProcess(options: {
-  serverUrl: string;
+  /** The server's address, or its processes' addresses in the order to try them. */
+  serverUrl: string | readonly string[];
   ticket: string;
   cairnHome: string;
   /** The scripted agent's settings (WIRE_AGENT_*). */
@@ -23,7 +24,8 @@ export function startWorkstationProcess(options: {
     join(cairnHome, 'config.json'),
     JSON.stringify({ agents: { wire: { name: 'Wire', command: process.execPath, args: [WIRE_AGENT] } } }),
   );
-  const child = spawn(process.execPath, [bin, 'workstation', '--server', options.serverUrl], {
+  const servers = typeof options.serverUrl === 'string' ? [options.serverUrl] : options.serverUrl;
+  const child = spawn(process.execPath, [bin, 'workstation', ...servers.flatMap((s) => ['--server', s])], {
     env: {
       PATH: process.env.PATH,
       HOME: cairnHome,
@@ -31,7 +33,8 @@ export function startWorkstationProcess(options: {
       CAIRN_TICKET: options.ticket,
       ...options.env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // Nothing reads its log: a pipe left unread would stop a talkative workstation once full.
+    stdio: ['ignore', 'ignore', 'ignore'],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   options.onCleanup(async () => {
