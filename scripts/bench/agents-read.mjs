@@ -4,16 +4,21 @@
 // several runs, medians. A session's bytes are its files' sizes, or for a session in a SQLite store
 // the JSON its message and part rows hold. The samples are small sessions and Codex's rollouts are
 // large, so the per-session cost weighs on them more: Codex's rollouts under 16 KB are timed apart as
-// a baseline of the same size.
+// a baseline of the same size. Beside each agent's row stands a row of Codex rollouts of the same
+// sizes as that agent's sessions (each the start of a real rollout, bench/codex-matched.mjs), and the
+// agent's ratio against it: like with like.
 // Then a store of 10,000 OpenCode sessions is listed: the listing's time, and the bytes of the store
 // it read (strace's count of read calls) beside the store's size and the time to read every row.
 // Each row gives wall time and CPU time (the steadier of the two on a busy machine); the OpenCode and
 // Kilo stores are read twice, as an agent that is not running leaves them (read into memory) and with
 // a connection of the agent's holding them open in WAL mode (read where they are).
 // Options: --runs N (default 3), --replicas N (of each sample, default 200), --sessions N (in the
-// listed store, default 10000), --no-list, --keep.
-// Inside: --measure <agent> [--max-bytes N] [--agent-running] and --list-once <db> (one measurement,
-// printed as JSON).
+// listed store, default 10000), --no-list, --keep, --only <parts> (a comma list of: codex,
+// codex-small, qwen-code, pi, copilot-cli, opencode, kilo, opencode-running, kilo-running,
+// opencode-long, list; an agent's part brings its matched Codex row and the overall Codex row),
+// --library <file> (the library bundle to time instead of the built one: two builds side by side).
+// Inside: --measure <agent> [--max-bytes N] [--agent-running], --sizes <agent> and --list-once <db>
+// (one measurement, printed as JSON).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +26,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { buildCorpus } from './corpus.mjs';
+import { buildMatchedCodex } from './codex-matched.mjs';
+import { agentEnv, buildCorpus } from './corpus.mjs';
 import { buildMoreCorpus, buildReplicatedStore, moreAgentEnv } from './more-corpus.mjs';
 import { countReads, straceWrap } from './read-count.mjs';
 import { median } from './stats.mjs';
@@ -35,6 +41,9 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '10000' },
     'no-list': { type: 'boolean' },
     keep: { type: 'boolean' },
+    only: { type: 'string' },
+    sizes: { type: 'string' },
+    library: { type: 'string' },
     measure: { type: 'string' },
     'max-bytes': { type: 'string' },
     'agent-running': { type: 'boolean' },
@@ -42,7 +51,8 @@ const { values } = parseArgs({
   },
 });
 
-const library = () => import(join(root, 'packages/transcript/dist/index.js'));
+const libraryFile = resolve(values.library ?? join(root, 'packages/transcript/dist/index.js'));
+const library = () => import(libraryFile);
 
 /**
  * The bytes a session's records take: its file, or its rows' JSON in a store. A store is opened for
@@ -109,6 +119,17 @@ async function measureOnce(agent, maxBytes, agentRunning) {
   );
 }
 
+/** Prints the bytes of every session of `agent`, as the measurement counts them. */
+async function sizesOf(agent) {
+  const { discoverSessions, nodePlatform, splitStorePath } = await library();
+  const stores = new Map();
+  const sizes = [];
+  for await (const entry of discoverSessions(nodePlatform(), { agent }))
+    if (!('ref' in entry)) sizes.push(sessionBytes(entry.path, splitStorePath, stores));
+  for (const conn of stores.values()) conn.close();
+  console.log(JSON.stringify(sizes));
+}
+
 /** Lists the OpenCode sessions of the store at `db` once; prints the time and the count. */
 async function listOnce() {
   const { listSessions, nodePlatform } = await library();
@@ -132,25 +153,53 @@ if (values.measure !== undefined) {
   );
   process.exit(0);
 }
+if (values.sizes !== undefined) {
+  await sizesOf(values.sizes);
+  process.exit(0);
+}
 if (values['list-once'] !== undefined) {
   await listOnce();
   process.exit(0);
 }
 
 const runs = Number(values.runs);
+const PARTS = [
+  'codex',
+  'codex-small',
+  'qwen-code',
+  'pi',
+  'copilot-cli',
+  'opencode',
+  'kilo',
+  'opencode-running',
+  'kilo-running',
+  'opencode-long',
+  'list',
+];
+const only = values.only === undefined ? undefined : new Set(values.only.split(',').map((p) => p.trim()));
+for (const part of only ?? [])
+  if (!PARTS.includes(part)) {
+    console.error(`agents bench: --only: no part "${part}" (the parts: ${PARTS.join(', ')})`);
+    process.exit(1);
+  }
+const wants = (part) => only === undefined || only.has(part);
 const source = process.env.CAIRN_CORPUS ?? resolve(root, '../shared/corpus');
 if (!existsSync(join(source, 'more'))) {
   console.error(`agents bench: no corpus at ${source} (set CAIRN_CORPUS)`);
   process.exit(1);
 }
-if (!existsSync(join(root, 'packages/transcript/dist/index.js'))) {
+if (!existsSync(libraryFile)) {
   console.error('agents bench: build first (npm run build)');
   process.exit(1);
 }
 
 const child = (env, args) =>
   JSON.parse(
-    execFileSync(process.execPath, [self, ...args], { env, encoding: 'utf8', maxBuffer: 1 << 26 })
+    execFileSync(process.execPath, [self, ...args, '--library', libraryFile], {
+      env,
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    })
       .trim()
       .split('\n')
       .pop(),
@@ -166,17 +215,6 @@ try {
   console.log(
     `agents bench: ${replicas} replicas of each sample (${more.files} files, ${more.storeSessions} sessions in stores); ${runs} runs each, medians`,
   );
-  const rows = [
-    ['codex', 'codex'],
-    ['codex, rollouts < 16 KB', 'codex', 16 * 1024],
-    ['qwen-code', 'qwen-code'],
-    ['pi', 'pi'],
-    ['copilot-cli', 'copilot-cli'],
-    ['opencode (SQLite)', 'opencode'],
-    ['kilo (SQLite)', 'kilo'],
-    ['opencode, agent running', 'opencode', 0, true],
-    ['kilo, agent running', 'kilo', 0, true],
-  ];
   /** A row's figures: the medians of its runs' wall and CPU times, and both per KB. */
   const figures = (name, samples) => {
     const s = samples[0];
@@ -185,50 +223,93 @@ try {
     const kb = s.bytes / 1024;
     return { name, ...s, ms, cpuMs, usPerKb: (ms * 1000) / kb, cpuUsPerKb: (cpuMs * 1000) / kb };
   };
-  const results = rows.map(([name, agent, maxBytes, agentRunning]) => {
-    const samples = [];
-    for (let i = 0; i < runs; i++)
-      samples.push(
-        child(env, [
-          '--measure',
-          agent,
-          ...(maxBytes ? ['--max-bytes', String(maxBytes)] : []),
-          ...(agentRunning ? ['--agent-running'] : []),
-        ]),
-      );
-    return figures(name, samples);
-  });
-  // The store's sessions are a few KB each: the same rows again as three long sessions, at two sizes.
-  // A process pays the optimising compiler's work once: spread over a few MB it is most of the cost
-  // per KB, so the larger store, nearer the Codex rollouts' bytes, says what a long session costs.
   const trees = ['storage_v2', 'storage_legacy'].map((t) => join(source, 'more', 'opencode', t));
-  for (const [label, times] of [
-    ['opencode, 3 long sessions', 3],
-    ['opencode, 3 longer (x4)', 12],
-  ]) {
-    const grownEnv = moreAgentEnv(join(work, `grown-${times}`));
-    await buildReplicatedStore(
-      join(grownEnv.XDG_DATA_HOME, 'opencode', 'opencode.db'),
-      trees,
-      replicas * times,
-      {
-        oneSession: true,
-      },
+  // [part, row name, agent, at most bytes, agent running, with a matched Codex row]
+  const rows = [
+    ['codex-small', 'codex, rollouts < 16 KB', 'codex', 16 * 1024],
+    ['qwen-code', 'qwen-code', 'qwen-code', 0, false, true],
+    ['pi', 'pi', 'pi', 0, false, true],
+    ['copilot-cli', 'copilot-cli', 'copilot-cli', 0, false, true],
+    ['opencode', 'opencode (SQLite)', 'opencode', 0, false, true],
+    ['kilo', 'kilo (SQLite)', 'kilo', 0, false, true],
+    ['opencode-running', 'opencode, agent running', 'opencode', 0, true],
+    ['kilo-running', 'kilo, agent running', 'kilo', 0, true],
+  ].filter(([part]) => wants(part));
+  const measureArgs = (agent, maxBytes, agentRunning) => [
+    '--measure',
+    agent,
+    ...(maxBytes ? ['--max-bytes', String(maxBytes)] : []),
+    ...(agentRunning ? ['--agent-running'] : []),
+  ];
+  // Every row but the listing's is read against the overall Codex figure.
+  const rowsWanted = rows.length > 0 || wants('codex') || wants('opencode-long');
+  const results = [];
+  if (rowsWanted) {
+    results.push(
+      figures(
+        'codex',
+        Array.from({ length: runs }, () => child(env, measureArgs('codex'))),
+      ),
     );
-    const grown = [];
-    for (let i = 0; i < runs; i++) grown.push(child(grownEnv, ['--measure', 'opencode']));
-    results.push(figures(label, grown));
   }
-  const [codex, codexSmall] = results;
-  console.log(
-    `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)} ${'CPU µs/KB'.padStart(10)} ${'CPU vs codex'.padStart(12)}`,
-  );
-  for (const r of results)
+  for (const [part, name, agent, maxBytes, agentRunning, matched] of rows) {
+    const samples = [];
+    const codexSamples = [];
+    let codexEnv;
+    if (matched) {
+      // Codex rollouts of this agent's sessions' sizes, one for each, in a home of their own.
+      codexEnv = agentEnv(join(work, `matched-${part}`));
+      buildMatchedCodex({ source, codexHome: codexEnv.CODEX_HOME, sizes: child(env, ['--sizes', agent]) });
+    }
+    // Fresh processes, the agent's and matched Codex's taking turns, so that both see the same load.
+    for (let i = 0; i < runs; i++) {
+      samples.push(child(env, measureArgs(agent, maxBytes, agentRunning)));
+      if (codexEnv) codexSamples.push(child(codexEnv, measureArgs('codex')));
+    }
+    const row = figures(name, samples);
+    if (codexEnv) {
+      row.matched = figures(`codex sized as ${part}`, codexSamples);
+      results.push(row.matched);
+    }
+    results.push(row);
+  }
+  if (wants('opencode-long')) {
+    // The store's sessions are a few KB each: the same rows again as three long sessions, at two
+    // sizes. A process pays the optimising compiler's work once: spread over a few MB it is most of
+    // the cost per KB, so the larger store, nearer the Codex rollouts' bytes, says what a long
+    // session costs.
+    for (const [label, times] of [
+      ['opencode, 3 long sessions', 3],
+      ['opencode, 3 longer (x4)', 12],
+    ]) {
+      const grownEnv = moreAgentEnv(join(work, `grown-${times}`));
+      await buildReplicatedStore(
+        join(grownEnv.XDG_DATA_HOME, 'opencode', 'opencode.db'),
+        trees,
+        replicas * times,
+        {
+          oneSession: true,
+        },
+      );
+      const grown = [];
+      for (let i = 0; i < runs; i++) grown.push(child(grownEnv, ['--measure', 'opencode']));
+      results.push(figures(label, grown));
+    }
+  }
+  const codex = results[0];
+  const codexSmall = results.find((r) => r.name.startsWith('codex, rollouts'));
+  const ratio = (a, b) => (b ? `${(a / b).toFixed(2)}x` : '-');
+  if (results.length > 0) {
     console.log(
-      `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${`${(r.usPerKb / codex.usPerKb).toFixed(2)}x`.padStart(9)} ${`${(r.usPerKb / codexSmall.usPerKb).toFixed(2)}x`.padStart(9)} ${r.cpuUsPerKb.toFixed(1).padStart(10)} ${`${(r.cpuUsPerKb / codex.cpuUsPerKb).toFixed(2)}x`.padStart(12)}`,
+      `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)} ${'CPU µs/KB'.padStart(10)} ${'CPU vs codex'.padStart(12)} ${'CPU vs matched'.padStart(14)}`,
     );
+    for (const r of results)
+      console.log(
+        `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${ratio(r.usPerKb, codex.usPerKb).padStart(9)} ${ratio(r.usPerKb, codexSmall?.usPerKb).padStart(9)} ${r.cpuUsPerKb.toFixed(1).padStart(10)} ${ratio(r.cpuUsPerKb, codex.cpuUsPerKb).padStart(12)} ${ratio(r.cpuUsPerKb, r.matched?.cpuUsPerKb).padStart(14)}`,
+      );
+  }
 
-  if (!values['no-list']) {
+  if (!values['no-list'] && wants('list')) {
     const wanted = Number(values.sessions);
     const listWork = join(work, 'list');
     const listEnv = moreAgentEnv(listWork);

@@ -533,23 +533,19 @@ export function sessionIdOfPath(path: string): string {
   return baseName(path) === 'events.jsonl' ? baseName(dirName(path)) : fileStem(path);
 }
 
-/** The calls assistant messages ask for, so a later (or earlier) execution start is not a second call. */
-function requestedCalls(file: SourceFile): Set<string> {
-  const out = new Set<string>();
-  for (const span of splitLines(file.data)) {
-    const bytes = file.data.subarray(span.offset, span.offset + span.length);
-    // Only lines that can hold tool requests are parsed twice.
-    if (indexOfAscii(bytes, 'toolRequests') === -1) continue;
-    const parsed = parseJsonLine(file.data, span);
-    if (!parsed.ok || !isCopilotEvent(parsed.value) || parsed.value.type !== 'assistant.message') continue;
-    const reqs = dataOf(parsed.value).toolRequests;
-    if (!Array.isArray(reqs)) continue;
-    for (const r of reqs) {
-      const id = isObject(r) ? stringField(r, 'toolCallId') : undefined;
-      if (id) out.add(id);
-    }
+/**
+ * Adds the calls an assistant message asks for to `out`, so that a later (or earlier) execution
+ * start is not taken for a second call. Only a line whose bytes name toolRequests counts, as in the
+ * summary.
+ */
+function noteRequestedCalls(event: JsonObject, line: Uint8Array, out: Set<string>): void {
+  if (event.type !== 'assistant.message') return;
+  const reqs = dataOf(event).toolRequests;
+  if (!Array.isArray(reqs) || indexOfAscii(line, 'toolRequests') === -1) return;
+  for (const r of reqs) {
+    const id = isObject(r) ? stringField(r, 'toolCallId') : undefined;
+    if (id) out.add(id);
   }
-  return out;
 }
 
 export function indexOfAscii(bytes: Uint8Array, needle: string): number {
@@ -571,29 +567,38 @@ export function translateCopilotSession(
   const main = files[0];
   const stem = main ? sessionIdOfPath(main.path) : '';
   const lane = isWireId(stem) ? stem : '';
+  // Every line is parsed once, up front: the calls the messages ask for must all be known before
+  // the first execution start is translated, and parsing their lines again took a sixth of the
+  // translation.
   const requested = new Set<string>();
-  for (const f of files) for (const id of requestedCalls(f)) requested.add(id);
+  const lines = files.map((file) =>
+    Array.from(splitLines(file.data, 0), (span) => {
+      const parsed = parseJsonLine(file.data, span);
+      const event = parsed.ok && isCopilotEvent(parsed.value) ? parsed.value : undefined;
+      if (event)
+        noteRequestedCalls(event, file.data.subarray(span.offset, span.offset + span.length), requested);
+      return { span, parsed, event };
+    }),
+  );
   const t = new SessionTranslation(lane, requested);
   for (const [fi, file] of files.entries()) {
     let sawRecord = false;
-    for (const span of splitLines(file.data, 0)) {
+    for (const { span, parsed, event } of lines[fi] ?? []) {
       const source = linePointer(file, span);
-      const parsed = parseJsonLine(file.data, span);
       if (!parsed.ok) {
         t.skip(source, parsed.reason);
         continue;
       }
       if (!sawRecord) {
         sawRecord = true;
-        if (!isCopilotEvent(parsed.value))
-          return err(unknownFormatGeneration(file.path, span.line, NOT_AN_EVENT_FILE));
+        if (!event) return err(unknownFormatGeneration(file.path, span.line, NOT_AN_EVENT_FILE));
       }
-      if (!isCopilotEvent(parsed.value)) {
+      if (!event) {
         const type = isObject(parsed.value) ? stringField(parsed.value, 'type') : undefined;
         t.skip(source, NOT_AN_EVENT, type);
         continue;
       }
-      t.record(parsed.value, { source, where: `${fi}:${span.offset}` });
+      t.record(event, { source, where: `${fi}:${span.offset}` });
     }
   }
   const id = lane || (t.recordedId !== undefined && isWireId(t.recordedId) ? t.recordedId : '');

@@ -93,8 +93,12 @@ class SessionTranslation {
   private readonly parentOf = new Map<string, string | undefined>();
   /** Per entry key: the events it made that the model was sent. */
   private readonly contextEvents = new Map<string, TranscriptEvent[]>();
-  /** Per entry id: where it was first written and its bytes' hash. */
-  private readonly written = new Map<string, { line: number; length: number; hash: number }>();
+  /** Per entry id: where it was first written. Its bytes' hash is taken only once a later line has
+   * the same id and length: hashing every line took a fifth of the translation, for a rare case. */
+  private readonly written = new Map<
+    string,
+    { line: number; data: Uint8Array; offset: number; length: number; hash?: number }
+  >();
   /** The key of the entry before, the parent of an entry that names none (a version 1 file). */
   private previous: string | undefined;
   /** Every entry's key in file order, header included: version 1 compactions name the first kept
@@ -116,14 +120,15 @@ class SessionTranslation {
   repeats(r: JsonObject, data: Uint8Array, span: LineSpan, source: SourcePointer): boolean {
     const id = stringField(r, 'id');
     if (id === undefined) return false;
-    const { length, line } = span;
-    const hash = lineHash(data, span.offset, length);
+    const { length, line, offset } = span;
     const first = this.written.get(id);
     if (first === undefined) {
-      this.written.set(id, { line, length, hash });
+      this.written.set(id, { line, data, offset, length });
       return false;
     }
-    if (first.length !== length || first.hash !== hash) return false;
+    if (first.length !== length) return false;
+    first.hash ??= lineHash(first.data, first.offset, first.length);
+    if (first.hash !== lineHash(data, offset, length)) return false;
     const what = r.type === 'session' ? 'the session header' : `entry ${id}`;
     this.skip(source, `repeats ${what} of line ${first.line} byte for byte`, stringField(r, 'type'));
     return true;
@@ -427,11 +432,14 @@ export function translatePiSession(
 ): Result<TranslatedSession, UnknownFormatGeneration> {
   const main = files[0];
   let header: JsonObject | undefined;
-  // The lane is named by the session's id, which the header gives: find it first.
+  // The lane is named by the session's id, which the header gives: find it first. The line found
+  // is kept parsed, so that the pass below does not parse it again.
+  let firstParsed: { offset: number; value: unknown } | undefined;
   if (main) {
     for (const span of splitLines(main.data)) {
       const parsed = parseJsonLine(main.data, span);
       if (!parsed.ok) continue;
+      firstParsed = { offset: span.offset, value: parsed.value };
       if (isPiHeader(parsed.value)) header = parsed.value;
       break;
     }
@@ -442,12 +450,17 @@ export function translatePiSession(
     let sawRecord = false;
     for (const span of splitLines(file.data, 0)) {
       const source = linePointer(file, span);
-      const parsed = parseJsonLine(file.data, span);
-      if (!parsed.ok) {
-        t.skip(source, parsed.reason);
-        continue;
+      let value: unknown;
+      if (fi === 0 && firstParsed !== undefined && span.offset === firstParsed.offset)
+        value = firstParsed.value;
+      else {
+        const parsed = parseJsonLine(file.data, span);
+        if (!parsed.ok) {
+          t.skip(source, parsed.reason);
+          continue;
+        }
+        value = parsed.value;
       }
-      const value = parsed.value;
       if (!sawRecord) {
         sawRecord = true;
         if (!isPiHeader(value)) return err(unknownFormatGeneration(file.path, span.line, NOT_A_HEADER));
