@@ -128,7 +128,8 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
   }, 180_000);
 
   it('asks before writing: --allow writes the file, --deny does not', async () => {
-    for (const answer of ['--allow', '--deny'] as const) {
+    // The two runs share nothing (homes, project, marker), so their agents start side by side.
+    const runs = (['--allow', '--deny'] as const).map(async (answer) => {
       const s = scratch();
       const { env } = await agentTestEnv(key, model.url, s.dir);
       const target = join(s.project, 'notes.txt');
@@ -147,6 +148,9 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
           CAIRN_HOME: s.cairnHome,
         },
       );
+      return { answer, target, ran };
+    });
+    for (const { answer, target, ran } of await Promise.all(runs)) {
       const asked = ran.events.filter((e) => e.event === 'permission_request');
       expect(asked.length, `${answer}: ${ran.stderr}`).toBeGreaterThan(0);
       if (answer === '--allow') {
@@ -154,8 +158,8 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)('cair
       } else {
         expect(existsSync(target)).toBe(false);
       }
-      model.reset();
     }
+    model.reset();
   }, 240_000);
 
   it('without credentials says how to sign in', async () => {

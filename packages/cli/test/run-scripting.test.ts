@@ -143,18 +143,20 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)(
   (key) => {
     it('--model sets the session model; an unknown one is named with those the agent offers', async () => {
       const s = scratch();
-      const env = await envFor(key, s);
-      const unknown = await cairn(['run', key, '--cwd', s.project, '--model', 'no-such-model', 'hi'], env);
+      // The refused run gets homes of its own, so that the two runs share nothing and can start
+      // their agents side by side: each start is most of a run's time.
+      const refusedIn = scratch();
+      const [env, refusedEnv] = await Promise.all([envFor(key, s), envFor(key, refusedIn)]);
+      const marker = `model-${key}`;
+      model.script({ when: marker, steps: [{ kind: 'text', text: `Answered by the model for ${key}.` }] });
+      const [unknown, ran] = await Promise.all([
+        cairn(['run', key, '--cwd', refusedIn.project, '--model', 'no-such-model', 'hi'], refusedEnv),
+        cairn(['run', key, '--cwd', s.project, '--model', MODELS[key]!.id, '--json', `say ${marker}`], env),
+      ]);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain(`cairn run: ${key}: no model 'no-such-model' (the agent offers `);
       expect(unknown.stderr).toContain(MODELS[key]!.id);
 
-      const marker = `model-${key}`;
-      model.script({ when: marker, steps: [{ kind: 'text', text: `Answered by the model for ${key}.` }] });
-      const ran = await cairn(
-        ['run', key, '--cwd', s.project, '--model', MODELS[key]!.id, '--json', `say ${marker}`],
-        env,
-      );
       expect(ran.stderr).not.toMatch(/cairn run:/);
       expect(ran.code).toBe(0);
       const asked = (MODELS[key]!.anyRequest ? model.requests : model.mainRequests()).filter(
@@ -237,53 +239,63 @@ describe.each(['claude-code', 'codex', 'gemini-cli', 'opencode'] as const)(
 
 describe('cairn run permission rules', () => {
   it('a command no rule covers is asked about, and refused with no terminal', async () => {
-    const s = scratch();
-    const env = await envFor('claude-code', s);
+    // Two runs, one refused and one allowed, each with its own homes and project, side by side.
+    const refusedIn = scratch();
+    const allowedIn = scratch();
+    const [refusedEnv, allowedEnv] = await Promise.all([
+      envFor('claude-code', refusedIn),
+      envFor('claude-code', allowedIn),
+    ]);
     const marker = 'bash-unmatched';
-    model.script(
-      {
-        when: marker,
-        steps: [
-          { kind: 'tool', name: 'Bash', input: { command: 'echo ruled > ran.txt', description: 'Note' } },
+    const allowed = 'bash-matched';
+    for (const when of [marker, allowed]) {
+      model.script(
+        {
+          when,
+          steps: [
+            { kind: 'tool', name: 'Bash', input: { command: 'echo ruled > ran.txt', description: 'Note' } },
+          ],
+        },
+        { when: (r) => JSON.stringify(r.body).includes(when), steps: [{ kind: 'text', text: 'Fine.' }] },
+      );
+    }
+    const [ran, again] = await Promise.all([
+      // `echo *` does not cover a command that redirects: the question is asked, and refused.
+      cairn(
+        [
+          'run',
+          'claude-code',
+          '--cwd',
+          refusedIn.project,
+          '--mode',
+          'default',
+          '--allow',
+          'Bash(echo *)',
+          marker,
         ],
-      },
-      { when: (r) => JSON.stringify(r.body).includes(marker), steps: [{ kind: 'text', text: 'Fine.' }] },
-    );
-    // `echo *` does not cover a command that redirects: the question is asked, and refused.
-    const ran = await cairn(
-      ['run', 'claude-code', '--cwd', s.project, '--mode', 'default', '--allow', 'Bash(echo *)', marker],
-      env,
-    );
+        refusedEnv,
+      ),
+      cairn(
+        [
+          'run',
+          'claude-code',
+          '--cwd',
+          allowedIn.project,
+          '--mode',
+          'default',
+          '--allow',
+          'Bash(echo * > ran.txt)',
+          allowed,
+        ],
+        allowedEnv,
+      ),
+    ]);
     expect(ran.stdout).toContain('? permission: echo ruled > ran.txt');
     expect(ran.stderr).toContain('a permission was asked with no terminal to answer it; refused');
-    expect(existsSync(join(s.project, 'ran.txt'))).toBe(false);
+    expect(existsSync(join(refusedIn.project, 'ran.txt'))).toBe(false);
 
-    const allowed = 'bash-matched';
-    model.script(
-      {
-        when: allowed,
-        steps: [
-          { kind: 'tool', name: 'Bash', input: { command: 'echo ruled > ran.txt', description: 'Note' } },
-        ],
-      },
-      { when: (r) => JSON.stringify(r.body).includes(allowed), steps: [{ kind: 'text', text: 'Fine.' }] },
-    );
-    const again = await cairn(
-      [
-        'run',
-        'claude-code',
-        '--cwd',
-        s.project,
-        '--mode',
-        'default',
-        '--allow',
-        'Bash(echo * > ran.txt)',
-        allowed,
-      ],
-      env,
-    );
     expect(again.stderr).toContain("⎿ allowed by --allow 'Bash(echo * > ran.txt)'");
-    expect(readFileSync(join(s.project, 'ran.txt'), 'utf8')).toBe('ruled\n');
+    expect(readFileSync(join(allowedIn.project, 'ran.txt'), 'utf8')).toBe('ruled\n');
     model.reset();
   }, 300_000);
 

@@ -112,8 +112,14 @@ describe.each(CASES)('$key', (c) => {
   let client: BareClient;
   let cwd: string;
   let policy: PermissionPolicy = 'allow';
+  /** The signed-out agent's answer, started in `beforeAll` so that its start overlaps the turns. */
+  let signedOut: Promise<{ refusal?: unknown; pid?: number; failure?: unknown }>;
 
   beforeAll(async () => {
+    signedOut = refusalWithoutCredentials().then(
+      (outcome) => outcome,
+      (failure: unknown) => ({ failure }),
+    );
     model = await startFakeModel();
     const scratch = join(scratchRoot, c.key);
     cwd = join(scratch, 'work');
@@ -139,8 +145,27 @@ describe.each(CASES)('$key', (c) => {
     const pid = client?.pid;
     await client?.close();
     await model?.close();
+    await signedOut;
     if (pid !== undefined) expect(groupGone(pid)).toBe(true);
   });
+
+  /** A new agent with no credentials at all, asked for a session and a turn; closed after. */
+  async function refusalWithoutCredentials(): Promise<{ refusal: unknown; pid: number }> {
+    const scratch = join(scratchRoot, `${c.key}-signed-out`);
+    const signedOutCwd = join(scratch, 'work');
+    await mkdir(signedOutCwd, { recursive: true });
+    const setup = await agentNoCredentialsEnv(c.key, scratch);
+    const { command, args } = testAgentCommand(c.key, agentsHome);
+    const bare = startBareClient({ command, args, env: setup.env, cwd: signedOutCwd, permission: 'deny' });
+    try {
+      await bare.initialize();
+      if (c.signInAt === 'session/new') return { refusal: await rejection(bare.newSession()), pid: bare.pid };
+      const session = await bare.newSession();
+      return { refusal: await rejection(bare.prompt(session.sessionId, 'Hello?')), pid: bare.pid };
+    } finally {
+      await bare.close();
+    }
+  }
 
   async function openSession(): Promise<string> {
     const session = await client.newSession({ cwd });
@@ -272,24 +297,10 @@ describe.each(CASES)('$key', (c) => {
   });
 
   it('fails -32000 without credentials', async () => {
-    const scratch = join(scratchRoot, `${c.key}-signed-out`);
-    const signedOutCwd = join(scratch, 'work');
-    await mkdir(signedOutCwd, { recursive: true });
-    const setup = await agentNoCredentialsEnv(c.key, scratch);
-    const { command, args } = testAgentCommand(c.key, agentsHome);
-    const bare = startBareClient({ command, args, env: setup.env, cwd: signedOutCwd, permission: 'deny' });
-    try {
-      await bare.initialize();
-      if (c.signInAt === 'session/new') {
-        expect(await rejection(bare.newSession())).toMatchObject({ code: -32000 });
-      } else {
-        const session = await bare.newSession();
-        expect(await rejection(bare.prompt(session.sessionId, 'Hello?'))).toMatchObject({ code: -32000 });
-      }
-    } finally {
-      await bare.close();
-    }
-    expect(groupGone(bare.pid)).toBe(true);
+    const { refusal, pid, failure } = await signedOut;
+    if (failure !== undefined) throw failure;
+    expect(refusal).toMatchObject({ code: -32000 });
+    expect(groupGone(pid!)).toBe(true);
   });
 });
 

@@ -184,6 +184,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  for (const name of started.keys()) await stop(name);
   await rm(scratchRoot, { recursive: true, force: true });
 });
 
@@ -229,67 +230,115 @@ async function limitEnv(c: Case, model: FakeModel, scratch: string): Promise<Age
 
 const DIALECTS: Record<Provider, Dialect> = { openai: 'openai-chat', anthropic: 'anthropic' };
 
-describe.each(CASES.map((c) => ({ ...c, name: `${c.key} on ${c.provider}` })))('$name', (c) => {
-  let model: FakeModel;
-  let journal: Journal;
-  let session: DrivenSession;
-  let agentEnv: Record<string, string>;
+/** One case's agent, opened through a driven session against a fake model of its own. */
+interface Started {
+  readonly model: FakeModel;
+  readonly journal: Journal;
+  readonly session: DrivenSession;
+  readonly agentEnv: Record<string, string>;
+  /** The text of each turn's reply, one entry a turn. */
+  readonly replies: string[];
+  readonly ends: TurnDoneFrame[];
+}
+
+async function startCase(c: Case): Promise<Started> {
+  const model = await startFakeModel();
+  const scratch = join(scratchRoot, `${c.key}-${c.provider}`);
+  const cwd = join(scratch, 'work');
+  await mkdir(cwd, { recursive: true });
+  const setup = await limitEnv(c, model, scratch);
+  const { command, args, env } = await testAgentLaunch(c.key, agentsHome);
+  // As the server's and the workstation's launches carry it, for a bridge that declares it.
+  const inStore = builtInBridge(c.key)?.errorsInStore;
+  const storeErrors = inStore ? { agent: inStore, read: markTurnErrorsOnNode } : undefined;
+  const journal = Journal.open(':memory:');
+  const sessionRef = `${c.key}-${c.provider}`;
+  journal.upsertSession({
+    sessionRef,
+    agentKey: c.key,
+    bridge: c.key,
+    cwd,
+    nativeSessionId: null,
+    openFrame: {},
+  });
   const replies: string[] = [];
   const ends: TurnDoneFrame[] = [];
+  const session = new DrivenSession(
+    sessionRef,
+    {
+      command: { command, args },
+      cwd,
+      env: { ...setup.env, ...env },
+      limits: { turnMs: 240_000 },
+      ...(storeErrors ? { storeErrors } : {}),
+    },
+    journal,
+    {
+      event: (frame) => {
+        const payload = frame.payload as { content?: { type?: string; text?: string } };
+        const inTurn = replies.length > 0;
+        if (inTurn && frame.eventName === 'agent_message_chunk' && payload.content?.type === 'text') {
+          replies[replies.length - 1] += payload.content.text ?? '';
+        }
+      },
+      turnDone: (frame) => ends.push(frame),
+      lost: () => {},
+    },
+    null,
+  );
+  const opened = await session.ensureOpen().catch((error: unknown) => ({ ok: false as const, error }));
+  if (!opened.ok) {
+    // Nothing of a case that did not start is left running.
+    await session.close();
+    journal.close();
+    await model.close();
+    if ('error' in opened) throw opened.error;
+    throw new Error(`${c.key} did not start: ${opened.refusal.message}`);
+  }
+  return { model, journal, session, agentEnv: setup.env, replies, ends };
+}
+
+const nameOf = (c: Case) => `${c.key} on ${c.provider}`;
+
+// Each case's agent starts while the case before it runs its turns, which mostly wait (on the
+// model's answers, and on the agents' own retries of a 429): a start is most of a case's time.
+const started = new Map<string, Promise<Started>>();
+const stopped = new Set<string>();
+
+function start(c: Case): Promise<Started> {
+  let opening = started.get(nameOf(c));
+  if (opening === undefined) {
+    opening = startCase(c);
+    // The case's own hook awaits it; this only keeps a failure before then from going unhandled.
+    opening.catch(() => {});
+    started.set(nameOf(c), opening);
+  }
+  return opening;
+}
+
+async function stop(name: string): Promise<void> {
+  if (stopped.has(name)) return;
+  stopped.add(name);
+  const done = await started.get(name)?.catch(() => undefined);
+  if (done === undefined) return;
+  await done.session.close();
+  done.journal.close();
+  await done.model.close();
+}
+
+describe.each(CASES.map((c, i) => ({ ...c, name: nameOf(c), next: CASES[i + 1] })))('$name', (c) => {
+  let model: FakeModel;
+  let session: DrivenSession;
+  let agentEnv: Record<string, string>;
+  let replies: string[];
+  let ends: TurnDoneFrame[];
 
   beforeAll(async () => {
-    model = await startFakeModel();
-    const scratch = join(scratchRoot, `${c.key}-${c.provider}`);
-    const cwd = join(scratch, 'work');
-    await mkdir(cwd, { recursive: true });
-    const setup = await limitEnv(c, model, scratch);
-    const { command, args, env } = await testAgentLaunch(c.key, agentsHome);
-    agentEnv = setup.env;
-    // As the server's and the workstation's launches carry it, for a bridge that declares it.
-    const inStore = builtInBridge(c.key)?.errorsInStore;
-    const storeErrors = inStore ? { agent: inStore, read: markTurnErrorsOnNode } : undefined;
-    journal = Journal.open(':memory:');
-    const sessionRef = `${c.key}-${c.provider}`;
-    journal.upsertSession({
-      sessionRef,
-      agentKey: c.key,
-      bridge: c.key,
-      cwd,
-      nativeSessionId: null,
-      openFrame: {},
-    });
-    session = new DrivenSession(
-      sessionRef,
-      {
-        command: { command, args },
-        cwd,
-        env: { ...setup.env, ...env },
-        limits: { turnMs: 240_000 },
-        ...(storeErrors ? { storeErrors } : {}),
-      },
-      journal,
-      {
-        event: (frame) => {
-          const payload = frame.payload as { content?: { type?: string; text?: string } };
-          const inTurn = replies.length > 0;
-          if (inTurn && frame.eventName === 'agent_message_chunk' && payload.content?.type === 'text') {
-            replies[replies.length - 1] += payload.content.text ?? '';
-          }
-        },
-        turnDone: (frame) => ends.push(frame),
-        lost: () => {},
-      },
-      null,
-    );
-    const opened = await session.ensureOpen();
-    if (!opened.ok) throw new Error(`${c.key} did not start: ${opened.refusal.message}`);
+    ({ model, session, agentEnv, replies, ends } = await start(c));
+    if (c.next !== undefined) start(c.next);
   }, 120_000);
 
-  afterAll(async () => {
-    await session?.close();
-    journal?.close();
-    await model?.close();
-  });
+  afterAll(() => stop(c.name));
 
   /** One turn with every model request refused so; what the chat receives of its end. */
   async function refusedTurn(refuse: (dialect: Dialect) => void, prompt: string) {

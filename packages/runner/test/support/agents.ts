@@ -55,7 +55,8 @@
 //   keeps pi from fetching its tools at start. Its first answer starts with a line break.
 // copilot-cli (@github/copilot 1.0.102, `copilot --acp`): COPILOT_PROVIDER_* and COPILOT_MODEL
 //   with COPILOT_OFFLINE=true; it unpacks its runtime (~235 MB) into $XDG_CACHE_HOME on first
-//   start, in about 2 s here. It writes its token counts (`session.shutdown`) only when its stdin
+//   start, so that part of each test's cache links to one unpack beside the installed agents
+//   (copilot-packages.ts). It writes its token counts (`session.shutdown`) only when its stdin
 //   closes and it is given a moment; a SIGTERM at once leaves the session without them.
 // All four load a session in a new process (`session/load`) and continue it in the same store.
 //
@@ -74,6 +75,7 @@ import {
   resolveBridgeCommand,
 } from '../../src/bridges.js';
 import { installAdapter } from '../../src/install.js';
+import { linkCopilotPackages } from './copilot-packages.js';
 
 export const TEST_AGENT_KEYS: readonly BuiltInBridgeKey[] = [
   'claude-code',
@@ -333,6 +335,7 @@ export async function agentTestEnv(
       return { env: { ...env, ...PI_QUIET }, model: 'fake/scripted' };
     }
     case 'copilot-cli':
+      await linkCopilotPackages(env.XDG_CACHE_HOME!, testAgentsHome());
       return {
         env: {
           ...env,
