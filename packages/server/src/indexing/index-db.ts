@@ -77,6 +77,15 @@ export interface UsageRequest {
 /** What the usage reports take from a session's read: its requests, folder and title, or its error. */
 export type SessionUsage = { requests: UsageRequest[]; project?: string; title?: string } | { error: string };
 
+/** The texts of a head that the index keeps and memory does not: long, and read a page at a time. */
+export interface HeadTexts {
+  title?: string;
+  firstPrompt?: string;
+}
+
+/** Keys per query when head texts are read. */
+const HEAD_TEXTS_BATCH = 500;
+
 /** After this many rebuilds in one process the file is given up on and the index lives in memory. */
 const MAX_REBUILDS = 3;
 
@@ -377,6 +386,34 @@ export class IndexDb {
         return stored(row.summary, key) as Summary;
       },
       () => undefined,
+    );
+  }
+
+  /**
+   * The title and first prompt of each session of `keys` as its recorded head holds them, read in
+   * one query per few hundred keys: memory keeps the heads without them (see HeadTexts).
+   */
+  headTexts(keys: readonly string[]): Map<string, HeadTexts> {
+    return this.guard(
+      'reading heads',
+      () => {
+        const out = new Map<string, HeadTexts>();
+        const select = this.stmt(
+          `SELECT key, json_extract(head, '$.title'), json_extract(head, '$.firstPrompt') FROM sessions
+           WHERE key IN (SELECT value FROM json_each(?))`,
+        ).raw(true);
+        for (let i = 0; i < keys.length; i += HEAD_TEXTS_BATCH) {
+          const batch = JSON.stringify(keys.slice(i, i + HEAD_TEXTS_BATCH));
+          for (const [key, title, firstPrompt] of select.all(batch) as [string, unknown, unknown][]) {
+            const texts: HeadTexts = {};
+            if (typeof title === 'string') texts.title = title;
+            if (typeof firstPrompt === 'string') texts.firstPrompt = firstPrompt;
+            out.set(key, texts);
+          }
+        }
+        return out;
+      },
+      () => new Map(),
     );
   }
 

@@ -3,6 +3,7 @@ import { CAPABILITIES, type Capability, type OpResult } from '@cairn/protocol';
 import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
 import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../indexing/search-query.js';
 import { SearchTooLong } from '../indexing/search-thread.js';
+import type { SessionEntry } from '../reader/catalog.js';
 import { byActivity, wireHead } from '../streams/sessions-topic.js';
 import { laneCosts } from '../usage/lane-costs.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
@@ -25,11 +26,14 @@ export const sessionList: OpHandler<'session_list'> = async (req, ctx) => {
     .filter((e) => !agents || agents.has(e.agent))
     .filter((e) => req.cwd === undefined || (e.head.cwd ?? '').includes(req.cwd))
     .filter((e) => req.since_at === undefined || (e.head.lastActivityAt ?? 0) >= req.since_at)
-    .map((e) => wireHead(e, ctx.catalog.active(e, now)))
-    .filter((h) => req.active === undefined || h.active === req.active)
-    .sort(byActivity);
+    .map((e) => ({ e, head: wireHead(e, ctx.catalog.active(e, now), undefined) }))
+    .filter(({ head }) => req.active === undefined || head.active === req.active)
+    .sort((a, b) => byActivity(a.head, b.head));
   const limit = Math.min(req.limit ?? LIST_LIMIT, LIST_MAX);
-  const page = heads.slice(offset, offset + limit);
+  // The page's titles and first prompts come from the index, in one read (memory's heads lack them).
+  const listed = heads.slice(offset, offset + limit);
+  const texts = ctx.catalog.headTexts(listed.map(({ e }) => e));
+  const page = listed.map(({ e, head }) => wireHead(e, head.active, texts.get(e.key)));
   const next = offset + page.length;
   return done(
     next < heads.length
@@ -63,8 +67,16 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     offset,
   });
   if (!Array.isArray(rows)) return rows;
-  const hits = rows.slice(0, limit).map((r) => {
+  const shown = rows.slice(0, limit);
+  const entries = new Map<string, SessionEntry>();
+  for (const r of shown) {
     const entry = ctx.catalog.get(r.sessionKey);
+    if (entry) entries.set(r.sessionKey, entry);
+  }
+  const texts = ctx.catalog.headTexts([...entries.values()]);
+  const hits = shown.map((r) => {
+    const entry = entries.get(r.sessionKey);
+    const head = entry && texts.get(entry.key);
     const hit: Record<string, unknown> = {
       agent: r.agent,
       sid: r.sid,
@@ -77,7 +89,7 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     if (r.agentId !== null) hit.agent_id = r.agentId;
     if (r.at !== null) hit.at = r.at;
     // A session without a title of its own is known by its first prompt, as in the list.
-    const title = entry?.head.title ?? entry?.head.firstPrompt;
+    const title = head?.title ?? head?.firstPrompt;
     if (title !== undefined) hit.title = title.length > 200 ? `${title.slice(0, 199)}…` : title;
     if (entry?.head.cwd !== undefined) hit.cwd = entry.head.cwd;
     return hit;

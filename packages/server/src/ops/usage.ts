@@ -54,6 +54,16 @@ function knownZone(zone: string): string | undefined {
   }
 }
 
+/**
+ * The entries from the last gap of more than five hours on: the window open now, whenever now is,
+ * is found among them alone (see activeBlock), and a kept report holds no more than these.
+ */
+function sinceLastGap(entries: readonly UsageEntry[]): readonly UsageEntry[] {
+  let from = entries.length - 1;
+  while (from > 0 && entries[from]!.at - entries[from - 1]!.at <= FIVE_HOURS) from--;
+  return from <= 0 ? entries : entries.slice(from);
+}
+
 /** The window open at `now` over `entries`, with the sessions that made requests in it. */
 function activeBlock(entries: readonly UsageEntry[], now: number): UsageActiveBlock | undefined {
   // Entries are in time order. No request in the last five hours: no window is open.
@@ -61,9 +71,7 @@ function activeBlock(entries: readonly UsageEntry[], now: number): UsageActiveBl
   if (lastAt === undefined || now - lastAt >= FIVE_HOURS) return undefined;
   // More than five hours between two requests always opens a window: those before the last such
   // gap make no difference to the windows after it.
-  let from = entries.length - 1;
-  while (from > 0 && entries[from]!.at - entries[from - 1]!.at <= FIVE_HOURS) from--;
-  const recent = entries.slice(from);
+  const recent = sinceLastGap(entries);
   const row = usageRows('blocks', recent, undefined)
     .filter((r) => !r.isGap)
     .at(-1);
@@ -115,6 +123,8 @@ interface Report {
  * session changed since) answers from here: asking again costs no count at all.
  */
 const reports = new WeakMap<UsageRead, Map<string, Report>>();
+/** The entries since the last gap of each read, by the filters they passed (see reportOf). */
+const tails = new WeakMap<UsageRead, Map<string, readonly UsageEntry[]>>();
 /** Reports kept per read: a page's filters and the CLI's few kinds, not every combination asked. */
 const REPORTS_KEPT = 16;
 
@@ -140,7 +150,7 @@ function reportOf(
   const inFolder = req.project === undefined ? undefined : inProject(req.project);
   const model = req.model?.toLowerCase();
   const { since, until } = req;
-  const recent = read.entries.filter((e) => {
+  const recent = read.entries().filter((e) => {
     if (inFolder && !inFolder(e.project)) return false;
     if (model !== undefined && !e.model.toLowerCase().includes(model)) return false;
     return true;
@@ -153,7 +163,18 @@ function reportOf(
           return !((since !== undefined && day < since) || (until !== undefined && day > until));
         });
   const rows = usageRows(kind, inDays, timeZone);
-  const report: Report = { rows: rows.map(wireRow), totals: usageTotals(rows), recent };
+  // Reports of one read with the same agent, project and model keep one list of the entries since
+  // the last gap: the entries are made anew for each report.
+  const tailKey = JSON.stringify([req.project, req.model]);
+  let tail = tails.get(read)?.get(tailKey);
+  if (!tail) {
+    tail = sinceLastGap(recent);
+    const held = tails.get(read) ?? new Map<string, readonly UsageEntry[]>();
+    if (held.size >= REPORTS_KEPT) held.delete(held.keys().next().value!);
+    held.set(tailKey, tail);
+    tails.set(read, held);
+  }
+  const report: Report = { rows: rows.map(wireRow), totals: usageTotals(rows), recent: tail };
   if (kept.size >= REPORTS_KEPT) kept.delete(kept.keys().next().value!);
   kept.set(key, report);
   return report;

@@ -6,6 +6,7 @@ import { findAdapter, listSessions, type SessionAdapter, splitStorePath } from '
 import type { FileState } from '../indexing/index-db.js';
 import { CatalogIndexing } from './catalog-indexing.js';
 import { type SessionEntry, sessionKey, type Task } from './catalog-state.js';
+import { withoutTexts } from './head-texts.js';
 import { IdleCollect } from './idle-collect.js';
 import {
   type FileStamp,
@@ -283,14 +284,14 @@ export abstract class CatalogFollowing extends CatalogIndexing {
           key,
           agent: entry.agent,
           sid: entry.id,
-          head: entry,
+          head: withoutTexts(entry),
           summary: undefined,
           capabilities: undefined,
           indexed: false,
           inFlight: false,
         };
         this.sessions.set(key, e);
-        this.options.db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
+        this.options.db.putSession(key, e.agent, e.sid, entry, entry.cwd, entry.lastActivityAt);
         this.options.db.setIndexed(key, false);
         for (const f of entry.files) {
           const st = walked.get(f) ?? (await stamp(f));

@@ -34,6 +34,7 @@ import {
   sharedCapabilities,
   type TranscriptChange,
 } from './catalog-state.js';
+import { withoutTexts, withTexts } from './head-texts.js';
 import { LiveTranscript } from './live-transcript.js';
 import { turnInFlight } from './run-state.js';
 import { type FileStamp, headPrint, isLineFile, sameStamp, servingPlatform, stamp } from './source-files.js';
@@ -379,16 +380,19 @@ export abstract class CatalogIndexing extends CatalogState {
     if (this.closed) return false;
     delete e.error;
     e.inFlight = facts.inFlight;
-    e.head = withTranscriptFacts(e.head, facts.session, stamps, {
+    const key = e.key;
+    const db = this.options.db;
+    // The whole head, its texts from the index, is what is recorded; memory keeps it without them.
+    const head = withTranscriptFacts(withTexts(e.head, db.headTexts([key]).get(key)), facts.session, stamps, {
       lastActivityAt,
       replaced: opts.replaced ?? false,
       firstPrompt: facts.summary.prompts?.[0],
     });
-    e.head.listing = facts.listing;
+    head.listing = facts.listing;
+    const texts = { title: head.title, firstPrompt: head.firstPrompt };
+    e.head = withoutTexts(head);
     e.summary = listedSummary(facts.summary);
     e.capabilities = sharedCapabilities(facts.capabilities);
-    const key = e.key;
-    const db = this.options.db;
     if (opts.replaced) db.transaction(() => db.clearDocs(key));
     // Otherwise the index says which it has.
     const have = opts.onlyNew || opts.replaced ? new Set<string>() : await this.docKeysInPages(key);
@@ -409,7 +413,9 @@ export abstract class CatalogIndexing extends CatalogState {
     const lastBatch = last >= 0 ? fresh(docs[last]!) : [];
     db.transaction(() => {
       db.addDocs(key, lastBatch);
-      db.putSession(key, e.agent, e.sid, e.head, e.head.cwd, e.head.lastActivityAt);
+      // Memory's head as it is now (its files may have changed meanwhile), with the texts read.
+      const whole = withTexts(e.head, texts);
+      db.putSession(key, e.agent, e.sid, whole, whole.cwd, whole.lastActivityAt);
       db.putSummary(key, facts.summary, facts.capabilities, SESSION_SUMMARY_VERSION);
       db.putUsage(key, {
         requests: facts.requests,

@@ -16,6 +16,7 @@ import type { PreparedIndex } from '../indexing/index-job.js';
 import type { IndexWorkers } from '../indexing/index-workers.js';
 import type { LaneItems } from '../indexing/search-docs.js';
 import type { SearchThread } from '../indexing/search-thread.js';
+import { withoutTexts } from './head-texts.js';
 import { LISTING_RULES, type ListingFacts } from './listing.js';
 import type { LiveDelta, LiveTranscript } from './live-transcript.js';
 import { type FileStamp, ReadStats, SourceFiles, servingPlatform, stamp } from './source-files.js';
@@ -45,6 +46,7 @@ export interface SessionEntry {
   key: string;
   agent: string;
   sid: string;
+  /** Without its title and first prompt, which the index keeps (see head-texts). */
   head: CatalogHead;
   /** The numbers the list shows (see listedSummary); the whole summary is the index's. */
   summary: SessionSummary | undefined;
@@ -243,7 +245,7 @@ export abstract class CatalogState {
         key: s.key,
         agent: s.agent,
         sid: s.sid,
-        head: s.head,
+        head: withoutTexts(s.head),
         summary:
           s.summaryVersion === SESSION_SUMMARY_VERSION && s.summary ? listedSummary(s.summary) : undefined,
         capabilities: s.capabilities && sharedCapabilities(s.capabilities),

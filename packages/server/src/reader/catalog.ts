@@ -10,7 +10,7 @@ import {
   SESSION_SUMMARY_VERSION,
   type SessionSummaryWithPrompts,
 } from '@cairn/transcript';
-import type { SearchQuery, SearchRow, SessionUsage } from '../indexing/index-db.js';
+import type { HeadTexts, SearchQuery, SearchRow, SessionUsage } from '../indexing/index-db.js';
 import { laneItems } from '../indexing/search-docs.js';
 import { searchStatement } from '../indexing/search-query.js';
 import { SearchTooLong } from '../indexing/search-thread.js';
@@ -141,6 +141,11 @@ export class Catalog extends CatalogFollowing {
 
   get(key: string): SessionEntry | undefined {
     return this.sessions.get(key);
+  }
+
+  /** The titles and first prompts of `entries`, which memory's heads leave to the index. */
+  headTexts(entries: readonly SessionEntry[]): Map<string, HeadTexts> {
+    return this.options.db.headTexts(entries.map((e) => e.key));
   }
 
   /** The whole summary of an indexed session, prompts and the context's shape included: the

@@ -57,7 +57,7 @@ export async function handoffDocument(
   const source: HandoffSource = {
     agent: entry.agent,
     sid: entry.sid,
-    title: entry.head.title ?? t.session.title,
+    title: catalog.headTexts([entry]).get(entry.key)?.title ?? t.session.title,
     cwd: entry.head.cwd ?? t.session.cwd,
   };
   const built = await buildHandoff(

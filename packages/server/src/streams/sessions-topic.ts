@@ -3,12 +3,14 @@
 // is `session_list`'s to say.
 import type { SessionHead } from '@cairn/protocol';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
+import { type HeadTexts, withTexts } from '../reader/head-texts.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import type { Subscriber } from './streams.js';
 
-/** A library head as the protocol writes it. */
-export function wireHead(e: SessionEntry, active: boolean): SessionHead {
-  const h = e.head;
+/** A library head as the protocol writes it, with its title and first prompt from `texts`
+ * (Catalog.headTexts). */
+export function wireHead(e: SessionEntry, active: boolean, texts: HeadTexts | undefined): SessionHead {
+  const h = withTexts(e.head, texts);
   const head: SessionHead = {
     agent: e.agent,
     sid: e.sid,
@@ -85,10 +87,10 @@ export class SessionsTopic {
     return this.subs.delete(sub);
   }
 
-  private head(e: SessionEntry, now: number): SessionHead {
+  private head(e: SessionEntry, now: number, texts: Map<string, HeadTexts>): SessionHead {
     const active = this.catalog.active(e, now);
     this.activeOf.set(e.key, active);
-    return wireHead(e, active);
+    return wireHead(e, active, texts.get(e.key));
   }
 
   private schedule(): void {
@@ -106,7 +108,9 @@ export class SessionsTopic {
   private flush(): void {
     this.timer = undefined;
     const now = Date.now();
-    const sessions = [...this.changed.values()].map((e) => this.head(e, now)).sort(byActivity);
+    const changed = [...this.changed.values()];
+    const texts = this.subs.size > 0 ? this.catalog.headTexts(changed) : new Map<string, HeadTexts>();
+    const sessions = changed.map((e) => this.head(e, now, texts)).sort(byActivity);
     const removed = [...this.removed.values()].map((e) => ({ agent: e.agent, sid: e.sid }));
     for (const e of this.removed.values()) this.activeOf.delete(e.key);
     this.changed.clear();

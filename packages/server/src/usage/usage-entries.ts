@@ -11,6 +11,7 @@ import {
   sessionStamps,
 } from '@cairn/transcript';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
+import { SessionEntries } from './usage-columns.js';
 import { entriesOf, type UsageEntry } from './usage-report.js';
 
 /** A session whose requests the index keeps, as the reports name it. */
@@ -21,9 +22,25 @@ export interface UsageSession {
 }
 
 export interface UsageRead {
-  entries: UsageEntry[];
+  /** Every request as an object, oldest first: made anew at each call (memory keeps them compact). */
+  entries(): UsageEntry[];
   /** Sessions that could not be read, each with why. */
   errors: { ref: string; error: string }[];
+}
+
+/** A read kept as its sessions' compact entries. */
+class KeptRead implements UsageRead {
+  constructor(
+    private readonly sessions: readonly SessionEntries[],
+    readonly errors: { ref: string; error: string }[],
+  ) {}
+
+  entries(): UsageEntry[] {
+    const entries: UsageEntry[] = [];
+    for (const s of this.sessions) s.addTo(entries);
+    // One order whatever came from memory: the rows' model lists and sums do not depend on it.
+    return entries.sort((a, b) => a.at - b.at || a.sessionId.localeCompare(b.sessionId));
+  }
 }
 
 const stampsKey = (stamps: readonly SessionFileStamp[]): string =>
@@ -36,9 +53,9 @@ const READ_THREADS = 2;
 const ONE_BY_ONE = 32;
 
 export class UsageEntries {
-  private readonly kept = new Map<string, { stamps: string; entries: UsageEntry[] }>();
+  private readonly kept = new Map<string, { stamps: string; entries: SessionEntries }>();
   /** The entries made of each indexed session's requests, with the index's version of them. */
-  private readonly made = new Map<string, { version: string; made: UsageEntry[] | { error: string } }>();
+  private readonly made = new Map<string, { version: string; made: SessionEntries | { error: string } }>();
   /** The last report's requests when all came from the index, with what they were made of. */
   private last: { signature: string; read: UsageRead } | undefined;
   /** One report at a time: two pages asking at once do not read the same sessions twice. */
@@ -67,8 +84,8 @@ export class UsageEntries {
   private fromIndex(
     sessions: readonly SessionEntry[],
     unread: SessionEntry[],
-  ): { ref: string; made: UsageEntry[] | { error: string } }[] {
-    const out: { ref: string; made: UsageEntry[] | { error: string } }[] = [];
+  ): { ref: string; made: SessionEntries | { error: string } }[] {
+    const out: { ref: string; made: SessionEntries | { error: string } }[] = [];
     const versions = new Map<string, string>();
     const stale: string[] = [];
     for (const entry of sessions) {
@@ -109,12 +126,16 @@ export class UsageEntries {
       const made =
         'error' in usage
           ? usage
-          : entriesOf(agent, sid, {
-              requests: usage.requests,
-              ...(usage.project !== undefined ? { cwd: usage.project } : {}),
-              ...(usage.title !== undefined ? { title: usage.title } : {}),
-              stamps: [],
-            });
+          : SessionEntries.of(
+              agent,
+              sid,
+              entriesOf(agent, sid, {
+                requests: usage.requests,
+                ...(usage.project !== undefined ? { cwd: usage.project } : {}),
+                ...(usage.title !== undefined ? { title: usage.title } : {}),
+                stamps: [],
+              }),
+            );
       this.made.set(key, { version: versions.get(key)!, made });
     }
   }
@@ -171,14 +192,13 @@ export class UsageEntries {
    * takes it as it is. Undefined, and nothing kept, when one of them could not be read or is not made.
    */
   assemble(sessions: readonly UsageSession[]): UsageRead | undefined {
-    const entries: UsageEntry[] = [];
+    const made: SessionEntries[] = [];
     for (const { key } of sessions) {
-      const made = this.made.get(key)?.made;
-      if (made === undefined || 'error' in made) return undefined;
-      for (const e of made) entries.push(e);
+      const one = this.made.get(key)?.made;
+      if (one === undefined || 'error' in one) return undefined;
+      made.push(one);
     }
-    entries.sort((a, b) => a.at - b.at || a.sessionId.localeCompare(b.sessionId));
-    const read: UsageRead = { entries, errors: [] };
+    const read = new KeptRead(made, []);
     this.last = { signature: this.signatureOf(undefined, sessions), read };
     return read;
   }
@@ -186,7 +206,7 @@ export class UsageEntries {
   private async readNow(agent: string | undefined): Promise<UsageRead> {
     await this.catalog.listed();
     const sessions = this.catalog.all().filter((e) => agent === undefined || e.agent === agent);
-    const entries: UsageEntry[] = [];
+    const entries: SessionEntries[] = [];
     const errors: UsageRead['errors'] = [];
     const changed: { entry: SessionEntry; target: SessionTarget }[] = [];
     const unread: SessionEntry[] = [];
@@ -196,8 +216,7 @@ export class UsageEntries {
     if (signature !== undefined && this.last?.signature === signature) return this.last.read;
     for (const entry of fromIndex) {
       if ('error' in entry.made) errors.push({ ref: entry.ref, error: entry.made.error });
-      // One by one: a long session's requests are too many to pass as arguments at once.
-      else for (const e of entry.made) entries.push(e);
+      else entries.push(entry.made);
     }
     await Promise.all(
       unread.map(async (entry) => {
@@ -206,7 +225,7 @@ export class UsageEntries {
         if (kept) {
           const stamps = await sessionStamps(this.platform, target).catch(() => undefined);
           if (stamps && stampsKey(stamps) === kept.stamps) {
-            entries.push(...kept.entries);
+            entries.push(kept.entries);
             return;
           }
         }
@@ -225,8 +244,12 @@ export class UsageEntries {
         errors.push({ ref: entry.head.path, error: outcome.error.message });
         continue;
       }
-      const mine = entriesOf(entry.agent, entry.sid, outcome.value);
-      entries.push(...mine);
+      const mine = SessionEntries.of(
+        entry.agent,
+        entry.sid,
+        entriesOf(entry.agent, entry.sid, outcome.value),
+      );
+      entries.push(mine);
       // Without stamps the next report could not tell the files unchanged: it reads them again.
       if (outcome.value.stamps.length > 0)
         this.kept.set(entry.key, { stamps: stampsKey(outcome.value.stamps), entries: mine });
@@ -236,9 +259,8 @@ export class UsageEntries {
     const listed = new Set(this.catalog.all().map((e) => e.key));
     for (const key of this.kept.keys()) if (!listed.has(key)) this.kept.delete(key);
     for (const key of this.made.keys()) if (!listed.has(key)) this.made.delete(key);
-    // One order whatever came from memory: the rows' model lists and sums do not depend on it.
-    entries.sort((a, b) => a.at - b.at || a.sessionId.localeCompare(b.sessionId));
-    this.last = signature === undefined ? undefined : { signature, read: { entries, errors } };
-    return { entries, errors };
+    const read = new KeptRead(entries, errors);
+    this.last = signature === undefined ? undefined : { signature, read };
+    return read;
   }
 }
