@@ -19,7 +19,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * One run: ms to the first byte on stdout, ms to exit, peak RSS (MB, from GNU time). The output is
  * read and thrown away, as a pager that keeps up would.
  */
-function run(cli, args, env) {
+export function run(cli, args, env) {
   return new Promise((done) => {
     const start = process.hrtime.bigint();
     const ms = () => Number(process.hrtime.bigint() - start) / 1e6;
@@ -49,7 +49,7 @@ function run(cli, args, env) {
   });
 }
 
-const median = (xs) => {
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 };

@@ -3,9 +3,9 @@
 // dropped. Output starts after the first part, and memory holds a part and what is still open rather
 // than the session. The bytes are those of writeDump (or of the items buildDump selects).
 //
-// What this leaves to the whole read, answering 'whole': a subagent's dump (its lane comes whole with
-// the last part anyway), bounds by record (`since_uuid`, `until_uuid`: the last record of a bound is
-// known only at the end), and any session whose later parts change what was already put out.
+// What the file leaves to the whole read, answering 'whole': a subagent's dump and bounds by record
+// (`since_uuid`, `until_uuid`), whose heads name them, and any session whose later parts change what
+// was already put out. The items of a view take those too (see SettledItems).
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
@@ -18,7 +18,6 @@ import type {
   SessionDumpWriteResult,
   TranscriptItem,
 } from '@cairn/protocol';
-import type { SourceFile } from './adapter.js';
 import {
   type DumpWriteFailed,
   insideAny,
@@ -27,114 +26,39 @@ import {
   type WriteDumpError,
   type WriteDumpOptions,
 } from './dump-io.js';
-import { type TranscriptDelta, Translator } from './incremental.js';
 import { dumpSelection } from './items/dump.js';
 import { IdsLedger } from './items/ids.js';
 import { markdownHeadBlocks, markdownIdsBlocks, markdownItemBlocks } from './items/markdown.js';
 import type { Selection } from './items/select.js';
-import { loadTranscript } from './load.js';
-import type { SessionTarget, Transcript } from './model.js';
-import { findSession, openFailure, readSessionFiles } from './open.js';
+import type { SessionTarget } from './model.js';
 import type { SessionPlatform } from './platform.js';
-import { type FilePart, isPlainFileOf, readParts } from './read.js';
 import { redactItems } from './redact/items.js';
 import { type RedactionCounts, redactValue } from './redact/redact.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
+import { readsWhole, type SessionPartStep, type SessionPartsOptions, sessionParts } from './session-parts.js';
 import { type SettledItem, SettledItems } from './settled-items.js';
 
-/** Bytes of the main file read in each part, as loadTranscript reads a long session. */
-const PART_BYTES = 1024 * 1024;
-
-export interface StreamOptions {
-  /** Bytes of the main file read in each part; smaller parts start the output sooner. */
-  readonly partBytes?: number;
-  readonly signal?: AbortSignal;
-  /** Told the running total of bytes read. */
-  readonly onProgress?: (bytes: number) => void;
-}
-
-interface Step {
-  readonly t: Transcript;
-  readonly delta: TranscriptDelta;
-  readonly last: boolean;
-}
+export type StreamOptions = SessionPartsOptions;
 
 /**
- * The session's transcript as it grows part by part: each step the transcript so far, what its part
- * added, and whether it read the end. A session that cannot be read in parts (compressed, small, or
- * its adapter reads it whole) is one step. 'whole' when a part changed what earlier ones made in a way
- * the translation does not patch.
+ * The session's steps, as the dump's items are taken from them: once a step is taken, its events
+ * are classified and die with it rather than living to the end, where the translation can let them
+ * go (its later events then keep their seqs and compaction marks).
  */
-async function* sessionSteps(
+async function* itemSteps(
   platform: SessionPlatform,
   target: SessionTarget,
   options: StreamOptions,
-): AsyncGenerator<Result<Step, LoadTranscriptError> | 'whole'> {
-  const partBytes = options.partBytes ?? PART_BYTES;
-  const found = await findSession(platform, target, options);
-  if (!found.ok) {
-    yield found;
-    return;
-  }
-  const { adapter, paths } = found.value;
-  const [main, ...others] = paths as [string, ...string[]];
-  const partwise = adapter.incremental !== undefined && adapter.readsInParts !== false;
-  if (!partwise || !main || !(await isPlainFileOf(platform, main, partBytes))) {
-    const loaded = await loadTranscript(platform, target, options);
-    if (!loaded.ok) yield loaded;
-    else {
-      const t = loaded.value;
-      yield ok({
-        t,
-        delta: { rewritten: true, from: 0, added: t.events, updated: [], revised: [] },
-        last: true,
-      });
-    }
-    return;
-  }
-  // The other files (a Claude Code session's subagents) go with every part rather than the last:
-  // their lanes are then known when the calls that started them are read, as in a whole read.
-  const rest = await readSessionFiles(platform, others, options);
-  if (!rest.ok) {
-    yield rest;
-    return;
-  }
-  const translator = new Translator(adapter);
-  const parts = readParts(platform, main, partBytes, options.signal, undefined, adapter.keepWithNext);
-  let bytes = rest.value.reduce((n, f) => n + f.data.length, 0);
-  for (let first = true; ; first = false) {
-    let next: IteratorResult<FilePart>;
-    try {
-      next = await parts.next();
-    } catch (cause) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      yield err(openFailure(main, cause));
-      return;
-    }
-    if (next.done) return;
-    const part = next.value;
-    bytes += part.data.length;
-    options.onProgress?.(bytes);
-    const files: SourceFile[] = [part, ...rest.value];
-    const pushed = first ? translator.push(files) : translator.pushTail(files);
-    if (!pushed.ok) {
-      yield pushed;
-      return;
-    }
-    if (pushed.value === 'rewrite') {
-      yield 'whole';
-      return;
-    }
-    const t = translator.snapshot();
-    yield ok({ t, delta: pushed.value, last: part.last });
-    if (part.last) return;
-    // The part's events are classified: they die with it rather than living to the end, where the
-    // translation can let them go (its later events then keep their seqs and compaction marks).
-    if (translator.letGo(t.events.length)) t.skipped.length = 0;
+): AsyncGenerator<SessionPartStep> {
+  for await (const step of sessionParts(platform, target, options)) {
+    yield step;
+    if (readsWhole(step) || !step.ok) return;
+    const { t, letGo } = step.value;
+    if (letGo(t.events.length)) t.skipped.length = 0;
   }
 }
 
-/** Whether a request is one a read in parts can answer (see the file's head). */
+/** Whether a dump file is one a read in parts writes (see the file's head). */
 const streams = (args: Pick<SessionDumpWriteArgs, 'agent_id' | 'since_uuid' | 'until_uuid'>): boolean =>
   args.agent_id === undefined && args.since_uuid === undefined && args.until_uuid === undefined;
 
@@ -149,25 +73,29 @@ export async function streamDumpItems(
   target: SessionTarget,
   args: SessionDumpWriteArgs,
   presets: readonly DumpPreset[],
-  onItem: (item: TranscriptItem) => void | Promise<void>,
+  /** 'enough' when the caller has what it wanted: the rest of the session is not read. */
+  onItem: (item: TranscriptItem) => unknown,
   options: StreamOptions & {
     /** Called after each part's items: a printer puts them out rather than waiting for a full batch. */
     readonly afterPart?: () => void | Promise<void>;
   } = {},
 ): Promise<Result<{ items: number; whole: boolean }, WriteDumpError | LoadTranscriptError>> {
-  if (!streams(args)) return ok({ items: 0, whole: true });
   const sel = dumpSelection(args, presets);
   if (!sel.ok) return sel;
   const settled = new SettledItems(sel.value, args);
   let items = 0;
-  for await (const step of sessionSteps(platform, target, options)) {
-    if (step === 'whole') return ok({ items, whole: true });
+  for await (const step of itemSteps(platform, target, options)) {
+    if (readsWhole(step)) return ok({ items, whole: true });
     if (!step.ok) return step;
-    const out = settled.take(step.value.t, step.value.delta, step.value.last);
+    const out = settled.take(step.value.t, step.value.delta, step.value.last, step.value.main);
     if (out === 'whole') return ok({ items, whole: true });
     for (const s of out) {
-      await onItem(s.item);
+      const answer = await onItem(s.item);
       items++;
+      if (answer === 'enough') {
+        await options.afterPart?.();
+        return ok({ items, whole: false });
+      }
     }
     await options.afterPart?.();
   }
@@ -222,8 +150,8 @@ export async function writeDumpStreamed(
   };
   try {
     const settled = new SettledItems(sel.value, args);
-    for await (const step of sessionSteps(platform, target, options)) {
-      if (step === 'whole') return 'whole';
+    for await (const step of itemSteps(platform, target, options)) {
+      if (readsWhole(step)) return 'whole';
       if (!step.ok) return step;
       const { t, delta, last } = step.value;
       if (!writer) {
@@ -260,7 +188,7 @@ export async function writeDumpStreamed(
         );
         if (format === 'json') await files[0]!.write(await writer.jsonHead());
       }
-      const out = settled.take(t, delta, last);
+      const out = settled.take(t, delta, last, step.value.main);
       if (out === 'whole') return 'whole';
       options.signal?.throwIfAborted();
       // JSON goes straight to the file; Markdown's items go to a file of their own, since the head

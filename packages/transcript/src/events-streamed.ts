@@ -14,17 +14,10 @@
 //   message, a message a later record shows to be a prompt): the latest events wait for the next part.
 // A change to an event already handed out, which this cannot rule out, answers 'whole': the caller
 // reads the session whole and goes on after the events it already has.
-import type { SourceFile } from './adapter.js';
-import { Translator } from './incremental.js';
-import { loadTranscript } from './load.js';
 import type { SessionTarget, Transcript, TranscriptEvent, TranscriptEventKind } from './model.js';
-import { findSession, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
-import { type FilePart, isPlainFileOf, readParts } from './read.js';
-import { err, type LoadTranscriptError, ok, type Result } from './result.js';
-
-/** Bytes of the main file read in each part, as loadTranscript reads a long session. */
-const PART_BYTES = 1024 * 1024;
+import { type LoadTranscriptError, ok, type Result } from './result.js';
+import { readsWhole, type SessionPartsOptions, sessionParts } from './session-parts.js';
 
 /**
  * The latest events left for the next part: a record can change how one shortly before it reads
@@ -66,12 +59,7 @@ const COMPACTIONS: Readonly<Record<string, Compactions>> = {
 /** Bytes of the main file looked through at a time for a compaction still to come. */
 const SCAN_BYTES = 4 * 1024 * 1024;
 
-export interface StreamEventsOptions {
-  /** Bytes of the main file read in each part; smaller parts start the output sooner. */
-  readonly partBytes?: number;
-  readonly signal?: AbortSignal;
-  /** Told the running total of bytes read. */
-  readonly onProgress?: (bytes: number) => void;
+export interface StreamEventsOptions extends SessionPartsOptions {
   /** Called after each part's events: a printer puts them out rather than waiting for a full batch. */
   readonly afterPart?: () => void | Promise<void>;
 }
@@ -98,63 +86,29 @@ export async function streamEvents(
   onEvent: (t: Transcript, e: TranscriptEvent) => void | Promise<void>,
   options: StreamEventsOptions = {},
 ): Promise<Result<StreamedEvents, LoadTranscriptError>> {
-  const partBytes = options.partBytes ?? PART_BYTES;
-  const found = await findSession(platform, target, options);
-  if (!found.ok) return found;
-  const { adapter, paths } = found.value;
-  const [main, ...others] = paths as [string, ...string[]];
-  const partwise = adapter.incremental !== undefined && adapter.readsInParts !== false;
-  if (!partwise || !main || !(await isPlainFileOf(platform, main, partBytes))) {
-    const loaded = await loadTranscript(platform, target, options);
-    if (!loaded.ok) return loaded;
-    const t = loaded.value;
-    for (const e of t.events) await onEvent(t, e);
-    return ok({ events: t.events.length, skipped: t.skipped.length, whole: false });
-  }
-  // The other files (a Claude Code session's subagents) go with every part, as dumps read them.
-  const rest = await readSessionFiles(platform, others, options);
-  if (!rest.ok) return rest;
-  const compactions = COMPACTIONS[adapter.id];
-  const ahead = compactions && new MarkScan(platform, main, compactions.marks);
-  const marked = compactions?.marked;
-  const translator = new Translator(adapter);
-  const parts = readParts(platform, main, partBytes, options.signal, undefined, adapter.keepWithNext);
-  let bytes = rest.value.reduce((n, f) => n + f.data.length, 0);
   /** Events handed out: the transcript's first ones. */
   let out = 0;
   /** Events the translation let go of (all handed out): the list's first event is this one. */
   let base = 0;
+  let ahead: MarkScan | undefined;
   const whole = (why: string) => ok({ events: out, skipped: 0, whole: true, why });
-  for (let first = true; ; first = false) {
-    let next: IteratorResult<FilePart>;
-    try {
-      next = await parts.next();
-    } catch (cause) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      return err(openFailure(main, cause));
-    }
-    if (next.done) return whole('the main file ended before its last part');
-    const part = next.value;
-    bytes += part.data.length;
-    options.onProgress?.(bytes);
-    const files: SourceFile[] = [part, ...rest.value];
-    const pushed = first ? translator.push(files) : translator.pushTail(files);
-    if (!pushed.ok) return pushed;
-    if (pushed.value === 'rewrite') return whole('the translation started over');
-    const delta = pushed.value;
-    const t = translator.snapshot();
-    if (!first && delta.rewritten) return whole('the translation started over');
+  for await (const step of sessionParts(platform, target, options)) {
+    if (readsWhole(step)) return whole(step.whole);
+    if (!step.ok) return step;
+    const { t, delta, first, last, main } = step.value;
+    const compactions = COMPACTIONS[step.value.agent];
+    if (first && compactions && !last) ahead = new MarkScan(platform, main, compactions.marks);
     if (base + delta.from < out) return whole(`event ${base + delta.from} moved after it was handed out`);
     for (const e of delta.updated)
       if (e.seq < out) return whole(`event ${e.id} changed after it was handed out`);
     // Indexes in the list as the translation holds it now.
     const events = t.events;
     let settled = events.length;
-    if (!part.last) {
+    if (!last) {
       settled = Math.min(placed(events, main), events.length - HOLD_EVENTS);
-      const read = part.start + part.data.length;
+      const marked = compactions?.marked;
       // While a compaction may still come, the events it would mark wait for it.
-      if (!ahead || (await ahead.mayComeAfter(read, options.signal)))
+      if (!ahead || (await ahead.mayComeAfter(step.value.read, options.signal)))
         for (let i = out - base; i < settled; i++) {
           const e = events[i]!;
           if (e.shadowedBy === undefined && e.source.file === main && (!marked || marked.has(e.kind))) {
@@ -165,11 +119,12 @@ export async function streamEvents(
     }
     for (; out - base < settled; out++) await onEvent(t, events[out - base]!);
     await options.afterPart?.();
-    if (part.last) return ok({ events: out, skipped: t.skipped.length, whole: false });
+    if (last) return ok({ events: out, skipped: t.skipped.length, whole: false });
     // What is handed out is done with, where the translation can let go of it (Codex's can; Claude
     // Code's merges its files' events by time, and keeps them).
-    if (translator.letGo(out - base)) base = out;
+    if (step.value.letGo(out - base)) base = out;
   }
+  return whole('the session ended before its last part');
 }
 
 /** How many of the events keep their place whatever later parts of the main file add: those up to

@@ -5,12 +5,19 @@
 // held: the lane's latest events until the next part (a record the one after it reads differently),
 // and the items behind an open call. Where a later part changes an item already handed out, which
 // reading ahead a little cannot rule out, the answer is 'whole': the caller reads the session whole.
+//
+// The lane may be a subagent's (`agent_id`), and the items may be bounded by record (`since_uuid`,
+// `until_uuid`): an item is kept from the lane's first event of the lower bound's record to its last
+// event of the upper bound's. The first is known when it is read; the last only once no later event
+// of the record can come, so the items after the latest one read wait, until another comes or the
+// session ends. A bound or lane the session never names answers 'whole', for the whole read's error.
 import type { TranscriptItem } from '@cairn/protocol';
 import type { TranscriptDelta } from './incremental.js';
-import { Classifier, mainLaneOf } from './items/classify.js';
+import { Classifier, findLane, mainLaneOf } from './items/classify.js';
+import { isOfRecord } from './items/dump.js';
 import type { Selection } from './items/select.js';
 import { toolTypeName } from './items/tool-fields.js';
-import type { Transcript, TranscriptEvent, TranscriptEventOf } from './model.js';
+import type { Lane, Transcript, TranscriptEvent, TranscriptEventOf } from './model.js';
 
 export interface SettledItem {
   /** As the dump holds it: a call whose result the dump does not hold no longer names it. */
@@ -23,6 +30,13 @@ export interface SettledItem {
 export interface ItemTimes {
   readonly since_at?: number | undefined;
   readonly until_at?: number | undefined;
+}
+
+/** Whose items, and between which records (inclusive), as a dump's arguments ask. */
+export interface ItemBounds extends ItemTimes {
+  readonly agent_id?: string | undefined;
+  readonly since_uuid?: string | undefined;
+  readonly until_uuid?: string | undefined;
 }
 
 /**
@@ -41,7 +55,10 @@ const MAX_WAITING = 4000;
 
 interface Waiting {
   readonly item: TranscriptItem;
-  readonly kept: boolean;
+  /** Its selection and times keep it, and it is at or after the lower bound. */
+  readonly selected: boolean;
+  /** Its event's place in the lane, for the upper bound. */
+  readonly place: number;
 }
 
 /** An item handed out that a later part could still change, with what to compare it by. */
@@ -68,6 +85,21 @@ function isOpen(item: TranscriptItem): boolean {
 export class SettledItems {
   private classifier: Classifier | undefined;
   private laneId: string | undefined;
+  /** Each lane event's place in the lane, counted as they are read. */
+  private readonly places = new WeakMap<TranscriptEvent, number>();
+  private placesGiven = 0;
+  /** The place of the lane's first event of the lower bound's record, once read. */
+  private sinceAt: number | undefined;
+  /** The place of the lane's latest event of the upper bound's record read so far. */
+  private untilAt: number | undefined;
+  /** Items past the latest event of the upper bound's record were let go of as left out: one more
+   * such event would have kept them. */
+  private cutShort = false;
+  /** The session's end was read: nothing waits for a later record any more. */
+  private ended = false;
+  /** An event of the upper bound's record came after `cutShort`. */
+  private lateBound = false;
+  private takes = 0;
   /** The lane's events not yet classified, oldest first. */
   private held: TranscriptEvent[] = [];
   private readonly heldSet = new Set<TranscriptEvent>();
@@ -95,39 +127,92 @@ export class SettledItems {
 
   constructor(
     private readonly selection: Selection,
-    private readonly times: ItemTimes = {},
+    private readonly times: ItemBounds = {},
   ) {}
+
+  /** The lane whose items these are: a subagent's may come to light only in a later part. */
+  private subjectOf(t: Transcript) {
+    return this.times.agent_id === undefined ? mainLaneOf(t) : findLane(t, this.times.agent_id);
+  }
+
+  /** Whether an event may be of the subagent asked for, before its lane is known. */
+  private mayBeSubject(e: TranscriptEvent): boolean {
+    const id = this.times.agent_id;
+    return id !== undefined && (e.agentId === id || `agent-${e.agentId}` === id);
+  }
 
   /**
    * Takes what a push did to `t` (`last` for the push that read the session's end) and answers the
    * items settled since the last take, in order; 'whole' when a read in parts cannot give what a
-   * whole read gives.
+   * whole read gives. `reading` names the file whose later parts are still to come: the lane's
+   * events from files read whole already wait for nothing (a subagent's file, read with the first
+   * part); all of them wait when it is not given.
    */
-  take(t: Transcript, delta: TranscriptDelta, last: boolean): SettledItem[] | 'whole' {
-    const main = mainLaneOf(t);
-    if (this.laneId === undefined) this.laneId = main.id;
-    else if (delta.rewritten || main.id !== this.laneId) return this.whole('the translation started over');
-    const laneId = this.laneId;
+  take(t: Transcript, delta: TranscriptDelta, last: boolean, reading?: string): SettledItem[] | 'whole' {
+    if (this.takes++ > 0 && delta.rewritten) return this.whole('the translation started over');
+    this.ended = last;
+    const subject = this.subjectOf(t);
+    if (this.laneId !== undefined && subject?.id !== this.laneId) return this.whole('the lane read changed');
     // An event already classified now reads differently: its item, and the turn count after it, may too.
     for (const e of delta.revised)
-      if (e.agentId === laneId && e.kind !== 'request' && !this.heldSet.has(e))
+      if (
+        (e.agentId === (subject?.id ?? this.laneId) || this.mayBeSubject(e)) &&
+        e.kind !== 'request' &&
+        !this.heldSet.has(e)
+      )
         return this.whole(`event ${e.id} read differently after its item was made`);
-    if (!this.learnLanes(t)) return this.whole('a call already read spawned a lane that came to light later');
-
-    for (const e of delta.added) {
-      if (e.agentId !== laneId) continue;
-      this.held.push(e);
-      this.heldSet.add(e);
+    if (!subject) {
+      // A subagent whose lane is not known yet: its events wait for it.
+      if (last) return this.whole(`no subagent '${this.times.agent_id}' in the session`);
+      for (const e of delta.added) if (this.mayBeSubject(e)) this.hold(e);
+      return [];
     }
+    if (this.laneId === undefined) {
+      this.laneId = subject.id;
+      // Events held for a lane not known then are its own, or another's that looked like it.
+      const mine = this.held.filter((e) => e.agentId === subject.id);
+      this.held = [];
+      this.heldSet.clear();
+      for (const e of mine) this.hold(e);
+    }
+    const laneId = this.laneId;
+    if (!this.learnLanes(t, subject))
+      return this.whole('a call already read spawned a lane that came to light later');
+
+    for (const e of delta.added) if (e.agentId === laneId) this.hold(e);
     // Before the lane's first time, its items take the time of its first dated event, wherever that is.
     if (!this.timed) this.timed = this.held.some((e) => e.timestamp !== undefined);
     if (this.timed || last) {
-      const n = last ? this.held.length : this.held.length - HOLD_EVENTS;
-      if (n > 0 && !this.classify(t, this.held.splice(0, n)))
+      const growing = reading === undefined || this.held.some((e) => e.source.file === reading);
+      const n = last || !growing ? this.held.length : this.held.length - HOLD_EVENTS;
+      if (n > 0 && !this.classify(t, subject, this.held.splice(0, n)))
         return this.whole('a compaction summary came after its compaction was read');
     }
+    if (this.cutShort && this.lateBound)
+      return this.whole("the upper bound's record came again after items past it were left out");
     if (!this.unchanged()) return this.whole('an item already handed out changed');
+    if (last && this.times.since_uuid !== undefined && this.sinceAt === undefined)
+      return this.whole(`no record '${this.times.since_uuid}' in the lane`);
+    if (last && this.times.until_uuid !== undefined && this.untilAt === undefined)
+      return this.whole(`no record '${this.times.until_uuid}' in the lane`);
     return this.settled(last);
+  }
+
+  /** Keeps an event for classifying later; once the lane is known, gives it its place in the lane
+   * and notes whether it is of a bound's record. */
+  private hold(e: TranscriptEvent): void {
+    this.held.push(e);
+    this.heldSet.add(e);
+    if (this.laneId === undefined) return;
+    const place = this.placesGiven++;
+    this.places.set(e, place);
+    const { since_uuid, until_uuid } = this.times;
+    if (since_uuid !== undefined && this.sinceAt === undefined && isOfRecord(e.id, since_uuid))
+      this.sinceAt = place;
+    if (until_uuid !== undefined && isOfRecord(e.id, until_uuid)) {
+      if (this.cutShort) this.lateBound = true;
+      this.untilAt = place;
+    }
   }
 
   private whole(why: string): 'whole' {
@@ -137,14 +222,15 @@ export class SettledItems {
 
   /** Classifies the next events of the lane and queues their items; false when an item handed out is
    * changed by them. */
-  private classify(t: Transcript, events: TranscriptEvent[]): boolean {
+  private classify(t: Transcript, subject: Lane, events: TranscriptEvent[]): boolean {
     for (const e of events) this.heldSet.delete(e);
+    const { since_uuid } = this.times;
     for (const e of events) {
       if (!isCompactSummary(e) || e.payload.text === '') continue;
       const text = e.payload.text;
       if (this.summaries.some((s) => s.includes(text))) return false;
     }
-    this.classifier ??= new Classifier(t, mainLaneOf(t), true);
+    this.classifier ??= new Classifier(t, subject, this.times.agent_id === undefined);
     this.classifier.push(events);
     const { items: made, sources } = this.classifier.result();
     made.forEach((item, i) => {
@@ -152,17 +238,16 @@ export class SettledItems {
       const e = sources[i]!;
       if (e.kind === 'compaction' && e.payload.summary && (item as Fields).text === e.payload.summary)
         this.summaries.push(e.payload.summary);
-    });
-    for (const item of made) {
-      const kept =
+      const place = this.places.get(e) ?? this.placesGiven;
+      const selected =
         this.selection.keeps(item.type) &&
         (this.times.since_at === undefined || item.at >= this.times.since_at) &&
-        (this.times.until_at === undefined || item.at <= this.times.until_at);
-      if (kept) this.entries[item.type] = (this.entries[item.type] ?? 0) + 1;
-      const w: Waiting = { item, kept };
+        (this.times.until_at === undefined || item.at <= this.times.until_at) &&
+        (since_uuid === undefined || (this.sinceAt !== undefined && place >= this.sinceAt));
+      const w: Waiting = { item, selected, place };
       this.waiting.push(w);
       this.waitingByUuid.set(item.uuid, w);
-    }
+    });
     this.classifier.letGo();
     this.olderCalls = this.recentCalls;
     this.recentCalls = new Map();
@@ -180,18 +265,18 @@ export class SettledItems {
    * spawning call it already read is brought up to date in place, as a whole read would have read
    * it. False when that cannot be done: a call read long ago, or one that now makes other items.
    */
-  private learnLanes(t: Transcript): boolean {
+  private learnLanes(t: Transcript, subject: Lane): boolean {
     const spawns = new Map<string, string>();
     for (const lane of t.agents)
       if (lane.spawnEventId !== undefined)
         spawns.set(lane.spawnEventId, JSON.stringify([lane.id, lane.title]));
-    const shape = [mainLaneOf(t).id, ...spawns.entries()].join('\u0000');
+    const shape = [subject.id, ...spawns.entries()].join('\u0000');
     const before = this.spawns;
     this.spawns = spawns;
     if (shape === this.laneShape) return true;
     this.laneShape = shape;
     if (!this.classifier) return true;
-    this.classifier.learnLanes(t, mainLaneOf(t));
+    this.classifier.learnLanes(t, subject);
     const moved = new Set<string>();
     for (const [id, lane] of spawns) if (before.get(id) !== lane) moved.add(id);
     for (const id of before.keys()) if (!spawns.has(id)) moved.add(id);
@@ -216,13 +301,25 @@ export class SettledItems {
     const out: SettledItem[] = [];
     while (this.head < this.waiting.length) {
       const w = this.waiting[this.head]!;
+      const crowded = this.waiting.length - this.head > MAX_WAITING;
+      let kept = this.keeps(w);
+      if (kept === undefined) {
+        // Past the latest event of the upper bound's record: it waits for another, or the end. Before
+        // the first, nothing goes out however many wait: the record may not be there at all.
+        if (!crowded || this.untilAt === undefined) break;
+        this.cutShort = true;
+        kept = false;
+      }
       // An item the dump leaves out goes out of the queue open or not: nothing of it is written.
-      const open = w.kept && isOpen(w.item);
-      if (open && !last && this.waiting.length - this.head <= MAX_WAITING) break;
+      const open = kept && isOpen(w.item);
+      if (open && !last && !crowded) break;
+      // A call whose result may yet be kept waits for that to be known: the dump's call names it.
+      if (kept && !crowded && this.resultOpen(w.item)) break;
       this.head++;
       if (this.waitingByUuid.get(w.item.uuid) === w) this.waitingByUuid.delete(w.item.uuid);
-      if (!w.kept) continue;
+      if (!kept) continue;
       const item = w.item;
+      this.entries[item.type] = (this.entries[item.type] ?? 0) + 1;
       if (item.type.startsWith('message:sub:')) this.watched.push({ item, json: JSON.stringify(item) });
       else if (open && !last) this.watched.push({ item });
       out.push(this.asDumped(item));
@@ -235,13 +332,32 @@ export class SettledItems {
     return out;
   }
 
+  /**
+   * Whether the dump keeps a waiting item; undefined while that hangs on an event of the upper
+   * bound's record still to come.
+   */
+  private keeps(w: Waiting): boolean | undefined {
+    if (!w.selected || this.times.until_uuid === undefined) return w.selected;
+    if (this.untilAt !== undefined && w.place <= this.untilAt) return true;
+    return this.ended ? false : undefined;
+  }
+
+  /** Whether the item names a result whose keeping is not known yet. */
+  private resultOpen(item: TranscriptItem): boolean {
+    const link = (item as Fields).result_item;
+    const result = typeof link === 'string' ? this.waitingByUuid.get(link) : undefined;
+    return result !== undefined && this.keeps(result) === undefined;
+  }
+
   /** The item as the dump holds it, with the result it names when the dump holds that too. */
   private asDumped(item: TranscriptItem): SettledItem {
     const link = (item as Fields).result_item;
     if (typeof link !== 'string') return { item };
     // A result always comes after its call, so it is still waiting when the call goes out.
     const result = this.waitingByUuid.get(link);
-    if (result?.kept) return { item, result: result.item };
+    const kept = result && this.keeps(result);
+    if (result && kept === undefined) this.cutShort = true;
+    if (kept) return { item, result: result.item };
     const { result_item: _gone, ...rest } = item as TranscriptItem & { result_item?: string };
     return { item: rest as TranscriptItem };
   }
