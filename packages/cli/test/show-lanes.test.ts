@@ -7,7 +7,6 @@ import {
   BUILTIN_PRESETS,
   buildDump,
   ITEM_ROOTS,
-  listSessions,
   loadTranscript,
   nodePlatform,
   type Transcript,
@@ -15,7 +14,7 @@ import {
 import { corpus } from '../../transcript/test/corpus.js';
 import { homeEnv, tempHome } from '../../transcript/test/homes.js';
 import { longClaudeSession } from '../../transcript/test/support/long-sessions.js';
-import { cairn, corpusEnv } from './run.js';
+import { cairn, corpusEnv, corpusTranscripts } from './run.js';
 
 const joined = (lines: string[]): string => (lines.length > 0 ? `${lines.join('\n')}\n` : '');
 
@@ -45,20 +44,10 @@ function expectShown(args: string[], env: NodeJS.ProcessEnv, want: string[]): vo
 describe.skipIf(!corpus)('cairn show of a lane, bounded, or around an item, read in parts', () => {
   it("prints the whole read's items for every corpus session with subagents", async () => {
     const env = corpusEnv();
-    const platform = nodePlatform({ env: env as Record<string, string>, homeDir: env.HOME! });
     let lanes = 0;
-    for await (const head of listSessions(platform)) {
-      if ('ref' in head) continue;
-      const loaded = await loadTranscript(platform, {
-        path: head.path,
-        agent: head.agent,
-        sessionId: head.id,
-      });
-      if (!loaded.ok) throw new Error(loaded.error.message);
-      const t = loaded.value;
+    for await (const { t, ref } of corpusTranscripts(env)) {
       const subagents = t.agents.filter((a) => a.parentId !== undefined);
       if (subagents.length === 0) continue;
-      const ref = [head.id, '--agent', head.agent];
       for (const lane of subagents) {
         lanes++;
         const types = ['message', 'tool'];
