@@ -7,6 +7,7 @@
 // written, it opens on its last page and follows what is appended.
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isPromptItem } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript } from '@cairn/transcript';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,9 +82,7 @@ beforeAll(async () => {
   if (!main.ok) throw new Error(main.error.message);
   const mainItems = main.value.items as { uuid: string; type: string; typed?: boolean }[];
   rarePosition = mainItems.findIndex((i) => i.uuid === rareUuid);
-  promptCount = mainItems.filter(
-    (i) => i.type === 'message:user:in' || (i.type === 'notice:slash' && i.typed === true),
-  ).length;
+  promptCount = mainItems.filter(isPromptItem).length;
   const lane = classifyTranscript(loaded.value, { agentId: LANE });
   if (!lane.ok) throw new Error(lane.error.message);
   const laneItems = lane.value.items as { uuid: string; type: string; role?: string }[];

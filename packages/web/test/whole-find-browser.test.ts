@@ -4,6 +4,7 @@
 // count belongs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isPromptItem } from '@cairn/protocol';
 import { classifyTranscript, loadTranscript } from '@cairn/transcript';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,9 +61,7 @@ beforeAll(async () => {
   const main = classifyTranscript(loaded.value, {});
   if (!main.ok) throw new Error(main.error.message);
   const items = main.value.items as { type: string; typed?: boolean }[];
-  promptCount = items.filter(
-    (i) => i.type === 'message:user:in' || (i.type === 'notice:slash' && i.typed === true),
-  ).length;
+  promptCount = items.filter(isPromptItem).length;
 
   let webRoot: string;
   [webRoot, browser] = await Promise.all([buildUi(), launch()]);

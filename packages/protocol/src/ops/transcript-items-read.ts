@@ -13,6 +13,12 @@ export const PositionKind = Type.Union([Type.Literal('prompt'), Type.Literal('er
 });
 export type PositionKind = Static<typeof PositionKind>;
 
+/** The person's prompt among items (a `prompt` position): what they wrote, or a slash command they
+ * typed. The server's positions and a reader's own counts use this one rule, so that they agree. */
+export const isPromptItem = (item: { type: string }): boolean =>
+  item.type === 'message:user:in' ||
+  (item.type === 'notice:slash' && (item as { typed?: unknown }).typed === true);
+
 /** The range and the selection are those of `session_dump_write`, so what a client previews is what a
  * dump with the same arguments writes. The whole session is classified and the range cut after, so a
  * result in the range still names a call made before it. */

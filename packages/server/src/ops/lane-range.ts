@@ -2,7 +2,12 @@
 // stream sends as its history), so that paging through a long session costs what a page holds
 // rather than a dump of the whole session per page. Only a request with no bounds in time or by
 // record takes this path: those cut by position in the events and are left to the dump.
-import type { PositionKind, TranscriptItem, TranscriptItemsReadArgs } from '@cairn/protocol';
+import {
+  isPromptItem,
+  type PositionKind,
+  type TranscriptItem,
+  type TranscriptItemsReadArgs,
+} from '@cairn/protocol';
 import { findLane, isOfRecord, type Selection } from '@cairn/transcript';
 import type { Loaded } from '../reader/catalog.js';
 
@@ -84,17 +89,13 @@ export function positionsOf(
   for (const kind of kinds) out[kind] = [];
   const { prompt, error } = out;
   chosen.items.forEach((item, i) => {
-    if (prompt && isPrompt(item)) prompt.push(i);
+    if (prompt && isPromptItem(item)) prompt.push(i);
     if (error && isFailure(item)) error.push(i);
   });
   return out;
 }
 
 const field = (item: TranscriptItem, name: string): unknown => (item as Record<string, unknown>)[name];
-
-/** A prompt the person wrote, or a slash command they typed. */
-const isPrompt = (item: TranscriptItem): boolean =>
-  item.type === 'message:user:in' || (item.type === 'notice:slash' && field(item, 'typed') === true);
 
 /** An API error, or a tool's result recorded as failed. */
 const isFailure = (item: TranscriptItem): boolean =>

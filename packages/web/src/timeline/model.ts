@@ -1,7 +1,7 @@
 // What a session's timeline holds: the items of each lane (the session's own, and every subagent
 // lane opened in place), calls paired with their results, and the flat list of rows a virtualized
 // list draws. Pure: no DOM, no network.
-import type { SessionLink } from '@cairn/protocol';
+import { isPromptItem, type SessionLink } from '@cairn/protocol';
 import { shownItem } from '../display.js';
 import type { ItemRef } from '../route.js';
 import {
@@ -485,9 +485,7 @@ export class Timeline {
         if (callResult !== undefined) rowOf.set(itemKey(laneId, base + callResult), at);
         for (const j of lane.hooksOf.get(call) ?? []) rowOf.set(itemKey(laneId, base + j), at);
       }
-      // A slash command the person typed is one of their prompts too.
-      const typedCommand = item.type === 'notice:slash' && (item as { typed?: unknown }).typed === true;
-      if (depth === 0 && (item.type === 'message:user:in' || typedCommand)) prompts.push(at);
+      if (depth === 0 && isPromptItem(item)) prompts.push(at);
       if (row.failed) errors.push(at);
       if (row.spawns !== undefined && row.open && !seen.has(row.spawns))
         openLane(row.spawns, depth + 1, seen);
