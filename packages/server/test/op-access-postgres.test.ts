@@ -217,11 +217,12 @@ beforeAll(async () => {
   );
   lasting.push(() => server.close());
   await server.catalog.listed();
-  // A Claude Code session with a first prompt: there is a word of it to search for.
-  entry = server.catalog
-    .all()
-    .find((e) => e.agent === 'claude-code' && /[a-z]{5,}/i.test(e.head.firstPrompt ?? ''))!;
-  word = /[a-z]{5,}/i.exec(entry.head.firstPrompt!)![0];
+  // A Claude Code session with a first prompt (the index keeps it): there is a word of it to search for.
+  const claude = server.catalog.all().filter((e) => e.agent === 'claude-code');
+  const texts = server.catalog.headTexts(claude);
+  const firstPrompt = (e: SessionEntry) => texts.get(e.key)?.firstPrompt ?? '';
+  entry = claude.find((e) => /[a-z]{5,}/i.test(firstPrompt(e)))!;
+  word = /[a-z]{5,}/i.exec(firstPrompt(entry))![0];
   const admin = await Client.open(server);
   expect(
     await admin.request('session_marks_write', { sid: entry.sid, agent: entry.agent, starred: true }),
