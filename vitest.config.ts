@@ -25,5 +25,8 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A condition polled for (a row drawn, a view landed) may take seconds on a loaded machine; the
+    // one-second default failed such waits while what they wait for was still on its way.
+    expect: { poll: { timeout: 15_000 } },
   },
 });
