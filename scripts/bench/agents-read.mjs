@@ -6,7 +6,9 @@
 // large, so the per-session cost weighs on them more: Codex's rollouts under 16 KB are timed apart as
 // a baseline of the same size. Beside each agent's row stands a row of Codex rollouts of the same
 // sizes as that agent's sessions (each the start of a real rollout, bench/codex-matched.mjs), and the
-// agent's ratio against it: like with like.
+// agent's ratio against it: like with like. The records' density differs between agents (an
+// OpenCode part is a few hundred bytes, a Codex line often many KB), so each row also gives its
+// events per KB and its CPU time per event, with the ratio of that against the matched row.
 // Then a store of 10,000 OpenCode sessions is listed: the listing's time, and the bytes of the store
 // it read (strace's count of read calls) beside the store's size and the time to read every row.
 // Each row gives wall time and CPU time (the steadier of the two on a busy machine); the OpenCode and
@@ -221,7 +223,16 @@ try {
     const ms = median(samples.map((x) => x.ms));
     const cpuMs = median(samples.map((x) => x.cpuMs));
     const kb = s.bytes / 1024;
-    return { name, ...s, ms, cpuMs, usPerKb: (ms * 1000) / kb, cpuUsPerKb: (cpuMs * 1000) / kb };
+    const cpuUsPerKb = (cpuMs * 1000) / kb;
+    return {
+      name,
+      ...s,
+      ms,
+      cpuMs,
+      usPerKb: (ms * 1000) / kb,
+      cpuUsPerKb,
+      cpuUsPerEvent: (cpuMs * 1000) / s.events,
+    };
   };
   const trees = ['storage_v2', 'storage_legacy'].map((t) => join(source, 'more', 'opencode', t));
   // [part, row name, agent, at most bytes, agent running, with a matched Codex row]
@@ -277,7 +288,9 @@ try {
     // The store's sessions are a few KB each: the same rows again as three long sessions, at two
     // sizes. A process pays the optimising compiler's work once: spread over a few MB it is most of
     // the cost per KB, so the larger store, nearer the Codex rollouts' bytes, says what a long
-    // session costs.
+    // session costs. The shorter three are set beside Codex rollouts of their sizes as well, as
+    // near as the corpus's rollouts allow (the longest is cut from a shorter rollout); the longer
+    // three are past any rollout the corpus has.
     for (const [label, times] of [
       ['opencode, 3 long sessions', 3],
       ['opencode, 3 longer (x4)', 12],
@@ -291,9 +304,24 @@ try {
           oneSession: true,
         },
       );
+      let codexEnv;
+      if (times === 3) {
+        codexEnv = agentEnv(join(work, `matched-grown-${times}`));
+        const sizes = child(grownEnv, ['--sizes', 'opencode']);
+        buildMatchedCodex({ source, codexHome: codexEnv.CODEX_HOME, sizes });
+      }
       const grown = [];
-      for (let i = 0; i < runs; i++) grown.push(child(grownEnv, ['--measure', 'opencode']));
-      results.push(figures(label, grown));
+      const codexSamples = [];
+      for (let i = 0; i < runs; i++) {
+        grown.push(child(grownEnv, ['--measure', 'opencode']));
+        if (codexEnv) codexSamples.push(child(codexEnv, ['--measure', 'codex']));
+      }
+      const row = figures(label, grown);
+      if (codexEnv) {
+        row.matched = figures('codex sized as long', codexSamples);
+        results.push(row.matched);
+      }
+      results.push(row);
     }
   }
   const codex = results[0];
@@ -301,11 +329,11 @@ try {
   const ratio = (a, b) => (b ? `${(a / b).toFixed(2)}x` : '-');
   if (results.length > 0) {
     console.log(
-      `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)} ${'CPU µs/KB'.padStart(10)} ${'CPU vs codex'.padStart(12)} ${'CPU vs matched'.padStart(14)}`,
+      `  ${'agent'.padEnd(26)} ${'sessions'.padStart(8)} ${'KB'.padStart(8)} ${'events'.padStart(8)} ${'ms'.padStart(8)} ${'µs/KB'.padStart(8)} ${'vs codex'.padStart(9)} ${'vs <16 KB'.padStart(9)} ${'CPU µs/KB'.padStart(10)} ${'CPU vs codex'.padStart(12)} ${'CPU vs matched'.padStart(14)} ${'ev/KB'.padStart(6)} ${'CPU µs/ev'.padStart(9)} ${'vs matched'.padStart(10)}`,
     );
     for (const r of results)
       console.log(
-        `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${ratio(r.usPerKb, codex.usPerKb).padStart(9)} ${ratio(r.usPerKb, codexSmall?.usPerKb).padStart(9)} ${r.cpuUsPerKb.toFixed(1).padStart(10)} ${ratio(r.cpuUsPerKb, codex.cpuUsPerKb).padStart(12)} ${ratio(r.cpuUsPerKb, r.matched?.cpuUsPerKb).padStart(14)}`,
+        `  ${r.name.padEnd(26)} ${String(r.sessions).padStart(8)} ${(r.bytes / 1024).toFixed(0).padStart(8)} ${String(r.events).padStart(8)} ${r.ms.toFixed(0).padStart(8)} ${r.usPerKb.toFixed(1).padStart(8)} ${ratio(r.usPerKb, codex.usPerKb).padStart(9)} ${ratio(r.usPerKb, codexSmall?.usPerKb).padStart(9)} ${r.cpuUsPerKb.toFixed(1).padStart(10)} ${ratio(r.cpuUsPerKb, codex.cpuUsPerKb).padStart(12)} ${ratio(r.cpuUsPerKb, r.matched?.cpuUsPerKb).padStart(14)} ${(r.events / (r.bytes / 1024)).toFixed(2).padStart(6)} ${r.cpuUsPerEvent.toFixed(1).padStart(9)} ${ratio(r.cpuUsPerEvent, r.matched?.cpuUsPerEvent).padStart(10)}`,
       );
   }
 
