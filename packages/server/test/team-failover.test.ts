@@ -13,6 +13,7 @@ import { closeAll, openTab } from './support/chat.js';
 import { type EventsBrowser, followDriveEvents } from './support/drive-events-browser.js';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
 import { type ServerProcess, startServerProcess } from './support/server-process.js';
+import { apiCall, onlineAt } from './support/team-server.js';
 import { startWorkstationProcess } from './support/workstation-process.js';
 
 /** Each turn of the scripted agent: 40 chunks, 100 ms apart (about 4 s). */
@@ -30,24 +31,6 @@ afterAll(async () => {
 const onCleanup = (stop: () => Promise<void>) => stops.push(stop);
 
 const turnTexts = (turn: number) => Array.from({ length: CHUNKS }, (_, i) => `t${turn}c${i} `);
-
-async function api(base: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: answers are asserted on field by field
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-const onlineAt = async (server: ServerProcess, token: string, name: string): Promise<boolean> => {
-  const listed = await api(server.base, token, 'GET', '/api/workstations').catch(() => undefined);
-  return (
-    listed?.body.workstations?.some((w: { name: string; online: boolean }) => w.name === name && w.online) ??
-    false
-  );
-};
 
 const waitFor = (test: () => boolean | Promise<boolean>, what: string, timeout = 45_000) =>
   expect.poll(test, { timeout, interval: 50, message: `waiting for ${what}` }).toBe(true);
@@ -85,18 +68,18 @@ it('two server processes, three workstations, a server killed mid-turn, a workst
     });
   const stations = Object.fromEntries(['w1', 'w2', 'w3'].map((name) => [name, startStation(name)]));
   for (const name of ['w1', 'w2', 'w3'])
-    await waitFor(() => onlineAt(order[name]![0]!, token, name), `${name} on its first server`);
+    await waitFor(() => onlineAt(order[name]![0]!.base, token, name), `${name} on its first server`);
 
   // A chat on each workstation, made and driven from a browser on the process it is connected to.
   const chats: Record<string, { ref: string; tab: Awaited<ReturnType<typeof openTab>> }> = {};
   for (const name of ['w1', 'w2', 'w3']) {
     const server = order[name]![0]!;
-    const project = await api(server.base, token, 'POST', '/api/projects', {
+    const project = await apiCall(server.base, token, 'POST', '/api/projects', {
       path: homeOf(name),
       workstation: name,
     });
     expect(project.status, JSON.stringify(project.body)).toBe(200);
-    const created = await api(server.base, token, 'POST', '/api/sessions', {
+    const created = await apiCall(server.base, token, 'POST', '/api/sessions', {
       projectId: project.body.project.id,
       agent: 'wire',
       workstation: name,
@@ -162,11 +145,11 @@ it('two server processes, three workstations, a server killed mid-turn, a workst
   await midTurn('w1');
   a.child.kill('SIGKILL');
   await a.exited;
-  await waitFor(() => onlineAt(b, token, 'w1'), 'w1 on the second server');
+  await waitFor(() => onlineAt(b.base, token, 'w1'), 'w1 on the second server');
 
-  await waitFor(async () => !(await onlineAt(b, token, 'w2')), 'the second server to see w2 gone');
+  await waitFor(async () => !(await onlineAt(b.base, token, 'w2')), 'the second server to see w2 gone');
   stations.w2 = startStation('w2');
-  await waitFor(() => onlineAt(b, token, 'w2'), 'w2 back');
+  await waitFor(() => onlineAt(b.base, token, 'w2'), 'w2 back');
 
   // w1's turn ends through the second server, though it began through the first.
   await waitFor(() => everyBrowser('w1', (br) => br.turnsDone() === 2), 'the second turn of w1');

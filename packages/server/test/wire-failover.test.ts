@@ -15,6 +15,7 @@ import { closeAll, openTab, WIRE_AGENT } from './support/chat.js';
 import { followDriveEvents } from './support/drive-events-browser.js';
 import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
 import { startServerProcess } from './support/server-process.js';
+import { apiCall, onlineAt } from './support/team-server.js';
 
 const CHUNKS = 40;
 
@@ -42,24 +43,6 @@ async function refusingServer(): Promise<string> {
   stops.push(() => new Promise<void>((r) => server.close(() => r())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
-
-const api = async (base: string, token: string, method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: answers are asserted on field by field
-  return { status: res.status, body: (await res.json()) as any };
-};
-
-const onlineAt = async (base: string, token: string, name: string): Promise<boolean> => {
-  const listed = await api(base, token, 'GET', '/api/workstations').catch(() => undefined);
-  return (
-    listed?.body.workstations?.some((w: { name: string; online: boolean }) => w.name === name && w.online) ??
-    false
-  );
-};
 
 it('tries the next address when one refuses or goes away, resending from its journal what was not acked', async () => {
   const database = cluster.createDatabase('wire_failover');
@@ -117,9 +100,12 @@ it('tries the next address when one refuses or goes away, resending from its jou
   expect(lines).toContain('workstation: the server refused the connection (503)');
   expect(lines).toContain(`workstation: trying ${a!.base} next`);
 
-  const project = await api(a!.base, token, 'POST', '/api/projects', { path: cairnHome, workstation: 'box' });
+  const project = await apiCall(a!.base, token, 'POST', '/api/projects', {
+    path: cairnHome,
+    workstation: 'box',
+  });
   expect(project.status, JSON.stringify(project.body)).toBe(200);
-  const chat = await api(a!.base, token, 'POST', '/api/sessions', {
+  const chat = await apiCall(a!.base, token, 'POST', '/api/sessions', {
     projectId: project.body.project.id,
     agent: 'wire',
     workstation: 'box',

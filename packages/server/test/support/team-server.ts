@@ -54,16 +54,20 @@ export async function connectWorkstation(
   };
 }
 
-/** A call of the server's JSON API as the person whose token it carries: its status and its answer. */
+/**
+ * A call of the server's JSON API as the person whose token it carries: its status and its answer.
+ * The server is one of this process's or the address of one in another (`http://127.0.0.1:PORT`).
+ */
 export async function apiCall(
-  server: RunningServer,
+  server: RunningServer | string,
   token: string,
   method: string,
   path: string,
   body?: unknown,
   // biome-ignore lint/suspicious/noExplicitAny: answers are asserted on field by field
 ): Promise<{ status: number; body: any }> {
-  const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+  const base = typeof server === 'string' ? server : `http://127.0.0.1:${server.port}`;
+  const res = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -74,4 +78,15 @@ export async function apiCall(
     parsed = JSON.parse(text);
   } catch {}
   return { status: res.status, body: parsed };
+}
+
+/** Whether the server lists workstation `name` as connected; false while it does not answer. */
+export async function onlineAt(
+  server: RunningServer | string,
+  token: string,
+  name: string,
+): Promise<boolean> {
+  const listed = await apiCall(server, token, 'GET', '/api/workstations').catch(() => undefined);
+  const workstations: { name: string; online: boolean }[] | undefined = listed?.body?.workstations;
+  return workstations?.some((w) => w.name === name && w.online) ?? false;
 }
