@@ -1,12 +1,15 @@
 // A long session's first screen does not wait for its whole first read: while the stream opens, the
 // first items of its main file go out as `transcript_head`, before the history, which holds the
-// same items first. A short session, and a stream already open, send the history alone.
+// same items first; to a subscriber that asks for the history's tail, the last items, read from the
+// file's end, which the tail that follows ends with. A short session, and a stream already open,
+// send the history alone.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { TranscriptItem } from '@cairn/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { corpusPath } from '../../transcript/test/corpus.js';
+import { longRollout } from '../../transcript/test/support/long-sessions.js';
 import type { RunningServer } from '../src/index.js';
 import { Client, type Frame, homeEnv, itemKey, serve, tempDir } from './helpers.js';
 
@@ -86,6 +89,90 @@ describe('the head of a long session', () => {
     await client.until(historyEnded, 20_000);
     expect(client.frames.some((f) => f.type === 'transcript_head')).toBe(false);
     expect(historyOf(client.frames).length).toBeGreaterThan(0);
+    await client.close();
+  });
+});
+
+/**
+ * What an item shows, without what names or places it in the file: a preview read from the file's
+ * end points into the part read, names a Codex item (and a call that records no id) by its line
+ * there, and counts turns from the part's start.
+ */
+function shown(item: TranscriptItem, keepIds = false): string {
+  const rest: Record<string, unknown> = { ...item };
+  delete rest.source;
+  delete rest.turn;
+  if (!keepIds) for (const key of ['uuid', 'parent_item', 'result_item', 'tool_use_id']) delete rest[key];
+  return JSON.stringify(rest);
+}
+
+describe('the tail of a long session', () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  /** Subscribes at the tail, as the reader opening a session being written does. */
+  async function openAtTail(topic: string) {
+    const client = await Client.open(server!);
+    await client.request('topic_subscribe', { topic, history: { tail: 500 } });
+    await client.until(historyEnded, 50_000);
+    const [first] = client.frames;
+    const ready = client.frames.find((f) => f.type === 'transcript_ready');
+    await client.close();
+    expect(first?.type).toBe('transcript_head');
+    expect(first).toMatchObject({ seq: -1, edge: 'end' });
+    expect(client.frames.filter((f) => f.type === 'transcript_head')).toHaveLength(1);
+    expect(ready, 'the tail of the history after the preview').toBeDefined();
+    return { preview: first!.items as TranscriptItem[], tail: ready!.history as TranscriptItem[] };
+  }
+
+  it('goes out first to a subscriber asking for the tail: the last items, as the tail ends', {
+    timeout: 60_000,
+  }, async () => {
+    server = await serve(homeEnv(homeWith(LONG, SHORT)));
+    const { preview, tail } = await openAtTail(`session:claude-code:${LONG}`);
+    expect(preview.length).toBeGreaterThan(20);
+    expect(preview.length).toBeLessThanOrEqual(200);
+    // The items near the part's start may be read otherwise with the records before them; the rest
+    // are the history's last items, ids and all (Claude Code names items by its records' uuids).
+    const settled = preview.slice(10);
+    const ids = (item: TranscriptItem) => shown(item, true);
+    expect(settled.map(ids)).toEqual(tail.slice(-settled.length).map(ids));
+  });
+
+  it('shows a Codex rollout’s last items, though it names them by the part read', {
+    timeout: 60_000,
+  }, async () => {
+    const home = tempDir();
+    const path = longRollout(home);
+    server = await serve(homeEnv(home));
+    const sid = /([0-9a-f-]{36})\.jsonl$/.exec(path)![1];
+    const { preview, tail } = await openAtTail(`session:codex:${sid}`);
+    expect(preview.length).toBeGreaterThan(20);
+    const settled = preview.slice(10);
+    const what = (item: TranscriptItem) => shown(item);
+    expect(settled.map(what)).toEqual(tail.slice(-settled.length).map(what));
+  });
+
+  it('is the head again for a subscriber opening elsewhere (a tail of none)', {
+    timeout: 60_000,
+  }, async () => {
+    server = await serve(homeEnv(homeWith(LONG)));
+    const client = await Client.open(server);
+    await client.request('topic_subscribe', { topic: `session:claude-code:${LONG}`, history: { tail: 0 } });
+    await client.until(historyEnded, 50_000);
+    const head = client.frames[0]!;
+    expect(head.type).toBe('transcript_head');
+    expect(head.edge).toBeUndefined();
+    const first = (head.items as TranscriptItem[])[0]!;
+    // The session's first item: what a whole read starts with.
+    const whole = await Client.open(server);
+    await whole.request('topic_subscribe', { topic: `session:claude-code:${LONG}` });
+    await whole.until(historyEnded, 30_000);
+    expect(historyOf(whole.frames)[0]).toEqual(first);
+    await whole.close();
     await client.close();
   });
 });

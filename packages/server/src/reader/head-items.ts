@@ -1,12 +1,14 @@
-// The first items of a long session, read from the start of its main file alone: what a reader sees
-// on its first screen, ready in a few hundredths of a second while the whole session is still being
-// read. They are a preview: the history that follows replaces them (an item near the part's end may
-// still learn its result, or be read otherwise, once the records after it are in).
+// The first items of a long session, read from the start of its main file alone, or its last items,
+// read from the file's end: what a reader sees on its first screen, ready in a few hundredths of a
+// second while the whole session is still being read. They are a preview: the history that follows
+// replaces them (an item near the part's edge may still learn its result, or be read otherwise, once
+// the records around it are in).
 import type { TranscriptItem } from '@cairn/protocol';
 import {
   findSession,
   heldLinesFrom,
   IncrementalItems,
+  type SessionAdapter,
   type SessionPlatform,
   Translator,
 } from '@cairn/transcript';
@@ -26,22 +28,70 @@ export async function headItems(
   path: string,
   { bytes = HEAD_PREVIEW_BYTES, limit = 200 }: { bytes?: number; limit?: number } = {},
 ): Promise<TranscriptItem[] | undefined> {
+  const main = await mainLineFile(platform, agent, path);
+  if (!main) return undefined;
+  const data = await main.platform.fs.readRange(main.path, 0, bytes);
+  return previewItems(main, data, (items) => items.slice(0, limit));
+}
+
+/**
+ * The main lane's items in the last `bytes` of the session's main file, from its first whole line
+ * there, at most `limit` of them (the last). The part is translated as if the file began there, so
+ * its items' ids and pointers may be those of the part (a Codex item is named by its line): they are
+ * for showing until the history comes, not for linking. Undefined as for headItems.
+ */
+export async function tailItems(
+  platform: SessionPlatform,
+  agent: string,
+  path: string,
+  { bytes = HEAD_PREVIEW_BYTES, limit = 200 }: { bytes?: number; limit?: number } = {},
+): Promise<TranscriptItem[] | undefined> {
+  const main = await mainLineFile(platform, agent, path);
+  if (!main) return undefined;
+  const size = (await platform.fs.stat(main.path)).size;
+  const from = Math.max(0, size - bytes);
+  let data = await platform.fs.readRange(main.path, from, size - from);
+  // From the first line that starts inside the part (the whole file when it is that short).
+  if (from > 0) data = data.subarray(data.indexOf(10) + 1);
+  return previewItems(main, data, (items) => items.slice(-limit));
+}
+
+interface MainLineFile {
+  platform: SessionPlatform;
+  adapter: SessionAdapter;
+  path: string;
+}
+
+/** The session's main file, when all its files are line files. */
+async function mainLineFile(
+  platform: SessionPlatform,
+  agent: string,
+  path: string,
+): Promise<MainLineFile | undefined> {
   const found = await findSession(platform, { agent, path });
   if (!found.ok) return undefined;
   const { adapter, paths } = found.value;
   const main = paths[0];
   if (main === undefined || !paths.every(isLineFile)) return undefined;
-  let data = await platform.fs.readRange(main, 0, bytes);
+  return { platform, adapter, path: main };
+}
+
+/** The main lane's items in `data` (whole lines of the main file), as `pick` chooses among them. */
+function previewItems(
+  { adapter, path }: MainLineFile,
+  bytes: Uint8Array,
+  pick: (items: TranscriptItem[]) => TranscriptItem[],
+): TranscriptItem[] | undefined {
   // Whole lines only, and none that the adapter reads only with the line after it.
-  data = data.subarray(0, data.lastIndexOf(10) + 1);
+  let data = bytes.subarray(0, bytes.lastIndexOf(10) + 1);
   if (adapter.keepWithNext) data = data.subarray(0, heldLinesFrom(data, adapter.keepWithNext));
   if (data.length === 0) return undefined;
   const translator = new Translator(adapter);
-  const pushed = translator.push([{ path: main, data }]);
+  const pushed = translator.push([{ path, data }]);
   if (!pushed.ok) return undefined;
   const t = translator.snapshot();
   const items = new IncrementalItems();
   items.update(t, pushed.value);
   const lane = items.all(t).find((l) => l.isMain);
-  return lane?.classification.items.slice(0, limit);
+  return lane ? pick(lane.classification.items) : undefined;
 }

@@ -6,7 +6,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { HistoryTail } from '@cairn/protocol';
 import type { Transcript } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from '../reader/catalog.js';
-import { headItems } from '../reader/head-items.js';
+import { headItems, tailItems } from '../reader/head-items.js';
 import type { StreamFrame } from './frames.js';
 import type { HistoryChunking } from './history-chunks.js';
 import { nextBase, SessionStream, type Subscriber } from './session-stream.js';
@@ -81,7 +81,7 @@ export class Streams {
     history: 'all' | HistoryTail = 'all',
   ): Promise<boolean> {
     const opening = this.open(key);
-    if (afterSeq === undefined) await this.sendHead(key, sub);
+    if (afterSeq === undefined) await this.sendHead(key, sub, history);
     const stream = await opening;
     if (typeof stream === 'string') {
       // Said to the subscriber, who would otherwise wait for a history that never comes.
@@ -105,10 +105,11 @@ export class Streams {
 
   /**
    * While a long session's stream is still opening (its first read takes seconds), the first items of
-   * its main file go out on their own, so that the subscriber draws a first screen meanwhile. Not
-   * when the stream opened first: its history is as quick.
+   * its main file go out on their own, so that the subscriber draws a first screen meanwhile; to one
+   * that asked for the history's tail, the last items, read from the file's end. Not when the stream
+   * opened first: its history is as quick.
    */
-  private async sendHead(key: string, sub: Subscriber): Promise<void> {
+  private async sendHead(key: string, sub: Subscriber, history: 'all' | HistoryTail): Promise<void> {
     const entry = this.catalog.get(key);
     if (!entry || this.streams.has(key)) return;
     try {
@@ -116,9 +117,21 @@ export class Streams {
       // One too large to open says so at once instead (see `open`).
       if (bytes < HEAD_PREVIEW_MIN_BYTES || bytes > (this.options.maxOpenBytes ?? defaultMaxOpenBytes()))
         return;
-      const items = await headItems(this.catalog.platform(), entry.agent, entry.head.path);
+      const atEnd = history !== 'all' && history.tail > 0;
+      const items = await (atEnd ? tailItems : headItems)(
+        this.catalog.platform(),
+        entry.agent,
+        entry.head.path,
+      );
       if (!items || items.length === 0 || this.streams.has(key)) return;
-      sub.send({ type: 'transcript_head', session_id: entry.sid, seq: -1, sessionId: entry.sid, items });
+      sub.send({
+        type: 'transcript_head',
+        session_id: entry.sid,
+        seq: -1,
+        sessionId: entry.sid,
+        items,
+        ...(atEnd ? { edge: 'end' as const } : {}),
+      });
     } catch {
       // A preview that cannot be read is no loss: the history follows.
     }

@@ -36,6 +36,9 @@ export interface FeedState {
   readonly error: string | undefined;
   /** Milliseconds from start to the first items shown, for the record. */
   readonly firstItemsMs: number | undefined;
+  /** The session's own lane shows a preview (`transcript_head`) until the history comes: rows to
+   * read, not to link to (a preview read from the file's end names its items by the part read). */
+  readonly preview: boolean;
 }
 
 /** Resolves after the browser had a chance to paint. */
@@ -53,6 +56,7 @@ export class SessionFeed {
     busy: false,
     error: undefined,
     firstItemsMs: undefined,
+    preview: false,
   };
   private readonly listeners = new Set<() => void>();
   private unsubscribe: (() => void) | undefined;
@@ -62,7 +66,12 @@ export class SessionFeed {
   private readonly started = performance.now();
   private readonly laneLoads = new Map<string, Promise<void>>();
   /** The main lane holds a preview (`transcript_head`), not yet the history. */
-  private preview = false;
+  private get preview(): boolean {
+    return this.state.preview;
+  }
+  private set preview(on: boolean) {
+    if (this.state.preview !== on) this.set({ preview: on });
+  }
   /** A history began while a preview was drawn: its first items replace the preview. */
   private replacing = false;
   /** History items received but not drawn yet: a long history is drawn now and then, not per chunk. */
@@ -158,8 +167,8 @@ export class SessionFeed {
       this.set({ error: f.message });
       return;
     }
-    // A preview of a long session's first items while the server reads the rest: drawn at once,
-    // replaced by the history. Its seq is no place to resume from.
+    // A preview of a long session's first items (or, when it opens at the tail, its last) while the
+    // server reads the rest: drawn at once, replaced by the history. Its seq is no place to resume from.
     if (f.type === 'transcript_head') {
       if (this.timeline.items(MAIN_LANE).length > 0) return;
       this.add(MAIN_LANE, f.items);

@@ -63,6 +63,8 @@ export interface RowContext {
   toggleLane(agentId: string, open: boolean): void;
   /** Starts a fork holding the history up to and including this prompt; absent where none can start. */
   forkFrom?: ((item: Item) => void) | undefined;
+  /** The rows are a preview the history is about to replace: shown without links or stars. */
+  readonly preview?: boolean;
 }
 
 const BASE = new Set([
@@ -119,8 +121,12 @@ export const ItemRowView = memo(
       <div class={cls} data-type={item.type} data-uuid={item.uuid} data-lane={row.lane || undefined}>
         <div class="gutter">
           <Time at={item.at} />
-          <Permalink href={ctx.hrefOf(row)} />
-          <ItemStar agent={ctx.agent} sid={ctx.sid} row={row} href={ctx.hrefOf(row)} />
+          {ctx.preview ? null : (
+            <>
+              <Permalink href={ctx.hrefOf(row)} />
+              <ItemStar agent={ctx.agent} sid={ctx.sid} row={row} href={ctx.hrefOf(row)} />
+            </>
+          )}
         </div>
         <div class="content">{body(row, ctx)}</div>
       </div>

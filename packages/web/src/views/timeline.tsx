@@ -198,9 +198,11 @@ export function TimelineView({
       hrefOf: (row: ItemRow) =>
         sessionHref(feed.agent, feed.sid, 'timeline', timeline.refOf(row.lane, row.index)),
       toggleLane: (agentId, open) => (open ? feed.openLane(agentId) : feed.closeLane(agentId)),
-      forkFrom: onFork && ((item) => onFork(item.uuid)),
+      // A preview's items may be named by the part read: no fork from one.
+      forkFrom: feed.state.preview ? undefined : onFork && ((item) => onFork(item.uuid)),
+      preview: feed.state.preview,
     }),
-    [feed, folds, foldVersion, onFork],
+    [feed, folds, foldVersion, onFork, feed.state.preview],
   );
 
   // --- following the live tail ---
