@@ -195,4 +195,50 @@ describe.skipIf(!corpus)('a followed Codex rollout in the daemon', () => {
   });
 });
 
+describe.skipIf(!corpus)('a rollout indexed whole, then opened with a user message at its end', () => {
+  it('keeps that message once in the index when the read that held it back takes it', {
+    timeout: 60_000,
+  }, async () => {
+    const lines = rolloutLines();
+    // A user message past the middle that the rollout's own next line would explain: here, the end.
+    const last = lines.findIndex(
+      (l, i) => i > lines.length / 2 && /"type":"response_item".*"role":"user"/.test(l),
+    );
+    expect(last).toBeGreaterThan(0);
+    // A word of its text (the corpus's texts are digests).
+    const word = /sha=([0-9a-f]{8})/.exec(lines[last]!)![1]!;
+    const { home, path } = rolloutHome(lines, last + 1);
+    const server = await serve(homeEnv(home));
+    try {
+      const c = await Client.open(server);
+      const hits = async (query: string) => {
+        const reply = await c.request('session_search', { query, limit: 50 });
+        return (reply.hits as { item_uuid: string; item_type: string }[]).map(
+          (h) => `${h.item_uuid} ${h.item_type}`,
+        );
+      };
+      // Indexed whole (on a worker): each item holding the word once.
+      await expect.poll(async () => (await hits(word)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+      const indexed = await hits(word);
+      expect(new Set(indexed).size).toBe(indexed.length);
+      // Opened, the rollout is read from the start with that message held back, then taken a moment later.
+      await c.request('topic_subscribe', { topic: 'session:codex:019c8a59-e9dd-71f0-9ae3-4079fe9726a9' });
+      await c.until((f) => f.some((x) => x.type === 'transcript_ready' || x.type === 'transcript_ready_end'));
+      // The held message comes as a live frame once the read that takes it has run.
+      const live = new Set(['item_appended', 'user_message_appended']);
+      await c.until((f) => f.some((x) => live.has(x.type as string) && JSON.stringify(x).includes(word)));
+      expect((await hits(word)).sort()).toEqual([...indexed].sort());
+      // What the session gains after that is still added.
+      const next = lines.slice(last + 1).findIndex((l) => /sha=([0-9a-f]{8})/.test(l)) + last + 1;
+      const nextWord = /sha=([0-9a-f]{8})/.exec(lines[next]!)![1]!;
+      appendFileSync(path, `${lines.slice(last + 1, next + 2).join('\n')}\n`);
+      await expect.poll(async () => (await hits(nextWord)).length, { timeout: 30_000 }).toBeGreaterThan(0);
+      expect((await hits(word)).sort()).toEqual([...indexed].sort());
+      await c.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -11,7 +11,7 @@ import {
   SESSION_SUMMARY_VERSION,
   splitStorePath,
 } from '@cairn/transcript';
-import type { FileState } from '../indexing/index-db.js';
+import type { FileState, IndexDoc } from '../indexing/index-db.js';
 import {
   type DocBatch,
   docBatches,
@@ -71,6 +71,12 @@ const TAIL_IDLE_MS = 10 * 60_000;
 const tailBudgetBytes = (): number => Math.floor(getHeapStatistics().heap_size_limit / 16);
 
 export abstract class CatalogIndexing extends CatalogState {
+  /**
+   * The index's documents of a session, as a read from the start found them, while that read's
+   * translation holds lines back: the next read's items from those lines are in the index already.
+   */
+  private readonly indexedWhileHeld = new Map<string, ReadonlySet<string>>();
+
   /**
    * Reads a session and records its documents, summary and files: a followed one, or one kept
    * translated as it grows, read on from where its last read stopped, any other whole (on a worker
@@ -204,7 +210,13 @@ export abstract class CatalogIndexing extends CatalogState {
       known = await this.docKeysInPages(e.key);
       if (!known) return;
     }
-    const docs = docBatches(live.delta ? live.delta.docs : await searchDocsInSlices(lanes, known));
+    const docs = docBatches(
+      live.delta ? this.unindexed(e.key, live.delta.docs) : await searchDocsInSlices(lanes, known),
+    );
+    // Lines a read from the start held back were read whole when the session was indexed: the
+    // index has their items, which the read that takes them must not add again.
+    if (known && live.heldBack) this.indexedWhileHeld.set(e.key, known);
+    else if (!live.heldBack) this.indexedWhileHeld.delete(e.key);
     if (!(await this.record(e, stamps, facts, docs, { ...opts, onlyNew: true }))) return;
     const loadedNow: Loaded = { transcript: t, lanes };
     this.latest.set(e.key, loadedNow);
@@ -255,7 +267,14 @@ export abstract class CatalogIndexing extends CatalogState {
   protected forgetLive(key: string): void {
     this.live.delete(key);
     this.tailed.delete(key);
+    this.indexedWhileHeld.delete(key);
     this.cancelRelease(key);
+  }
+
+  /** A read on's documents, less those the index already had when lines were held back. */
+  private unindexed(key: string, docs: readonly IndexDoc[]): readonly IndexDoc[] {
+    const indexed = this.indexedWhileHeld.get(key);
+    return indexed ? docs.filter((d) => !indexed.has(d.itemKey)) : docs;
   }
 
   private async indexWhole(e: SessionEntry, opts: IndexOptions): Promise<void> {
