@@ -18,36 +18,27 @@ import { isLineFile } from './source-files.js';
 export const HEAD_PREVIEW_BYTES = 256 * 1024;
 
 /**
- * The main lane's items in the first `bytes` of the session's main file (cut after its last whole
- * line), at most `limit` of them; undefined when the session is not one of line files (a JSON
- * document or a compressed rollout is read whole or not at all) or the part cannot be read.
+ * The main lane's items at one edge of the session's main file: at most `limit` of the first ones,
+ * in its first `bytes` (cut after its last whole line), or of the last ones, in its last `bytes`
+ * from the first line that starts there. Undefined when the session is not one of line files (a
+ * JSON document or a compressed rollout is read whole or not at all) or the part cannot be read.
+ * A part from the end is translated as if the file began there, so its items' ids and pointers may
+ * be those of the part (a Codex item is named by its line): they are for showing until the history
+ * comes, not for linking.
  */
-export async function headItems(
+export async function edgeItems(
   platform: SessionPlatform,
   agent: string,
   path: string,
+  edge: 'start' | 'end',
   { bytes = HEAD_PREVIEW_BYTES, limit = 200 }: { bytes?: number; limit?: number } = {},
 ): Promise<TranscriptItem[] | undefined> {
   const main = await mainLineFile(platform, agent, path);
   if (!main) return undefined;
-  const data = await main.platform.fs.readRange(main.path, 0, bytes);
-  return previewItems(main, data, (items) => items.slice(0, limit));
-}
-
-/**
- * The main lane's items in the last `bytes` of the session's main file, from its first whole line
- * there, at most `limit` of them (the last). The part is translated as if the file began there, so
- * its items' ids and pointers may be those of the part (a Codex item is named by its line): they are
- * for showing until the history comes, not for linking. Undefined as for headItems.
- */
-export async function tailItems(
-  platform: SessionPlatform,
-  agent: string,
-  path: string,
-  { bytes = HEAD_PREVIEW_BYTES, limit = 200 }: { bytes?: number; limit?: number } = {},
-): Promise<TranscriptItem[] | undefined> {
-  const main = await mainLineFile(platform, agent, path);
-  if (!main) return undefined;
+  if (edge === 'start') {
+    const data = await platform.fs.readRange(main.path, 0, bytes);
+    return previewItems(main, data, (items) => items.slice(0, limit));
+  }
   const size = (await platform.fs.stat(main.path)).size;
   const from = Math.max(0, size - bytes);
   let data = await platform.fs.readRange(main.path, from, size - from);
@@ -57,7 +48,6 @@ export async function tailItems(
 }
 
 interface MainLineFile {
-  platform: SessionPlatform;
   adapter: SessionAdapter;
   path: string;
 }
@@ -73,7 +63,7 @@ async function mainLineFile(
   const { adapter, paths } = found.value;
   const main = paths[0];
   if (main === undefined || !paths.every(isLineFile)) return undefined;
-  return { platform, adapter, path: main };
+  return { adapter, path: main };
 }
 
 /** The main lane's items in `data` (whole lines of the main file), as `pick` chooses among them. */

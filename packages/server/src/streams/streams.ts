@@ -6,7 +6,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { HistoryTail } from '@cairn/protocol';
 import type { Transcript } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from '../reader/catalog.js';
-import { headItems, tailItems } from '../reader/head-items.js';
+import { edgeItems } from '../reader/head-items.js';
 import type { StreamFrame } from './frames.js';
 import type { HistoryChunking } from './history-chunks.js';
 import { nextBase, SessionStream, type Subscriber } from './session-stream.js';
@@ -118,10 +118,11 @@ export class Streams {
       if (bytes < HEAD_PREVIEW_MIN_BYTES || bytes > (this.options.maxOpenBytes ?? defaultMaxOpenBytes()))
         return;
       const atEnd = history !== 'all' && history.tail > 0;
-      const items = await (atEnd ? tailItems : headItems)(
+      const items = await edgeItems(
         this.catalog.platform(),
         entry.agent,
         entry.head.path,
+        atEnd ? 'end' : 'start',
       );
       if (!items || items.length === 0 || this.streams.has(key)) return;
       sub.send({
