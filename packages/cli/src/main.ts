@@ -1,7 +1,7 @@
 // The cairn command line.
 import { readFileSync } from 'node:fs';
 import { nodePlatform } from '@cairn/transcript';
-import { Failure, HELP, UsageError } from './usage.js';
+import { commandHelp, Failure, HELP, UsageError } from './usage.js';
 
 type Command = (platform: ReturnType<typeof nodePlatform>, argv: string[]) => Promise<number>;
 
@@ -46,6 +46,12 @@ export async function main(argv: string[]): Promise<number> {
   if (!load) {
     process.stderr.write(`cairn: unknown command '${name}'\n${HELP}\n`);
     return 2;
+  }
+  // `cairn <command> --help` (or -h, before any `--`): that command's part of the help.
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (options.includes('--help') || options.includes('-h')) {
+    process.stdout.write(`${commandHelp(name) ?? HELP}\n`);
+    return 0;
   }
   try {
     const command = await load();

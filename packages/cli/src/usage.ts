@@ -143,6 +143,7 @@ usage:
                                              (--replace revokes the name's ticket in force)
   cairn workstation ticket --list | --revoke <name> [--json]
                                              the tickets issued (names and dates), or revoke one
+  cairn <command> --help                     that command's part of this help
   cairn --version                            the version of cairn
 
 A <ref> is a session file's path, a session id, or a unique prefix of one.
@@ -153,3 +154,19 @@ COPILOT_HOME (OpenCode and Kilo: OPENCODE_DATA_DIR, KILO_DATA_DIR, XDG_DATA_HOME
 Agents are named by id or alias (claude-code or claude, codex, gemini-cli or gemini, …).
 Exit status: 0 success, 1 expected failure (not found, unknown format), 2 usage error (an unknown
 option, agent or type, or a value that cannot be read).`;
+
+/**
+ * One command's part of HELP: its entries (each `cairn <name> …` line with the lines that go on
+ * from it), then the notes every command shares. Undefined for a name HELP has no entry for.
+ */
+export function commandHelp(name: string): string | undefined {
+  const [, usage = '', notes = ''] = HELP.split('\n\n');
+  const lines: string[] = [];
+  let taking = false;
+  for (const line of usage.split('\n')) {
+    if (line.startsWith('  cairn '))
+      taking = line.startsWith(`  cairn ${name} `) || line === `  cairn ${name}`;
+    if (taking) lines.push(line);
+  }
+  return lines.length === 0 ? undefined : `usage:\n${lines.join('\n')}\n\n${notes}`;
+}

@@ -32,6 +32,25 @@ describe.skipIf(!corpus)('cairn usage errors', () => {
       expect(stderr).toContain(known);
   });
 
+  it.each([
+    [['show', '--help'], 'cairn show <ref>'],
+    [['dump', FA, '-h'], 'cairn dump <ref>'],
+    [['workstation', '--help'], 'cairn workstation ticket'],
+  ])('%j: prints that command’s part of the help on stdout', (args, entry) => {
+    const r = cairn(args, env);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(entry);
+    expect(r.stdout).toContain('A <ref> is');
+    // Only that command's entries.
+    expect(r.stdout).not.toContain('cairn sessions');
+  });
+
+  it('takes --help after `--` as a word, not as asking for help', () => {
+    const stderr = usageError(['show', FA, '--', '--help']);
+    expect(stderr).toContain("unexpected argument '--help'");
+  });
+
   it('takes an agent by alias in any case', () => {
     const r = cairn(['sessions', '--agent', 'Claude', '--json'], env);
     expect(r.status).toBe(0);
