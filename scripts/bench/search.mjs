@@ -12,6 +12,17 @@ export const SEARCH_WORDS = {
   rare: ['pomodoro', 'debounce', 'vitest'],
 };
 
+/** What a kind of search asks beside its word: the web page leaves tool output out unless told. */
+const KINDS = [
+  { kind: 'common', words: 'common', args: {} },
+  { kind: 'rare', words: 'rare', args: {} },
+  {
+    kind: 'common (no tool output)',
+    words: 'common',
+    args: { targets: ['prompt', 'assistant', 'thinking', 'tool_input'] },
+  },
+];
+
 /**
  * Latencies (ms) per word, the p50/p95 over all of a kind's answers, and the longest ping meanwhile.
  * @param {{ port: number, token: string }} url
@@ -21,7 +32,8 @@ export async function measureSearch(url, { runs = 20, words = SEARCH_WORDS } = {
   const pinger = await Client.connect(url);
   const out = {};
   try {
-    for (const [kind, list] of Object.entries(words)) {
+    for (const { kind, words: which, args } of KINDS) {
+      const list = words[which];
       const all = [];
       const hits = {};
       const pings = pinging(pinger);
@@ -31,7 +43,7 @@ export async function measureSearch(url, { runs = 20, words = SEARCH_WORDS } = {
         for (const word of list) {
           for (let i = 0; i < runs; i++) {
             const start = performance.now();
-            const reply = await client.request('session_search', { query: word, limit: 50 });
+            const reply = await client.request('session_search', { query: word, limit: 50, ...args });
             all.push(performance.now() - start);
             if (!reply.ok) throw new Error(`search '${word}' refused: ${JSON.stringify(reply.error)}`);
             hits[word] = reply.hits.length;

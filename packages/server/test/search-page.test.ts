@@ -54,6 +54,10 @@ const ASKED: SearchQuery[] = [
   { ...base, query: 'the', limit: 7, offset: 7 },
   { ...base, query: 'the', limit: 1000 },
   { ...base, query: 'error', targets: ['tool_output'] },
+  // Every target but tool output (the web page's search without tools): its column alone.
+  { ...base, query: 'the', targets: ['prompt', 'assistant', 'thinking', 'tool_input'] },
+  { ...base, query: 'run', targets: ['tool_input', 'thinking', 'assistant', 'prompt', 'prompt'] },
+  { ...base, query: 'error', targets: ['tool_output', 'prompt'] },
   { ...base, query: 'function', targets: ['assistant', 'prompt'], agents: ['claude-code'] },
   { ...base, query: '"npm test"' },
   { ...base, query: 'test*', limit: 500 },

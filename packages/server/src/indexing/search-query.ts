@@ -11,6 +11,8 @@ export const SEARCH_TARGETS: readonly SearchTarget[] = [
   'tool_input',
   'tool_output',
 ];
+/** The targets whose text is the FTS `text` column. */
+const TEXT_TARGETS = SEARCH_TARGETS.filter((t) => t !== 'tool_output');
 
 export interface SearchQuery {
   query: string;
@@ -63,7 +65,11 @@ export function searchStatement(q: SearchQuery): SearchStatement | undefined {
   // Only the tables a filter needs join the ranking: the document's row id is its FTS row id.
   let docs = false;
   let sessions = false;
-  if (targets.length < SEARCH_TARGETS.length) {
+  // The column filter alone is exact when the targets are all of a column's: a tool's output is
+  // the only text of the tool_output column and no other target writes there. Only some of the
+  // text column's targets need each match's row joined: 0.6 µs a match, nearly what ranking it costs.
+  const asked = new Set(targets);
+  if (!TEXT_TARGETS.every((t) => asked.has(t) === withText)) {
     where.push(`d.target IN (${targets.map(() => '?').join(', ')})`);
     params.push(...targets);
     docs = true;
