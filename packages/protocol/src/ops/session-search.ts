@@ -34,8 +34,10 @@ export const SessionSearchArgs = Type.Object(
     until_at: Type.Optional(Timestamp),
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     cursor: Type.Optional(Cursor),
-    /** `rank` (absent): best first. `time`: in the order the items were recorded (those without a
-     * time first), as a reader steps through one session's hits page after page. */
+    /** `rank` (absent): best first; a server may rank only the newest of a very common word's
+     * matches when nothing but `targets` narrows the search. `time`: in the order the items were
+     * recorded (those without a time first), as a reader steps through one session's hits page
+     * after page. */
     order: Type.Optional(Type.Union([Type.Literal('rank'), Type.Literal('time')])),
     /** Also count every matching item (the answer's `total`): the search then looks at all of its
      * matches, not only the page's, so ask on a first page only. */

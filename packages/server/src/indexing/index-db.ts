@@ -623,23 +623,54 @@ export class IndexDb {
     );
   }
 
-  addDocs(sessionKey: string, docs: readonly IndexDoc[]): void {
-    this.write(() => this.insertDocs(sessionKey, docs));
+  /**
+   * Adds a session's documents. Their row ids run against activity (lower is newer), which lets a
+   * search for a common word rank only the newest of its matches (searchStatement): documents go
+   * above every other, or from `place.next` on when placeOf gave them a place below; `place.next`
+   * then moves past what was added.
+   */
+  addDocs(sessionKey: string, docs: readonly IndexDoc[], place?: { next: number }): void {
+    this.write(() => this.insertDocs(sessionKey, docs, place));
   }
 
-  private insertDocs(sessionKey: string, docs: readonly IndexDoc[]): void {
+  /**
+   * Where `count` documents of a session last active at `lastActivityAt` go: undefined (above
+   * every document) when it is no newer than the session whose documents are highest, as each
+   * session of a cold index is, since those go from the newest to the oldest; else the first of
+   * `count` row ids below every document's, as for what a session being written gains.
+   */
+  placeOf(count: number, lastActivityAt: number | undefined): number | undefined {
+    return this.guard(
+      'placing documents',
+      () => {
+        const top = this.stmt(
+          'SELECT s.last_activity_at FROM docs d JOIN sessions s ON s.id = d.session_id ORDER BY d.id DESC LIMIT 1',
+        )
+          .pluck()
+          .get() as number | null | undefined;
+        if (top === undefined || (lastActivityAt ?? 0) <= (top ?? 0)) return undefined;
+        const lowest = this.stmt('SELECT min(id) FROM docs').pluck().get() as number;
+        return lowest - count;
+      },
+      () => undefined,
+    );
+  }
+
+  private insertDocs(sessionKey: string, docs: readonly IndexDoc[], place?: { next: number }): void {
     // Documents belong to a recorded session; without its row they could never be found.
     const sessionId = this.stmt('SELECT id FROM sessions WHERE key = ?').pluck().get(sessionKey) as
       | number
       | undefined;
     if (sessionId === undefined) return;
+    // A null id is SQLite's next above the highest.
     const insertDoc = this.stmt(
-      'INSERT INTO docs (session_id, item_key, agent_id, item_uuid, item_type, target, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO docs (id, session_id, item_key, agent_id, item_uuid, item_type, target, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const insertText = this.stmt('INSERT INTO docs_fts (rowid, text, tool_output) VALUES (?, ?, ?)');
     for (const d of docs) {
       const text = d.text.replace(MARKS, ' ').slice(0, MAX_DOC_CHARS);
       const { lastInsertRowid } = insertDoc.run(
+        place ? place.next++ : null,
         sessionId,
         d.itemKey,
         d.agentId ?? null,

@@ -6,7 +6,7 @@ import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
 
 /** Bumped whenever a table changes shape or a stored value changes meaning; an older file is rebuilt. */
-export const INDEX_SCHEMA_VERSION = 5;
+export const INDEX_SCHEMA_VERSION = 6;
 
 export type OpenOutcome = 'opened' | 'created' | 'rebuilt-corrupt' | 'rebuilt-schema' | 'in-memory';
 

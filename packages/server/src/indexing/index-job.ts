@@ -155,6 +155,10 @@ export function laneDocBatches(lanes: readonly LaneItems[], asBytes: boolean): D
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** At most how many documents the batches hold: one made as bytes is counted full. */
+export const docsAtMost = (batches: readonly DocBatch[]): number =>
+  batches.reduce((n, b) => n + (isBytes(b) ? DOCS_PER_WRITE : b.length), 0);
+
 const isBytes = (batch: DocBatch): batch is Uint8Array | Uint16Array =>
   batch instanceof Uint8Array || batch instanceof Uint16Array;
 

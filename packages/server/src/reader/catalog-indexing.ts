@@ -15,6 +15,7 @@ import type { FileState, IndexDoc } from '../indexing/index-db.js';
 import {
   type DocBatch,
   docBatches,
+  docsAtMost,
   docsOf,
   headFactsOf,
   type IndexJob,
@@ -233,7 +234,7 @@ export abstract class CatalogIndexing extends CatalogState {
    */
   private async docKeysInPages(key: string): Promise<Set<string> | undefined> {
     const known = new Set<string>();
-    for (let after = 0; ; ) {
+    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return undefined;
       const page = this.options.db.docKeyPage(key, after, DOC_KEY_PAGE);
@@ -420,18 +421,22 @@ export abstract class CatalogIndexing extends CatalogState {
       const all = docsOf(batch);
       return have.size === 0 ? all : all.filter((d) => !have.has(d.itemKey));
     };
+    // Row ids run against activity: what a session newer than the last one placed gains goes below
+    // every document (see IndexDb.placeOf).
+    const below = db.placeOf(docsAtMost(docs), lastActivityAt);
+    const place = below === undefined ? undefined : { next: below };
     // A long session's documents go in batch by batch, with requests answered in between. Should the
     // daemon stop meanwhile, the session is not marked read, and its next read adds the rest.
     const last = docs.length - 1;
     for (let i = 0; i < last; i++) {
       const batch = fresh(docs[i]!);
-      db.transaction(() => db.addDocs(key, batch));
+      db.transaction(() => db.addDocs(key, batch, place));
       await new Promise((resolve) => setImmediate(resolve));
       if (this.closed) return false;
     }
     const lastBatch = last >= 0 ? fresh(docs[last]!) : [];
     db.transaction(() => {
-      db.addDocs(key, lastBatch);
+      db.addDocs(key, lastBatch, place);
       // Memory's head as it is now (its files may have changed meanwhile), with the texts read.
       const whole = withTexts(e.head, texts);
       db.putSession(key, e.agent, e.sid, whole, whole.cwd, whole.lastActivityAt);
