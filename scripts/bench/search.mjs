@@ -1,5 +1,6 @@
 // Full-text search latency over a daemon's index: `session_search` for a few common and rare words,
-// each asked several times over one WebSocket, timed from request to answer. A second client pings
+// and the common ones again as the web page asks them (tool output left out), each asked several
+// times over one WebSocket, timed from request to answer. A second client pings
 // the daemon meanwhile: the longest ping says how long a search holds up everyone else. Then a
 // common word repeated 499 times, while another client searches a rare word over and over: a
 // query costs what its distinct words cost, and no search waits behind another.
