@@ -1,6 +1,7 @@
 // `usage_read`: the rows `cairn usage --json` prints, counted by the same code over the sessions
 // this server lists, with the billing window open now.
 import { basename } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import type { UsageActiveBlock } from '@cairn/protocol';
 import { findAdapter } from '@cairn/transcript';
 import type { Catalog } from '../reader/catalog.js';
@@ -196,9 +197,17 @@ const warming = new WeakMap<Catalog, Promise<void>>();
  */
 export function warmUsage(catalog: Catalog, indexed: () => readonly UsageSession[]): Promise<void> {
   const reader = readerOf(catalog);
+  // Each report over 300,000 requests holds the daemon's thread a few hundred ms: clients are
+  // answered between the two, not only after both.
+  const make = async (read: UsageRead) => {
+    for (const kind of ['daily', 'session'] as const) {
+      reportOf(read, kind, {}, serverZone());
+      await setImmediate();
+    }
+  };
   const reports = async () => {
     const read = await reader.warm();
-    if (read) for (const kind of ['daily', 'session'] as const) reportOf(read, kind, {}, serverZone());
+    if (read) await make(read);
   };
   const warm = (async () => {
     // The sessions the index held at its last run, while the catalog lists those on disk, and the
@@ -206,8 +215,7 @@ export function warmUsage(catalog: Catalog, indexed: () => readonly UsageSession
     const held = indexed();
     await reader.prime(held);
     const provisional = reader.assemble(held);
-    if (provisional)
-      for (const kind of ['daily', 'session'] as const) reportOf(provisional, kind, {}, serverZone());
+    if (provisional) await make(provisional);
     await catalog.listed();
     await reports();
     await catalog.settled();
