@@ -176,7 +176,8 @@ describe('handing a session off from the reader', () => {
       expect(await shownText(to)).toMatch(/^continued in codex/);
       expect(await to.getAttribute('data-sid')).toBe(codexSid);
       expect(await to.locator('a').first().getAttribute('href')).toBe(sessionHref('codex', codexSid));
-      expect(await to.locator(`a[href="#/chat/${chatId}"]`).count()).toBe(1);
+      // The chat's link follows the list of chats, asked once the session's links are drawn.
+      await expect.poll(() => to.locator(`a[href="#/chat/${chatId}"]`).count()).toBe(1);
       // The source file is as it was.
       expect(readFileSync(join(folder, `${sid}.jsonl`), 'utf8')).toBe(
         original.split(`"cwd":"${cwd}"`).join(`"cwd":"${project}"`),
