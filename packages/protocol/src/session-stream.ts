@@ -128,16 +128,18 @@ export type SessionReadyEndFrame = Static<typeof SessionReadyEndFrame>;
 /** The first items of a long session, read from the start of its main file while the whole of it is
  * still being read, so that a reader's first screen need not wait for the rest; or, with `edge`
  * `'end'`, for a subscriber that asked for a tail of the history, its last items, read from the end
- * of the file. A preview only: the history that follows (`transcript_ready` or
- * `transcript_ready_start`) replaces these items, and its seq, always -1 here, is no place to resume
- * from. Items read from the end may carry ids and pointers of the part read, not of the file: they
- * are for showing, not for linking. */
+ * of the file; or, with `edge` `'around'`, for a subscriber that asked for the history `around` an
+ * item, the items around it, read from the part of the file around its record. A preview only: the
+ * history that follows (`transcript_ready` or `transcript_ready_start`) replaces these items, and
+ * its seq, always -1 here, is no place to resume from. Items read from the end may carry ids and
+ * pointers of the part read, not of the file, and those read around an item pointers and turns of
+ * the part: they are for showing, not for linking. */
 export const SessionHeadFrame = streamFrame(
   'transcript_head',
   {
     sessionId: Sid,
     items: Type.Array(TranscriptItem),
-    edge: Type.Optional(Type.Union([Type.Literal('start'), Type.Literal('end')])),
+    edge: Type.Optional(Type.Union([Type.Literal('start'), Type.Literal('end'), Type.Literal('around')])),
   },
   'SessionHeadFrame',
 );

@@ -1,8 +1,9 @@
 // A long session's first screen does not wait for its whole first read: while the stream opens, the
 // first items of its main file go out as `transcript_head`, before the history, which holds the
 // same items first; to a subscriber that asks for the history's tail, the last items, read from the
-// file's end, which the tail that follows ends with. A short session, and a stream already open,
-// send the history alone.
+// file's end, which the tail that follows ends with; to one that asks for it around a linked item,
+// the items around it, named as the history names them. A short session, and a stream already
+// open, send the history alone.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -174,5 +175,95 @@ describe('the tail of a long session', () => {
     expect(historyOf(whole.frames)[0]).toEqual(first);
     await whole.close();
     await client.close();
+  });
+});
+
+describe('a link into a long session', () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  /** The whole history, as a daemon of its own reads it (the stream of the daemon under test stays
+   * unopened, as a link finds it). */
+  async function wholeHistory(home: string, topic: string): Promise<TranscriptItem[]> {
+    const probe = await serve(homeEnv(home));
+    try {
+      const whole = await Client.open(probe);
+      await whole.request('topic_subscribe', { topic });
+      await whole.until(historyEnded, 50_000);
+      await whole.close();
+      return historyOf(whole.frames);
+    } finally {
+      await probe.close();
+    }
+  }
+
+  /** Subscribes as the reader opening a link does, before anything else opened the stream. */
+  async function openAround(topic: string, around: string): Promise<Frame> {
+    const client = await Client.open(server!);
+    await client.request('topic_subscribe', { topic, history: { tail: 0, around } });
+    await client.until(historyEnded, 50_000);
+    await client.close();
+    const [first] = client.frames;
+    expect(first?.type).toBe('transcript_head');
+    expect(client.frames.filter((f) => f.type === 'transcript_head')).toHaveLength(1);
+    return first!;
+  }
+
+  /**
+   * The preview holds the linked item, and the items around it are the history's, ids and all; those
+   * near the part's edges may be read otherwise with the records beyond them.
+   */
+  function expectAround(preview: TranscriptItem[], history: TranscriptItem[], uuid: string) {
+    const at = preview.findIndex((i) => i.uuid === uuid);
+    expect(at, 'the linked item in the preview').toBeGreaterThan(10);
+    const there = history.findIndex((i) => i.uuid === uuid);
+    const ids = (item: TranscriptItem) => shown(item, true);
+    const settled = preview.slice(10, -10);
+    const from = there - (at - 10);
+    expect(settled.map(ids)).toEqual(history.slice(from, from + settled.length).map(ids));
+  }
+
+  it('previews a Claude Code session around the linked item, found by its record’s uuid', {
+    timeout: 90_000,
+  }, async () => {
+    const home = homeWith(LONG);
+    const topic = `session:claude-code:${LONG}`;
+    const history = await wholeHistory(home, topic);
+    // An item two thirds in: far past the head a preview would show.
+    const target = history
+      .slice(Math.floor((history.length * 2) / 3))
+      .find((i) => i.type.startsWith('message'))!;
+    server = await serve(homeEnv(home));
+    const head = await openAround(topic, target.uuid);
+    expect(head.edge).toBe('around');
+    expectAround(head.items as TranscriptItem[], history, target.uuid);
+  });
+
+  it('names a Codex rollout’s items by their lines in the whole file', { timeout: 90_000 }, async () => {
+    const home = tempDir();
+    const path = longRollout(home);
+    const sid = /([0-9a-f-]{36})\.jsonl$/.exec(path)![1];
+    const topic = `session:codex:${sid}`;
+    const history = await wholeHistory(home, topic);
+    const target = history
+      .slice(Math.floor((history.length * 2) / 3))
+      .find((i) => i.type.startsWith('tool'))!;
+    expect(target.uuid).toMatch(/^L\d+/);
+    server = await serve(homeEnv(home));
+    const head = await openAround(topic, target.uuid);
+    expect(head.edge).toBe('around');
+    expectAround(head.items as TranscriptItem[], history, target.uuid);
+  });
+
+  it('is the head for an item the file does not hold', { timeout: 60_000 }, async () => {
+    const home = homeWith(LONG);
+    server = await serve(homeEnv(home));
+    const head = await openAround(`session:claude-code:${LONG}`, '0b1e2c3d-0000-4000-8000-000000000000');
+    expect(head.edge).toBeUndefined();
+    const history = await wholeHistory(home, `session:claude-code:${LONG}`);
+    expect((head.items as TranscriptItem[])[0]).toEqual(history[0]);
   });
 });

@@ -25,6 +25,13 @@ export interface SourceFile {
    * spans and pointers are always the file's own.
    */
   start?: number;
+  /**
+   * The number of `data`'s first line, when a part of the file is translated alone as though the
+   * file began there (a preview of the records around one in a long file): a translation that names
+   * records by their line counts lines from it, and so names them as a read of the whole file does.
+   * Offsets still count from the part.
+   */
+  line?: number;
   codec?: 'zstd';
   /** Set when the platform checked that every byte of `data` is well-formed UTF-8. */
   wellFormedUtf8?: true;

@@ -13,6 +13,10 @@ export const HistoryTail = Type.Object(
     /** A history of at most this many items goes out whole; absent, only a history of at most `tail`
      * items does. */
     whole_up_to: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The item a link opens on, when the subscriber holds a window of a long session: while the
+     * stream opens, the preview sent (`transcript_head`, `edge: 'around'`) is the part of the session
+     * around this item rather than its first or last items. */
+    around: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
-// The first items of a long session, read from the start of its main file alone, or its last items,
-// read from the file's end: what a reader sees on its first screen, ready in a few hundredths of a
-// second while the whole session is still being read. They are a preview: the history that follows
+// The first items of a long session, read from the start of its main file alone, its last items,
+// read from the file's end, or the items around one that a link names, read from the part of the file
+// around its record: what a reader sees on its first screen, ready in a few hundredths of a second
+// while the whole session is still being read. They are a preview: the history that follows
 // replaces them (an item near the part's edge may still learn its result, or be read otherwise, once
 // the records around it are in).
 import type { TranscriptItem } from '@cairn/protocol';
@@ -12,6 +13,7 @@ import {
   type SessionPlatform,
   Translator,
 } from '@cairn/transcript';
+import { recordPlace } from './record-place.js';
 import { isLineFile } from './source-files.js';
 
 /** Bytes of the main file the preview reads: enough for a few screens of items. */
@@ -37,14 +39,66 @@ export async function edgeItems(
   if (!main) return undefined;
   if (edge === 'start') {
     const data = await platform.fs.readRange(main.path, 0, bytes);
-    return previewItems(main, data, (items) => items.slice(0, limit));
+    return previewItems(main, data, undefined, (items) => items.slice(0, limit));
   }
   const size = (await platform.fs.stat(main.path)).size;
   const from = Math.max(0, size - bytes);
   let data = await platform.fs.readRange(main.path, from, size - from);
   // From the first line that starts inside the part (the whole file when it is that short).
   if (from > 0) data = data.subarray(data.indexOf(10) + 1);
-  return previewItems(main, data, (items) => items.slice(-limit));
+  return previewItems(main, data, undefined, (items) => items.slice(-limit));
+}
+
+/** Bytes before a linked record's line that its preview reads, and bytes after it. */
+export const AROUND_BEFORE_BYTES = 192 * 1024;
+export const AROUND_AFTER_BYTES = 64 * 1024;
+/** A record's line longer than this is not previewed: the history brings it. */
+const AROUND_LINE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The main lane's items around item `uuid`, read from the part of the main file around the record it
+ * comes from: at most `limit` of them, the linked item among the first half. The record is found by
+ * scanning the file's bytes (see recordPlace), and the part is translated alone: its items' ids are
+ * the file's own (Claude Code's are its records' uuids, a Codex item's its line, counted from the
+ * record found), but pointers and turns count from the part. Undefined when the record cannot be
+ * found that way, or its item is not among those the part makes.
+ */
+export async function itemsAround(
+  platform: SessionPlatform,
+  agent: string,
+  path: string,
+  uuid: string,
+  { limit = 200 }: { limit?: number } = {},
+): Promise<TranscriptItem[] | undefined> {
+  const main = await mainLineFile(platform, agent, path);
+  if (!main) return undefined;
+  const place = await recordPlace(platform, main.adapter.id, main.path, uuid);
+  if (!place) return undefined;
+  const size = (await platform.fs.stat(main.path)).size;
+  const from = Math.max(0, place.offset - AROUND_BEFORE_BYTES);
+  // Past the record's own line, however long, and a little after it.
+  let end = Math.min(size, place.offset + AROUND_AFTER_BYTES);
+  let data = await platform.fs.readRange(main.path, from, end - from);
+  while (data.indexOf(10, place.offset - from) === -1 && end < size) {
+    if (end - place.offset > AROUND_LINE_MAX_BYTES) return undefined;
+    end = Math.min(size, end + Math.max(AROUND_AFTER_BYTES, end - place.offset));
+    data = await platform.fs.readRange(main.path, from, end - from);
+  }
+  // From the first line that starts inside the part; its number, counted back from the record's.
+  let cut = 0;
+  if (from > 0) cut = data.indexOf(10) + 1;
+  let line: number | undefined;
+  if (place.line !== undefined) {
+    line = place.line;
+    for (let at = place.offset - from - 1; at >= cut; at--) if (data[at] === 10) line--;
+  }
+  const items = previewItems(main, data.subarray(cut), line, (items) => {
+    const at = items.findIndex((i) => i.uuid === uuid);
+    if (at === -1) return [];
+    const start = Math.max(0, Math.min(at - Math.floor(limit / 4), items.length - limit));
+    return items.slice(start, start + limit);
+  });
+  return items && items.length > 0 ? items : undefined;
 }
 
 interface MainLineFile {
@@ -66,10 +120,12 @@ async function mainLineFile(
   return { adapter, path: main };
 }
 
-/** The main lane's items in `data` (whole lines of the main file), as `pick` chooses among them. */
+/** The main lane's items in `data` (whole lines of the main file, the first of them numbered `line`
+ * when not the file's first), as `pick` chooses among them. */
 function previewItems(
   { adapter, path }: MainLineFile,
   bytes: Uint8Array,
+  line: number | undefined,
   pick: (items: TranscriptItem[]) => TranscriptItem[],
 ): TranscriptItem[] | undefined {
   // Whole lines only, and none that the adapter reads only with the line after it.
@@ -77,7 +133,7 @@ function previewItems(
   if (adapter.keepWithNext) data = data.subarray(0, heldLinesFrom(data, adapter.keepWithNext));
   if (data.length === 0) return undefined;
   const translator = new Translator(adapter);
-  const pushed = translator.push([{ path, data }]);
+  const pushed = translator.push([{ path, data, ...(line === undefined ? {} : { line }) }]);
   if (!pushed.ok) return undefined;
   const t = translator.snapshot();
   const items = new IncrementalItems();

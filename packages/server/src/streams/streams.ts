@@ -6,7 +6,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { HistoryTail } from '@cairn/protocol';
 import type { Transcript } from '@cairn/transcript';
 import type { Catalog, Loaded, TranscriptChange } from '../reader/catalog.js';
-import { edgeItems } from '../reader/head-items.js';
+import { edgeItems, itemsAround } from '../reader/head-items.js';
 import type { StreamFrame } from './frames.js';
 import type { HistoryChunking } from './history-chunks.js';
 import { nextBase, SessionStream, type Subscriber } from './session-stream.js';
@@ -106,8 +106,9 @@ export class Streams {
   /**
    * While a long session's stream is still opening (its first read takes seconds), the first items of
    * its main file go out on their own, so that the subscriber draws a first screen meanwhile; to one
-   * that asked for the history's tail, the last items, read from the file's end. Not when the stream
-   * opened first: its history is as quick.
+   * that asked for the history's tail, the last items, read from the file's end, and to one that
+   * asked for it around an item (a link), the items around that one. Not when the stream opened
+   * first: its history is as quick.
    */
   private async sendHead(key: string, sub: Subscriber, history: 'all' | HistoryTail): Promise<void> {
     const entry = this.catalog.get(key);
@@ -117,13 +118,14 @@ export class Streams {
       // One too large to open says so at once instead (see `open`).
       if (bytes < HEAD_PREVIEW_MIN_BYTES || bytes > (this.options.maxOpenBytes ?? defaultMaxOpenBytes()))
         return;
+      const platform = this.catalog.platform();
       const atEnd = history !== 'all' && history.tail > 0;
-      const items = await edgeItems(
-        this.catalog.platform(),
-        entry.agent,
-        entry.head.path,
-        atEnd ? 'end' : 'start',
-      );
+      const around = history !== 'all' ? history.around : undefined;
+      // A link's item, when its record can be found; else the head, as for any other opening.
+      const near = around && (await itemsAround(platform, entry.agent, entry.head.path, around));
+      const edge = near ? 'around' : atEnd ? 'end' : undefined;
+      const items =
+        near || (await edgeItems(platform, entry.agent, entry.head.path, atEnd ? 'end' : 'start'));
       if (!items || items.length === 0 || this.streams.has(key)) return;
       sub.send({
         type: 'transcript_head',
@@ -131,7 +133,7 @@ export class Streams {
         seq: -1,
         sessionId: entry.sid,
         items,
-        ...(atEnd ? { edge: 'end' as const } : {}),
+        ...(edge ? { edge } : {}),
       });
     } catch {
       // A preview that cannot be read is no loss: the history follows.

@@ -119,6 +119,11 @@ export class SessionFeed {
     this.follow();
   }
 
+  /** The item the reader opens on, until the history came. */
+  private aroundOpening(): { around?: string } {
+    return this.opening && 'uuid' in this.opening ? { around: this.opening.uuid } : {};
+  }
+
   stop(): void {
     this.stopped = true;
     this.window?.stop();
@@ -132,7 +137,8 @@ export class SessionFeed {
       topic: sessionTopic(this.agent, this.sid),
       // A long session's history comes as its end only (or none): the reader holds a window of it.
       resume: () => ({
-        history: { tail: this.tail, whole_up_to: WINDOW_MIN_ITEMS },
+        // A link's item: the preview sent while the stream opens is the part of the session around it.
+        history: { tail: this.tail, whole_up_to: WINDOW_MIN_ITEMS, ...this.aroundOpening() },
         ...(this.lastSeq === undefined ? {} : { after_seq: this.lastSeq }),
       }),
       accepts: (f) => f.session_id === sid,
@@ -261,7 +267,6 @@ export class SessionFeed {
     );
     const window = this.window;
     this.replacing = false;
-    this.preview = false;
     this.set({ total });
     if (f.runState) this.set({ busy: f.runState.busy });
     const opening = this.opening;
@@ -275,6 +280,9 @@ export class SessionFeed {
       // Not when another jump (the view landing on the same link, say) holds the window already.
       if (found === false) await window.show(was ?? 0);
     }
+    // What is drawn now is the window's: a preview (the part around a link's item, say) stayed drawn,
+    // and said so, until a page of the window took its place.
+    this.preview = false;
     if (this.stopped) return;
     this.timeline.setStatus(MAIN_LANE, 'ready');
     this.set({ loaded: true, total: window.total });

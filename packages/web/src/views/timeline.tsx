@@ -418,7 +418,9 @@ export function TimelineView({
       }
       return;
     }
-    landed.current = want;
+    // On a preview (the part of a long session around the item, while the history is read) the view
+    // lands, and lands again on the history's row when it takes the preview's place.
+    if (!feed.state.preview) landed.current = want;
     chooseFollow(false);
     setNotice(undefined);
     const row = rows[at]!;
@@ -438,7 +440,7 @@ export function TimelineView({
         if (samePlaces(aimedAt)) virtualizer.scrollToIndex(at, { align: 'start' });
       }),
     );
-  }, [item, version, machinery, feed.state.loaded]);
+  }, [item, version, machinery, feed.state.loaded, feed.state.preview]);
 
   // The words a search link came with, marked in the item it landed on.
   useSearchHighlight(scroller, item?.query, `${target}|${version}|${foldVersion}`);

@@ -361,6 +361,8 @@ export class CodexTranslation implements IncrementalTranslation {
       const grownPastOpenLine = this.endsOpen && end > this.offset;
       if (file.path !== this.path || end < this.offset || grownPastOpenLine) return ok('rewrite');
     }
+    // A part translated alone names its records by their lines in the file (see SourceFile.line).
+    if (this.path === undefined) this.nextLine = file.line ?? 1;
     this.path = file.path;
     this.session ??= { id: idFromPath(file.path) };
     const from = this.recs.length;
