@@ -30,16 +30,27 @@ export interface UsageRead {
 
 /** A read kept as its sessions' compact entries. */
 class KeptRead implements UsageRead {
+  /** Where each entry goes in time order, once a first report has sorted them: the reports after it
+   * (another kind, a filter) put the entries in order without sorting them again. */
+  private order: Uint32Array | undefined;
+
   constructor(
     private readonly sessions: readonly SessionEntries[],
     readonly errors: { ref: string; error: string }[],
   ) {}
 
   entries(): UsageEntry[] {
-    const entries: UsageEntry[] = [];
-    for (const s of this.sessions) s.addTo(entries);
-    // One order whatever came from memory: the rows' model lists and sums do not depend on it.
-    return entries.sort((a, b) => a.at - b.at || a.sessionId.localeCompare(b.sessionId));
+    const made: UsageEntry[] = [];
+    for (const s of this.sessions) s.addTo(made);
+    if (!this.order) {
+      // One order whatever came from memory: the rows' model lists and sums do not depend on it.
+      const order = Array.from(made.keys());
+      order.sort((i, j) => made[i]!.at - made[j]!.at || made[i]!.sessionId.localeCompare(made[j]!.sessionId));
+      this.order = Uint32Array.from(order);
+    }
+    const entries = new Array<UsageEntry>(made.length);
+    for (let i = 0; i < made.length; i++) entries[i] = made[this.order[i]!]!;
+    return entries;
   }
 }
 

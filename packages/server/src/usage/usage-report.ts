@@ -213,12 +213,20 @@ function dateFormat(timeZone: string | undefined): Intl.DateTimeFormat {
   return f;
 }
 
-/** The Sunday that starts the week of a YYYY-MM-DD date, as ccusage's weekly report starts it. */
+/** The Sunday that starts the week of a YYYY-MM-DD date, as ccusage's weekly report starts it;
+ * reckoned once per date, since a report asks it of every request. */
 function weekOf(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() - d.getUTCDay());
-  return d.toISOString().slice(0, 10);
+  let week = weeks.get(date);
+  if (week === undefined) {
+    const d = new Date(`${date}T00:00:00Z`);
+    d.setUTCDate(d.getUTCDate() - d.getUTCDay());
+    week = d.toISOString().slice(0, 10);
+    if (weeks.size >= MAX_SLICES) weeks.clear();
+    weeks.set(date, week);
+  }
+  return week;
 }
+const weeks = new Map<string, string>();
 
 const FIVE_HOURS = 5 * 3_600_000;
 const HOUR = 3_600_000;
