@@ -14,6 +14,7 @@ import {
   type UsageReportKind,
   type UsageRow,
   usageRows,
+  usageRowsPaced,
   usageTotals,
 } from '../usage/usage-report.js';
 import { done, fail, type OpHandler } from './context.js';
@@ -123,7 +124,7 @@ interface Report {
  * The reports made of each read, by their arguments. A read the reader hands back again (no
  * session changed since) answers from here: asking again costs no count at all.
  */
-const reports = new WeakMap<UsageRead, Map<string, Report>>();
+const reports = new WeakMap<UsageRead, Map<string, Promise<Report>>>();
 /** The entries since the last gap of each read, by the filters they passed (see reportOf). */
 const tails = new WeakMap<UsageRead, Map<string, readonly UsageEntry[]>>();
 /** Reports kept per read: a page's filters and the CLI's few kinds, not every combination asked. */
@@ -139,7 +140,7 @@ function reportOf(
   kind: UsageReportKind,
   req: { project?: string; model?: string; since?: string; until?: string },
   timeZone: string,
-): Report {
+): Promise<Report> {
   let kept = reports.get(read);
   if (!kept) {
     kept = new Map();
@@ -148,6 +149,22 @@ function reportOf(
   const key = JSON.stringify([kind, req.project, req.model, req.since, req.until, timeZone]);
   const known = kept.get(key);
   if (known) return known;
+  // Kept while it is made, so that two asking at once share it.
+  const report = makeReport(read, kind, req, timeZone);
+  if (kept.size >= REPORTS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(key, report);
+  report.catch(() => {
+    if (kept.get(key) === report) kept.delete(key);
+  });
+  return report;
+}
+
+async function makeReport(
+  read: UsageRead,
+  kind: UsageReportKind,
+  req: { project?: string; model?: string; since?: string; until?: string },
+  timeZone: string,
+): Promise<Report> {
   const inFolder = req.project === undefined ? undefined : inProject(req.project);
   const model = req.model?.toLowerCase();
   const { since, until } = req;
@@ -163,7 +180,9 @@ function reportOf(
           const day = dateIn(e.at, timeZone);
           return !((since !== undefined && day < since) || (until !== undefined && day > until));
         });
-  const rows = usageRows(kind, inDays, timeZone);
+  // Over hundreds of thousands of requests this takes a few hundred ms: clients are answered between
+  // its steps.
+  const rows = await usageRowsPaced(kind, inDays, timeZone, () => setImmediate());
   // Reports of one read with the same agent, project and model keep one list of the entries since
   // the last gap: the entries are made anew for each report.
   const tailKey = JSON.stringify([req.project, req.model]);
@@ -175,10 +194,7 @@ function reportOf(
     held.set(tailKey, tail);
     tails.set(read, held);
   }
-  const report: Report = { rows: rows.map(wireRow), totals: usageTotals(rows), recent: tail };
-  if (kept.size >= REPORTS_KEPT) kept.delete(kept.keys().next().value!);
-  kept.set(key, report);
-  return report;
+  return { rows: rows.map(wireRow), totals: usageTotals(rows), recent: tail };
 }
 
 /** The zone a report is counted in when its asker names none: the server's own. */
@@ -197,13 +213,8 @@ const warming = new WeakMap<Catalog, Promise<void>>();
  */
 export function warmUsage(catalog: Catalog, indexed: () => readonly UsageSession[]): Promise<void> {
   const reader = readerOf(catalog);
-  // Each report over 300,000 requests holds the daemon's thread a few hundred ms: clients are
-  // answered between the two, not only after both.
   const make = async (read: UsageRead) => {
-    for (const kind of ['daily', 'session'] as const) {
-      reportOf(read, kind, {}, serverZone());
-      await setImmediate();
-    }
+    for (const kind of ['daily', 'session'] as const) await reportOf(read, kind, {}, serverZone());
   };
   const reports = async () => {
     const read = await reader.warm();
@@ -243,7 +254,7 @@ export const usageRead: OpHandler<'usage_read'> = async (req, ctx) => {
 
   const read = await readerOf(ctx.catalog).read(agent);
   const { errors } = read;
-  const { rows, totals, recent } = reportOf(read, kind, req, timeZone);
+  const { rows, totals, recent } = await reportOf(read, kind, req, timeZone);
   const now = Date.now();
   const active = activeBlock(recent, now);
   return done({

@@ -107,69 +107,91 @@ function addTokens(t: Tokens, e: UsageEntry): void {
   else if (t.totalCost !== null) t.totalCost += e.cost;
 }
 
-/** Sums entries into one row under `key`. */
-function rowOf(key: string, entries: readonly UsageEntry[]): UsageRow {
-  const row: UsageRow = {
-    key,
-    ...emptyTokens(),
-    modelsUsed: [],
-    modelBreakdowns: [],
-    agents: [],
-    agentBreakdowns: [],
-    projects: [],
-    projectBreakdowns: [],
-    entries: entries.length,
-    firstAt: Number.POSITIVE_INFINITY,
-    lastAt: Number.NEGATIVE_INFINITY,
-  };
-  const models = new Map<string, Tokens>();
-  const agents = new Map<string, Tokens>();
-  const projects = new Map<string, Tokens>();
-  for (const e of entries) {
+/** A row's sums, grown one entry at a time in the order the entries come. */
+class RowSums {
+  readonly row: UsageRow;
+  /** The first title among the entries (a session's row shows it). */
+  title: string | undefined;
+  private readonly models = new Map<string, Tokens>();
+  private readonly agents = new Map<string, Tokens>();
+  private readonly projects = new Map<string, Tokens>();
+
+  constructor(key: string) {
+    this.row = {
+      key,
+      ...emptyTokens(),
+      modelsUsed: [],
+      modelBreakdowns: [],
+      agents: [],
+      agentBreakdowns: [],
+      projects: [],
+      projectBreakdowns: [],
+      entries: 0,
+      firstAt: Number.POSITIVE_INFINITY,
+      lastAt: Number.NEGATIVE_INFINITY,
+    };
+  }
+
+  add(e: UsageEntry): void {
+    const row = this.row;
+    row.entries++;
     addTokens(row, e);
-    let m = models.get(e.model);
+    let m = this.models.get(e.model);
     if (!m) {
       m = emptyTokens();
-      models.set(e.model, m);
+      this.models.set(e.model, m);
     }
     addTokens(m, e);
-    let a = agents.get(e.agent);
+    let a = this.agents.get(e.agent);
     if (!a) {
       a = emptyTokens();
-      agents.set(e.agent, a);
+      this.agents.set(e.agent, a);
     }
     addTokens(a, e);
     const folder = e.project ?? '';
-    let p = projects.get(folder);
+    let p = this.projects.get(folder);
     if (!p) {
       p = emptyTokens();
-      projects.set(folder, p);
+      this.projects.set(folder, p);
     }
     addTokens(p, e);
     row.firstAt = Math.min(row.firstAt, e.at);
     row.lastAt = Math.max(row.lastAt, e.at);
+    if (this.title === undefined) this.title = e.title;
   }
-  row.modelsUsed = [...models.keys()];
-  row.modelBreakdowns = [...models]
-    .map(([modelName, t]) => ({
-      modelName,
-      inputTokens: t.inputTokens,
-      outputTokens: t.outputTokens,
-      cacheCreationTokens: t.cacheCreationTokens,
-      cacheReadTokens: t.cacheReadTokens,
-      reasoningTokens: t.reasoningTokens,
-      cost: t.totalCost,
-    }))
-    .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.modelName.localeCompare(b.modelName));
-  row.agents = [...agents.keys()].sort();
-  row.agentBreakdowns = [...agents]
-    .map(([agent, t]) => ({ agent, totalTokens: t.totalTokens, cost: t.totalCost }))
-    .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.agent.localeCompare(b.agent));
-  row.projects = [...projects.keys()].filter((p) => p !== '').sort();
-  row.projectBreakdowns = [...projects]
-    .map(([project, t]) => ({ project, totalTokens: t.totalTokens, cost: t.totalCost }))
-    .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.project.localeCompare(b.project));
-  return row;
+
+  /** The row, with its breakdowns. */
+  finish(): UsageRow {
+    const row = this.row;
+    row.modelsUsed = [...this.models.keys()];
+    row.modelBreakdowns = [...this.models]
+      .map(([modelName, t]) => ({
+        modelName,
+        inputTokens: t.inputTokens,
+        outputTokens: t.outputTokens,
+        cacheCreationTokens: t.cacheCreationTokens,
+        cacheReadTokens: t.cacheReadTokens,
+        reasoningTokens: t.reasoningTokens,
+        cost: t.totalCost,
+      }))
+      .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.modelName.localeCompare(b.modelName));
+    row.agents = [...this.agents.keys()].sort();
+    row.agentBreakdowns = [...this.agents]
+      .map(([agent, t]) => ({ agent, totalTokens: t.totalTokens, cost: t.totalCost }))
+      .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.agent.localeCompare(b.agent));
+    row.projects = [...this.projects.keys()].filter((p) => p !== '').sort();
+    row.projectBreakdowns = [...this.projects]
+      .map(([project, t]) => ({ project, totalTokens: t.totalTokens, cost: t.totalCost }))
+      .sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || a.project.localeCompare(b.project));
+    return row;
+  }
+}
+
+/** Sums entries into one row under `key`. */
+function rowOf(key: string, entries: readonly UsageEntry[]): UsageRow {
+  const sums = new RowSums(key);
+  for (const e of entries) sums.add(e);
+  return sums.finish();
 }
 
 /** The calendar date of `at` in `timeZone`, as YYYY-MM-DD; throws RangeError for an unknown zone. */
@@ -231,26 +253,39 @@ const weeks = new Map<string, string>();
 const FIVE_HOURS = 5 * 3_600_000;
 const HOUR = 3_600_000;
 
+/** Entries counted between two pauses of a paced report (see usageRowsPaced). */
+const ENTRIES_PER_STEP = 20_000;
+/** Rows finished between two pauses. */
+const ROWS_PER_STEP = 2_000;
+
 /**
  * ccusage's billing windows: a window opens at the hour its first request falls in and lasts five
  * hours; a request after the window's end, or more than five hours after the one before it, opens
  * the next. Between windows more than five hours apart, a gap row stands for the idle time.
  */
-function blocksOf(entries: readonly UsageEntry[]): UsageRow[] {
+function* blocksOf(entries: readonly UsageEntry[]): Generator<void, UsageRow[]> {
   const sorted = [...entries].sort((a, b) => a.at - b.at);
-  const windows: { start: number; entries: UsageEntry[] }[] = [];
-  for (const e of sorted) {
+  const windows: { start: number; last: number; sums: RowSums }[] = [];
+  for (const [i, e] of sorted.entries()) {
+    if (i > 0 && i % ENTRIES_PER_STEP === 0) yield;
     const open = windows.at(-1);
-    const last = open?.entries.at(-1);
-    if (open && last && e.at - open.start <= FIVE_HOURS && e.at - last.at <= FIVE_HOURS) open.entries.push(e);
-    else windows.push({ start: Math.floor(e.at / HOUR) * HOUR, entries: [e] });
+    if (open && e.at - open.start <= FIVE_HOURS && e.at - open.last <= FIVE_HOURS) {
+      open.sums.add(e);
+      open.last = e.at;
+    } else {
+      const start = Math.floor(e.at / HOUR) * HOUR;
+      const sums = new RowSums(new Date(start).toISOString());
+      sums.add(e);
+      windows.push({ start, last: e.at, sums });
+    }
   }
   const rows: UsageRow[] = [];
   for (const [i, w] of windows.entries()) {
+    if (i > 0 && i % ROWS_PER_STEP === 0) yield;
     const prev = i > 0 ? windows[i - 1]! : undefined;
     if (prev) {
-      const prevLast = prev.entries.at(-1)!.at;
-      const next = w.entries[0]!.at;
+      const prevLast = prev.last;
+      const next = w.sums.row.firstAt;
       // The gap runs from five hours after the last request to the next request itself.
       if (next - prevLast > FIVE_HOURS) {
         const gap = rowOf(`gap-${new Date(prevLast + FIVE_HOURS).toISOString()}`, []);
@@ -261,11 +296,47 @@ function blocksOf(entries: readonly UsageEntry[]): UsageRow[] {
         rows.push(gap);
       }
     }
-    const row = rowOf(new Date(w.start).toISOString(), w.entries);
+    const row = w.sums.finish();
     row.endAt = w.start + FIVE_HOURS;
     rows.push(row);
   }
   return rows;
+}
+
+/** The report's rows, a step at a time: each `yield` is a place to let other work in. */
+function* rowSteps(
+  kind: UsageReportKind,
+  entries: readonly UsageEntry[],
+  timeZone: string | undefined,
+): Generator<void, UsageRow[]> {
+  if (kind === 'blocks') return yield* blocksOf(entries);
+  const groups = new Map<string, RowSums>();
+  const keyOf = (e: UsageEntry): string => {
+    if (kind === 'session') return `${e.agent}\u0000${e.sessionId}`;
+    const date = dateIn(e.at, timeZone);
+    return kind === 'daily' ? date : kind === 'weekly' ? weekOf(date) : date.slice(0, 7);
+  };
+  for (const [i, e] of entries.entries()) {
+    if (i > 0 && i % ENTRIES_PER_STEP === 0) yield;
+    const key = keyOf(e);
+    let sums = groups.get(key);
+    if (!sums) {
+      // A session's row is keyed by its id.
+      sums = new RowSums(kind === 'session' ? e.sessionId : key);
+      groups.set(key, sums);
+    }
+    sums.add(e);
+  }
+  const rows: UsageRow[] = [];
+  for (const sums of groups.values()) {
+    if (rows.length > 0 && rows.length % ROWS_PER_STEP === 0) yield;
+    const row = sums.finish();
+    if (kind === 'session' && sums.title !== undefined) row.title = sums.title;
+    rows.push(row);
+  }
+  return kind === 'session'
+    ? rows.sort((a, b) => a.lastAt - b.lastAt || a.key.localeCompare(b.key))
+    : rows.sort((a, b) => a.key.localeCompare(b.key));
 }
 
 /** The report's rows, oldest first (sessions by their last activity). */
@@ -274,29 +345,29 @@ export function usageRows(
   entries: readonly UsageEntry[],
   timeZone: string | undefined,
 ): UsageRow[] {
-  if (kind === 'blocks') return blocksOf(entries);
-  const groups = new Map<string, UsageEntry[]>();
-  const keyOf = (e: UsageEntry): string => {
-    if (kind === 'session') return `${e.agent}\u0000${e.sessionId}`;
-    const date = dateIn(e.at, timeZone);
-    return kind === 'daily' ? date : kind === 'weekly' ? weekOf(date) : date.slice(0, 7);
-  };
-  for (const e of entries) {
-    const key = keyOf(e);
-    const group = groups.get(key);
-    if (group) group.push(e);
-    else groups.set(key, [e]);
+  const steps = rowSteps(kind, entries, timeZone);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
   }
-  const rows = [...groups].map(([key, group]) => {
-    if (kind !== 'session') return rowOf(key, group);
-    const row = rowOf(group[0]!.sessionId, group);
-    const title = group.find((e) => e.title !== undefined)?.title;
-    if (title !== undefined) row.title = title;
-    return row;
-  });
-  return kind === 'session'
-    ? rows.sort((a, b) => a.lastAt - b.lastAt || a.key.localeCompare(b.key))
-    : rows.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+/**
+ * usageRows, awaiting `pause` every few tens of thousands of entries: a daemon making a report over
+ * hundreds of thousands of requests answers its other clients meanwhile.
+ */
+export async function usageRowsPaced(
+  kind: UsageReportKind,
+  entries: readonly UsageEntry[],
+  timeZone: string | undefined,
+  pause: () => Promise<unknown>,
+): Promise<UsageRow[]> {
+  const steps = rowSteps(kind, entries, timeZone);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
 }
 
 /** The sum of every row (gap rows add nothing). */
