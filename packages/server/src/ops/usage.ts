@@ -168,7 +168,10 @@ async function makeReport(
   const inFolder = req.project === undefined ? undefined : inProject(req.project);
   const model = req.model?.toLowerCase();
   const { since, until } = req;
-  const recent = read.entries().filter((e) => {
+  // Over hundreds of thousands of requests the steps below take a few hundred ms: clients are
+  // answered between them.
+  const pause = () => setImmediate();
+  const recent = (await read.entries(pause)).filter((e) => {
     if (inFolder && !inFolder(e.project)) return false;
     if (model !== undefined && !e.model.toLowerCase().includes(model)) return false;
     return true;
@@ -180,15 +183,18 @@ async function makeReport(
           const day = dateIn(e.at, timeZone);
           return !((since !== undefined && day < since) || (until !== undefined && day > until));
         });
-  // Over hundreds of thousands of requests this takes a few hundred ms: clients are answered between
-  // its steps.
-  const rows = await usageRowsPaced(kind, inDays, timeZone, () => setImmediate());
+  const rows = await usageRowsPaced(kind, inDays, timeZone, pause);
   // Reports of one read with the same agent, project and model keep one list of the entries since
   // the last gap: the entries are made anew for each report.
   const tailKey = JSON.stringify([req.project, req.model]);
   let tail = tails.get(read)?.get(tailKey);
   if (!tail) {
-    tail = sinceLastGap(recent);
+    // A read holds the requests made until it was read: when the last is five hours old, no window
+    // is open now, nor will be while the read lasts (a new request makes a new read). Its entries
+    // since the last gap are then kept as none, instead of held for nothing: without a night's
+    // rest between requests they can be a large part of the whole.
+    const lastAt = recent.at(-1)?.at;
+    tail = lastAt !== undefined && Date.now() - lastAt < FIVE_HOURS ? sinceLastGap(recent) : [];
     const held = tails.get(read) ?? new Map<string, readonly UsageEntry[]>();
     if (held.size >= REPORTS_KEPT) held.delete(held.keys().next().value!);
     held.set(tailKey, tail);

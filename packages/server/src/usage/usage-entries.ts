@@ -22,8 +22,11 @@ export interface UsageSession {
 }
 
 export interface UsageRead {
-  /** Every request as an object, oldest first: made anew at each call (memory keeps them compact). */
-  entries(): UsageEntry[];
+  /**
+   * Every request as an object, oldest first: made anew at each call (memory keeps them compact),
+   * awaiting `pause` every few tens of thousands made, so that a daemon answers others meanwhile.
+   */
+  entries(pause?: () => Promise<unknown>): Promise<UsageEntry[]>;
   /** Sessions that could not be read, each with why. */
   errors: { ref: string; error: string }[];
 }
@@ -39,9 +42,17 @@ class KeptRead implements UsageRead {
     readonly errors: { ref: string; error: string }[],
   ) {}
 
-  entries(): UsageEntry[] {
+  async entries(pause?: () => Promise<unknown>): Promise<UsageEntry[]> {
     const made: UsageEntry[] = [];
-    for (const s of this.sessions) s.addTo(made);
+    let since = 0;
+    for (const s of this.sessions) {
+      since += s.length;
+      s.addTo(made);
+      if (pause && since >= ENTRIES_PER_PAUSE) {
+        since = 0;
+        await pause();
+      }
+    }
     if (!this.order) {
       // One order whatever came from memory: the rows' model lists and sums do not depend on it.
       const order = Array.from(made.keys());
@@ -53,6 +64,9 @@ class KeptRead implements UsageRead {
     return entries;
   }
 }
+
+/** Entries made between two pauses (see UsageRead.entries). */
+const ENTRIES_PER_PAUSE = 20_000;
 
 const stampsKey = (stamps: readonly SessionFileStamp[]): string =>
   JSON.stringify(stamps.map((s) => [s.path, s.size, s.mtimeMs]));
