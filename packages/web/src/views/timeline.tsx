@@ -351,11 +351,17 @@ export function TimelineView({
   const lastBase = useRef(base);
   // The row at the top as the last commit left it (a scroll event may not have told it yet).
   const committedTop = useRef<{ key: string; within: number } | undefined>(undefined);
+  const lastPreview = useRef(feed.state.preview);
   useLayoutEffect(() => {
     const was = lastBase.current;
     lastBase.current = base;
+    const wasPreview = lastPreview.current;
+    lastPreview.current = feed.state.preview;
     const top = committedTop.current ?? shown.current;
-    if (was === base || follow || !top || goal.current) return;
+    // A preview's rows count from its own first item, not the history's (one read around a link's
+    // item, or at the file's end): no row of the history is sure to be the one it showed. A link
+    // lands on its item by its id instead, a tail by following.
+    if (was === base || follow || !top || goal.current || wasPreview) return;
     // A placeholder at the top stands for positions that may be rows now: the one it was at is put back.
     if (top.key.startsWith('~') && view.window) {
       const at = Number(top.key.slice(1)) + Math.floor(top.within / GAP_ITEM_PX);
@@ -430,14 +436,17 @@ export function TimelineView({
     setTarget(row.key);
     folds.open(`${row.key}:body`);
     // The item's start, not its middle: a tall item centred would land mid-content.
-    aims.current++;
+    const mine = ++aims.current;
     virtualizer.scrollToIndex(at, { align: 'start' });
-    // Sizes settle as rows around it are measured; aim again once they have (unless the rows were
-    // replaced meanwhile: their own aim holds the view then).
+    // Sizes settle as rows around it are measured; aim again once they have, unless the rows were
+    // replaced meanwhile (their own aim holds the view then: a history in a preview's place puts
+    // other items at the same rows) or another aim came.
     const aimedAt = timeline.baseOf(MAIN_LANE);
+    const onPreview = feed.state.preview;
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
-        if (samePlaces(aimedAt)) virtualizer.scrollToIndex(at, { align: 'start' });
+        if (aims.current !== mine || !samePlaces(aimedAt) || (onPreview && !feed.state.preview)) return;
+        virtualizer.scrollToIndex(at, { align: 'start' });
       }),
     );
   }, [item, version, machinery, feed.state.loaded, feed.state.preview]);
