@@ -18,6 +18,7 @@ import {
   buildUi,
   go,
   homeEnv,
+  inView,
   launch,
   openPage,
   type Served,
@@ -110,17 +111,6 @@ const countChunks = (page: Page) =>
         if (typeof e.data === 'string' && e.data.includes('"type":"transcript_chunk"')) w.__chunks++;
       });
   });
-
-/** Whether the row is on screen, inside the timeline's scroller. */
-const inView = (page: Page, selector: string) =>
-  page.evaluate((sel) => {
-    const row = document.querySelector(sel);
-    const scroller = document.querySelector('.timeline-scroll');
-    if (!row || !scroller) return false;
-    const r = row.getBoundingClientRect();
-    const s = scroller.getBoundingClientRect();
-    return r.top >= s.top - 1 && r.top < s.bottom;
-  }, selector);
 
 /** The timeline's window: the positions it holds, of how many, and how many items the page holds. */
 const windowOf = (page: Page) =>

@@ -166,6 +166,17 @@ export const PHONE = {
 export const timelineLoaded = (page: Page) =>
   page.waitForSelector('.status-line[data-loaded=yes]', { timeout: 60_000 });
 
+/** Whether the row is on screen, inside the timeline's scroller. */
+export const inView = (page: Page, selector: string): Promise<boolean> =>
+  page.evaluate((sel) => {
+    const row = document.querySelector(sel);
+    const scroller = document.querySelector('.timeline-scroll');
+    if (!row || !scroller) return false;
+    const r = row.getBoundingClientRect();
+    const s = scroller.getBoundingClientRect();
+    return r.top >= s.top - 1 && r.top < s.bottom;
+  }, selector);
+
 /** The text an element shows, as a reader sees it: rendered line breaks, hidden parts left out. */
 export const shownText = (locator: Locator): Promise<string> =>
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what these tests check

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { claudeSession } from './claude-session.js';
-import { buildUi, go, homeEnv, launch, openPage, type Served, serve, tempDir } from './harness.js';
+import { buildUi, go, homeEnv, inView, launch, openPage, type Served, serve, tempDir } from './harness.js';
 
 const SLOW = 240_000;
 const SID = '5b1d7f2e-7c1a-4e0b-9d3c-1f2a3b4c5d6e';
@@ -75,20 +75,7 @@ it(
       .toEqual({ beforeHistory: true, link: false });
     // The history's row of the same item, with its permalink, in view once the window took its place.
     await page.locator(`${row} .permalink`).waitFor({ timeout: 60_000 });
-    await expect
-      .poll(
-        () =>
-          page.evaluate((sel) => {
-            const found = document.querySelector(sel);
-            const scroller = document.querySelector('.timeline-scroll');
-            if (!found || !scroller) return false;
-            const r = found.getBoundingClientRect();
-            const s = scroller.getBoundingClientRect();
-            return r.top >= s.top - 1 && r.top < s.bottom;
-          }, row),
-        { timeout: 30_000 },
-      )
-      .toBe(true);
+    await expect.poll(() => inView(page, row), { timeout: 30_000 }).toBe(true);
     expect(await page.locator('.notice-bar').count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();

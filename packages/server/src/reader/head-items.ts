@@ -50,8 +50,8 @@ export async function edgeItems(
 }
 
 /** Bytes before a linked record's line that its preview reads, and bytes after it. */
-export const AROUND_BEFORE_BYTES = 192 * 1024;
-export const AROUND_AFTER_BYTES = 64 * 1024;
+const AROUND_BEFORE_BYTES = 192 * 1024;
+const AROUND_AFTER_BYTES = 64 * 1024;
 /** A record's line longer than this is not previewed: the history brings it. */
 const AROUND_LINE_MAX_BYTES = 32 * 1024 * 1024;
 
