@@ -362,7 +362,7 @@ export abstract class CatalogIndexing extends CatalogState {
    * queued when it finishes, while this thread writes what came back. */
   protected prefetch(): void {
     if (!this.workers) return;
-    for (const key of this.background.slice(0, 2 * this.workers.threads)) {
+    for (const key of this.background.slice(-2 * this.workers.threads).reverse()) {
       const e = this.sessions.get(key);
       if (!e || e.indexed || this.preparing.has(key) || this.followed.has(key)) continue;
       this.preparing.set(

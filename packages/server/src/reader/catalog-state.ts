@@ -153,7 +153,8 @@ export abstract class CatalogState {
   /** Each agent's homes as configured now: the index holds only sessions under them. */
   protected readonly homes: { home: string; agent: string }[] = [];
   protected readonly urgent: Task[] = [];
-  /** Sessions to index when nothing is urgent, the most recently active first (see nextBackground). */
+  /** Sessions to index when nothing is urgent, the most recently active last: the next one is
+   * taken from the end (see nextBackground). */
   protected readonly background: string[] = [];
   /** Keys were queued since the background queue was last put in order. */
   protected backgroundUnsorted = false;

@@ -107,8 +107,14 @@ export interface WatcherOptions {
   readonly rescanMs?: number;
 }
 
-/** The interval's walks take at most this share of the time: a long one spaces out the next. */
-const WALK_SHARE = 1 / 20;
+/**
+ * The share of the time the interval's walks may take, a long one spacing out the next: a twentieth
+ * for a walk of up to SHORT_WALK_MS, less the longer the walk. The walk only catches what the
+ * notices missed, so a home of 20,000 sessions, whose walk takes about three seconds, is walked
+ * every twenty minutes or so rather than keep an idle daemon busy.
+ */
+const walkShare = (tookMs: number): number => Math.min(1 / 20, SHORT_WALK_MS / 20 / tookMs);
+const SHORT_WALK_MS = 150;
 
 /** Where Node's recursive watch is the system's own (one handle for a whole tree); elsewhere it
  * watches each file on its own, and the watcher follows the folders one by one instead. */
@@ -145,7 +151,7 @@ export class Watcher {
   }
 
   /** The walk that catches what notices missed: every `rescanMs`, or longer when walks are long
-   * (thousands of sessions), so that it never takes more than WALK_SHARE of the time. */
+   * (thousands of sessions), so that it takes no more than its share of the time (walkShare). */
   private nextRescan(delay: number): void {
     this.rescanTimer = setTimeout(async () => {
       this.attach();
@@ -153,7 +159,7 @@ export class Watcher {
       await this.options.onRescan();
       if (this.closed) return;
       const took = performance.now() - started;
-      this.nextRescan(Math.max(this.rescanMs, took / WALK_SHARE));
+      this.nextRescan(Math.max(this.rescanMs, took / walkShare(took)));
     }, delay);
     this.rescanTimer.unref();
   }
