@@ -240,13 +240,30 @@ export abstract class CatalogState {
     const files = db.files();
     const stored = db.sessions<CatalogHead, SessionSummaryWithPrompts>();
     if (db.generation !== generation) return;
-    for (const [path, f] of files) this.known.set(path, f);
+    // Each row comes with strings of its own: a session's key and its files' paths are read once
+    // per table, and its agent once per row. Held once each instead, over 20,000 sessions.
+    const once = new Map<string, string>();
+    const one = (text: string): string => {
+      const held = once.get(text);
+      if (held !== undefined) return held;
+      once.set(text, text);
+      return text;
+    };
+    for (const [path, f] of files) {
+      f.sessionKey = one(f.sessionKey);
+      this.known.set(one(path), f);
+    }
     for (const s of stored) {
-      this.sessions.set(s.key, {
-        key: s.key,
-        agent: s.agent,
+      const key = one(s.key);
+      const head = withoutTexts(s.head);
+      head.agent = one(head.agent);
+      head.path = one(head.path);
+      head.files = head.files.map(one);
+      this.sessions.set(key, {
+        key,
+        agent: one(s.agent),
         sid: s.sid,
-        head: withoutTexts(s.head),
+        head,
         summary:
           s.summaryVersion === SESSION_SUMMARY_VERSION && s.summary ? listedSummary(s.summary) : undefined,
         capabilities: s.capabilities && sharedCapabilities(s.capabilities),
