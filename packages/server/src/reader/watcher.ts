@@ -115,6 +115,8 @@ export interface WatcherOptions {
  */
 const walkShare = (tookMs: number): number => Math.min(1 / 20, SHORT_WALK_MS / 20 / tookMs);
 const SHORT_WALK_MS = 150;
+/** However long the walk, the next one within the hour (and a delay a timer can hold). */
+const LONGEST_RESCAN_MS = 60 * 60_000;
 
 /** Where Node's recursive watch is the system's own (one handle for a whole tree); elsewhere it
  * watches each file on its own, and the watcher follows the folders one by one instead. */
@@ -159,7 +161,7 @@ export class Watcher {
       await this.options.onRescan();
       if (this.closed) return;
       const took = performance.now() - started;
-      this.nextRescan(Math.max(this.rescanMs, took / walkShare(took)));
+      this.nextRescan(Math.max(this.rescanMs, Math.min(took / walkShare(took), LONGEST_RESCAN_MS)));
     }, delay);
     this.rescanTimer.unref();
   }
