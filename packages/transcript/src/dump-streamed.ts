@@ -35,7 +35,13 @@ import type { SessionPlatform } from './platform.js';
 import { redactItems } from './redact/items.js';
 import { type RedactionCounts, redactValue } from './redact/redact.js';
 import { err, type LoadTranscriptError, ok, type Result } from './result.js';
-import { readsWhole, type SessionPartStep, type SessionPartsOptions, sessionParts } from './session-parts.js';
+import {
+  placed,
+  readsWhole,
+  type SessionPartStep,
+  type SessionPartsOptions,
+  sessionParts,
+} from './session-parts.js';
 import { type SettledItem, SettledItems } from './settled-items.js';
 
 export type StreamOptions = SessionPartsOptions;
@@ -53,8 +59,8 @@ async function* itemSteps(
   for await (const step of sessionParts(platform, target, options)) {
     yield step;
     if (readsWhole(step) || !step.ok) return;
-    const { t, letGo } = step.value;
-    if (letGo(t.events.length)) t.skipped.length = 0;
+    const { t, letGo, main } = step.value;
+    if (letGo(placed(t.events, main))) t.skipped.length = 0;
   }
 }
 

@@ -17,7 +17,7 @@
 import type { SessionTarget, Transcript, TranscriptEvent, TranscriptEventKind } from './model.js';
 import type { SessionPlatform } from './platform.js';
 import { type LoadTranscriptError, ok, type Result } from './result.js';
-import { readsWhole, type SessionPartsOptions, sessionParts } from './session-parts.js';
+import { placed, readsWhole, type SessionPartsOptions, sessionParts } from './session-parts.js';
 
 /**
  * The latest events left for the next part: a record can change how one shortly before it reads
@@ -120,18 +120,10 @@ export async function streamEvents(
     for (; out - base < settled; out++) await onEvent(t, events[out - base]!);
     await options.afterPart?.();
     if (last) return ok({ events: out, skipped: t.skipped.length, whole: false });
-    // What is handed out is done with, where the translation can let go of it (Codex's can; Claude
-    // Code's merges its files' events by time, and keeps them).
+    // What is handed out is done with, where the translation can let go of it.
     if (step.value.letGo(out - base)) base = out;
   }
   return whole('the session ended before its last part');
-}
-
-/** How many of the events keep their place whatever later parts of the main file add: those up to
- * the main file's latest one. */
-function placed(events: readonly TranscriptEvent[], main: string): number {
-  for (let i = events.length - 1; i >= 0; i--) if (events[i]!.source.file === main) return i + 1;
-  return 0;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { SourceFile } from './adapter.js';
 import { type TranscriptDelta, Translator } from './incremental.js';
 import { loadTranscript } from './load.js';
-import type { SessionTarget, Transcript } from './model.js';
+import type { SessionTarget, Transcript, TranscriptEvent } from './model.js';
 import { findSession, openFailure, readSessionFiles } from './open.js';
 import type { SessionPlatform } from './platform.js';
 import { type FilePart, isPlainFileOf, readParts } from './read.js';
@@ -39,9 +39,17 @@ export interface SessionStep {
   readonly read: number;
   /**
    * Lets go of the first `count` events of the list, before the next step is asked for; false when
-   * the translation cannot (it keeps every event, and the list stays whole).
+   * the translation cannot (it keeps every event, and the list stays whole). Only events that keep
+   * their place (see `placed`) may be let go of.
    */
   letGo(count: number): boolean;
+}
+
+/** How many of the events keep their place whatever later parts of the main file add: those up to
+ * the main file's latest one (a part's events land after it). */
+export function placed(events: readonly TranscriptEvent[], main: string): number {
+  for (let i = events.length - 1; i >= 0; i--) if (events[i]!.source.file === main) return i + 1;
+  return 0;
 }
 
 /** The session must be read whole to go on, and why. */

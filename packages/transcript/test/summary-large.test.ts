@@ -10,30 +10,9 @@ import { foldTranscript, readSourceFile, splitLines, summarizeSession } from '..
 import { finishTranscript } from '../src/load.js';
 import { readLines } from '../src/read.js';
 import { STREAM_FROM_BYTES } from '../src/summary.js';
+import { bigClaudeSession, claudeSource } from './big-sessions.js';
 import { corpus, corpusPath } from './corpus.js';
 import { tempHome, tempPlatform } from './homes.js';
-
-const SID = 'fa812bfe-b295-4cca-9c2f-fdf01028cb46';
-const source = () => readFileSync(corpusPath('claude/projects/-work-spotter', `${SID}.jsonl`), 'utf8');
-
-/** A Claude Code session of `copies` copies of the corpus's largest main file, each copy's
- * messages, requests and records with ids of their own, so that every copy counts. */
-function bigSession(home: string, copies: number): { path: string; one: string } {
-  const dir = join(home, '.claude/projects/-big');
-  mkdirSync(dir, { recursive: true });
-  const one = source();
-  const path = join(dir, `${SID}.jsonl`);
-  const parts: string[] = [];
-  for (let n = 0; n < copies; n++)
-    parts.push(
-      one
-        .replaceAll('"msg_', `"msg_${n}_`)
-        .replaceAll('"req_', `"req_${n}_`)
-        .replaceAll('"uuid":"', `"uuid":"${n}-`),
-    );
-  writeFileSync(path, parts.join(''));
-  return { path, one };
-}
 
 describe('readLines', () => {
   it("gives splitLines's lines, whatever the chunk size, long lines, CRLF and a cut last line included", async () => {
@@ -63,13 +42,13 @@ describe('readLines', () => {
 describe.skipIf(!corpus)('a very large Claude Code session', () => {
   it('is summarized in chunks with the numbers of the pass over the whole file', async () => {
     const home = tempHome();
-    const copies = Math.ceil((STREAM_FROM_BYTES * 1.3) / Buffer.byteLength(source()));
-    const { path } = bigSession(home, copies);
+    const copies = Math.ceil((STREAM_FROM_BYTES * 1.3) / Buffer.byteLength(claudeSource()));
+    const { path } = bigClaudeSession(home, copies);
     const platform = tempPlatform(home);
     const streamed = await summarizeSession(platform, { path, agent: 'claude-code' }, { prompts: true });
     const whole = claudeCodeAdapter.summarize!([await readSourceFile(platform, path)]);
     expect(streamed).toEqual(whole);
-    const one = claudeCodeAdapter.summarize!([{ path, data: Buffer.from(source()) }]);
+    const one = claudeCodeAdapter.summarize!([{ path, data: Buffer.from(claudeSource()) }]);
     if (!one.ok || !streamed.ok) throw new Error('not read');
     expect(streamed.value.requests).toBe(copies * one.value.requests!);
     expect(streamed.value.outputTokens).toBe(copies * one.value.outputTokens!);
@@ -77,8 +56,8 @@ describe.skipIf(!corpus)('a very large Claude Code session', () => {
 
   it('of 200 MB is summarized under a 64 MB heap with far less memory than the file', () => {
     const home = tempHome();
-    const copies = Math.ceil((200 * 1024 * 1024) / Buffer.byteLength(source()));
-    const { path } = bigSession(home, copies);
+    const copies = Math.ceil((200 * 1024 * 1024) / Buffer.byteLength(claudeSource()));
+    const { path } = bigClaudeSession(home, copies);
     // From the build, in a process of its own, its heap capped: holding the file or its records fails.
     const dist = new URL('../dist/index.js', import.meta.url).href;
     const script = `

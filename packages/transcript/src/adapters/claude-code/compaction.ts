@@ -11,6 +11,15 @@ export class Compactions {
   /** Events since the last compaction (and the segment it preserved): what the next one shadows. */
   private pending: TranscriptEvent[] = [];
   private open: TranscriptEventOf<'compaction'> | undefined;
+  /**
+   * Forgets the pending events before `seq`: a reader is done with them, and a compaction to come
+   * leaves them as they are (a reader that needs its marks waits for it before letting go).
+   */
+  letGo(seq: number): void {
+    let n = 0;
+    while (n < this.pending.length && this.pending[n]!.seq < seq) n++;
+    this.pending.splice(0, n);
+  }
 
   /** Takes the lane's next events; answers the earlier ones it marked as shadowed, and the earlier
    * compaction whose summary it filled in. */

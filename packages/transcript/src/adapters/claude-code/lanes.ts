@@ -3,6 +3,8 @@ import type { Lane, TranscriptEvent, TranscriptEventOf } from '../../model.js';
 import { rec, str } from './records.js';
 
 const TITLE_CHARS = 80;
+/** The input fields a spawning call's title comes from, first found first. */
+const TITLE_FIELDS = ['description', 'subagent_type'] as const;
 
 /** A subagent file's lane before it is linked. */
 export interface SubagentLane {
@@ -42,9 +44,29 @@ export function buildLanes(mainId: string, subagents: readonly SubagentLane[], s
   return lanes;
 }
 
+/** A call as buildLanes reads it: its ids, lane and place, and the input fields that title a lane. */
+export function spawnSketch(call: TranscriptEventOf<'tool_call'>): TranscriptEventOf<'tool_call'> {
+  const input = rec(call.payload.input);
+  const titled: Record<string, unknown> = {};
+  for (const field of TITLE_FIELDS) if (input?.[field] !== undefined) titled[field] = input[field];
+  const { id, seq, kind, agentId, source } = call;
+  return {
+    id,
+    seq,
+    kind,
+    agentId,
+    source,
+    payload: { callId: call.payload.callId, name: call.payload.name, input: titled },
+  };
+}
+
 function titleOfCall(call: TranscriptEventOf<'tool_call'>): string | undefined {
   const input = rec(call.payload.input);
-  return str(input?.description) ?? str(input?.subagent_type);
+  for (const field of TITLE_FIELDS) {
+    const title = str(input?.[field]);
+    if (title !== undefined) return title;
+  }
+  return undefined;
 }
 
 /**

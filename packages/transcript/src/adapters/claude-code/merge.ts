@@ -62,6 +62,17 @@ export class TimeMerge<T> {
     return at;
   }
 
+  /**
+   * Forgets the first `count` merged items. New items still land after them, as they would in the
+   * whole merge: every list's new items go after its own earlier ones, and the items forgotten sort
+   * before every item kept.
+   */
+  letGo(count: number): void {
+    this.items.splice(0, count);
+    this.keys.splice(0, count);
+    this.lists.splice(0, count);
+  }
+
   /** Whether an item of `list` with `key` sorts before the merged item at `at`. */
   private before(key: number, list: number, at: number): boolean {
     const other = this.keys[at]!;

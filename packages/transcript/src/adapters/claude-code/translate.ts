@@ -23,7 +23,7 @@ import { isWireId } from '../../values.js';
 import { Compactions } from './compaction.js';
 import { type ParsedLine, SessionTranslator } from './events.js';
 import { subagentFolderSession } from './files.js';
-import { buildLanes, promptTitle, type SpawnIndex } from './lanes.js';
+import { buildLanes, promptTitle, type SpawnIndex, spawnSketch } from './lanes.js';
 import { TimeMerge } from './merge.js';
 import { agentIdFromPath, fileStem, isRec, str, unknownGeneration } from './records.js';
 
@@ -76,6 +76,8 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
   private readonly shown = new Set<Capability>();
   readonly calls = new Map<string, TranscriptEventOf<'tool_call'>>();
   private readonly agentCalls = new Map<string, TranscriptEventOf<'tool_result'>>();
+  /** Events let go of: the merged list's first event is the session's this-many-th. */
+  private dropped = 0;
   private orphanOf: { sid: string } | undefined;
   private sessionId = '';
   private started: number | undefined;
@@ -142,7 +144,7 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
     appendAll(updated, revised);
 
     const merged = this.merge.items;
-    for (let at = from; at < merged.length; at++) merged[at]!.seq = at;
+    for (let at = from; at < merged.length; at++) merged[at]!.seq = this.dropped + at;
     for (const e of added) this.note(e);
     for (const e of updated) if (e.kind === 'request' && e.payload.usage) this.shown.add('usage');
     added.sort((a, b) => a.seq - b.seq);
@@ -175,6 +177,29 @@ export class ClaudeTranslation implements IncrementalTranslation, SpawnIndex {
     };
     if (t.version !== undefined) translated.agentVersion = t.version;
     return translated;
+  }
+
+  /**
+   * Lets go of the first `count` merged events. What the lanes are built from later keeps only its
+   * sketch: a spawning call's title, a result's agent.
+   */
+  letGo(count: number): void {
+    if (count <= 0) return;
+    const merged = this.merge.items;
+    for (let i = 0; i < count && i < merged.length; i++) {
+      const e = merged[i]!;
+      if (e.kind === 'tool_call' && this.calls.get(e.payload.callId) === e)
+        this.calls.set(e.payload.callId, spawnSketch(e));
+      else if (
+        e.kind === 'tool_result' &&
+        e.payload.agentId !== undefined &&
+        this.agentCalls.get(e.payload.agentId) === e
+      )
+        this.agentCalls.set(e.payload.agentId, { ...e, payload: { callId: e.payload.callId, output: null } });
+    }
+    this.merge.letGo(count);
+    this.dropped += count;
+    for (const f of this.files) f.compactions.letGo(this.dropped);
   }
 
   callOfAgent(agentId: string): string | undefined {
