@@ -395,8 +395,9 @@ describe.skipIf(!corpus)('every op of the ops socket', () => {
 });
 
 describe('the chat’s permission rules', () => {
-  it('are kept and revoked by an admin alone, and read by a member only for projects they see', async () => {
+  it('are kept and revoked by an admin alone, and read by a member only for workstations they may use', async () => {
     const kept = await api(tokens.ada, 'POST', '/api/permission-rules', {
+      workstation: 'olga-box',
       projectPath: olgaFolder,
       rule: 'Bash(npm test*)',
     });

@@ -119,7 +119,7 @@ describe('the PostgreSQL store', () => {
           `INSERT INTO driven_events (session_ref, seq, event_name, payload) VALUES ('s1', 1, 'x', '{"b":1,"a":2}')`,
         );
         await pool.query(`UPDATE driven_sessions SET held_seq = 1`);
-        expect(await migrate(pool)).toEqual([2]);
+        expect(await migrate(pool, { target: 2 })).toEqual([2]);
         expect(await tables(pool)).toEqual(expect.arrayContaining(['users', 'workstations']));
         await expect(
           pool.query(
@@ -138,6 +138,45 @@ describe('the PostgreSQL store', () => {
       try {
         expect(await store.drive.events('s1')).toEqual([{ seq: 1, eventName: 'x', payload: { b: 1, a: 2 } }]);
         expect(JSON.stringify((await store.drive.events('s1'))[0]?.payload)).toBe('{"b":1,"a":2}');
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("migration 3 keeps rules per workstation, the older folder-wide ones becoming the local machine's", async () => {
+      const url = emptyDatabase();
+      const pool = openPool(url);
+      try {
+        await migrate(pool, { target: 2 });
+        await pool.query(
+          `INSERT INTO permission_rules (id, project_path, effect, rule, created_at)
+           VALUES ('r1', '/p', 'allow', 'Bash(npm test*)', 5)`,
+        );
+        expect(await migrate(pool)).toEqual([3]);
+        // Every rule names its workstation from now on.
+        await expect(
+          pool.query(
+            `INSERT INTO permission_rules (id, project_path, effect, rule, created_at) VALUES ('r2', '/p', 'allow', 'Write', 6)`,
+          ),
+        ).rejects.toThrow(/null value in column "workstation"/);
+      } finally {
+        await pool.end();
+      }
+      const store = await openAt(url);
+      try {
+        expect(await store.rules.list()).toEqual([
+          {
+            id: 'r1',
+            workstation: 'local',
+            projectPath: '/p',
+            effect: 'allow',
+            rule: 'Bash(npm test*)',
+            createdAt: 5,
+          },
+        ]);
+        const away = await store.rules.remember('box', '/p', 'allow', 'Bash(npm test*)');
+        expect(away.id).not.toBe('r1');
+        expect((await store.rules.list({ workstation: 'box' })).map((r) => r.id)).toEqual([away.id]);
       } finally {
         await store.close();
       }

@@ -337,19 +337,37 @@ export function storageSuite(harness: StoreHarness): void {
   });
 
   describe('permission rules', () => {
-    it('remembers a rule once, by folder, and forgets it by id', async () => {
+    it('remembers a rule once, by workstation and folder, and forgets it by id', async () => {
       const store = await fresh();
-      const first = await store.rules.remember('/p', 'allow', ' Bash(npm test) ');
-      expect(first).toMatchObject({ projectPath: '/p', effect: 'allow', rule: 'Bash(npm test)' });
-      expect(await store.rules.remember('/p', 'allow', 'Bash(npm test)')).toEqual(first);
-      const deny = await store.rules.remember('/p', 'deny', 'Bash(rm *)');
-      const other = await store.rules.remember('/a', 'allow', 'Read');
-      expect((await store.rules.list()).map((r) => r.id)).toEqual([other.id, first.id, deny.id]);
-      expect((await store.rules.list('/p')).map((r) => r.id)).toEqual([first.id, deny.id]);
-      await expect(store.rules.remember('/p', 'allow', 'not a rule (')).rejects.toThrow(RuleRefused);
+      const first = await store.rules.remember('local', '/p', 'allow', ' Bash(npm test) ');
+      expect(first).toMatchObject({
+        workstation: 'local',
+        projectPath: '/p',
+        effect: 'allow',
+        rule: 'Bash(npm test)',
+      });
+      expect(await store.rules.remember('local', '/p', 'allow', 'Bash(npm test)')).toEqual(first);
+      const deny = await store.rules.remember('local', '/p', 'deny', 'Bash(rm *)');
+      const other = await store.rules.remember('local', '/a', 'allow', 'Read');
+      // The same rule in a folder of the same path on another workstation is one of its own.
+      const away = await store.rules.remember('box', '/p', 'allow', 'Bash(npm test)');
+      expect(away.id).not.toBe(first.id);
+      expect((await store.rules.list()).map((r) => r.id)).toEqual([away.id, other.id, first.id, deny.id]);
+      expect((await store.rules.list({ projectPath: '/p' })).map((r) => r.id)).toEqual([
+        away.id,
+        first.id,
+        deny.id,
+      ]);
+      expect((await store.rules.list({ workstation: 'local', projectPath: '/p' })).map((r) => r.id)).toEqual([
+        first.id,
+        deny.id,
+      ]);
+      await expect(store.rules.remember('local', '/p', 'allow', 'not a rule (')).rejects.toThrow(RuleRefused);
       expect(await store.rules.revoke(first.id)).toBe(true);
       expect(await store.rules.revoke(first.id)).toBe(false);
-      expect((await store.rules.list('/p')).map((r) => r.id)).toEqual([deny.id]);
+      expect((await store.rules.list({ workstation: 'local', projectPath: '/p' })).map((r) => r.id)).toEqual([
+        deny.id,
+      ]);
     });
   });
 

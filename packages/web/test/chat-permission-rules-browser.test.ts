@@ -147,15 +147,17 @@ describe('permission rules remembered by cairn', () => {
       await page.waitForSelector('.chat-log[data-ready=yes]', { timeout: 60_000 });
       await line.waitFor({ timeout: 30_000 });
 
-      // The settings page lists the rule under the project, and revokes it.
+      // The settings page lists the rule under the project on this machine, and revokes it.
       await go(page, '#/settings');
-      const listed = page.locator(`.settings-project[aria-label="Rules of ${project}"] .settings-rule`);
+      const listed = page.locator(
+        `.settings-project[aria-label="Rules of ${project} on local"] .settings-rule`,
+      );
       await listed.first().waitFor({ timeout: 30_000 });
       expect(await listed.getAttribute('data-rule')).toBe('Bash(touch*)');
       await screenshot(page, 'settings-permission-rules-light');
       expect(await violations(page)).toEqual([]);
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.getByRole('button', { name: `Revoke Bash(touch*) in ${project}` }).click();
+      await page.getByRole('button', { name: `Revoke Bash(touch*) in ${project} on local` }).click();
       await page.locator('.settings-empty').waitFor({ timeout: 30_000 });
 
       // Without the rule, the same kind of request asks again.

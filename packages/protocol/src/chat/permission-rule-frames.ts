@@ -51,10 +51,11 @@ export const PermissionRememberClientMessage = frame(
 );
 export type PermissionRememberClientMessage = Static<typeof PermissionRememberClientMessage>;
 
-/** cairn's: a rule kept for a project folder. */
+/** cairn's: a rule kept for a project folder on one workstation (`local`: the daemon's own machine). */
 export const RememberedPermissionRule = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
+    workstation: Type.String({ minLength: 1 }),
     projectPath: Type.String({ minLength: 1 }),
     effect: literals(['allow', 'deny']),
     rule: Type.String({ minLength: 1 }),
@@ -64,7 +65,7 @@ export const RememberedPermissionRule = Type.Object(
 );
 export type RememberedPermissionRule = Static<typeof RememberedPermissionRule>;
 
-/** `GET /api/permission-rules`: every project's remembered rules, and config.json's (read only
+/** `GET /api/permission-rules`: every workstation's and project's remembered rules, and config.json's (read only
  * here; `problem` says why they could not be read). */
 export const PermissionRulesReply = Type.Object(
   {

@@ -29,8 +29,9 @@ export class ChatPermissions {
   }
 
   /**
-   * "Always allow" on a card: the rule (one the card offered) is kept for this project, and the
-   * request is allowed once; later requests it covers are answered by it.
+   * "Always allow" on a card: the rule (one the card offered) is kept for this project on this
+   * session's workstation, and the request is allowed once; later requests it covers there are
+   * answered by it.
    */
   rememberRule(requestId: string, rule: string): void {
     const request = this.permissions.get(requestId);
@@ -47,7 +48,7 @@ export class ChatPermissions {
       this.broadcast({ type: 'error', message: 'the agent offered no way to allow this call' });
       return;
     }
-    this.deps.rules.remember(this.cwd, 'allow', rule);
+    this.deps.rules.remember(this.deps.workstation, this.cwd, 'allow', rule);
     this.deps.wire.answer(this.sessionId, requestId, allow.optionId);
   }
 
@@ -69,8 +70,10 @@ export class ChatPermissions {
         kind: String(o.kind),
       })),
     };
-    // A remembered rule (or config.json's) answers before any page is asked.
-    const ruled = this.deps.rules && ruleAnswer(this.deps.rules, this.cwd, p.toolCall, event);
+    // A rule remembered for this folder on this workstation (or config.json's) answers before any
+    // page is asked.
+    const ruled =
+      this.deps.rules && ruleAnswer(this.deps.rules, this.deps.workstation, this.cwd, p.toolCall, event);
     if (ruled) {
       this.ruled.set(String(p.requestId), { request: event, applied: ruled.applied });
       this.broadcast(ruled.line);

@@ -130,21 +130,12 @@ export class ChatService {
     try {
       const may = await this.allowed(req);
       if (url.pathname === '/api/permission-rules') {
-        // On a team's server a remembered rule answers prompts in its folder on every machine: an
-        // admin keeps and revokes them over this API; a member reads those of the projects they see.
+        // On a team's server an admin keeps and revokes rules over this API; a member reads those of
+        // the workstations they may use (a card's "Always allow" keeps one for its own workstation).
         if (this.options.access && personOf(req)?.role !== 'admin') {
           if (req.method !== 'GET') throw new Forbidden(RULES_REFUSAL);
-          const seen = new Set(
-            this.store
-              .projects()
-              .filter((p) => {
-                const sessions = this.store.sessions(p.id);
-                return sessions.length === 0 || sessions.some((s) => may(s.workstation));
-              })
-              .map((p) => p.path),
-          );
           const reply = this.rules.reply();
-          return json(res, 200, { ...reply, rules: reply.rules.filter((r) => seen.has(r.projectPath)) });
+          return json(res, 200, { ...reply, rules: reply.rules.filter((r) => may(r.workstation)) });
         }
         return await permissionRulesApi(this.rules, req, res, url, () => readBody(req));
       }

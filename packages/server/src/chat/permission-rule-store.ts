@@ -1,7 +1,8 @@
-// Permission rules cairn remembers per project folder ("always allow this command in this
-// project"), kept in cairn's own SQLite under $CAIRN_HOME and never in the agent's settings, and
-// the step that answers an agent's permission request by them (and by config.json's) before a
-// page is asked.
+// Permission rules cairn remembers per workstation and project folder ("always allow this command
+// in this project on this machine"), kept in cairn's own SQLite under $CAIRN_HOME and never in the
+// agent's settings, and the step that answers an agent's permission request by them (and by
+// config.json's) before a page is asked. A rule answers only on the workstation it was kept for:
+// two machines (two people's, on a team's server) may hold the same folder path.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +21,7 @@ import {
 } from '@cairn/protocol';
 import { ownerOnlyFile } from '@cairn/runner/owner-only';
 import Database from 'better-sqlite3';
+import { LOCAL_WORKSTATION } from '../drive/local-drive.js';
 
 /** Where a remembered rule says it came from, on the line that names it. */
 export const PROJECT_RULE_SOURCE = 'project';
@@ -27,13 +29,27 @@ const CONFIG_RULE_SOURCE = 'config.json';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS permission_rules (
-  id TEXT PRIMARY KEY, project_path TEXT NOT NULL, effect TEXT NOT NULL, rule TEXT NOT NULL,
-  created_at INTEGER NOT NULL, UNIQUE (project_path, effect, rule)
+  id TEXT PRIMARY KEY, workstation TEXT NOT NULL, project_path TEXT NOT NULL, effect TEXT NOT NULL,
+  rule TEXT NOT NULL, created_at INTEGER NOT NULL, UNIQUE (workstation, project_path, effect, rule)
 );
+`;
+
+/**
+ * A file from before rules were kept per workstation: its rules were the daemon's own machine's, so
+ * they become the local workstation's (a machine that connected from elsewhere is asked again).
+ */
+const BY_WORKSTATION = `
+ALTER TABLE permission_rules RENAME TO permission_rules_by_folder;
+${SCHEMA}
+INSERT INTO permission_rules (id, workstation, project_path, effect, rule, created_at)
+  SELECT id, '${LOCAL_WORKSTATION}', project_path, effect, rule, created_at FROM permission_rules_by_folder
+  ORDER BY rowid;
+DROP TABLE permission_rules_by_folder;
 `;
 
 interface RuleDb {
   id: string;
+  workstation: string;
   project_path: string;
   effect: RuleEffect;
   rule: string;
@@ -68,13 +84,16 @@ export class PermissionRuleStore {
     this.db = new Database(ownerOnlyFile(storePath));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
+    const columns = this.db.pragma('table_info(permission_rules)') as { name: string }[];
+    if (columns.length > 0 && !columns.some((c) => c.name === 'workstation'))
+      this.db.transaction(() => this.db.exec(BY_WORKSTATION))();
+    else this.db.exec(SCHEMA);
   }
 
-  /** Every remembered rule, by project folder, oldest first. */
+  /** Every remembered rule, by workstation and project folder, oldest first. */
   list(): RememberedPermissionRule[] {
     const rows = this.db
-      .prepare('SELECT * FROM permission_rules ORDER BY project_path, created_at, rowid')
+      .prepare('SELECT * FROM permission_rules ORDER BY workstation, project_path, created_at, rowid')
       .all() as RuleDb[];
     return rows.map(toRemembered);
   }
@@ -91,20 +110,27 @@ export class PermissionRuleStore {
     };
   }
 
-  /** Keeps a rule for a project folder; the one already kept when it is there. */
-  remember(projectPath: string, effect: RuleEffect, text: string): RememberedPermissionRule {
+  /** Keeps a rule for a project folder on a workstation; the one already kept when it is there. */
+  remember(
+    workstation: string,
+    projectPath: string,
+    effect: RuleEffect,
+    text: string,
+  ): RememberedPermissionRule {
     const parsed = parsePermissionRule(text, effect, PROJECT_RULE_SOURCE);
     if (!parsed.ok) throw new RuleRefused(parsed.error);
     const rule = parsed.rule.text;
     this.db
       .prepare(
-        `INSERT OR IGNORE INTO permission_rules (id, project_path, effect, rule, created_at)
-         VALUES (?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO permission_rules (id, workstation, project_path, effect, rule, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
       )
-      .run(randomUUID(), projectPath, effect, rule, Date.now());
+      .run(randomUUID(), workstation, projectPath, effect, rule, Date.now());
     const row = this.db
-      .prepare('SELECT * FROM permission_rules WHERE project_path = ? AND effect = ? AND rule = ?')
-      .get(projectPath, effect, rule) as RuleDb;
+      .prepare(
+        'SELECT * FROM permission_rules WHERE workstation = ? AND project_path = ? AND effect = ? AND rule = ?',
+      )
+      .get(workstation, projectPath, effect, rule) as RuleDb;
     return toRemembered(row);
   }
 
@@ -114,17 +140,19 @@ export class PermissionRuleStore {
   }
 
   /**
-   * The answer a rule gives to a permission request in this project folder, if one covers the
-   * call: the project's remembered rules and config.json's together, a deny beating an allow. An
+   * The answer a rule gives to a permission request in this project folder on this workstation, if
+   * one covers the call: the rules remembered there and config.json's together, a deny beating an
+   * allow. An
    * allow picks the agent's one-time option (so cairn's rule never becomes a standing rule inside
    * the agent), a deny its one-time rejection; a request with no such option is left to the page.
    */
   decide(
+    workstation: string,
     projectPath: string,
     call: RuleToolCall,
     options: readonly RequestOption[],
   ): RuleDecision | undefined {
-    const rules = [...this.projectRules(projectPath), ...this.configRules().rules];
+    const rules = [...this.projectRules(workstation, projectPath), ...this.configRules().rules];
     const rule = matchPermissionRules(rules, call, projectPath);
     if (!rule) return undefined;
     const kinds = rule.effect === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
@@ -140,10 +168,12 @@ export class PermissionRuleStore {
     this.db.close();
   }
 
-  private projectRules(projectPath: string): PermissionRule[] {
+  private projectRules(workstation: string, projectPath: string): PermissionRule[] {
     const rows = this.db
-      .prepare('SELECT * FROM permission_rules WHERE project_path = ? ORDER BY created_at, rowid')
-      .all(projectPath) as RuleDb[];
+      .prepare(
+        'SELECT * FROM permission_rules WHERE workstation = ? AND project_path = ? ORDER BY created_at, rowid',
+      )
+      .all(workstation, projectPath) as RuleDb[];
     return rows.flatMap((row) => {
       const parsed = parsePermissionRule(row.rule, row.effect, PROJECT_RULE_SOURCE);
       return parsed.ok ? [parsed.rule] : [];
@@ -177,6 +207,7 @@ export class RuleRefused extends Error {}
 function toRemembered(row: RuleDb): RememberedPermissionRule {
   return {
     id: row.id,
+    workstation: row.workstation,
     projectPath: row.project_path,
     effect: row.effect,
     rule: row.rule,
@@ -187,6 +218,7 @@ function toRemembered(row: RuleDb): RememberedPermissionRule {
 /** The frame of a request a rule answered, and the option it chose; undefined when none did. */
 export function ruleAnswer(
   rules: PermissionRuleStore,
+  workstation: string,
   projectPath: string,
   toolCall: unknown,
   request: Record<string, unknown>,
@@ -194,7 +226,7 @@ export function ruleAnswer(
   | { optionId: string; applied: AppliedPermissionRule; line: Record<string, unknown> & { type: string } }
   | undefined {
   const options = (Array.isArray(request.options) ? request.options : []) as RequestOption[];
-  const decided = rules.decide(projectPath, asToolCall(toolCall), options);
+  const decided = rules.decide(workstation, projectPath, asToolCall(toolCall), options);
   if (!decided) return undefined;
   const shown = (request.toolCall ?? {}) as { id?: string; title?: string; kind?: string };
   return {

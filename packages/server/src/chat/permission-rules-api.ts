@@ -1,8 +1,11 @@
 // `/api/permission-rules`: the settings page's view of the permission rules remembered per
-// project. GET lists them (with config.json's, which are edited in that file), POST keeps one,
-// DELETE `?id=` revokes one.
+// workstation and project. GET lists them (with config.json's, which are edited in that file), POST
+// keeps one (for the daemon's own machine unless `workstation` names another), DELETE `?id=`
+// revokes one.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
+import { LOCAL_WORKSTATION } from '../drive/local-drive.js';
+import { isWorkstationName } from '../drive/tickets.js';
 import type { PermissionRuleStore } from './permission-rule-store.js';
 import { RuleRefused } from './permission-rule-store.js';
 
@@ -17,7 +20,9 @@ export async function permissionRulesApi(
     case 'GET':
       return reply(res, 200, rules.reply());
     case 'POST': {
-      const { projectPath, rule, effect = 'allow' } = await body();
+      const { projectPath, rule, effect = 'allow', workstation = LOCAL_WORKSTATION } = await body();
+      if (typeof workstation !== 'string' || !isWorkstationName(workstation))
+        return reply(res, 400, { error: 'workstation must be the name of a workstation, such as local' });
       if (typeof projectPath !== 'string' || !isAbsolute(projectPath))
         return reply(res, 400, { error: 'projectPath must be the absolute path of a project folder' });
       if (typeof rule !== 'string')
@@ -25,7 +30,7 @@ export async function permissionRulesApi(
       if (effect !== 'allow' && effect !== 'deny')
         return reply(res, 400, { error: 'effect must be allow or deny' });
       try {
-        return reply(res, 200, { rule: rules.remember(resolve(projectPath), effect, rule) });
+        return reply(res, 200, { rule: rules.remember(workstation, resolve(projectPath), effect, rule) });
       } catch (error) {
         if (error instanceof RuleRefused) return reply(res, 400, { error: error.message });
         throw error;

@@ -95,6 +95,19 @@ CREATE TABLE workstations (
 CREATE INDEX workstations_owner ON workstations (owner);
 `,
   },
+  {
+    version: 3,
+    // The rules kept before were folder-wide on every machine; they become the daemon's own
+    // machine's ('local'), so another workstation in a folder of the same path is asked again.
+    name: 'permission rules kept per workstation as well as folder',
+    sql: `
+ALTER TABLE permission_rules ADD COLUMN workstation TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE permission_rules ALTER COLUMN workstation DROP DEFAULT;
+ALTER TABLE permission_rules DROP CONSTRAINT permission_rules_project_path_effect_rule_key;
+ALTER TABLE permission_rules ADD CONSTRAINT permission_rules_workstation_project_path_effect_rule_key
+  UNIQUE (workstation, project_path, effect, rule);
+`,
+  },
 ];
 
 /** The advisory lock the migrations run under: cairn's own key, the same in every process. */

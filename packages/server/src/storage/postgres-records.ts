@@ -42,6 +42,7 @@ const codeOf = (error: unknown): string | undefined => (error as { code?: string
 
 interface RuleDb {
   id: string;
+  workstation: string;
   project_path: string;
   effect: RememberedPermissionRule['effect'];
   rule: string;
@@ -49,6 +50,7 @@ interface RuleDb {
 }
 const toRemembered = (r: RuleDb): RememberedPermissionRule => ({
   id: r.id,
+  workstation: r.workstation,
   projectPath: r.project_path,
   effect: r.effect,
   rule: r.rule,
@@ -57,26 +59,29 @@ const toRemembered = (r: RuleDb): RememberedPermissionRule => ({
 
 export function permissionRuleRecords(pool: pg.Pool): PermissionRuleRecords {
   return {
-    async list(projectPath) {
+    async list(filter = {}) {
       const { rows } = await pool.query<RuleDb>(
-        `SELECT * FROM permission_rules WHERE ($1::text IS NULL OR project_path = $1)
-         ORDER BY project_path COLLATE "C", created_at, n`,
-        [projectPath ?? null],
+        `SELECT * FROM permission_rules
+         WHERE ($1::text IS NULL OR workstation = $1) AND ($2::text IS NULL OR project_path = $2)
+         ORDER BY workstation COLLATE "C", project_path COLLATE "C", created_at, n`,
+        [filter.workstation ?? null, filter.projectPath ?? null],
       );
       return rows.map(toRemembered);
     },
-    async remember(projectPath, effect, text) {
+    async remember(workstation, projectPath, effect, text) {
       const parsed = parsePermissionRule(text, effect, PROJECT_RULE_SOURCE);
       if (!parsed.ok) throw new RuleRefused(parsed.error);
       const rule = parsed.rule.text;
       await pool.query(
-        `INSERT INTO permission_rules (id, project_path, effect, rule, created_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (project_path, effect, rule) DO NOTHING`,
-        [randomUUID(), projectPath, effect, rule, Date.now()],
+        `INSERT INTO permission_rules (id, workstation, project_path, effect, rule, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (workstation, project_path, effect, rule) DO NOTHING`,
+        [randomUUID(), workstation, projectPath, effect, rule, Date.now()],
       );
       const { rows } = await pool.query<RuleDb>(
-        'SELECT * FROM permission_rules WHERE project_path = $1 AND effect = $2 AND rule = $3',
-        [projectPath, effect, rule],
+        `SELECT * FROM permission_rules
+         WHERE workstation = $1 AND project_path = $2 AND effect = $3 AND rule = $4`,
+        [workstation, projectPath, effect, rule],
       );
       return toRemembered(rows[0]!);
     },

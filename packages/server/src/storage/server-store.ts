@@ -97,12 +97,18 @@ export interface ChatRecords {
   configValues(sessionId: string): Promise<{ configId: string; value: string | boolean }[]>;
 }
 
-/** The permission rules remembered per project folder (config.json's are read above this layer). */
+/** The permission rules remembered per workstation and project folder (config.json's are read above
+ * this layer). */
 export interface PermissionRuleRecords {
-  /** Every rule, or one folder's, by folder and then oldest first. */
-  list(projectPath?: string): Promise<RememberedPermissionRule[]>;
-  /** Keeps a rule (already checked and normalized); the one already kept when it is there. */
-  remember(projectPath: string, effect: RuleEffect, rule: string): Promise<RememberedPermissionRule>;
+  /** Every rule, or one workstation's or folder's, by workstation, folder and then oldest first. */
+  list(filter?: { workstation?: string; projectPath?: string }): Promise<RememberedPermissionRule[]>;
+  /** Keeps a rule (checked and normalized here); the one already kept when it is there. */
+  remember(
+    workstation: string,
+    projectPath: string,
+    effect: RuleEffect,
+    rule: string,
+  ): Promise<RememberedPermissionRule>;
   /** False when there was none by that id. */
   revoke(id: string): Promise<boolean>;
 }

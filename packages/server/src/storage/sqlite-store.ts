@@ -62,11 +62,16 @@ export class SqliteServerStore implements ServerStore {
     this.drive = driveOf(log);
     this.chat = chatOf(chat);
     this.rules = {
-      list: async (projectPath) => {
-        const all = rules().list();
-        return projectPath === undefined ? all : all.filter((r) => r.projectPath === projectPath);
-      },
-      remember: async (projectPath, effect, rule) => rules().remember(projectPath, effect, rule),
+      list: async (filter = {}) =>
+        rules()
+          .list()
+          .filter(
+            (r) =>
+              (filter.workstation === undefined || r.workstation === filter.workstation) &&
+              (filter.projectPath === undefined || r.projectPath === filter.projectPath),
+          ),
+      remember: async (workstation, projectPath, effect, rule) =>
+        rules().remember(workstation, projectPath, effect, rule),
       revoke: async (id) => rules().revoke(id),
     };
     this.links = {

@@ -1,6 +1,6 @@
-// Settings: the permission rules cairn remembers per project folder ("always allow … in this
-// project" on a chat's permission card), each revocable here, and config.json's rules beside them,
-// which are changed in that file.
+// Settings: the permission rules cairn remembers per workstation and project folder ("always allow
+// … in this project" on a chat's permission card), each revocable here, and config.json's rules
+// beside them, which are changed in that file.
 import type { PermissionRulesReply, RememberedPermissionRule } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import type { Answer } from '../chat/api.js';
@@ -8,11 +8,22 @@ import { listPermissionRules, revokePermissionRule } from '../chat/permission-ru
 
 type Loaded = { loading: true } | { loading: false; answer: Answer<PermissionRulesReply> };
 
-/** The remembered rules, grouped by project folder in the order the server lists them. */
-function byProject(rules: readonly RememberedPermissionRule[]): [string, RememberedPermissionRule[]][] {
-  const groups = new Map<string, RememberedPermissionRule[]>();
-  for (const rule of rules) groups.set(rule.projectPath, [...(groups.get(rule.projectPath) ?? []), rule]);
-  return [...groups];
+interface RuleGroup {
+  readonly workstation: string;
+  readonly path: string;
+  readonly rules: RememberedPermissionRule[];
+}
+
+/** The remembered rules, grouped by workstation and project folder in the order the server lists them. */
+function byProject(rules: readonly RememberedPermissionRule[]): RuleGroup[] {
+  const groups = new Map<string, RuleGroup>();
+  for (const rule of rules) {
+    const key = JSON.stringify([rule.workstation, rule.projectPath]);
+    const group = groups.get(key) ?? { workstation: rule.workstation, path: rule.projectPath, rules: [] };
+    group.rules.push(rule);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }
 
 export function SettingsView() {
@@ -36,9 +47,9 @@ export function SettingsView() {
     <section class="settings-view" aria-labelledby="settings-rules-title">
       <h1 id="settings-rules-title">Permission rules</h1>
       <p class="muted">
-        Rules cairn keeps for a project folder when a permission card's “Always allow” is chosen. A chat in
-        that folder is then answered by the rule without a card. They are cairn's own, not the agent's
-        settings.
+        Rules cairn keeps for a project folder on one workstation when a permission card's “Always allow” is
+        chosen. A chat in that folder on that workstation is then answered by the rule without a card. They
+        are cairn's own, not the agent's settings.
       </p>
       {problem && (
         <p class="error" role="alert">
@@ -60,9 +71,15 @@ export function SettingsView() {
               No rules remembered yet.
             </p>
           ) : (
-            byProject(loaded.answer.value.rules).map(([path, rules]) => (
-              <section key={path} class="settings-project" aria-label={`Rules of ${path}`}>
-                <h2 class="settings-project-path">{path}</h2>
+            byProject(loaded.answer.value.rules).map(({ workstation, path, rules }) => (
+              <section
+                key={`${workstation} ${path}`}
+                class="settings-project"
+                aria-label={`Rules of ${path} on ${workstation}`}
+              >
+                <h2 class="settings-project-path">
+                  {path} <span class="muted small">on {workstation}</span>
+                </h2>
                 <ul class="settings-rules">
                   {rules.map((rule) => (
                     <li key={rule.id} class="settings-rule" data-rule={rule.rule} data-effect={rule.effect}>
@@ -73,7 +90,7 @@ export function SettingsView() {
                         type="button"
                         class="danger"
                         disabled={revoking !== null}
-                        aria-label={`Revoke ${rule.rule} in ${path}`}
+                        aria-label={`Revoke ${rule.rule} in ${path} on ${workstation}`}
                         onClick={() => void revoke(rule)}
                       >
                         Revoke
