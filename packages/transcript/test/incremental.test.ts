@@ -5,7 +5,9 @@
 // ones at 100 evenly spread cuts and at every one of their last 40 records. An adapter without an
 // incremental translation reads the session whole on every push, so it is pushed at fewer cuts
 // (every record up to 100, else 40 spread and the last 10).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { piAdapter } from '../src/adapters/pi/index.js';
 import {
   type Classification,
   classifyTranscript,
@@ -22,7 +24,7 @@ import {
   Translator,
 } from '../src/index.js';
 import { finishTranscript } from '../src/load.js';
-import { corpus } from './corpus.js';
+import { corpus, corpusPath } from './corpus.js';
 import { corpusPlatform } from './homes.js';
 
 interface CutRecord {
@@ -118,6 +120,61 @@ const heads = corpus ? await corpusSessions() : [];
 /** Agents whose sessions had a push that only marked earlier messages (a compaction's shadow). */
 const markedAgents = new Set<string>();
 
+/**
+ * Feeds `files` to a Translator a record at a time and checks, at each of the cuts, the events,
+ * items and summary against a whole read of the same bytes; answers the records and how many
+ * pushes translated the session again from its start.
+ */
+function cutsMatchWhole(
+  adapter: SessionAdapter,
+  files: readonly SourceFile[],
+): { records: number; rewrites: number } {
+  const records = recordsOf(files);
+  const cuts = cutsOf(records.length, adapter.incremental !== undefined);
+  const translator = new Translator(adapter);
+  const items = new IncrementalItems();
+  const fold = new SummaryFold();
+  const ends = files.map(() => 0);
+  let rewrites = 0;
+  let marked = 0;
+  let markedRereads = 0;
+  for (const [k, r] of records.entries()) {
+    ends[r.file] = r.end;
+    if (!adapter.incremental && !cuts.has(k + 1)) continue;
+    const now = filesAt(files, ends);
+    const pushed = translator.push(now);
+    if (!pushed.ok) throw new Error(pushed.error.message);
+    if (pushed.value.rewritten) rewrites++;
+    const t = translator.snapshot();
+    const change = items.update(t, pushed.value);
+    fold.update(t, pushed.value);
+    // Messages or results that only gained a mark (a compaction's shadow) change no item: no
+    // lane is read again for them.
+    const { updated, revised, rewritten } = pushed.value;
+    const isMessage = (e: TranscriptEvent) => e.kind === 'user' || e.kind === 'tool_result';
+    if (!rewritten && updated.some(isMessage) && !revised.some(isMessage)) {
+      marked++;
+      if (change.reread.size > 0) markedRereads++;
+    }
+    if (!cuts.has(k + 1)) continue;
+    const w = whole(adapter, now);
+    const where = `after ${k + 1} of ${records.length} records`;
+    expect(JSON.stringify(t.events), where).toBe(JSON.stringify(w.events));
+    expect(JSON.stringify(t.agents), where).toBe(JSON.stringify(w.agents));
+    expect(JSON.stringify(t.session), where).toBe(JSON.stringify(w.session));
+    expect(t.capabilities, where).toEqual(w.capabilities);
+    expect(t.skipped, where).toEqual(w.skipped);
+    expect(itemsJson(items.all(t)), where).toBe(wholeItems(w));
+    expect(fold.summary(t), where).toEqual(foldTranscript(w, { prompts: true }));
+  }
+  // A JSONL session is read from where the last push stopped, not again from the start: a
+  // Claude Code file never again, a rollout again only where a record changes earlier ones
+  // beyond a patch (the first prompt after injected messages, a prompt paired with the record after it).
+  expect(markedRereads, `${markedRereads} of ${marked} marking pushes read a lane again`).toBe(0);
+  if (marked > 0) markedAgents.add(adapter.id);
+  return { records: records.length, rewrites };
+}
+
 describe.skipIf(!corpus)('incremental translation', () => {
   it('covers every agent of the corpus', () => {
     expect(heads.length).toBeGreaterThanOrEqual(8);
@@ -131,52 +188,10 @@ describe.skipIf(!corpus)('incremental translation', () => {
       const opened = await openSession(platform, { agent: head.agent, path: head.path });
       if (!opened.ok) throw new Error(opened.error.message);
       const { adapter, files } = opened.value;
-      const records = recordsOf(files);
-      const cuts = cutsOf(records.length, adapter.incremental !== undefined);
-      const translator = new Translator(adapter);
-      const items = new IncrementalItems();
-      const fold = new SummaryFold();
-      const ends = files.map(() => 0);
-      let rewrites = 0;
-      let marked = 0;
-      let markedRereads = 0;
-      for (const [k, r] of records.entries()) {
-        ends[r.file] = r.end;
-        if (!adapter.incremental && !cuts.has(k + 1)) continue;
-        const now = filesAt(files, ends);
-        const pushed = translator.push(now);
-        if (!pushed.ok) throw new Error(pushed.error.message);
-        if (pushed.value.rewritten) rewrites++;
-        const t = translator.snapshot();
-        const change = items.update(t, pushed.value);
-        fold.update(t, pushed.value);
-        // Messages or results that only gained a mark (a compaction's shadow) change no item: no
-        // lane is read again for them.
-        const { updated, revised, rewritten } = pushed.value;
-        const isMessage = (e: TranscriptEvent) => e.kind === 'user' || e.kind === 'tool_result';
-        if (!rewritten && updated.some(isMessage) && !revised.some(isMessage)) {
-          marked++;
-          if (change.reread.size > 0) markedRereads++;
-        }
-        if (!cuts.has(k + 1)) continue;
-        const w = whole(adapter, now);
-        const where = `after ${k + 1} of ${records.length} records`;
-        expect(JSON.stringify(t.events), where).toBe(JSON.stringify(w.events));
-        expect(JSON.stringify(t.agents), where).toBe(JSON.stringify(w.agents));
-        expect(JSON.stringify(t.session), where).toBe(JSON.stringify(w.session));
-        expect(t.capabilities, where).toEqual(w.capabilities);
-        expect(t.skipped, where).toEqual(w.skipped);
-        expect(itemsJson(items.all(t)), where).toBe(wholeItems(w));
-        expect(fold.summary(t), where).toEqual(foldTranscript(w, { prompts: true }));
-      }
-      // A JSONL session is read from where the last push stopped, not again from the start: a
-      // Claude Code file never again, a rollout again only where a record changes earlier ones
-      // beyond a patch (the first prompt after injected messages, a prompt paired with the record after it).
-      expect(markedRereads, `${markedRereads} of ${marked} marking pushes read a lane again`).toBe(0);
-      if (marked > 0) markedAgents.add(adapter.id);
+      const { records, rewrites } = cutsMatchWhole(adapter, files);
       if (adapter.id === 'claude-code' && files.length === 1) expect(rewrites).toBe(1);
       if (adapter.id === 'codex')
-        expect(rewrites, `${rewrites} rewrites`).toBeLessThanOrEqual(4 + records.length / 20);
+        expect(rewrites, `${rewrites} rewrites`).toBeLessThanOrEqual(4 + records / 20);
     },
     // Up to ten seconds a session on a quiet machine; the limit leaves room for a busy one.
     180_000,
@@ -185,4 +200,122 @@ describe.skipIf(!corpus)('incremental translation', () => {
   it('saw pushes that only mark earlier messages in sessions of both JSONL agents', () => {
     expect([...markedAgents].sort()).toEqual(['claude-code', 'codex']);
   });
+});
+
+/**
+ * A long pi session of what its entries can hold: turns with thinking, text and tool calls and
+ * their results, `!` commands, a branch back to an earlier entry, compactions keeping part of the
+ * path, an entry written twice byte for byte, one id written again with other bytes, a line that
+ * does not parse and an entry type pi does not have.
+ */
+function longPiSession(turns: number): string {
+  const lines: unknown[] = [
+    {
+      type: 'session',
+      version: 3,
+      id: '019e19b4-eb48-746a-aa6b-8dfcfa37954b',
+      timestamp: at(0),
+      cwd: '/w/p',
+    },
+  ];
+  let parent: string | null = null;
+  let n = 0;
+  function add(entry: Record<string, unknown>): string {
+    const id = `e${++n}`;
+    lines.push({ ...entry, id, parentId: parent, timestamp: at(n) });
+    parent = id;
+    return id;
+  }
+  add({ type: 'model_change', provider: 'fake', modelId: 'fake-1' });
+  const turnStarts: string[] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    turnStarts.push(
+      add({ type: 'message', message: { role: 'user', content: [{ type: 'text', text: `turn ${turn}` }] } }),
+    );
+    add({
+      type: 'message',
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: `thinking about ${turn}` },
+          { type: 'text', text: `reading ${turn}` },
+          { type: 'toolCall', id: `call-${turn}`, name: 'read', arguments: { path: `f${turn}.txt` } },
+        ],
+        model: 'fake-1',
+        usage: { input: 10 + turn, output: 5, cacheRead: 2, cacheWrite: 0, cost: { total: 0.001 } },
+        stopReason: 'toolUse',
+      },
+    });
+    add({
+      type: 'message',
+      message: {
+        role: 'toolResult',
+        toolCallId: `call-${turn}`,
+        toolName: 'read',
+        content: [{ type: 'text', text: `body ${turn}` }],
+      },
+    });
+    if (turn % 7 === 3)
+      add({
+        type: 'message',
+        message: { role: 'bashExecution', command: 'ls', output: 'a\nb', exitCode: 0 },
+      });
+    if (turn % 11 === 5) {
+      // Back to an earlier point: the next entry's parent is the turn before's first.
+      parent = turnStarts[turn - 1] ?? parent;
+      add({ type: 'branch_summary', summary: `left turn ${turn}`, fromId: turnStarts[turn] });
+    }
+    if (turn % 13 === 9)
+      add({
+        type: 'compaction',
+        summary: `up to ${turn}`,
+        firstKeptEntryId: turnStarts[turn - 1],
+        tokensBefore: 1000 + turn,
+      });
+    if (turn === 20) lines.push(lines.at(-1));
+    if (turn === 30) lines.push({ ...(lines.at(-1) as object), timestamp: at(n + 0.5) });
+    if (turn === 40) lines.push('{"type":"message",');
+    if (turn === 50) add({ type: 'what_is_this', data: 1 });
+    if (turn === 60) add({ type: 'session_info', name: 'a long one' });
+  }
+  return `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
+}
+
+function at(n: number): string {
+  return new Date(Date.UTC(2026, 4, 12, 1, 0, 0) + n * 1000).toISOString();
+}
+
+describe.skipIf(!corpus)('incremental translation of a pi session', () => {
+  const path =
+    '/home/dev/.pi/agent/sessions/--w-p--/2026-05-12T01-00-00-000Z_019e19b4-eb48-746a-aa6b-8dfcfa37954b.jsonl';
+  it.each([
+    ['the corpus session', () => readFileSync(corpusPath('more', 'pi', 'small.jsonl')), false],
+    ['a long one with branches, compactions, repeats and damage', () => Buffer.from(longPiSession(80)), true],
+  ] as const)(
+    'gives the events, items and summary of a whole read at every cut of %s, reading each line once',
+    (_name, bytes, marks) => {
+      markedAgents.delete('pi');
+      const data = bytes();
+      if (marks) {
+        // The session holds what it says it does.
+        const w = whole(piAdapter, [{ path, data }]);
+        const kinds = new Set(w.events.map((e) => e.kind));
+        for (const kind of ['reasoning', 'tool_call', 'tool_result', 'compaction', 'unknown'] as const)
+          expect(kinds.has(kind), kind).toBe(true);
+        expect(w.events.filter((e) => e.shadowedBy !== undefined).length).toBeGreaterThan(20);
+        expect(w.skipped.map((r) => r.reason)).toEqual([
+          expect.stringMatching(/^repeats entry e\d+ of line \d+ byte for byte$/),
+          expect.any(String),
+        ]);
+        expect(w.session.title).toBe('a long one');
+      }
+      const { records, rewrites } = cutsMatchWhole(piAdapter, [{ path, data }]);
+      expect(records).toBeGreaterThan(8);
+      // The first push alone read from the start.
+      expect(rewrites).toBe(1);
+      // A compaction's shadow on messages read before it is a mark, not a reason to read again.
+      expect(markedAgents.has('pi')).toBe(marks);
+    },
+    180_000,
+  );
 });

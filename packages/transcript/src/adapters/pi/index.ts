@@ -3,6 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { oneFileSession } from '../shared.js';
 import { detectPi } from './detect.js';
 import { piHomes } from './homes.js';
+import { PiTranslation } from './incremental.js';
 import { listPiSessions } from './list.js';
 import { PI } from './records.js';
 import { piSummaryPass, summarizePiSession } from './summarize.js';
@@ -21,6 +22,7 @@ export const piAdapter: SessionAdapter = {
   sessionFiles: oneFileSession,
   lastRecordAt: piLastRecordAt,
   translate: translatePiSession,
+  incremental: () => new PiTranslation(),
   summarize: summarizePiSession,
   summaryPass: piSummaryPass,
 };

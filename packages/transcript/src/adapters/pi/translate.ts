@@ -83,7 +83,15 @@ function defined(
   return p;
 }
 
-class SessionTranslation {
+/** Where an entry id was first written: its line, and its bytes until they are hashed. */
+interface Written {
+  line: number;
+  length: number;
+  bytes?: Uint8Array;
+  hash?: number;
+}
+
+export class SessionTranslation {
   readonly ids = new EventIds();
   readonly events: TranscriptEvent[] = [];
   readonly skipped: SkippedRecord[] = [];
@@ -95,10 +103,11 @@ class SessionTranslation {
   private readonly contextEvents = new Map<string, TranscriptEvent[]>();
   /** Per entry id: where it was first written. Its bytes' hash is taken only once a later line has
    * the same id and length: hashing every line took a fifth of the translation, for a rare case. */
-  private readonly written = new Map<
-    string,
-    { line: number; data: Uint8Array; offset: number; length: number; hash?: number }
-  >();
+  private readonly written = new Map<string, Written>();
+  /** Entries written since the last `settle`, whose bytes are still held. */
+  private readonly unsettled: Written[] = [];
+  /** Events an entry of this push shadowed that were made before it (see `takeMarked`). */
+  private marked: TranscriptEvent[] = [];
   /** The key of the entry before, the parent of an entry that names none (a version 1 file). */
   private previous: string | undefined;
   /** Every entry's key in file order, header included: version 1 compactions name the first kept
@@ -116,22 +125,43 @@ class SessionTranslation {
   }
 
   /** An entry written a second time byte for byte (pi re-writes its entries when a flush failed
-   * halfway): the first copy stands for both, as pi's own index and ccusage take it. */
-  repeats(r: JsonObject, data: Uint8Array, span: LineSpan, source: SourcePointer): boolean {
+   * halfway): the first copy stands for both, as pi's own index and ccusage take it. `bytes` are
+   * the line's. */
+  repeats(r: JsonObject, bytes: Uint8Array, line: number, source: SourcePointer): boolean {
     const id = stringField(r, 'id');
     if (id === undefined) return false;
-    const { length, line, offset } = span;
     const first = this.written.get(id);
     if (first === undefined) {
-      this.written.set(id, { line, data, offset, length });
+      const entry: Written = { line, length: bytes.length, bytes };
+      this.written.set(id, entry);
+      this.unsettled.push(entry);
       return false;
     }
-    if (first.length !== length) return false;
-    first.hash ??= lineHash(first.data, first.offset, first.length);
-    if (first.hash !== lineHash(data, offset, length)) return false;
+    if (first.length !== bytes.length) return false;
+    first.hash ??= lineHash(first.bytes!, 0, first.length);
+    if (first.hash !== lineHash(bytes, 0, bytes.length)) return false;
     const what = r.type === 'session' ? 'the session header' : `entry ${id}`;
     this.skip(source, `repeats ${what} of line ${first.line} byte for byte`, stringField(r, 'type'));
     return true;
+  }
+
+  /**
+   * Lets go of the bytes of the entries written so far, keeping their hashes: a translation kept
+   * between reads would otherwise hold every part of the file it was handed.
+   */
+  settle(): void {
+    for (const entry of this.unsettled) {
+      entry.hash ??= lineHash(entry.bytes!, 0, entry.length);
+      entry.bytes = undefined;
+    }
+    this.unsettled.length = 0;
+  }
+
+  /** The events made before this push that its compactions shadowed, since the last call. */
+  takeMarked(): TranscriptEvent[] {
+    const marked = this.marked;
+    this.marked = [];
+    return marked;
   }
 
   entry(r: JsonObject, place: Place): void {
@@ -367,7 +397,11 @@ class SessionTranslation {
     }
     const kept = firstKept === undefined ? -1 : path.indexOf(firstKept);
     for (const entry of kept === -1 ? path : path.slice(kept + 1))
-      for (const e of this.contextEvents.get(entry) ?? []) e.shadowedBy ??= compactionId;
+      for (const e of this.contextEvents.get(entry) ?? [])
+        if (e.shadowedBy === undefined) {
+          e.shadowedBy = compactionId;
+          this.marked.push(e);
+        }
   }
 
   private other(type: string, r: JsonObject, emit: Emit): void {
@@ -427,6 +461,43 @@ class SessionTranslation {
   }
 }
 
+/** What is read of a file from line to line: whether its first record was met. */
+export interface FileRead {
+  sawRecord: boolean;
+}
+
+/**
+ * One line of file `fi` (`span` numbered in the file, `bytes` its own) into `t`; the error when the
+ * file's first record is no pi session header.
+ */
+export function translateLine(
+  t: SessionTranslation,
+  fi: number,
+  file: SourceFile,
+  span: LineSpan,
+  parsed: { ok: true; value: unknown } | { ok: false; reason: string },
+  bytes: Uint8Array,
+  read: FileRead,
+): Result<never, UnknownFormatGeneration> | undefined {
+  const source = linePointer(file, span);
+  if (!parsed.ok) {
+    t.skip(source, parsed.reason);
+    return undefined;
+  }
+  const value = parsed.value;
+  if (!read.sawRecord) {
+    read.sawRecord = true;
+    if (!isPiHeader(value)) return err(unknownFormatGeneration(file.path, span.line, NOT_A_HEADER));
+  }
+  if (!isObject(value) || typeof value.type !== 'string') {
+    t.skip(source, NOT_AN_ENTRY, isObject(value) ? stringField(value, 'type') : undefined);
+    return undefined;
+  }
+  if (t.repeats(value, bytes, span.line, source)) return undefined;
+  t.entry(value, { source, where: `${fi}:${span.offset}` });
+  return undefined;
+}
+
 export function translatePiSession(
   files: readonly SourceFile[],
 ): Result<TranslatedSession, UnknownFormatGeneration> {
@@ -447,30 +518,15 @@ export function translatePiSession(
   const lane = main ? piSessionId(main.path, header ? stringField(header, 'id') : undefined) : '';
   const t = new SessionTranslation(lane);
   for (const [fi, file] of files.entries()) {
-    let sawRecord = false;
+    const state = { sawRecord: false };
     for (const span of splitLines(file.data, 0)) {
-      const source = linePointer(file, span);
-      let value: unknown;
-      if (fi === 0 && firstParsed !== undefined && span.offset === firstParsed.offset)
-        value = firstParsed.value;
-      else {
-        const parsed = parseJsonLine(file.data, span);
-        if (!parsed.ok) {
-          t.skip(source, parsed.reason);
-          continue;
-        }
-        value = parsed.value;
-      }
-      if (!sawRecord) {
-        sawRecord = true;
-        if (!isPiHeader(value)) return err(unknownFormatGeneration(file.path, span.line, NOT_A_HEADER));
-      }
-      if (!isObject(value) || typeof value.type !== 'string') {
-        t.skip(source, NOT_AN_ENTRY, isObject(value) ? stringField(value, 'type') : undefined);
-        continue;
-      }
-      if (t.repeats(value, file.data, span, source)) continue;
-      t.entry(value, { source, where: `${fi}:${span.offset}` });
+      const known = fi === 0 && firstParsed !== undefined && span.offset === firstParsed.offset;
+      const parsed = known
+        ? { ok: true as const, value: firstParsed!.value }
+        : parseJsonLine(file.data, span);
+      const bytes = file.data.subarray(span.offset, span.offset + span.length);
+      const failed = translateLine(t, fi, file, span, parsed, bytes, state);
+      if (failed) return failed;
     }
   }
   const session: TranscriptSession = { id: lane };
