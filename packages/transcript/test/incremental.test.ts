@@ -5,9 +5,11 @@
 // ones at 100 evenly spread cuts and at every one of their last 40 records. An adapter without an
 // incremental translation reads the session whole on every push, so it is pushed at fewer cuts
 // (every record up to 100, else 40 spread and the last 10).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { piAdapter } from '../src/adapters/pi/index.js';
+import { qwenCodeAdapter } from '../src/adapters/qwen-code/index.js';
 import {
   type Classification,
   classifyTranscript,
@@ -318,4 +320,37 @@ describe.skipIf(!corpus)('incremental translation of a pi session', () => {
     },
     180_000,
   );
+});
+
+describe.skipIf(!corpus)('incremental translation of a Qwen Code session', () => {
+  const dir = corpus ? corpusPath('more', 'qwen') : '';
+  const files = corpus
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.jsonl'))
+        .map((name) => join(dir, name))
+    : [];
+  it('has sessions to read', () => expect(files.length).toBeGreaterThanOrEqual(5));
+  it.each(files.map((path) => [path.slice(path.lastIndexOf('/') + 1), path] as const))(
+    'gives the events, items and summary of a whole read at every cut of %s, reading each line once',
+    (_name, path) => {
+      const { records, rewrites } = cutsMatchWhole(qwenCodeAdapter, [{ path, data: readFileSync(path) }]);
+      expect(records).toBeGreaterThanOrEqual(1);
+      // The first push alone read from the start, unless the session is named by a later record.
+      expect(rewrites).toBeLessThanOrEqual(2);
+    },
+    180_000,
+  );
+
+  it('reads glued records on a line past the first read as a whole read does', () => {
+    // Records of three sessions in one file: a line of glued records comes after the first push.
+    const names = [
+      '019f0000-0000-7000-8000-000000000004.jsonl',
+      '019f0000-0000-7000-8000-000000000005.jsonl',
+    ];
+    const data = Buffer.concat(names.map((name) => readFileSync(join(dir, name))));
+    const path = join(dir, '019f0000-0000-7000-8000-000000000001.jsonl');
+    const { records, rewrites } = cutsMatchWhole(qwenCodeAdapter, [{ path, data }]);
+    expect(records).toBe(10);
+    expect(rewrites).toBe(1);
+  });
 });

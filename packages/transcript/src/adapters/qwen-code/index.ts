@@ -3,6 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { oneFileSession } from '../shared.js';
 import { detectQwen } from './detect.js';
 import { qwenHomes } from './homes.js';
+import { QwenTranslation } from './incremental.js';
 import { listQwenSessions } from './list.js';
 import { QWEN_CODE } from './records.js';
 import { qwenSummaryPass, summarizeQwenSession } from './summarize.js';
@@ -20,6 +21,7 @@ export const qwenCodeAdapter: SessionAdapter = {
   sessionFiles: oneFileSession,
   lastRecordAt: qwenLastRecordAt,
   translate: translateQwenSession,
+  incremental: () => new QwenTranslation(),
   summarize: summarizeQwenSession,
   summaryPass: qwenSummaryPass,
 };

@@ -11,7 +11,7 @@
 // Each event's parent is the last event of the record its `parentUuid` names, so the events keep
 // the records' tree, branches included.
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
-import { parseJsonLine, splitLines } from '../../lines.js';
+import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type {
   SkippedRecord,
   SourcePointer,
@@ -49,7 +49,7 @@ interface Place {
   where: string;
 }
 
-class SessionTranslation {
+export class SessionTranslation {
   readonly ids = new EventIds();
   readonly events: TranscriptEvent[] = [];
   readonly skipped: SkippedRecord[] = [];
@@ -270,46 +270,74 @@ function responseText(response: unknown, display: unknown): unknown {
   return response ?? '';
 }
 
+/** What is read of a file from line to line: whether its first record was met. */
+export interface FileRead {
+  sawRecord: boolean;
+}
+
+/**
+ * One line of file `fi` into `t` (`local` is the line's span in `file.data`, which holds the file's
+ * bytes from `file.start`); the error when the file's first record is no Qwen Code chat record.
+ */
+export function translateLine(
+  t: SessionTranslation,
+  fi: number,
+  file: SourceFile,
+  local: LineSpan,
+  read: FileRead,
+): Result<never, UnknownFormatGeneration> | undefined {
+  const base = file.start ?? 0;
+  const span = base === 0 ? local : { ...local, offset: local.offset + base };
+  const parsed = parseJsonLine(file.data, local);
+  const glued = !parsed.ok && parsed.reason === 'invalid JSON' ? gluedRecords(file.data, local) : undefined;
+  if (!parsed.ok && glued === undefined) {
+    t.skip(linePointer(file, span), parsed.reason);
+    return undefined;
+  }
+  const records = glued ?? [
+    { offset: local.offset, length: local.length, value: parsed.ok ? parsed.value : null },
+  ];
+  for (const rec of records) {
+    // Records that share a line share its pointer: a pointer names a whole line.
+    const source = linePointer(file, span);
+    if (!read.sawRecord) {
+      read.sawRecord = true;
+      if (!isQwenRecord(rec.value)) {
+        const detail = 'the first record is not a Qwen Code chat record (uuid, parentUuid, type)';
+        return err(unknownFormatGeneration(file.path, span.line, detail));
+      }
+    }
+    if (!isQwenRecord(rec.value)) {
+      const type = isObject(rec.value) ? stringField(rec.value, 'type') : undefined;
+      t.skip(source, NOT_A_RECORD, type);
+      continue;
+    }
+    t.record(rec.value, { source, where: `${fi}:${rec.offset + base}` });
+  }
+  return undefined;
+}
+
+/** The lane of a session file: its name when that is an id, else the id its records carry. */
+export function qwenLane(path: string | undefined, recordedId: string | undefined): string {
+  const stem = path === undefined ? '' : fileStem(path);
+  if (isWireId(stem)) return stem;
+  return recordedId !== undefined && isWireId(recordedId) ? recordedId : '';
+}
+
 export function translateQwenSession(
   files: readonly SourceFile[],
 ): Result<TranslatedSession, UnknownFormatGeneration> {
   const main = files[0];
-  const stem = main ? fileStem(main.path) : '';
-  const lane = isWireId(stem) ? stem : '';
+  const lane = qwenLane(main?.path, undefined);
   const t = new SessionTranslation(lane);
   for (const [fi, file] of files.entries()) {
-    let sawRecord = false;
+    const read = { sawRecord: false };
     for (const span of splitLines(file.data, 0)) {
-      const parsed = parseJsonLine(file.data, span);
-      const glued =
-        !parsed.ok && parsed.reason === 'invalid JSON' ? gluedRecords(file.data, span) : undefined;
-      if (!parsed.ok && glued === undefined) {
-        t.skip(linePointer(file, span), parsed.reason);
-        continue;
-      }
-      const records = glued ?? [
-        { offset: span.offset, length: span.length, value: parsed.ok ? parsed.value : null },
-      ];
-      for (const rec of records) {
-        // Records that share a line share its pointer: a pointer names a whole line.
-        const source = linePointer(file, span);
-        if (!sawRecord) {
-          sawRecord = true;
-          if (!isQwenRecord(rec.value)) {
-            const detail = 'the first record is not a Qwen Code chat record (uuid, parentUuid, type)';
-            return err(unknownFormatGeneration(file.path, span.line, detail));
-          }
-        }
-        if (!isQwenRecord(rec.value)) {
-          const type = isObject(rec.value) ? stringField(rec.value, 'type') : undefined;
-          t.skip(source, NOT_A_RECORD, type);
-          continue;
-        }
-        t.record(rec.value, { source, where: `${fi}:${rec.offset}` });
-      }
+      const failed = translateLine(t, fi, file, span, read);
+      if (failed) return failed;
     }
   }
-  const id = lane || (t.recordedId !== undefined && isWireId(t.recordedId) ? t.recordedId : '');
+  const id = qwenLane(main?.path, t.recordedId);
   if (id !== lane) for (const e of t.events) e.agentId = id;
   const session: TranscriptSession = { id };
   if (t.cwd !== undefined) session.cwd = t.cwd;
