@@ -27,37 +27,39 @@ export class PiTranslation implements IncrementalTranslation {
     const file = files[0];
     if (file === undefined) return ok(this.t ? 'rewrite' : { from: 0, added: [], updated: [], revised: [] });
     if (!this.lines.goesOn(file)) return ok('rewrite');
-    const lines = this.lines.lines(file).map((span) => ({ span, parsed: parseJsonLine(file.data, span) }));
+    const lines = this.lines.lines(file);
     // The lane is named by the session's id, from the header: the file's first line that parses.
-    const first = lines.find((l) => l.parsed.ok)?.parsed;
+    let first: { at: number; value: unknown } | undefined;
+    if (!this.t || this.unnamed)
+      for (const [at, span] of lines.entries()) {
+        const parsed = parseJsonLine(file.data, span);
+        if (!parsed.ok) continue;
+        first = { at, value: parsed.value };
+        break;
+      }
     if (this.t && this.unnamed && first) return ok('rewrite');
     if (!this.t) {
-      const header = first?.ok && isPiHeader(first.value) ? first.value : undefined;
+      const header = first && isPiHeader(first.value) ? first.value : undefined;
       this.lane = piSessionId(file.path, header ? stringField(header, 'id') : undefined);
       this.t = new SessionTranslation(this.lane);
       this.unnamed = first === undefined;
     }
     const t = this.t;
+    // The last read's entries are hashed only now, and this read's bytes are kept for the next (a
+    // copy: the caller may read its next bytes into the same buffer). A session read once, as a
+    // whole read is, hashes nothing: hashing every line cost a sixth of the translation.
+    t.settle();
+    const kept = new Uint8Array(file.data);
     const from = t.events.length;
     const base = file.start ?? 0;
-    for (const { span, parsed } of lines) {
-      const bytes = file.data.subarray(span.offset, span.offset + span.length);
-      const failed = translateLine(
-        t,
-        0,
-        file,
-        { ...span, offset: span.offset + base },
-        parsed,
-        bytes,
-        this.read,
-      );
+    for (const [at, span] of lines.entries()) {
+      const parsed =
+        at === first?.at ? { ok: true as const, value: first.value } : parseJsonLine(file.data, span);
+      const line = { ...span, offset: span.offset + base };
+      const failed = translateLine(t, 0, file, line, parsed, { data: kept, at: span.offset }, this.read);
       if (failed) return failed;
     }
-    t.settle();
-    this.lines.read(
-      file,
-      lines.map((l) => l.span),
-    );
+    this.lines.read(file, lines);
     const added = t.events.slice(from);
     this.seen.add(added, t.sawCompactionTokens ? ['compactionTokens'] : []);
     return ok({ from, added, updated: t.takeMarked(), revised: [] });

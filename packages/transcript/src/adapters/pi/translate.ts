@@ -87,7 +87,8 @@ function defined(
 interface Written {
   line: number;
   length: number;
-  bytes?: Uint8Array;
+  data?: Uint8Array;
+  offset: number;
   hash?: number;
 }
 
@@ -125,21 +126,26 @@ export class SessionTranslation {
   }
 
   /** An entry written a second time byte for byte (pi re-writes its entries when a flush failed
-   * halfway): the first copy stands for both, as pi's own index and ccusage take it. `bytes` are
-   * the line's. */
-  repeats(r: JsonObject, bytes: Uint8Array, line: number, source: SourcePointer): boolean {
+   * halfway): the first copy stands for both, as pi's own index and ccusage take it. The line is
+   * `length` bytes of `data` from `offset`. */
+  repeats(
+    r: JsonObject,
+    line: { data: Uint8Array; offset: number; length: number; number: number },
+    source: SourcePointer,
+  ): boolean {
     const id = stringField(r, 'id');
     if (id === undefined) return false;
+    const { data, offset, length } = line;
     const first = this.written.get(id);
     if (first === undefined) {
-      const entry: Written = { line, length: bytes.length, bytes };
+      const entry: Written = { line: line.number, length, data, offset };
       this.written.set(id, entry);
       this.unsettled.push(entry);
       return false;
     }
-    if (first.length !== bytes.length) return false;
-    first.hash ??= lineHash(first.bytes!, 0, first.length);
-    if (first.hash !== lineHash(bytes, 0, bytes.length)) return false;
+    if (first.length !== length) return false;
+    first.hash ??= lineHash(first.data!, first.offset, first.length);
+    if (first.hash !== lineHash(data, offset, length)) return false;
     const what = r.type === 'session' ? 'the session header' : `entry ${id}`;
     this.skip(source, `repeats ${what} of line ${first.line} byte for byte`, stringField(r, 'type'));
     return true;
@@ -151,8 +157,8 @@ export class SessionTranslation {
    */
   settle(): void {
     for (const entry of this.unsettled) {
-      entry.hash ??= lineHash(entry.bytes!, 0, entry.length);
-      entry.bytes = undefined;
+      entry.hash ??= lineHash(entry.data!, entry.offset, entry.length);
+      entry.data = undefined;
     }
     this.unsettled.length = 0;
   }
@@ -467,8 +473,8 @@ export interface FileRead {
 }
 
 /**
- * One line of file `fi` (`span` numbered in the file, `bytes` its own) into `t`; the error when the
- * file's first record is no pi session header.
+ * One line of file `fi` into `t`: `span` places it in the file, and its bytes are `span.length` of
+ * `data` from `at`. The error when the file's first record is no pi session header.
  */
 export function translateLine(
   t: SessionTranslation,
@@ -476,7 +482,7 @@ export function translateLine(
   file: SourceFile,
   span: LineSpan,
   parsed: { ok: true; value: unknown } | { ok: false; reason: string },
-  bytes: Uint8Array,
+  bytes: { data: Uint8Array; at: number },
   read: FileRead,
 ): Result<never, UnknownFormatGeneration> | undefined {
   const source = linePointer(file, span);
@@ -493,7 +499,8 @@ export function translateLine(
     t.skip(source, NOT_AN_ENTRY, isObject(value) ? stringField(value, 'type') : undefined);
     return undefined;
   }
-  if (t.repeats(value, bytes, span.line, source)) return undefined;
+  const line = { data: bytes.data, offset: bytes.at, length: span.length, number: span.line };
+  if (t.repeats(value, line, source)) return undefined;
   t.entry(value, { source, where: `${fi}:${span.offset}` });
   return undefined;
 }
@@ -524,8 +531,7 @@ export function translatePiSession(
       const parsed = known
         ? { ok: true as const, value: firstParsed!.value }
         : parseJsonLine(file.data, span);
-      const bytes = file.data.subarray(span.offset, span.offset + span.length);
-      const failed = translateLine(t, fi, file, span, parsed, bytes, state);
+      const failed = translateLine(t, fi, file, span, parsed, { data: file.data, at: span.offset }, state);
       if (failed) return failed;
     }
   }
