@@ -53,9 +53,14 @@ export class EventsSeen {
     this.capabilities = shownCapabilities(events, [...this.capabilities, ...also]);
   }
 
-  /** Sets the session's times, as spanEvents sets them from every event. */
-  span(session: TranscriptSession): void {
+  /** The session as a whole read gives it (its members in that order): the times as spanEvents
+   * finds them among every event. */
+  session(id: string, cwd: string | undefined, title: string | undefined): TranscriptSession {
+    const session: TranscriptSession = { id };
+    if (cwd !== undefined) session.cwd = cwd;
     if (this.startedAt !== undefined) session.startedAt = this.startedAt;
     if (this.endedAt !== undefined) session.endedAt = this.endedAt;
+    if (title !== undefined) session.title = title;
+    return session;
   }
 }

@@ -8,7 +8,6 @@ import type {
   TranslationDelta,
 } from '../../adapter.js';
 import { parseJsonLine } from '../../lines.js';
-import type { TranscriptSession } from '../../model.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
 import { AppendedLines, EventsSeen } from '../appended-lines.js';
 import { isPiHeader, piSessionId, stringField } from './records.js';
@@ -67,16 +66,11 @@ export class PiTranslation implements IncrementalTranslation {
 
   snapshot(): TranslatedSession {
     const t = this.t ?? new SessionTranslation('');
-    // The members in the order a whole read gives them.
-    const session: TranscriptSession = { id: this.lane };
-    if (t.cwd !== undefined) session.cwd = t.cwd;
-    this.seen.span(session);
-    if (t.title !== undefined) session.title = t.title;
     return {
       agents: [{ id: this.lane }],
       capabilities: this.seen.capabilities,
       events: t.events,
-      session,
+      session: this.seen.session(this.lane, t.cwd, t.title),
       skipped: t.skipped,
     };
   }
