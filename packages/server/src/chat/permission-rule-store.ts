@@ -142,9 +142,9 @@ export class PermissionRuleStore {
   /**
    * The answer a rule gives to a permission request in this project folder on this workstation, if
    * one covers the call: the rules remembered there and config.json's together, a deny beating an
-   * allow. An
-   * allow picks the agent's one-time option (so cairn's rule never becomes a standing rule inside
-   * the agent), a deny its one-time rejection; a request with no such option is left to the page.
+   * allow. An allow picks the agent's one-time option (so cairn's rule never becomes a standing rule
+   * inside the agent), a deny its one-time rejection; a request with no such option is left to the
+   * page.
    */
   decide(
     workstation: string,
