@@ -10,7 +10,13 @@ import { gunzipSync } from 'node:zlib';
 import type { TranscriptItem } from '@cairn/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { corpusPath } from '../../transcript/test/corpus.js';
-import { longRollout } from '../../transcript/test/support/long-sessions.js';
+import {
+  longCopilotSession,
+  longGeminiSession,
+  longPiSession,
+  longQwenSession,
+  longRollout,
+} from '../../transcript/test/support/long-sessions.js';
 import type { RunningServer } from '../src/index.js';
 import { Client, type Frame, homeEnv, itemKey, serve, tempDir } from './helpers.js';
 
@@ -157,6 +163,23 @@ describe('the tail of a long session', () => {
     expect(settled.map(what)).toEqual(tail.slice(-settled.length).map(what));
   });
 
+  it('shows a pi session’s last items, read after its header', { timeout: 60_000 }, async () => {
+    const home = tempDir();
+    longPiSession(home);
+    server = await serve(homeEnv(home));
+    const client = await Client.open(server);
+    const [row] = (await client.request('session_list', { limit: 1 })).sessions as { sid: string }[];
+    await client.close();
+    const { preview, tail } = await openAtTail(`session:pi:${row!.sid}`);
+    expect(preview.length).toBeGreaterThan(20);
+    // pi names items by its entries' ids: the settled ones are the history's own, and the header's
+    // item, read first, is not among them.
+    const settled = preview.slice(10);
+    const ids = (item: TranscriptItem) => shown(item, true);
+    expect(settled.map(ids)).toEqual(tail.slice(-settled.length).map(ids));
+    expect(preview.some((i) => i.type === 'system')).toBe(false);
+  });
+
   it('is the head again for a subscriber opening elsewhere (a tail of none)', {
     timeout: 60_000,
   }, async () => {
@@ -257,6 +280,38 @@ describe('a link into a long session', () => {
     expect(head.edge).toBe('around');
     expectAround(head.items as TranscriptItem[], history, target.uuid);
   });
+
+  it.each([
+    ['pi', 'by its entry’s id, the part read after the header', longPiSession],
+    ['qwen-code', 'by its record’s uuid', longQwenSession],
+    ['copilot-cli', 'by its event’s id', longCopilotSession],
+    ['gemini-cli', 'by its message’s id', longGeminiSession],
+  ])(
+    'previews a long %s session around the linked item, found %s',
+    { timeout: 90_000 },
+    async (agent, _how, make) => {
+      const home = tempDir();
+      make(home);
+      server = await serve(homeEnv(home));
+      const client = await Client.open(server);
+      const rows = (await client.request('session_list', { limit: 10 })).sessions as {
+        agent: string;
+        sid: string;
+      }[];
+      await client.close();
+      await server.close();
+      expect(rows.map((r) => r.agent)).toEqual([agent]);
+      const topic = `session:${agent}:${rows[0]!.sid}`;
+      const history = await wholeHistory(home, topic);
+      const target = history
+        .slice(Math.floor((history.length * 2) / 3))
+        .find((i) => i.type.startsWith('message') && !i.uuid.includes(':'))!;
+      server = await serve(homeEnv(home));
+      const head = await openAround(topic, target.uuid);
+      expect(head.edge).toBe('around');
+      expectAround(head.items as TranscriptItem[], history, target.uuid);
+    },
+  );
 
   it('is the head for an item the file does not hold', { timeout: 60_000 }, async () => {
     const home = homeWith(LONG);

@@ -13,7 +13,7 @@ import {
   type SessionPlatform,
   Translator,
 } from '@cairn/transcript';
-import { recordPlace } from './record-place.js';
+import { readsPartAfterHeader, recordPlace } from './record-place.js';
 import { isLineFile } from './source-files.js';
 
 /** Bytes of the main file the preview reads: enough for a few screens of items. */
@@ -46,7 +46,8 @@ export async function edgeItems(
   let data = await platform.fs.readRange(main.path, from, size - from);
   // From the first line that starts inside the part (the whole file when it is that short).
   if (from > 0) data = data.subarray(data.indexOf(10) + 1);
-  return previewItems(main, data, undefined, (items) => items.slice(-limit));
+  const header = from > 0 ? await headerOf(platform, main) : undefined;
+  return previewItems(main, data, undefined, (items) => items.slice(-limit), header);
 }
 
 /** Bytes before a linked record's line that its preview reads, and bytes after it. */
@@ -58,9 +59,10 @@ const AROUND_LINE_MAX_BYTES = 32 * 1024 * 1024;
 /**
  * The main lane's items around item `uuid`, read from the part of the main file around the record it
  * comes from: at most `limit` of them, the linked item among the first half. The record is found by
- * scanning the file's bytes (see recordPlace), and the part is translated alone: its items' ids are
- * the file's own (Claude Code's are its records' uuids, a Codex item's its line, counted from the
- * record found), but pointers and turns count from the part. Undefined when the record cannot be
+ * scanning the file's bytes (see recordPlace), and the part is translated alone (after the file's
+ * header, for an agent that needs it): its items' ids are the file's own (most agents' are their
+ * records' ids, a Codex item's its line, counted from the record found), but pointers and turns
+ * count from the part. Undefined when the record cannot be
  * found that way, or its item is not among those the part makes.
  */
 export async function itemsAround(
@@ -92,12 +94,19 @@ export async function itemsAround(
     line = place.line;
     for (let at = place.offset - from - 1; at >= cut; at--) if (data[at] === 10) line--;
   }
-  const items = previewItems(main, data.subarray(cut), line, (items) => {
-    const at = items.findIndex((i) => i.uuid === uuid);
-    if (at === -1) return [];
-    const start = Math.max(0, Math.min(at - Math.floor(limit / 4), items.length - limit));
-    return items.slice(start, start + limit);
-  });
+  const header = from + cut > 0 ? await headerOf(platform, main) : undefined;
+  const items = previewItems(
+    main,
+    data.subarray(cut),
+    line,
+    (items) => {
+      const at = items.findIndex((i) => i.uuid === uuid);
+      if (at === -1) return [];
+      const start = Math.max(0, Math.min(at - Math.floor(limit / 4), items.length - limit));
+      return items.slice(start, start + limit);
+    },
+    header,
+  );
   return items && items.length > 0 ? items : undefined;
 }
 
@@ -121,23 +130,57 @@ async function mainLineFile(
 }
 
 /** The main lane's items in `data` (whole lines of the main file, the first of them numbered `line`
- * when not the file's first), as `pick` chooses among them. */
+ * when not the file's first), as `pick` chooses among them. With `header` (see headerOf) the part is
+ * read after it, and the header's own items are not among those picked from. */
 function previewItems(
-  { adapter, path }: MainLineFile,
+  main: MainLineFile,
   bytes: Uint8Array,
   line: number | undefined,
   pick: (items: TranscriptItem[]) => TranscriptItem[],
+  header?: Uint8Array | 'unread',
 ): TranscriptItem[] | undefined {
+  if (header === 'unread') return undefined;
   // Whole lines only, and none that the adapter reads only with the line after it.
   let data = bytes.subarray(0, bytes.lastIndexOf(10) + 1);
-  if (adapter.keepWithNext) data = data.subarray(0, heldLinesFrom(data, adapter.keepWithNext));
+  if (main.adapter.keepWithNext) data = data.subarray(0, heldLinesFrom(data, main.adapter.keepWithNext));
   if (data.length === 0) return undefined;
+  if (!header) {
+    const items = mainItems(main, data, line);
+    return items && pick(items);
+  }
+  const before = mainItems(main, header, undefined);
+  const both = before && mainItems(main, Buffer.concat([header, data]), undefined);
+  return both && pick(both.slice(before.length));
+}
+
+/** The main lane's items that whole lines `data` of the main file make, translated alone. */
+function mainItems(
+  { adapter, path }: MainLineFile,
+  data: Uint8Array,
+  line: number | undefined,
+): TranscriptItem[] | undefined {
   const translator = new Translator(adapter);
   const pushed = translator.push([{ path, data, ...(line === undefined ? {} : { line }) }]);
   if (!pushed.ok) return undefined;
   const t = translator.snapshot();
   const items = new IncrementalItems();
   items.update(t, pushed.value);
-  const lane = items.all(t).find((l) => l.isMain);
-  return lane ? pick(lane.classification.items) : undefined;
+  return items.all(t).find((l) => l.isMain)?.classification.items;
+}
+
+/** Bytes of a header line read before giving up on it. */
+const HEADER_MAX_BYTES = 64 * 1024;
+
+/**
+ * The main file's first line (with its line break) when a part of it is read after it (see
+ * readsPartAfterHeader); 'unread' when that line is too long to look for; undefined for the others.
+ */
+async function headerOf(
+  platform: SessionPlatform,
+  { adapter, path }: MainLineFile,
+): Promise<Uint8Array | 'unread' | undefined> {
+  if (!readsPartAfterHeader(adapter.id)) return undefined;
+  const head = await platform.fs.readRange(path, 0, HEADER_MAX_BYTES);
+  const nl = head.indexOf(10);
+  return nl === -1 ? 'unread' : head.slice(0, nl + 1);
 }

@@ -42,3 +42,81 @@ export function longRollout(home: string): string {
   writeFileSync(path, text);
   return path;
 }
+
+/** A file of `head` once, then `body` `copies` times over, each copy's text as `copy` makes it. */
+function repeated(
+  path: string,
+  head: string,
+  body: string,
+  copies: number,
+  copy: (text: string, n: number) => string,
+) {
+  mkdirSync(dirname(path), { recursive: true });
+  let text = head;
+  for (let n = 0; n < copies; n++) text += copy(body, n);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The corpus file's lines, each with its line break. */
+const linesOf = (...path: string[]) => readFileSync(corpusPath(...path), 'utf8').split(/(?<=\n)/);
+
+/**
+ * A long pi session: the corpus's sample, its header once and its turns (less its compactions) about
+ * 3 MB over, each copy's entry ids its own and its first entry the child of the last copy's last.
+ * Answers its path.
+ */
+export function longPiSession(home: string): string {
+  const [header, ...entries] = linesOf('more', 'pi', 'small.jsonl');
+  const body = entries.filter((l) => !l.includes('"type":"compaction"')).join('');
+  const last = /"id":"([^"]+)"/.exec(body.trimEnd().split('\n').at(-1)!)![1];
+  const path = join(home, '.pi', 'agent', 'sessions', '--w-long--', '2026-05-12T01-02-27-657Z_long.jsonl');
+  return repeated(path, header!, body, Math.ceil((3 << 20) / body.length), (text, n) =>
+    text
+      .replaceAll(/"(id|parentId)":"([0-9a-f]{8})"/g, `"$1":"c${n}-$2"`)
+      .replace('"parentId":null', n === 0 ? '"parentId":null' : `"parentId":"c${n - 1}-${last}"`),
+  );
+}
+
+/** A long Qwen Code session: the corpus's first chat about 3 MB over, each copy's record uuids and
+ * call ids its own. Answers its path. */
+export function longQwenSession(home: string): string {
+  const name = '019f0000-0000-7000-8000-000000000001.jsonl';
+  const body = linesOf('more', 'qwen', name).join('');
+  const path = join(home, '.qwen', 'projects', '-w-long', 'chats', name);
+  return repeated(path, '', body, Math.ceil((3 << 20) / body.length), (text, n) =>
+    text
+      .replaceAll(
+        /"(uuid|parentUuid)":"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4})-8000-/g,
+        (_, key, start) => `"${key}":"${start}-8${n.toString(16).padStart(3, '0')}-`,
+      )
+      .replaceAll('"synthetic-call-', `"c${n}-synthetic-call-`),
+  );
+}
+
+/**
+ * A long Copilot CLI session: the corpus's small one, its first events (the start, the model, the
+ * system message) once and its first turn about 3 MB over, each copy's event and call ids its own.
+ * Answers its events file's path.
+ */
+export function longCopilotSession(home: string): string {
+  const lines = linesOf('more', 'copilot', 'small.jsonl');
+  const turn = lines.findIndex((l) => l.includes('"type":"user.message"'));
+  const end = lines.findIndex((l) => l.includes('"type":"assistant.turn_end"'));
+  const body = lines.slice(turn, end + 1).join('');
+  const path = join(home, '.copilot', 'session-state', 'long', 'events.jsonl');
+  return repeated(path, lines.slice(0, turn).join(''), body, Math.ceil((3 << 20) / body.length), (text, n) =>
+    text.replaceAll(/"(id|parentId|toolCallId|messageId)":"(e\d+|call-\d+|m-\d+)"/g, `"$1":"c${n}-$2"`),
+  );
+}
+
+/** A long Gemini CLI session of the JSONL kind: the corpus's sample, its metadata once and its
+ * messages about 3 MB over, each copy's message and call ids its own. Answers its path. */
+export function longGeminiSession(home: string): string {
+  const [meta, ...records] = linesOf('more', 'gemini', 'jsonl_v040.jsonl');
+  const body = records.join('');
+  const path = join(home, '.gemini', 'tmp', 'long', 'chats', 'session-2026-04-29T21-39-long.jsonl');
+  return repeated(path, meta!, body, Math.ceil((3 << 20) / body.length), (text, n) =>
+    text.replaceAll('"id":"', `"id":"c${n}-`),
+  );
+}
