@@ -21,9 +21,9 @@ export interface TranscriptDelta {
   /** Earlier events changed in place (a request's usage, a compaction's shadow, an orphan found its call). */
   updated: TranscriptEvent[];
   /** Those of `updated` whose payload now reads differently (a message found to be a prompt, a
-   * request's usage, a compaction's summary): what items and summaries are read from. The others
-   * only gained a mark that neither reads (a compaction's shadow, their request, a result's call
-   * found). */
+   * request's usage, a compaction's summary, a result's call found): what items and summaries are
+   * read from. The others only gained a mark that neither reads (a compaction's shadow, their
+   * request). */
   revised: TranscriptEvent[];
 }
 
@@ -70,14 +70,14 @@ export class Translator {
     const events = this.translated.events;
     for (let i = from; i < events.length; i++) events[i]!.seq = this.dropped + i;
     const updated = new Set(pushed.value.updated);
-    this.markOrphans(added, updated);
+    const found = this.markOrphans(added, updated);
     for (const e of added) updated.delete(e);
     return ok({
       rewritten: false,
       from,
       added,
       updated: [...updated],
-      revised: revised.filter((e) => updated.has(e)),
+      revised: [...revised, ...found].filter((e) => updated.has(e)),
     });
   }
 
@@ -150,9 +150,14 @@ export class Translator {
     return result;
   }
 
-  /** Marks results whose call is nowhere in the transcript, as finishTranscript does, and unmarks
-   * those whose call has now arrived. */
-  private markOrphans(added: readonly TranscriptEvent[], updated: Set<TranscriptEvent>): void {
+  /**
+   * Marks results whose call is nowhere in the transcript, as finishTranscript does, and unmarks
+   * those whose call has now arrived (adding them to `updated`); answers those unmarked. They read
+   * differently: an item that cannot pair such a result (its call on another lane) shows its
+   * payload whole.
+   */
+  private markOrphans(added: readonly TranscriptEvent[], updated: Set<TranscriptEvent>): TranscriptEvent[] {
+    const found: TranscriptEvent[] = [];
     for (const e of added) {
       if (e.kind !== 'tool_call') continue;
       this.callIds.add(e.payload.callId);
@@ -162,6 +167,7 @@ export class Translator {
       for (const r of waiting) {
         delete r.payload.orphan;
         updated.add(r);
+        found.push(r);
       }
     }
     for (const e of added) {
@@ -171,6 +177,7 @@ export class Translator {
       if (waiting) waiting.push(e);
       else this.orphans.set(e.payload.callId, [e]);
     }
+    return found;
   }
 }
 

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { copilotCliAdapter } from '../src/adapters/copilot-cli/index.js';
 import { piAdapter } from '../src/adapters/pi/index.js';
 import { qwenCodeAdapter } from '../src/adapters/qwen-code/index.js';
 import {
@@ -352,5 +353,63 @@ describe.skipIf(!corpus)('incremental translation of a Qwen Code session', () =>
     const { records, rewrites } = cutsMatchWhole(qwenCodeAdapter, [{ path, data }]);
     expect(records).toBe(10);
     expect(rewrites).toBe(1);
+  });
+});
+
+describe.skipIf(!corpus)('incremental translation of a Copilot CLI session', () => {
+  const dir = corpus ? corpusPath('more', 'copilot') : '';
+  const files = corpus
+    ? [
+        ...readdirSync(dir)
+          .filter((name) => name.endsWith('.jsonl'))
+          .map((name) => join(dir, name)),
+        join(dir, 'subdir_v1', 'aaaabbbb-1111-2222-3333-ccccddddeeee', 'events.jsonl'),
+      ]
+    : [];
+  const lines = () => readFileSync(join(dir, 'small.jsonl'), 'utf8').split(/(?<=\n)/);
+  const at = (all: string[], type: string) => all.findIndex((l) => l.includes(`"type":"${type}"`));
+
+  it('has sessions to read', () => expect(files.length).toBeGreaterThanOrEqual(4));
+  it.each(files.map((path) => [path.slice(dir.length + 1), path] as const))(
+    'gives the events, items and summary of a whole read at every cut of %s, reading each line once',
+    (_name, path) => {
+      const { records, rewrites } = cutsMatchWhole(copilotCliAdapter, [{ path, data: readFileSync(path) }]);
+      expect(records).toBeGreaterThanOrEqual(5);
+      // The first push alone read from the start, and in schema_drift the message that asks for a
+      // call an execution start written before it already made.
+      expect(rewrites).toBe(path.endsWith('schema_drift.jsonl') ? 2 : 1);
+    },
+    180_000,
+  );
+
+  it('reads the file again when a message asks for a call an execution start already made', () => {
+    // The start of the call before the message that asks for it: read alone, the start is the call.
+    const all = lines();
+    const message = at(all, 'assistant.message');
+    const [asking] = all.splice(message, 1);
+    all.splice(at(all, 'tool.execution_start') + 1, 0, asking!);
+    const path = join(dir, 'small.jsonl');
+    const { rewrites } = cutsMatchWhole(copilotCliAdapter, [{ path, data: Buffer.from(all.join('')) }]);
+    expect(rewrites).toBe(2);
+  });
+
+  it('takes the usage of an earlier shutdown written again, in place', () => {
+    const all = lines();
+    const shutdown = all[at(all, 'session.shutdown')]!;
+    const path = join(dir, 'small.jsonl');
+    const data = Buffer.from(all.join('') + shutdown);
+    const translator = new Translator(copilotCliAdapter);
+    const { records } = cutsMatchWhole(copilotCliAdapter, [{ path, data }]);
+    expect(records).toBe(all.length + 1);
+    // Pushed in two: the second shutdown supersedes the first one's requests.
+    const first = Buffer.from(all.join(''));
+    translator.push([{ path, data: first }]);
+    const pushed = translator.push([{ path, data }]);
+    if (!pushed.ok) throw new Error(pushed.error.message);
+    expect(pushed.value.rewritten).toBe(false);
+    const superseded = pushed.value.updated.filter((e) => e.kind === 'request');
+    expect(superseded.length).toBeGreaterThan(0);
+    expect(superseded.every((e) => e.kind === 'request' && e.payload.superseded !== undefined)).toBe(true);
+    expect(pushed.value.revised).toEqual(pushed.value.updated);
   });
 });

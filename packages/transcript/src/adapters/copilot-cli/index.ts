@@ -3,6 +3,7 @@ import type { SessionAdapter } from '../../adapter.js';
 import { oneFileSession } from '../shared.js';
 import { detectCopilot } from './detect.js';
 import { copilotHomes } from './homes.js';
+import { CopilotTranslation } from './incremental.js';
 import { listCopilotSessions } from './list.js';
 import { COPILOT_CLI } from './records.js';
 import { copilotSummaryPass, summarizeCopilotSession } from './summarize.js';
@@ -21,6 +22,7 @@ export const copilotCliAdapter: SessionAdapter = {
   sessionFiles: oneFileSession,
   lastRecordAt: copilotLastRecordAt,
   translate: translateCopilotSession,
+  incremental: () => new CopilotTranslation(),
   summarize: summarizeCopilotSession,
   summaryPass: copilotSummaryPass,
 };

@@ -13,7 +13,7 @@
 //   a line that is no event → skipped with the reason.
 // Each event's parent is the last event of the record its `parentId` names.
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
-import { parseJsonLine, splitLines } from '../../lines.js';
+import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type {
   Capability,
   Lane,
@@ -69,7 +69,7 @@ type Emit = <K extends TranscriptEventKind>(
   extra?: { id?: string },
 ) => string;
 
-class SessionTranslation {
+export class SessionTranslation {
   readonly ids = new EventIds();
   readonly events: TranscriptEvent[] = [];
   readonly skipped: SkippedRecord[] = [];
@@ -80,8 +80,12 @@ class SessionTranslation {
   readonly lanes = new Map<string, Lane>();
   /** Each call's tool_call event, to find a subagent's spawn. */
   private readonly callEvents = new Map<string, TranscriptEvent>();
-  /** The calls some assistant message asks for, anywhere in the file. */
-  private readonly requested: ReadonlySet<string>;
+  /** The calls some assistant message asks for, anywhere in the file (see noteRequestedCalls). */
+  readonly requested = new Set<string>();
+  /** The calls an execution start made, which a message asking for them later would unmake. */
+  readonly startedCalls = new Set<string>();
+  /** Earlier events changed in place since the last `takeChanged`: a repeated shutdown's requests. */
+  private changed: TranscriptEvent[] = [];
   /** Reasoning text already recorded by assistant.reasoning, per lane, until the next message. */
   private readonly reasoned = new Map<string, Set<string>>();
   /** The request of each (shutdown id, model) seen: a repeat replaces it. */
@@ -97,11 +101,13 @@ class SessionTranslation {
   recordedId?: string;
   systemPrompt?: string;
 
-  constructor(
-    readonly main: string,
-    requested: ReadonlySet<string>,
-  ) {
-    this.requested = requested;
+  constructor(readonly main: string) {}
+
+  /** The events changed in place since the last call. */
+  takeChanged(): TranscriptEvent[] {
+    const changed = this.changed;
+    this.changed = [];
+    return changed;
   }
 
   skip(source: SourcePointer, reason: string, recordType?: string): void {
@@ -266,6 +272,7 @@ class SessionTranslation {
           name,
           input: inputOf(data.arguments),
         });
+        if (callId !== '') this.startedCalls.add(callId);
         this.noteCall(callId);
         return;
       }
@@ -484,19 +491,21 @@ class SessionTranslation {
       // ccusage keeps the last write of a (shutdown id, model); so does cairn.
       const key = `${recordId}\u0000${model}`;
       const earlier = this.shutdownRows.get(key);
-      if (earlier) dropUsage(earlier, REPEATED_SHUTDOWN);
+      if (earlier && dropUsage(earlier, REPEATED_SHUTDOWN)) this.changed.push(earlier);
       this.shutdownRows.set(key, e);
     }
   }
 
-  /** Lanes with their spawning call and title, once every record is read. */
+  /** The lanes with their spawning call and title as the records read so far give them: new
+   * objects at each call, their members always in one order. */
   finishLanes(): Lane[] {
     const out: Lane[] = [];
-    for (const [callId, lane] of this.lanes) {
+    for (const [callId, { id, parentId }] of this.lanes) {
+      const lane: Lane = { id, parentId };
       const spawn = this.callEvents.get(callId);
-      if (spawn && spawn.agentId !== lane.id) {
-        lane.spawnEventId = spawn.id;
+      if (spawn && spawn.agentId !== id) {
         lane.parentId = spawn.agentId;
+        lane.spawnEventId = spawn.id;
       }
       const title = this.subagentTitles.get(callId);
       if (title !== undefined) lane.title = title;
@@ -506,10 +515,12 @@ class SessionTranslation {
   }
 }
 
-function dropUsage(e: TranscriptEvent, why: string): void {
-  if (e.kind !== 'request') return;
+/** Takes a request's usage away, saying why; false when `e` is no request. */
+function dropUsage(e: TranscriptEvent, why: string): boolean {
+  if (e.kind !== 'request') return false;
   delete e.payload.usage;
   e.payload.superseded = why;
+  return true;
 }
 
 export const firstCount = (...values: unknown[]): number | undefined => {
@@ -534,17 +545,19 @@ export function sessionIdOfPath(path: string): string {
 }
 
 /**
- * Adds the calls an assistant message asks for to `out`, so that a later (or earlier) execution
- * start is not taken for a second call. Only a line whose bytes name toolRequests counts, as in the
- * summary.
+ * Adds the calls an assistant message asks for to `out` (and those it did not hold to `asked`), so
+ * that a later (or earlier) execution start is not taken for a second call. Only a line whose bytes
+ * name toolRequests counts, as in the summary.
  */
-function noteRequestedCalls(event: JsonObject, line: Uint8Array, out: Set<string>): void {
+function noteRequestedCalls(event: JsonObject, line: Uint8Array, out: Set<string>, asked?: string[]): void {
   if (event.type !== 'assistant.message') return;
   const reqs = dataOf(event).toolRequests;
   if (!Array.isArray(reqs) || indexOfAscii(line, 'toolRequests') === -1) return;
   for (const r of reqs) {
     const id = isObject(r) ? stringField(r, 'toolCallId') : undefined;
-    if (id) out.add(id);
+    if (!id || out.has(id)) continue;
+    out.add(id);
+    asked?.push(id);
   }
 }
 
@@ -561,63 +574,124 @@ export function indexOfAscii(bytes: Uint8Array, needle: string): number {
   return -1;
 }
 
-export function translateCopilotSession(
-  files: readonly SourceFile[],
-): Result<TranslatedSession, UnknownFormatGeneration> {
-  const main = files[0];
-  const stem = main ? sessionIdOfPath(main.path) : '';
-  const lane = isWireId(stem) ? stem : '';
-  // Every line is parsed once, up front: the calls the messages ask for must all be known before
-  // the first execution start is translated, and parsing their lines again took a sixth of the
-  // translation.
-  const requested = new Set<string>();
-  const lines = files.map((file) =>
-    Array.from(splitLines(file.data, 0), (span) => {
-      const parsed = parseJsonLine(file.data, span);
-      const event = parsed.ok && isCopilotEvent(parsed.value) ? parsed.value : undefined;
-      if (event)
-        noteRequestedCalls(event, file.data.subarray(span.offset, span.offset + span.length), requested);
-      return { span, parsed, event };
-    }),
-  );
-  const t = new SessionTranslation(lane, requested);
-  for (const [fi, file] of files.entries()) {
-    let sawRecord = false;
-    for (const { span, parsed, event } of lines[fi] ?? []) {
-      const source = linePointer(file, span);
-      if (!parsed.ok) {
-        t.skip(source, parsed.reason);
-        continue;
-      }
-      if (!sawRecord) {
-        sawRecord = true;
-        if (!event) return err(unknownFormatGeneration(file.path, span.line, NOT_AN_EVENT_FILE));
-      }
-      if (!event) {
-        const type = isObject(parsed.value) ? stringField(parsed.value, 'type') : undefined;
-        t.skip(source, NOT_AN_EVENT, type);
-        continue;
-      }
-      t.record(event, { source, where: `${fi}:${span.offset}` });
-    }
+/** A line of an events file, parsed, with the event it holds when it holds one. */
+export interface EventLine {
+  readonly span: LineSpan;
+  readonly parsed: ReturnType<typeof parseJsonLine>;
+  readonly event: JsonObject | undefined;
+}
+
+/**
+ * The lines of `spans` in `file`, each parsed once, up front: the calls the messages ask for must
+ * all be known before an execution start among them is translated (they go into `requested`, and
+ * those it did not hold yet into `asked`), and parsing the lines again took a sixth of the
+ * translation.
+ */
+export function parseLines(
+  file: SourceFile,
+  spans: Iterable<LineSpan>,
+  requested: Set<string>,
+  asked?: string[],
+): EventLine[] {
+  return Array.from(spans, (span) => {
+    const parsed = parseJsonLine(file.data, span);
+    const event = parsed.ok && isCopilotEvent(parsed.value) ? parsed.value : undefined;
+    if (event)
+      noteRequestedCalls(event, file.data.subarray(span.offset, span.offset + span.length), requested, asked);
+    return { span, parsed, event };
+  });
+}
+
+/** What is read of a file from line to line: whether its first record was met. */
+export interface FileRead {
+  sawRecord: boolean;
+}
+
+/**
+ * One parsed line of file `fi` into `t` (its span is in `file.data`, which holds the file's bytes
+ * from `file.start`); the error when the file's first record is no event.
+ */
+export function translateLine(
+  t: SessionTranslation,
+  fi: number,
+  file: SourceFile,
+  { span: local, parsed, event }: EventLine,
+  read: FileRead,
+): Result<never, UnknownFormatGeneration> | undefined {
+  const base = file.start ?? 0;
+  const span = base === 0 ? local : { ...local, offset: local.offset + base };
+  const source = linePointer(file, span);
+  if (!parsed.ok) {
+    t.skip(source, parsed.reason);
+    return undefined;
   }
-  const id = lane || (t.recordedId !== undefined && isWireId(t.recordedId) ? t.recordedId : '');
-  if (id !== lane) for (const e of t.events) if (e.agentId === lane) e.agentId = id;
+  if (!read.sawRecord) {
+    read.sawRecord = true;
+    if (!event) return err(unknownFormatGeneration(file.path, span.line, NOT_AN_EVENT_FILE));
+  }
+  if (!event) {
+    const type = isObject(parsed.value) ? stringField(parsed.value, 'type') : undefined;
+    t.skip(source, NOT_AN_EVENT, type);
+    return undefined;
+  }
+  t.record(event, { source, where: `${fi}:${span.offset}` });
+  return undefined;
+}
+
+/** The lane a session's events are made on: its file's place, when that is an id. */
+export function copilotLane(path: string | undefined): string {
+  const stem = path === undefined ? '' : sessionIdOfPath(path);
+  return isWireId(stem) ? stem : '';
+}
+
+/** The session's id: the lane its place gives, else the id its start recorded, when that is one. */
+export const copilotSessionId = (t: SessionTranslation): string =>
+  t.main || (t.recordedId !== undefined && isWireId(t.recordedId) ? t.recordedId : '');
+
+/**
+ * The translation as a session named `id`, with `capabilities`, its times as `session` has them
+ * (see EventsSeen) and its lanes finished: a lane the session's own place named is renamed `id`.
+ */
+export function translatedSession(
+  t: SessionTranslation,
+  id: string,
+  session: TranscriptSession,
+  capabilities: Capability[],
+): TranslatedSession {
   const lanes = t.finishLanes();
-  for (const l of lanes) if (l.parentId === lane) l.parentId = id;
-  const session: TranscriptSession = { id };
-  if (t.cwd !== undefined) session.cwd = t.cwd;
-  spanEvents(session, t.events);
+  for (const l of lanes) if (l.parentId === t.main) l.parentId = id;
   if (t.systemPrompt !== undefined) session.systemPrompt = t.systemPrompt;
   const out: TranslatedSession = {
     agents: [{ id }, ...lanes],
-    capabilities: capabilitiesOf(t),
+    capabilities,
     events: t.events,
     session,
     skipped: t.skipped,
   };
   if (t.version !== undefined) out.agentVersion = t.version;
-  return ok(out);
+  return out;
+}
+
+export function translateCopilotSession(
+  files: readonly SourceFile[],
+): Result<TranslatedSession, UnknownFormatGeneration> {
+  const t = new SessionTranslation(copilotLane(files[0]?.path));
+  const lines = files.map((file) => parseLines(file, splitLines(file.data, 0), t.requested));
+  for (const [fi, file] of files.entries()) {
+    const read = { sawRecord: false };
+    for (const line of lines[fi] ?? []) {
+      const failed = translateLine(t, fi, file, line, read);
+      if (failed) return failed;
+    }
+  }
+  const id = copilotSessionId(t);
+  if (id !== t.main) for (const e of t.events) if (e.agentId === t.main) e.agentId = id;
+  const session: TranscriptSession = { id };
+  if (t.cwd !== undefined) session.cwd = t.cwd;
+  spanEvents(session, t.events);
+  const shows = new Set<Capability>();
+  noteCapabilities(t.events, shows);
+  return ok(translatedSession(t, id, session, capabilitiesOf(t, shows)));
 }
 
 export const COPILOT_CAPABILITIES: readonly Capability[] = [
@@ -639,16 +713,20 @@ export const COPILOT_CAPABILITIES: readonly Capability[] = [
  * only when every token came from a usage record: a shutdown's totals are per process and model,
  * so its request events are totals, not requests.
  */
-function capabilitiesOf(t: SessionTranslation): Capability[] {
-  const seen = new Set<Capability>(t.shown);
+export function capabilitiesOf(t: SessionTranslation, shows: ReadonlySet<Capability>): Capability[] {
+  const seen = new Set<Capability>([...t.shown, ...shows]);
   if (t.perRequest && !t.totalsOnly) seen.add('requests');
   seen.add('compaction');
   seen.add('subagents');
-  for (const e of t.events) {
-    if (e.kind === 'reasoning') seen.add('reasoning');
-    else if (e.kind === 'compaction' && e.payload.preTokens !== undefined) seen.add('compactionTokens');
-    else if (e.kind === 'system' && e.payload.type === 'prompt_snapshot') seen.add('systemPrompt');
-    if (e.timestamp !== undefined) seen.add('durations');
-  }
   return COPILOT_CAPABILITIES.filter((c) => seen.has(c));
+}
+
+/** Adds to `shows` what `events` show of the capabilities an event alone shows. */
+export function noteCapabilities(events: readonly TranscriptEvent[], shows: Set<Capability>): void {
+  for (const e of events) {
+    if (e.kind === 'reasoning') shows.add('reasoning');
+    else if (e.kind === 'compaction' && e.payload.preTokens !== undefined) shows.add('compactionTokens');
+    else if (e.kind === 'system' && e.payload.type === 'prompt_snapshot') shows.add('systemPrompt');
+    if (e.timestamp !== undefined) shows.add('durations');
+  }
 }
