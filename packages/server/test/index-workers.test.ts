@@ -3,7 +3,13 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { foldTranscript, loadTranscript, nodePlatform } from '@cairn/transcript';
+import {
+  foldTranscript,
+  type ListEntry,
+  listSessions,
+  loadTranscript,
+  nodePlatform,
+} from '@cairn/transcript';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
@@ -62,6 +68,30 @@ describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('the cold index on worker 
     expect(b.sessions).toEqual(a.sessions);
     expect(b.files).toEqual(a.files);
     expect(b.docs).toEqual(a.docs);
+  });
+
+  it('lists each agent’s sessions on a worker as the daemon’s thread lists them, every agent at once', async () => {
+    const env = corpusEnv();
+    const platform = nodePlatform({ env, homeDir: env.HOME! });
+    const workers = new IndexWorkers(BUILT_WORKER, platform, 2);
+    try {
+      const agents = ['claude-code', 'codex', 'gemini-cli'];
+      const reads: number[] = [];
+      const listings = agents.map((agent) => workers.list(agent, (read) => reads.push(read.bytes)));
+      for (const [i, agent] of agents.entries()) {
+        const here: ListEntry[] = [];
+        for await (const entry of listSessions(platform, { agent })) here.push(entry);
+        const there: ListEntry[] = [];
+        for await (const entry of listings[i]!) there.push(entry);
+        expect(here.length, agent).toBeGreaterThan(0);
+        expect(there, agent).toEqual(here);
+      }
+      // What each listing read counts as the daemon's.
+      expect(reads).toHaveLength(agents.length);
+      expect(reads.every((bytes) => bytes > 0)).toBe(true);
+    } finally {
+      await workers.close();
+    }
   });
 
   it('reads a growing session nobody follows, too large to keep translated, again on a worker, as a whole read makes it', async () => {
@@ -135,6 +165,8 @@ describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('the cold index on worker 
       expect(indexed.length).toBe(all.length - 1);
       expect(indexed.every((e) => e.indexed && e.summary !== undefined)).toBe(true);
       expect(lines.some((l) => l.includes('the worker reading it stopped'))).toBe(true);
+      // This worker cannot list: each agent's sessions were listed on the daemon's thread instead.
+      expect(lines.filter((l) => l.includes("listing on the daemon's thread")).length).toBeGreaterThan(0);
       // Its file is recorded as it is, so it is not read again (nor its worker lost again) until it changes.
       const path = failed[0]!.head.path;
       expect(db.files().get(path)).toMatchObject({ size: statSync(path).size, sessionKey: failed[0]!.key });

@@ -1,15 +1,16 @@
-// A worker thread of the cold index: prepares one session's index from its files per task.
+// A worker thread of the cold index: prepares one session's index from its files per task, or lists
+// one agent's sessions (their heads) for a first listing.
 import { readFileSync } from 'node:fs';
-import { nodePlatform, type SessionPlatform } from '@cairn/transcript';
+import { type ListEntry, listSessions, nodePlatform, type SessionPlatform } from '@cairn/transcript';
 import Tinypool, { type Transferable } from 'tinypool';
 import { ReadStats, servingPlatform } from '../reader/source-files.js';
 import { batchBuffers, prepareIndex } from './index-job.js';
-import type { IndexTask, IndexTaskResult } from './index-workers.js';
+import type { IndexTask, IndexTaskResult, ListingMessage, ListingTask } from './index-workers.js';
 
 let platform: SessionPlatform | undefined;
 let platformOf = '';
 
-export default async function prepare(task: IndexTask): Promise<object> {
+function platformFor(task: { env: Record<string, string | undefined>; homeDir: string }): SessionPlatform {
   const key = JSON.stringify([task.env, task.homeDir]);
   if (!platform || key !== platformOf) {
     const base = nodePlatform({ env: task.env, homeDir: task.homeDir });
@@ -18,8 +19,12 @@ export default async function prepare(task: IndexTask): Promise<object> {
     platform = { ...base, fs: { ...base.fs, readFile: async (path) => readFileSync(path) } };
     platformOf = key;
   }
+  return platform;
+}
+
+export default async function prepare(task: IndexTask): Promise<object> {
   const stats = new ReadStats();
-  const prepared = await prepareIndex(servingPlatform(platform, stats), task.job, {
+  const prepared = await prepareIndex(servingPlatform(platformFor(task), stats), task.job, {
     bytes: true,
     marks: true,
   });
@@ -31,4 +36,34 @@ export default async function prepare(task: IndexTask): Promise<object> {
   const movable = { [Tinypool.transferableSymbol]: batchBuffers(prepared), [Tinypool.valueSymbol]: result };
   // Tinypool types these symbols as any symbol, not as the ones its Transferable names.
   return Tinypool.move(movable as unknown as Transferable);
+}
+
+/** Entries of a listing sent together: the daemon records (and shows) them as they come. */
+const LISTED_PER_MESSAGE = 200;
+
+/**
+ * Lists one agent's sessions, sending their entries to `task.port` as they are found and, last, what
+ * was read. Only the port carries them: its messages and the task's answer do not keep one order.
+ */
+export async function listAgent(task: ListingTask): Promise<void> {
+  const stats = new ReadStats();
+  const send = (message: ListingMessage) => task.port.postMessage(message);
+  let entries: ListEntry[] = [];
+  try {
+    for await (const entry of listSessions(servingPlatform(platformFor(task), stats), {
+      agent: task.agent,
+    })) {
+      entries.push(entry);
+      if (entries.length === LISTED_PER_MESSAGE) {
+        send({ entries });
+        entries = [];
+      }
+    }
+    if (entries.length > 0) send({ entries });
+    send({ read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads } });
+  } catch (cause) {
+    send({ failed: cause instanceof Error ? cause.message : String(cause) });
+  } finally {
+    task.port.close();
+  }
 }

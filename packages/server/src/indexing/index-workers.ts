@@ -1,9 +1,11 @@
-// The worker threads the cold index prepares sessions on. They start when there is work and leave
-// when it is done, so an idle daemon holds no threads.
+// The worker threads the cold index prepares sessions on, and a first listing reads the sessions'
+// heads on. They start when there is work and leave when it is done, so an idle daemon holds no
+// threads.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { SessionPlatform } from '@cairn/transcript';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { ListEntry, SessionPlatform } from '@cairn/transcript';
 import Tinypool from 'tinypool';
 import type { ReadCount } from '../reader/source-files.js';
 import type { IndexJob, PreparedIndex } from './index-job.js';
@@ -13,6 +15,17 @@ export interface IndexTask {
   env: Record<string, string | undefined>;
   homeDir: string;
 }
+
+/** One agent's listing, its entries sent to `port` (see ListingMessage). */
+export interface ListingTask {
+  agent: string;
+  env: Record<string, string | undefined>;
+  homeDir: string;
+  port: MessagePort;
+}
+
+/** What a listing sends: entries as they are found, then what it read, or why it stopped. */
+export type ListingMessage = { entries: ListEntry[] } | { read: ReadCount } | { failed: string };
 
 export interface IndexTaskResult {
   prepared: PreparedIndex;
@@ -41,6 +54,53 @@ export class IndexWorkers {
   run(job: IndexJob): Promise<IndexTaskResult> {
     const task: IndexTask = { job, env: { ...this.platform.env }, homeDir: this.platform.homeDir };
     return this.pool.run(task);
+  }
+
+  /**
+   * Starts listing `agent`'s sessions on a thread: the entries come as the listing finds them, and
+   * `read` hears what it read once it is done. The listing stops with an error when the thread
+   * does (and the entries it sent are the ones found before).
+   */
+  list(agent: string, read: (count: ReadCount) => void): AsyncIterable<ListEntry> {
+    const { port1, port2 } = new MessageChannel();
+    const task: ListingTask = {
+      agent,
+      env: { ...this.platform.env },
+      homeDir: this.platform.homeDir,
+      port: port2,
+    };
+    const batches: ListEntry[][] = [];
+    let ended: { failed?: string } | undefined;
+    let wake: (() => void) | undefined;
+    const end = (how: { failed?: string }) => {
+      ended ??= how;
+      port1.close();
+      wake?.();
+    };
+    port1.on('message', (m: ListingMessage) => {
+      if ('entries' in m) batches.push(m.entries);
+      else if ('read' in m) {
+        read(m.read);
+        end({});
+      } else end({ failed: m.failed });
+      wake?.();
+    });
+    // A thread that died sends nothing more: its task's rejection ends the listing.
+    this.pool
+      .run(task, { name: 'listAgent', transferList: [port2] })
+      .catch((cause: unknown) => end({ failed: cause instanceof Error ? cause.message : String(cause) }));
+    return {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          const batch = batches.shift();
+          if (batch) yield* batch;
+          else if (ended?.failed !== undefined)
+            throw new Error(`listing ${agent} on a worker: ${ended.failed}`);
+          else if (ended) return;
+          else await new Promise<void>((resolve) => (wake = resolve));
+        }
+      },
+    };
   }
 
   /** The threads alive now: none once the work is done and they have been idle a moment. */

@@ -2,7 +2,14 @@
 // following of the files: what the watcher and the rescans saw, compared with the index, and each
 // changed session read again.
 import { dirname } from 'node:path';
-import { findAdapter, listSessions, type SessionAdapter, splitStorePath } from '@cairn/transcript';
+import {
+  findAdapter,
+  type ListEntry,
+  listSessions,
+  type SessionAdapter,
+  type SessionPlatform,
+  splitStorePath,
+} from '@cairn/transcript';
 import type { FileState } from '../indexing/index-db.js';
 import { CatalogIndexing } from './catalog-indexing.js';
 import { type SessionEntry, sessionKey, type Task } from './catalog-state.js';
@@ -269,8 +276,17 @@ export abstract class CatalogFollowing extends CatalogIndexing {
     const view = hidingPlatform(servingPlatform(this.options.platform, this.stats), hidden);
     const claimed = new Set<string>();
     const added: SessionEntry[] = [];
+    // A first listing (the index knows no session yet) reads the heads on the workers, every agent's
+    // at once: over thousands of sessions that was most of the daemon thread's first seconds, while
+    // the workers waited for it.
+    const first = this.workers && ![...this.known.values()].some((k) => k.sessionKey !== '');
+    const onWorkers = new Map(
+      first
+        ? [...agents].map((agent) => [agent, this.workers!.list(agent, (read) => this.stats.add(read))])
+        : [],
+    );
     for (const agent of agents) {
-      for await (const entry of listSessions(view, { agent })) {
+      for await (const entry of this.sessionsOf(agent, view, onWorkers.get(agent))) {
         if ('ref' in entry) {
           const st = walked.get(entry.ref);
           if (st) this.putFile({ path: entry.ref, sessionKey: '', ...st, offset: 0, head: '' });
@@ -320,6 +336,25 @@ export abstract class CatalogFollowing extends CatalogIndexing {
     }
     if (added.length > 0) this.emitHeads(added, []);
     return grown;
+  }
+
+  /**
+   * The agent's sessions as listed on a worker when given, else (and from where a worker stopped)
+   * listed here; those a worker already gave are hidden from the second listing by then, as known.
+   */
+  private async *sessionsOf(
+    agent: string,
+    view: SessionPlatform,
+    onWorker: AsyncIterable<ListEntry> | undefined,
+  ): AsyncGenerator<ListEntry> {
+    if (onWorker)
+      try {
+        yield* onWorker;
+        return;
+      } catch (cause) {
+        this.log(`catalog: ${(cause as Error).message}; listing on the daemon's thread`);
+      }
+    yield* listSessions(view, { agent });
   }
 
   /** Whether `path` is under one of the agent's homes as configured now. */
