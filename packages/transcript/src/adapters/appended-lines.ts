@@ -38,6 +38,12 @@ export class AppendedLines {
   }
 }
 
+/** What is read of a file from line to line: whether its first record was met (the one a
+ * translation checks the file's format by). */
+export interface FileRead {
+  sawRecord: boolean;
+}
+
 /** The times and capabilities a session's events show, gathered as the events come. */
 export class EventsSeen {
   private startedAt: number | undefined;

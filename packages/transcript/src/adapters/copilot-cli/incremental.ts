@@ -13,12 +13,11 @@ import type {
 } from '../../adapter.js';
 import type { Capability } from '../../model.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
-import { AppendedLines, EventsSeen } from '../appended-lines.js';
+import { AppendedLines, EventsSeen, type FileRead } from '../appended-lines.js';
 import {
   capabilitiesOf,
   copilotLane,
   copilotSessionId,
-  type FileRead,
   noteCapabilities,
   parseLines,
   SessionTranslation,

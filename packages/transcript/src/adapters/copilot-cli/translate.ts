@@ -12,6 +12,7 @@
 // - other session.* and system.* events → system events; any other type → an unknown event;
 //   a line that is no event → skipped with the reason.
 // Each event's parent is the last event of the record its `parentId` names.
+
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
 import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type {
@@ -26,6 +27,7 @@ import type {
 } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { countValue, type InvalidValue, isWireId } from '../../values.js';
+import type { FileRead } from '../appended-lines.js';
 import { EventIds } from '../gemini-cli/ids.js';
 import { baseName, dirName, fileStem } from '../gemini-cli/paths.js';
 import { toMillis } from '../gemini-cli/records.js';
@@ -600,11 +602,6 @@ export function parseLines(
       noteRequestedCalls(event, file.data.subarray(span.offset, span.offset + span.length), requested, asked);
     return { span, parsed, event };
   });
-}
-
-/** What is read of a file from line to line: whether its first record was met. */
-export interface FileRead {
-  sawRecord: boolean;
 }
 
 /**

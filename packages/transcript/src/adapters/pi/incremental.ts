@@ -9,9 +9,9 @@ import type {
 } from '../../adapter.js';
 import { parseJsonLine } from '../../lines.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
-import { AppendedLines, EventsSeen } from '../appended-lines.js';
+import { AppendedLines, EventsSeen, type FileRead } from '../appended-lines.js';
 import { isPiHeader, piSessionId, stringField } from './records.js';
-import { type FileRead, SessionTranslation, translateLine } from './translate.js';
+import { SessionTranslation, translateLine } from './translate.js';
 
 export class PiTranslation implements IncrementalTranslation {
   private t: SessionTranslation | undefined;

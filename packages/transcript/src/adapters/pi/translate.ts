@@ -16,6 +16,7 @@
 // branches included, and their requests and tokens count (they were spent; ccusage counts them
 // too). The tree is kept in the events' parentId: an event's parent is the last event of the entry
 // its `parentId` names, so the active path is found by walking parents back from the last event.
+
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
 import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type {
@@ -28,6 +29,7 @@ import type {
 } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import type { InvalidValue } from '../../values.js';
+import type { FileRead } from '../appended-lines.js';
 import { EventIds } from '../gemini-cli/ids.js';
 import { shownCapabilities, spanEvents } from '../shared.js';
 import {
@@ -465,11 +467,6 @@ export class SessionTranslation {
       }
     }
   }
-}
-
-/** What is read of a file from line to line: whether its first record was met. */
-export interface FileRead {
-  sawRecord: boolean;
 }
 
 /**

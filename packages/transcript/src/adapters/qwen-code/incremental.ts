@@ -9,8 +9,8 @@ import type {
   TranslationDelta,
 } from '../../adapter.js';
 import { ok, type Result, type UnknownFormatGeneration } from '../../result.js';
-import { AppendedLines, EventsSeen } from '../appended-lines.js';
-import { type FileRead, qwenLane, SessionTranslation, translateLine } from './translate.js';
+import { AppendedLines, EventsSeen, type FileRead } from '../appended-lines.js';
+import { qwenLane, SessionTranslation, translateLine } from './translate.js';
 
 export class QwenTranslation implements IncrementalTranslation {
   private t: SessionTranslation | undefined;

@@ -10,6 +10,7 @@
 // - any other type → an unknown event; a line that is no record → skipped with the reason.
 // Each event's parent is the last event of the record its `parentUuid` names, so the events keep
 // the records' tree, branches included.
+
 import { linePointer, type SourceFile, type TranslatedSession } from '../../adapter.js';
 import { type LineSpan, parseJsonLine, splitLines } from '../../lines.js';
 import type {
@@ -22,6 +23,7 @@ import type {
 } from '../../model.js';
 import { err, ok, type Result, type UnknownFormatGeneration, unknownFormatGeneration } from '../../result.js';
 import { type InvalidValue, isWireId } from '../../values.js';
+import type { FileRead } from '../appended-lines.js';
 import { EventIds } from '../gemini-cli/ids.js';
 import { fileStem } from '../gemini-cli/paths.js';
 import { toMillis } from '../gemini-cli/records.js';
@@ -268,11 +270,6 @@ function responseText(response: unknown, display: unknown): unknown {
   }
   if (typeof display === 'string') return display;
   return response ?? '';
-}
-
-/** What is read of a file from line to line: whether its first record was met. */
-export interface FileRead {
-  sawRecord: boolean;
 }
 
 /**
