@@ -63,6 +63,26 @@ describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('searches on their own thr
     await threaded.close();
   });
 
+  it('have their thread started when a browser opens the list, before its first search', async () => {
+    const server = await serve(corpusEnv(), {
+      cairnHome: tempDir('cairn-state-'),
+      searchWorker: BUILT_WORKER,
+    });
+    const client = await Client.open(server);
+    try {
+      expect(server.catalog.searchThreads).toEqual({ live: 0, warmed: 0 });
+      await client.request('topic_subscribe', { topic: 'sessions' });
+      await expect.poll(() => server.catalog.searchThreads).toEqual({ live: 1, warmed: 1 });
+      // The search that follows runs on that thread: no second one starts for it.
+      const reply = await client.request('session_search', { query: 'the' });
+      expect((reply.hits as unknown[]).length).toBe(50);
+      expect(server.catalog.searchThreads).toEqual({ live: 1, warmed: 1 });
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
   it('are answered on the daemon thread when the search thread fails', async () => {
     const env = corpusEnv();
     const state = tempDir('cairn-state-');

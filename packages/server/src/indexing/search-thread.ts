@@ -1,5 +1,5 @@
-// The threads searches run on. They start with the first search and leave after a minute without
-// one, so an idle daemon holds no thread.
+// The threads searches run on. They start when a browser opens the list of sessions (or with the
+// first search) and leave after a minute without one, so an idle daemon holds no thread.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Tinypool from 'tinypool';
@@ -89,6 +89,26 @@ export class SearchThread {
       if (signal.aborted && !this.closed) throw new SearchTooLong(this.budgetMs);
       throw cause;
     }
+  }
+
+  /**
+   * Starts a thread and opens its connection ahead of the first search, when none is running: that
+   * search would otherwise wait for both. A warming that fails is no loss: the search starts them.
+   */
+  warm(index: Pick<SearchTask, 'file' | 'generation'>): void {
+    if (this.closed || this.pool.threads.length > 0) return;
+    this.pool.run(index, { name: 'warm' }).then(
+      () => this.warmed++,
+      () => undefined,
+    );
+  }
+
+  /** Threads warmed (see warm). */
+  warmed = 0;
+
+  /** The threads alive now: none once searches have stopped a while. */
+  get liveThreads(): number {
+    return this.pool.threads.length;
   }
 
   async close(): Promise<void> {

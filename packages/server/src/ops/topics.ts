@@ -27,14 +27,18 @@ async function target(ctx: OpContext, topic: string): Promise<Target> {
 export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => {
   const t = await target(ctx, req.topic);
   if (t.kind === 'error') return t.error;
-  if (t.kind === 'sessions') ctx.sessions.subscribe(ctx.conn);
-  // The reply goes first; the history follows it.
-  // A stream that cannot open tells its subscriber why; the catch is only the last guard of the
-  // daemon, which an unhandled rejection would end.
-  else
+  if (t.kind === 'sessions') {
+    ctx.sessions.subscribe(ctx.conn);
+    // The list is where a search is typed: its thread starts now, not with the first search.
+    ctx.catalog.warmSearch();
+  } else {
+    // The reply goes first; the history follows it.
+    // A stream that cannot open tells its subscriber why; the catch is only the last guard of the
+    // daemon, which an unhandled rejection would end.
     setImmediate(
       () => void ctx.streams.subscribe(t.key, ctx.conn, req.after_seq, req.history).catch(() => false),
     );
+  }
   return done({ topic: req.topic });
 };
 

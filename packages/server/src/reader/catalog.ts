@@ -203,6 +203,19 @@ export class Catalog extends CatalogFollowing {
     return db.search(q);
   }
 
+  /** Readies the search thread for a search soon to come (a person opened the list). */
+  warmSearch(): void {
+    const { db, searches } = this.options;
+    const file = searches && db.file;
+    if (file) searches.warm({ file, generation: db.generation });
+  }
+
+  /** The search threads running now, and how many were readied ahead of a search. */
+  get searchThreads(): { live: number; warmed: number } {
+    const { searches } = this.options;
+    return { live: searches?.liveThreads ?? 0, warmed: searches?.warmed ?? 0 };
+  }
+
   /**
    * Starts following a session: its files stay cached so that appends are read alone, and the
    * transcript is kept. Answers the transcript as the files are now.
