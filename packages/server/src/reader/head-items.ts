@@ -62,8 +62,8 @@ const AROUND_LINE_MAX_BYTES = 32 * 1024 * 1024;
  * scanning the file's bytes (see recordPlace), and the part is translated alone (after the file's
  * header, for an agent that needs it): its items' ids are the file's own (most agents' are their
  * records' ids, a Codex item's its line, counted from the record found), but pointers and turns
- * count from the part. Undefined when the record cannot be
- * found that way, or its item is not among those the part makes.
+ * count from the part. Undefined when the record cannot be found that way, or its item is not among
+ * those the part makes.
  */
 export async function itemsAround(
   platform: SessionPlatform,
