@@ -132,12 +132,14 @@ usage:
                                              print that document and its size, send nothing)
   cairn fork <ref> --at <item> [--to <agent>] [--dry-run] [--json]
                                              a new session holding the history up to an item
-  cairn workstation --server URL [--server URL…] [--ticket-file PATH]
+  cairn workstation --server URL [--server URL…] [--ticket-file PATH] [--sync]
                                              drive this machine's agents for a server elsewhere;
                                              the ticket comes from CAIRN_TICKET or the file; the
                                              addresses of a team server's processes (repeated or
                                              comma-separated) are tried in turn, the next one
-                                             whenever a process refuses or drops the workstation
+                                             whenever a process refuses or drops the workstation;
+                                             --sync also puts this machine's sessions in the
+                                             server's list
   cairn workstation ticket <name> [--replace] [--json]
                                              a ticket for a workstation to connect to this server
                                              (--replace revokes the name's ticket in force)

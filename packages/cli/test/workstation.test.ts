@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningServer, startServer } from '@cairn/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../../server/test/helpers.js';
 import { cairn, corpusEnv } from './run.js';
 
 const bin = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/cairn.js');
@@ -22,6 +23,20 @@ const temp = () => mkdtempSync(join(tmpdir(), 'cairn-cli-ws-'));
 function homeEnv(): NodeJS.ProcessEnv & { CAIRN_HOME: string } {
   const root = temp();
   return { PATH: process.env.PATH, HOME: root, CAIRN_HOME: join(root, '.cairn') };
+}
+
+/** A server over an empty home under `root`, without a workstation of its own. */
+async function serverIn(root: string): Promise<RunningServer> {
+  const server = await startServer({
+    env: { HOME: root },
+    homeDir: root,
+    cairnHome: join(root, 'server'),
+    demo: false,
+    localWorkstation: false,
+    port: 0,
+  });
+  stops.push(() => server.close());
+  return server;
 }
 
 describe('cairn workstation ticket', () => {
@@ -87,7 +102,11 @@ describe('cairn workstation ticket', () => {
       [['workstation', 'ticket', '--revoke', 'x', '--replace'], /--revoke takes one name/],
       [['workstation', 'ticket', '--revoke'], /--revoke needs a value/],
       [['workstation', '--list'], /go with `cairn workstation ticket`/],
-      [['workstation', 'ticket', 'x', '--server', 'http://h'], /--server and --ticket-file are for running/],
+      [
+        ['workstation', 'ticket', 'x', '--server', 'http://h'],
+        /--server, --ticket-file and --sync are for running/,
+      ],
+      [['workstation', 'ticket', 'x', '--sync'], /--server, --ticket-file and --sync are for running/],
       [
         ['workstation', '--server', 'http://127.0.0.1:1,127.0.0.1:2'],
         /--server takes the server's address, like http:\/\/127\.0\.0\.1:4000 \(got '127\.0\.0\.1:2'\)/,
@@ -137,15 +156,7 @@ describe('cairn workstation --server', () => {
 
   it('connects with a ticket read from --ticket-file, and with one from CAIRN_TICKET', async () => {
     const root = temp();
-    const server: RunningServer = await startServer({
-      env: { HOME: root },
-      homeDir: root,
-      cairnHome: join(root, 'server'),
-      demo: false,
-      localWorkstation: false,
-      port: 0,
-    });
-    stops.push(() => server.close());
+    const server = await serverIn(root);
     const url = `http://127.0.0.1:${server.port}`;
     const serverEnv = { PATH: process.env.PATH, HOME: root, CAIRN_HOME: server.home };
     const issue = (name: string) => cairn(['workstation', 'ticket', name], serverEnv).stdout.trim();
@@ -174,6 +185,47 @@ describe('cairn workstation --server', () => {
     const argv = readFileSync(`/proc/${viaFile.pid}/cmdline`, 'utf8');
     expect(argv).toContain('--ticket-file');
     expect(argv).not.toContain(readFileSync(file, 'utf8').trim());
+  }, 60_000);
+});
+
+describe('cairn workstation --sync', () => {
+  it('puts its machine’s sessions in the server’s list, marked with the machine', async () => {
+    const root = temp();
+    const server = await serverIn(root);
+    const serverEnv = { PATH: process.env.PATH, HOME: root, CAIRN_HOME: server.home };
+    const ticket = cairn(['workstation', 'ticket', 'laptop'], serverEnv).stdout.trim();
+    // The machine: the corpus's agents' homes, and a cairn home of its own.
+    const machine = corpusEnv();
+    const child = spawn(
+      process.execPath,
+      [bin, 'workstation', '--server', `http://127.0.0.1:${server.port}`, '--sync'],
+      { env: { ...machine, CAIRN_HOME: join(root, 'laptop'), CAIRN_TICKET: ticket } },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    stops.push(async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    });
+    // What the machine itself lists: `cairn sessions` over the same homes.
+    const own = (
+      JSON.parse(cairn(['sessions', '--json', '--limit', '1000'], machine).stdout) as {
+        sessions: { agent: string; id: string }[];
+      }
+    ).sessions;
+    expect(own.length).toBeGreaterThan(5);
+    await expect.poll(() => stderr, { timeout: 30_000 }).toMatch(/this machine's sessions are synced/);
+    const client = await Client.open(server);
+    stops.push(() => client.close());
+    const reply = await client.request('session_list', { limit: 2000 });
+    const listed = reply.sessions as { agent: string; sid: string; workstation?: string }[];
+    expect(listed.map((s) => `${s.agent}:${s.sid}`).sort()).toEqual(
+      own.map((s) => `${s.agent}:${s.id}`).sort(),
+    );
+    expect(listed.every((s) => s.workstation === 'laptop')).toBe(true);
   }, 60_000);
 });
 

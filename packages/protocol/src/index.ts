@@ -35,6 +35,7 @@ export * from './session.js';
 export * from './session-stream.js';
 export * from './snippet.js';
 export * from './source.js';
+export * from './sync.js';
 export * from './tool-items.js';
 export * from './topics.js';
 export * from './validate.js';

@@ -26,6 +26,14 @@ import { TRANSCRIPT_ITEM_MEMBERS, TranscriptItem } from './items.js';
 import { OP_ATTRIBUTES, OP_NAMES, OP_SCHEMAS } from './op-table.js';
 import { SESSION_STREAM_FRAME_MEMBERS, SessionStreamFrame } from './session-stream.js';
 import { SNIPPET_MARK_END, SNIPPET_MARK_START } from './snippet.js';
+import {
+  SyncAckFrame,
+  SyncClientFrame,
+  SyncPutFrame,
+  SyncRefusedFrame,
+  SyncRemoveFrame,
+  SyncStateFrame,
+} from './sync.js';
 import { TYPED_TOOLS } from './tool-items.js';
 import { SessionRemovedFrame, SessionUpsertedFrame, TOPIC_ATTRIBUTES } from './topics.js';
 
@@ -58,6 +66,12 @@ const ROOTS: readonly TSchema[] = [
   ChatSessionSummary,
   ...CHAT_HTTP_BODIES,
   DriveEventFrame,
+  SyncStateFrame,
+  SyncClientFrame,
+  SyncPutFrame,
+  SyncRemoveFrame,
+  SyncAckFrame,
+  SyncRefusedFrame,
 ];
 
 /** Collects named schemas, turning every nested schema that has an `$id` into a reference to it. */

@@ -48,6 +48,9 @@ export const SessionHead = Type.Object(
     /** The server saw the files change moments ago, or change recently with a turn still in
      * flight: never inferred from the files' times alone. */
     active: Type.Boolean(),
+    /** The workstation the session was read on, for one synced from another machine (its paths are
+     * that machine's); absent for the server's own. */
+    workstation: Type.Optional(Type.String()),
   },
   { $id: 'SessionHead' },
 );

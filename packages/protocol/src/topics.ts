@@ -69,9 +69,14 @@ export const SessionUpsertedFrame = Type.Object(
 );
 export type SessionUpsertedFrame = Static<typeof SessionUpsertedFrame>;
 
-/** `sessions`: the files of one session went away. */
+/** `sessions`: the files of one session went away (on the workstation named, for a synced one). */
 export const SessionRemovedFrame = Type.Object(
-  { type: Type.Literal('session_removed'), agent: AgentName, sid: Sid },
+  {
+    type: Type.Literal('session_removed'),
+    agent: AgentName,
+    sid: Sid,
+    workstation: Type.Optional(Type.String()),
+  },
   { $id: 'SessionRemovedFrame' },
 );
 export type SessionRemovedFrame = Static<typeof SessionRemovedFrame>;

@@ -33,3 +33,5 @@ export {
   type Visibility,
   type WorkstationRecord,
 } from './storage/open-team-store.js';
+export { type MachineSync, startMachineSync } from './sync/machine-sync.js';
+export { SessionSync, type SyncCounts } from './sync/sync-client.js';

@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type SessionDumpFile, SessionDumpFile as SessionDumpFileSchema, validate } from '@cairn/protocol';
+import {
+  type SessionDumpFile,
+  SessionDumpFile as SessionDumpFileSchema,
+  SYNC_PATH,
+  validate,
+} from '@cairn/protocol';
 import { secureCairnHome } from '@cairn/runner/owner-only';
 import {
   adapterTable,
@@ -43,6 +48,7 @@ import type { ServerStore } from './storage/server-store.js';
 import { SqliteServerStore } from './storage/sqlite-store.js';
 import { SessionsTopic } from './streams/sessions-topic.js';
 import { Streams } from './streams/streams.js';
+import { SyncEndpoint, type SyncLimits } from './sync/sync-endpoint.js';
 
 export const SERVER_VERSION = '0.1.0';
 
@@ -101,6 +107,8 @@ export interface ServerOptions {
   /** Workstations connected at once, each one's events a second (and burst), and what one may have
    * waiting to be stored; past them a workstation is refused and told which. Defaults when absent. */
   readonly wireLimits?: Partial<WireLimits>;
+  /** What `/sync` takes from workstations; the defaults when absent. */
+  readonly syncLimits?: Partial<SyncLimits>;
 }
 
 export interface RunningServer {
@@ -177,7 +185,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     instance: instance.value,
     ...(options.maxOpenBytes === undefined ? {} : { maxOpenBytes: options.maxOpenBytes }),
   });
-  const sessions = new SessionsTopic(catalog);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? persistentToken(home, env, log);
   let gate = makeGate(token, options.port ?? 0, host);
@@ -195,6 +202,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         connectionString: options.database,
       })
     : new SqliteServerStore(home);
+  // The list's live changes: the catalog's sessions, and those the workstations sync.
+  const sessions = new SessionsTopic(catalog, undefined, store.synced);
+  await sessions.ready;
   // A team's server checks workstations' tickets and people's tokens against its database.
   const storeTickets = options.database ? new StoreTickets(store.tickets, log) : undefined;
   const findUser: FindUser | undefined = options.database ? (token) => store.users.byToken(token) : undefined;
@@ -234,6 +244,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       },
     },
   });
+  // Workstations send the heads of their machines' sessions, for the list to cover every machine.
+  const sync = new SyncEndpoint({
+    store: store.synced,
+    ticketOwner: drive.ticketOwner,
+    log,
+    ...(options.syncLimits ? { limits: options.syncLimits } : {}),
+  });
   // Browsers follow a driven session's event log from any process on the database.
   const driveEvents = new DriveEventsEndpoint({ drive: store.drive, log, ...(access ? { access } : {}) });
   // The ops read the drive's record of its sessions from the store.
@@ -256,6 +273,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chat.close();
+      sync.close();
       driveEvents.close();
       storeTickets?.close();
       await drive.close();
@@ -289,6 +307,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       drive: driven,
       ...(access ? { access } : {}),
       marks: marksStore,
+      synced: store.synced,
       server: {
         instance: instance.value,
         version: SERVER_VERSION,
@@ -330,11 +349,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const guard = new ConnectionGuard(http, options.connections);
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === AGENT_PATH) {
+    if (url.pathname === AGENT_PATH || url.pathname === SYNC_PATH) {
       // A ticket in the database is looked up before the endpoint's own (synchronous) check.
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       if (storeTickets && bearer !== undefined) await storeTickets.check(bearer).catch(() => undefined);
-      if (drive.endpoint.handleUpgrade(req, socket, head)) guard.trust(req.socket);
+      const endpoint = url.pathname === AGENT_PATH ? drive.endpoint : sync;
+      if (endpoint.handleUpgrade(req, socket, head)) guard.trust(req.socket);
       return;
     }
     const admitted = await admit(gate, findUser, url, req.headers);

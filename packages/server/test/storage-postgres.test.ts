@@ -152,7 +152,7 @@ describe('the PostgreSQL store', () => {
           `INSERT INTO permission_rules (id, project_path, effect, rule, created_at)
            VALUES ('r1', '/p', 'allow', 'Bash(npm test*)', 5)`,
         );
-        expect(await migrate(pool)).toEqual([3]);
+        expect(await migrate(pool, { target: 3 })).toEqual([3]);
         // Every rule names its workstation from now on.
         await expect(
           pool.query(
@@ -177,6 +177,39 @@ describe('the PostgreSQL store', () => {
         const away = await store.rules.remember('box', '/p', 'allow', 'Bash(npm test*)');
         expect(away.id).not.toBe('r1');
         expect((await store.rules.list({ workstation: 'box' })).map((r) => r.id)).toEqual([away.id]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('migration 4 adds the sessions workstations sync, keeping what version 3 held', async () => {
+      const url = emptyDatabase();
+      const pool = openPool(url);
+      try {
+        await migrate(pool, { target: 3 });
+        await pool.query(
+          `INSERT INTO users (name, role, token_sha256, created_at) VALUES ('ada', 'admin', '\\x01', 1)`,
+        );
+        expect(await tables(pool)).not.toContain('synced_sessions');
+        expect(await migrate(pool)).toEqual([4]);
+        expect(await tables(pool)).toContain('synced_sessions');
+        expect((await pool.query('SELECT name FROM users')).rows).toEqual([{ name: 'ada' }]);
+      } finally {
+        await pool.end();
+      }
+      const store = await openAt(url);
+      try {
+        const head = {
+          agent: 'codex',
+          sid: 'r1',
+          path: '/home/b/.codex/sessions/r1.jsonl',
+          size: 9,
+          active: false,
+        };
+        await store.synced.put('vm', [{ agent: 'codex', sid: 'r1', stamp: 'v1', head }], 3);
+        expect(await store.synced.list(['vm'])).toEqual([
+          { workstation: 'vm', agent: 'codex', sid: 'r1', stamp: 'v1', head, syncedAt: 3 },
+        ]);
       } finally {
         await store.close();
       }
@@ -359,6 +392,22 @@ describe('the PostgreSQL store', () => {
         expect(sequences).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
       } finally {
         await Promise.all([one.close(), two.close()]);
+      }
+    });
+
+    it('tells every process of the sessions another one synced', async () => {
+      const url = emptyDatabase();
+      const [a, b] = [await openAt(url), await openAt(url)];
+      try {
+        const heard: (string | undefined)[] = [];
+        await b.synced.onChange((workstation) => heard.push(workstation));
+        const head = { agent: 'codex', sid: 'r1', path: '/p/r1.jsonl', size: 1, active: false };
+        await a.synced.put('vm', [{ agent: 'codex', sid: 'r1', stamp: 'v1', head }]);
+        await vi.waitFor(() => expect(heard).toEqual(['vm']));
+        expect((await b.synced.list(['vm'])).map((r) => r.sid)).toEqual(['r1']);
+      } finally {
+        await a.close();
+        await b.close();
       }
     });
 

@@ -3,7 +3,7 @@
 // session from the corpus, so payloads carry what agents really write.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { SessionLink } from '@cairn/protocol';
+import type { SessionLink, SyncedSession } from '@cairn/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { RuleRefused } from '../src/chat/permission-rule-store.js';
@@ -523,6 +523,74 @@ export function storageSuite(harness: StoreHarness): void {
       expect(await store.workstations.remove('laptop')).toBe(false);
       expect(await store.users.remove('bob')).toBe(true);
       expect(await store.users.remove('bob')).toBe(false);
+    });
+  });
+
+  describe('synced sessions', () => {
+    const synced = (sid: string, stamp: string, title: string): SyncedSession => ({
+      agent: 'claude-code',
+      sid,
+      stamp,
+      head: {
+        agent: 'claude-code',
+        sid,
+        path: `/home/someone/.claude/projects/-p/${sid}.jsonl`,
+        size: 1234,
+        active: false,
+        title,
+        last_activity_at: 1_700_000_000_000,
+        input_tokens: 42,
+      },
+    });
+
+    it('keeps each workstation’s sessions apart, replaces a changed one and forgets a removed one', async () => {
+      let store = await fresh();
+      // Transcript text as agents write it: a NUL, a right-to-left override, a zero-width joiner.
+      const hostile = 'invoice\u202egnp.exe \u0000 a\u200db';
+      await store.synced.put('laptop', [synced('s1', 'v1', hostile), synced('s2', 'v1', 'two')], 5_000);
+      await store.synced.put('ci-runner', [synced('s1', 'other', 'the runner’s s1')], 6_000);
+      const byStamp = (rows: { sid: string; stamp: string }[]) =>
+        rows.map((r) => `${r.sid}@${r.stamp}`).sort();
+      expect(byStamp(await store.synced.stamps('laptop'))).toEqual(['s1@v1', 's2@v1']);
+      expect(byStamp(await store.synced.stamps('ci-runner'))).toEqual(['s1@other']);
+      expect(await store.synced.stamps('nowhere')).toEqual([]);
+
+      await store.synced.put('laptop', [synced('s2', 'v2', 'two, later')], 7_000);
+      store = await reopen(store);
+      const laptop = (await store.synced.list(['laptop'])).sort((a, b) => a.sid.localeCompare(b.sid));
+      expect(laptop.map((r) => [r.sid, r.stamp, r.head.title, r.syncedAt])).toEqual([
+        ['s1', 'v1', hostile, 5_000],
+        ['s2', 'v2', 'two, later', 7_000],
+      ]);
+      expect(laptop[0]?.head).toEqual(synced('s1', 'v1', hostile).head);
+      expect((await store.synced.list()).length).toBe(3);
+      expect(await store.synced.list([])).toEqual([]);
+
+      expect(
+        await store.synced.remove('laptop', [
+          { agent: 'claude-code', sid: 's1' },
+          { agent: 'claude-code', sid: 'gone' },
+        ]),
+      ).toBe(1);
+      expect(byStamp(await store.synced.stamps('laptop'))).toEqual(['s2@v2']);
+      // The other machine's session of the same id is its own.
+      expect(byStamp(await store.synced.stamps('ci-runner'))).toEqual(['s1@other']);
+    });
+
+    it('tells a listener which workstation’s sessions changed, and nothing for a change of none', async () => {
+      const store = await fresh();
+      const heard: (string | undefined)[] = [];
+      const stop = await store.synced.onChange((workstation) => heard.push(workstation));
+      await store.synced.put('laptop', [synced('s1', 'v1', 'one')]);
+      await vi.waitFor(() => expect(heard).toEqual(['laptop']));
+      expect(await store.synced.remove('laptop', [{ agent: 'claude-code', sid: 'never' }])).toBe(0);
+      await store.synced.put('vm', []);
+      await store.synced.remove('laptop', [{ agent: 'claude-code', sid: 's1' }]);
+      await vi.waitFor(() => expect(heard).toEqual(['laptop', 'laptop']));
+      stop();
+      await store.synced.put('vm', [synced('s2', 'v1', 'two')]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard).toEqual(['laptop', 'laptop']);
     });
   });
 }

@@ -10,11 +10,18 @@ import {
   secureCairnHome,
   Workstation,
 } from '@cairn/runner';
-import { isWorkstationName, LOCAL_WORKSTATION, listTickets, makeTicket, revokeTickets } from '@cairn/server';
+import {
+  isWorkstationName,
+  LOCAL_WORKSTATION,
+  listTickets,
+  makeTicket,
+  revokeTickets,
+  startMachineSync,
+} from '@cairn/server';
 import { markTurnErrorsOnNode, type SessionPlatform } from '@cairn/transcript';
 import { Failure, parseCommand, UsageError } from '../usage.js';
 
-const USAGE = `cairn workstation --server URL [--server URL…] [--ticket-file PATH]   (the ticket in CAIRN_TICKET or the file)
+const USAGE = `cairn workstation --server URL [--server URL…] [--ticket-file PATH] [--sync]   (the ticket in CAIRN_TICKET or the file)
        cairn workstation ticket <name> [--replace] [--json]
        cairn workstation ticket --list [--json]
        cairn workstation ticket --revoke <name> [--json]`;
@@ -39,14 +46,15 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
       list: { type: 'boolean' },
       revoke: { type: 'string' },
       json: { type: 'boolean' },
+      sync: { type: 'boolean' },
     },
     USAGE,
   );
   const env = platform.env as Record<string, string | undefined>;
   const cairnHome = cairnHomeOf(env);
   if (positionals[0] === 'ticket') {
-    if (values.server !== undefined || values['ticket-file'] !== undefined)
-      throw usage('--server and --ticket-file are for running a workstation, not for its tickets');
+    if (values.server !== undefined || values['ticket-file'] !== undefined || values.sync)
+      throw usage('--server, --ticket-file and --sync are for running a workstation, not for its tickets');
     return ticketCommand(cairnHome, positionals.slice(1), values);
   }
   if (positionals.length > 0) throw usage(`unexpected argument '${positionals[0]}'`);
@@ -69,11 +77,21 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
   });
   const client = connectToServer({ serverUrl: serverUrls, ticket, workstation, log });
   void client.connected.then(() => log(`cairn: workstation connected to ${client.address()}`));
+  // With --sync, the server's list also holds this machine's own sessions, kept up as they change.
+  const machine = values.sync
+    ? startMachineSync({ env, cairnHome, serverUrls, ticket, log, homeDir: platform.homeDir })
+    : undefined;
+  if (machine)
+    void machine.sync.idle().then(() => {
+      const { sent } = machine.sync.counts;
+      log(`cairn: this machine's sessions are synced (${sent} sent, the rest already held)`);
+    });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   client.close();
+  await machine?.close();
   await workstation.stop();
   journal.close();
   return 0;

@@ -18,6 +18,8 @@ export { DEFAULT_WIRE_LIMITS, type WireLimits } from './wire-limits.js';
 export interface Drive {
   readonly wire: AgentWireServer;
   readonly endpoint: AgentEndpoint;
+  /** The workstation a ticket belongs to: a machine's one credential, for the agent wire and for sync. */
+  readonly ticketOwner: (ticket: string) => string | undefined;
   /** The workstation inside the server process, when it runs one. */
   readonly local?: Workstation;
   close(): Promise<void>;
@@ -65,6 +67,7 @@ export function startDrive(options: {
   return {
     wire,
     endpoint,
+    ticketOwner,
     ...(local ? { local } : {}),
     close: async () => {
       endpoint.close();

@@ -10,6 +10,7 @@
 import type { OpName, OpRequest } from '@cairn/protocol';
 import { ping } from '../ops/common.js';
 import { type Failure, fail, type OpContext, type OpOutcome } from '../ops/context.js';
+import { listSessions } from '../ops/sessions.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import { usageTotals } from '../usage/usage-report.js';
 import type { Person } from './people.js';
@@ -100,20 +101,20 @@ export const OP_ACCESS: { readonly [Op in OpName]: OpRule<Op> } = {
   },
   // Stopping the server stops it for everyone.
   shutdown: admin(),
-  // The `sessions` topic follows the catalog: a member's subscription is taken and carries nothing.
-  // A session's stream is one of the catalog's sessions.
+  // A member's `sessions` topic carries the synced sessions of the machines they may use, and none
+  // of the catalog's (see topicSubscribe). A session's stream is one of the catalog's sessions.
   topic_subscribe: {
     kind: 'topic',
     forMember: async (request) =>
-      request.topic === 'sessions'
-        ? done({ topic: request.topic })
-        : request.topic.startsWith('session:')
-          ? refuse(CATALOG_REFUSAL, '/topic')
-          : RUN,
+      request.topic.startsWith('session:') ? refuse(CATALOG_REFUSAL, '/topic') : RUN,
   },
   // Only ever drops the connection's own subscription.
   topic_unsubscribe: open(),
-  session_list: catalogList(() => done({ sessions: [], total: 0 })),
+  // The sessions synced from the workstations a member may use, and none of the server's own.
+  session_list: {
+    kind: 'catalog-list',
+    forMember: async (request, ctx) => listSessions(request, ctx, false),
+  },
   session_search: catalogList((request) =>
     done({ hits: [], partial: false, ...(request.count === true ? { total: 0 } : {}) }),
   ),

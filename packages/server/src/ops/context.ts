@@ -3,6 +3,7 @@ import type { ErrorBody, OpName, OpRequest, OpResult, Role } from '@cairn/protoc
 import type { Person, WorkstationAccess } from '../gate/people.js';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import type { MarksStore } from '../storage/marks-store.js';
+import type { SyncedSessionRecords } from '../storage/server-store.js';
 import type { SessionsTopic } from '../streams/sessions-topic.js';
 import type { Streams, Subscriber } from '../streams/streams.js';
 import type { DriveAccess } from './driven.js';
@@ -40,6 +41,8 @@ export interface OpContext {
   readonly access?: WorkstationAccess;
   /** A person's stars and tags, opened when first asked. */
   readonly marks: () => MarksStore;
+  /** The sessions workstations synced from their machines; absent on a server that takes none. */
+  readonly synced?: SyncedSessionRecords;
 }
 
 export type Failure = { ok: false; error: ErrorBody };
@@ -68,9 +71,39 @@ export async function sessionOf(
   }
   // Asked while the daemon is still listing the sessions on disk: not found means not found yet.
   const entry = await ctx.catalog.findListed(sid, agent);
-  if (!entry)
-    return fail('not_found', `no session ${sid}${agent === undefined ? '' : ` of ${agent}`}`, '/sid');
+  if (!entry) {
+    const elsewhere = await syncedFrom(ctx, sid, agent);
+    return fail(
+      'not_found',
+      elsewhere === undefined
+        ? `no session ${sid}${agent === undefined ? '' : ` of ${agent}`}`
+        : `session ${sid} is on workstation ${elsewhere}, which syncs its list entry only: its transcript is read on that machine`,
+      '/sid',
+    );
+  }
   return { ok: true, entry };
+}
+
+/** Which workstations the connection's person may use: every one on a daemon without people, none
+ * for a connection without a person on a team's server. */
+export async function mayUseWorkstations(ctx: OpContext): Promise<(workstation: string) => boolean> {
+  const person = ctx.conn.person;
+  if (ctx.access === undefined) return () => true;
+  return person ? ctx.access(person) : () => false;
+}
+
+/** The workstation a session the person may see was synced from, when it was. */
+async function syncedFrom(
+  ctx: OpContext,
+  sid: string,
+  agent: string | undefined,
+): Promise<string | undefined> {
+  if (!ctx.synced) return undefined;
+  const may = await mayUseWorkstations(ctx);
+  const found = (await ctx.synced.list()).find(
+    (r) => r.sid === sid && (agent === undefined || r.agent === agent) && may(r.workstation),
+  );
+  return found?.workstation;
 }
 
 /** Offset cursors: `<prefix>:<n>`, n a safe integer (this server issues no other). */

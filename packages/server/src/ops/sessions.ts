@@ -1,46 +1,87 @@
 // `session_list`, `session_search` and `session_summary_read`: finding sessions and their numbers.
-import { CAPABILITIES, type Capability, type OpResult } from '@cairn/protocol';
+import {
+  CAPABILITIES,
+  type Capability,
+  type OpRequest,
+  type OpResult,
+  type SessionHead,
+} from '@cairn/protocol';
 import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
 import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../indexing/search-query.js';
 import { SearchTooLong } from '../indexing/search-thread.js';
 import type { SessionEntry } from '../reader/catalog.js';
 import { byActivity, wireHead } from '../streams/sessions-topic.js';
+import { syncedHead } from '../sync/synced-heads.js';
 import { laneCosts } from '../usage/lane-costs.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
-import { done, type Failure, fail, type OpContext, type OpHandler, offsetOf, sessionOf } from './context.js';
+import {
+  done,
+  type Failure,
+  fail,
+  mayUseWorkstations,
+  type OpContext,
+  type OpHandler,
+  type OpOutcome,
+  offsetOf,
+  sessionOf,
+} from './context.js';
 
 const LIST_LIMIT = 200;
 const LIST_MAX = 2000;
 const SEARCH_LIMIT = 50;
 const SEARCH_MAX = 500;
 
-export const sessionList: OpHandler<'session_list'> = async (req, ctx) => {
+export const sessionList: OpHandler<'session_list'> = (req, ctx) => listSessions(req, ctx, true);
+
+/**
+ * The list: the server's own sessions (unless `withCatalog` is false: a member on a team's server)
+ * and those synced from the workstations the person may use, each marked with its machine.
+ */
+export async function listSessions(
+  req: OpRequest<'session_list'>,
+  ctx: OpContext,
+  withCatalog: boolean,
+): Promise<OpOutcome<'session_list'>> {
   const offset = offsetOf(req.cursor, 'o');
   if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
-  // A list is whole or not given: asked while the daemon still lists the sessions, it waits.
-  await ctx.catalog.listed();
   const now = Date.now();
   const agents = req.agents ? new Set(req.agents) : undefined;
-  const heads = ctx.catalog
-    .all()
-    .filter((e) => !agents || agents.has(e.agent))
-    .filter((e) => req.cwd === undefined || (e.head.cwd ?? '').includes(req.cwd))
-    .filter((e) => req.since_at === undefined || (e.head.lastActivityAt ?? 0) >= req.since_at)
-    .map((e) => ({ e, head: wireHead(e, ctx.catalog.active(e, now), undefined) }))
-    .filter(({ head }) => req.active === undefined || head.active === req.active)
-    .sort((a, b) => byActivity(a.head, b.head));
+  const wanted = (head: SessionHead) =>
+    (!agents || agents.has(head.agent)) &&
+    (req.cwd === undefined || (head.cwd ?? '').includes(req.cwd)) &&
+    (req.since_at === undefined || (head.last_activity_at ?? 0) >= req.since_at) &&
+    (req.active === undefined || head.active === req.active);
+  const rows: { head: SessionHead; e?: SessionEntry }[] = [];
+  if (withCatalog) {
+    // A list is whole or not given: asked while the daemon still lists the sessions, it waits.
+    await ctx.catalog.listed();
+    for (const e of ctx.catalog.all()) {
+      // The page's titles and first prompts come from the index below, once paged.
+      const head = wireHead(e, ctx.catalog.active(e, now), undefined);
+      if (wanted(head)) rows.push({ head, e });
+    }
+  }
+  if (ctx.synced) {
+    const may = await mayUseWorkstations(ctx);
+    for (const r of await ctx.synced.list()) {
+      if (!may(r.workstation)) continue;
+      const head = syncedHead(r, now);
+      if (wanted(head)) rows.push({ head });
+    }
+  }
+  rows.sort((a, b) => byActivity(a.head, b.head));
   const limit = Math.min(req.limit ?? LIST_LIMIT, LIST_MAX);
-  // The page's titles and first prompts come from the index, in one read (memory's heads lack them).
-  const listed = heads.slice(offset, offset + limit);
-  const texts = ctx.catalog.headTexts(listed.map(({ e }) => e));
-  const page = listed.map(({ e, head }) => wireHead(e, head.active, texts.get(e.key)));
+  const listed = rows.slice(offset, offset + limit);
+  const entries = listed.flatMap(({ e }) => (e ? [e] : []));
+  const texts = ctx.catalog.headTexts(entries);
+  const page = listed.map(({ e, head }) => (e ? wireHead(e, head.active, texts.get(e.key)) : head));
   const next = offset + page.length;
   return done(
-    next < heads.length
-      ? { sessions: page, total: heads.length, next_cursor: `o:${next}` }
-      : { sessions: page, total: heads.length },
+    next < rows.length
+      ? { sessions: page, total: rows.length, next_cursor: `o:${next}` }
+      : { sessions: page, total: rows.length },
   );
-};
+}
 
 export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
   const offset = offsetOf(req.cursor, 'h');

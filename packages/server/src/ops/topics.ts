@@ -1,7 +1,15 @@
 // `topic_subscribe` and `topic_unsubscribe`: the `sessions` topic and a session's stream
 // (`session:<agent>:<sid>`), as the protocol's topic table has them.
 import { type Role, sessionOfTopic, TOPIC_ATTRIBUTES, topicKind } from '@cairn/protocol';
-import { done, type Failure, fail, type OpContext, type OpHandler, sessionOf } from './context.js';
+import {
+  done,
+  type Failure,
+  fail,
+  mayUseWorkstations,
+  type OpContext,
+  type OpHandler,
+  sessionOf,
+} from './context.js';
 
 type Target = { kind: 'sessions' } | { kind: 'session'; key: string } | { kind: 'error'; error: Failure };
 
@@ -28,7 +36,9 @@ export const topicSubscribe: OpHandler<'topic_subscribe'> = async (req, ctx) => 
   const t = await target(ctx, req.topic);
   if (t.kind === 'error') return t.error;
   if (t.kind === 'sessions') {
-    ctx.sessions.subscribe(ctx.conn);
+    // A member of a team's server follows the synced sessions of the machines they may use only.
+    const catalog = ctx.access === undefined || ctx.conn.person?.role === 'admin';
+    ctx.sessions.subscribe(ctx.conn, { catalog, mayUse: await mayUseWorkstations(ctx) });
     // The list is where a search is typed: its thread starts now, not with the first search.
     ctx.catalog.warmSearch();
   } else {

@@ -95,6 +95,12 @@ export class Catalog extends CatalogFollowing {
     this.deferred.clear();
   }
 
+  /** Resolves once the folders found at the start are watched: a change from then on is heard at once,
+   * where before it may wait for the interval walk. */
+  async watched(): Promise<void> {
+    await this.watcher?.attached();
+  }
+
   /** Resolves when no work is queued: the index matches the files as last seen. */
   async settled(): Promise<void> {
     // Damage the check finds queues the index's rebuild, which this then waits for.

@@ -25,6 +25,9 @@ interface Subscriber {
 const PAGE = 1_000;
 
 export class EventFeed {
+  /** Listeners of the other channels the connection listens on, by channel. A listener is given
+   * the notice's payload, or undefined after the connection was lost (anything may have changed). */
+  private readonly channelListeners = new Map<string, Set<(payload: string | undefined) => void>>();
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private closed = false;
@@ -34,7 +37,20 @@ export class EventFeed {
     private readonly connectionString: string,
     private readonly read: (sessionRef: string, afterSeq: number, limit: number) => Promise<LoggedEvent[]>,
     private readonly log: (line: string) => void = () => {},
-  ) {}
+    /** Channels besides the drive's that this connection listens on. */
+    private readonly channels: readonly string[] = [],
+  ) {
+    for (const channel of channels) this.channelListeners.set(channel, new Set());
+  }
+
+  /** Hands `listener` each notice on `channel` (one of `channels`) from now on; resolves once listening. */
+  async onChannel(channel: string, listener: (payload: string | undefined) => void): Promise<() => void> {
+    const set = this.channelListeners.get(channel);
+    if (!set) throw new Error(`the event feed does not listen on ${channel}`);
+    set.add(listener);
+    await this.listening();
+    return () => set.delete(listener);
+  }
 
   /**
    * Hands `listener` the session's events after `afterSeq`, in order and each once: those held now,
@@ -66,6 +82,7 @@ export class EventFeed {
     this.closed = true;
     for (const set of this.subscribers.values()) for (const s of set) s.closed = true;
     this.subscribers.clear();
+    for (const set of this.channelListeners.values()) set.clear();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => {});
@@ -85,11 +102,15 @@ export class EventFeed {
       types: pgTypes,
       application_name: FEED_APPLICATION_NAME,
     });
-    client.on('notification', (notice) => this.onNotice(notice.payload));
+    client.on('notification', (notice) => {
+      if (notice.channel === DRIVE_EVENTS_CHANNEL) this.onNotice(notice.payload);
+      else for (const listener of this.channelListeners.get(notice.channel) ?? []) listener(notice.payload);
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     await client.connect();
     await client.query(`LISTEN ${DRIVE_EVENTS_CHANNEL}`);
+    for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
     if (this.closed) {
       await client.end();
       return;
@@ -108,6 +129,7 @@ export class EventFeed {
       this.listening().then(
         () => {
           for (const set of this.subscribers.values()) for (const s of set) this.pump(s);
+          for (const set of this.channelListeners.values()) for (const listener of set) listener(undefined);
         },
         (error: Error) => {
           this.log(`event feed: cannot listen again yet: ${error.message}`);

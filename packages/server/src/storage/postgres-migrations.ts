@@ -108,6 +108,17 @@ ALTER TABLE permission_rules ADD CONSTRAINT permission_rules_workstation_project
   UNIQUE (workstation, project_path, effect, rule);
 `,
   },
+  {
+    version: 4,
+    // The head as the workstation sent it, as JSON text: read back whole, never queried inside.
+    name: 'sessions synced from workstations',
+    sql: `
+CREATE TABLE synced_sessions (
+  workstation TEXT NOT NULL, agent TEXT NOT NULL, sid TEXT NOT NULL, stamp TEXT NOT NULL,
+  head TEXT NOT NULL, synced_at BIGINT NOT NULL, PRIMARY KEY (workstation, agent, sid)
+);
+`,
+  },
 ];
 
 /** The advisory lock the migrations run under: cairn's own key, the same in every process. */

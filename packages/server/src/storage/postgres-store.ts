@@ -14,6 +14,7 @@ import {
   userRecords,
   workstationRecords,
 } from './postgres-records.js';
+import { SYNCED_CHANNEL, syncedSessionRecords } from './postgres-synced.js';
 import {
   type AppendOutcome,
   type ChatRecords,
@@ -25,6 +26,7 @@ import {
   type PermissionRuleRecords,
   type ServerStore,
   StoreRefused,
+  type SyncedSessionRecords,
   type TicketRecords,
   type UserRecords,
   type WorkstationRecords,
@@ -46,6 +48,7 @@ export class PostgresServerStore implements ServerStore {
   readonly tickets: TicketRecords;
   readonly users: UserRecords;
   readonly workstations: WorkstationRecords;
+  readonly synced: SyncedSessionRecords;
 
   private readonly feed: EventFeed;
 
@@ -54,8 +57,11 @@ export class PostgresServerStore implements ServerStore {
     connectionString: string,
   ) {
     const drive = driveRecords(pool);
-    this.feed = new EventFeed(connectionString, (sessionRef, afterSeq, limit) =>
-      drive.events(sessionRef, afterSeq, limit),
+    this.feed = new EventFeed(
+      connectionString,
+      (sessionRef, afterSeq, limit) => drive.events(sessionRef, afterSeq, limit),
+      undefined,
+      [SYNCED_CHANNEL],
     );
     this.drive = {
       ...drive,
@@ -68,6 +74,9 @@ export class PostgresServerStore implements ServerStore {
     this.tickets = ticketRecords(pool);
     this.users = userRecords(pool);
     this.workstations = workstationRecords(pool);
+    this.synced = syncedSessionRecords(pool, (listener) =>
+      this.feed.onChannel(SYNCED_CHANNEL, (payload) => listener(payload)),
+    );
   }
 
   /** Connects, brings the schema up to date, and answers the store. */

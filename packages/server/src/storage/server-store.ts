@@ -2,7 +2,14 @@
 // one person's SQLite files and on a team's PostgreSQL database. Its parts follow the stores that
 // exist today (the drive's event log, the chat, the permission rules, links, marks, tickets), with
 // the same rows and the same orders, plus what a team server adds: people and their workstations.
-import type { RememberedPermissionRule, RuleEffect, SessionLink, SessionMarks } from '@cairn/protocol';
+import type {
+  RememberedPermissionRule,
+  RuleEffect,
+  SessionHead,
+  SessionLink,
+  SessionMarks,
+  SyncedSession,
+} from '@cairn/protocol';
 import type { ChatSessionRow, MessageRow, ProjectRow, SettledPermissionRow } from '../chat/chat-store.js';
 import type { DrivenSessionRecord, LoggedEvent } from '../drive/event-log.js';
 import type { IssueResult, TicketInfo } from '../drive/tickets.js';
@@ -183,6 +190,36 @@ export interface WorkstationRecords {
   remove(name: string): Promise<boolean>;
 }
 
+/** A session synced from a workstation, as the server keeps it. */
+export interface SyncedSessionRecord {
+  readonly workstation: string;
+  readonly agent: string;
+  readonly sid: string;
+  readonly stamp: string;
+  readonly head: SessionHead;
+  /** When the server last stored it, milliseconds since the epoch. */
+  readonly syncedAt: number;
+}
+
+/** The heads of the sessions each workstation reads on its own machine, as it syncs them. */
+export interface SyncedSessionRecords {
+  /** What the server holds of one workstation, in no set order. */
+  stamps(workstation: string): Promise<{ agent: string; sid: string; stamp: string }[]>;
+  /** Stores new and changed sessions of one workstation, all or none. */
+  put(workstation: string, sessions: readonly SyncedSession[], now?: number): Promise<void>;
+  /** Forgets sessions gone from a workstation; answers how many it held. */
+  remove(workstation: string, sessions: readonly { agent: string; sid: string }[]): Promise<number>;
+  /** The sessions of the workstations named (every workstation's when none are), in no set order. */
+  list(workstations?: readonly string[]): Promise<SyncedSessionRecord[]>;
+  /**
+   * Tells `listener` the workstation whose sessions changed, after each put or remove that changed
+   * some, by this process or (on a shared database) any other; undefined when any may have (the
+   * database's notices were lost for a while). A notice may stand for several changes. Answers the
+   * function that stops it.
+   */
+  onChange(listener: (workstation: string | undefined) => void): Promise<() => void>;
+}
+
 export interface ServerStore {
   readonly drive: DriveLogRecords;
   readonly chat: ChatRecords;
@@ -192,6 +229,7 @@ export interface ServerStore {
   readonly tickets: TicketRecords;
   readonly users: UserRecords;
   readonly workstations: WorkstationRecords;
+  readonly synced: SyncedSessionRecords;
   close(): Promise<void>;
 }
 

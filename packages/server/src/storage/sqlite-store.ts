@@ -19,12 +19,14 @@ import type {
   MarkRecords,
   PermissionRuleRecords,
   ServerStore,
+  SyncedSessionRecords,
   TicketRecords,
   UserRecords,
   WorkstationRecords,
 } from './server-store.js';
 import { StoreRefused } from './server-store.js';
 import { SqliteAccounts } from './sqlite-accounts.js';
+import { SqliteSynced } from './sqlite-synced.js';
 
 /** The files of a cairn home, as the daemon names them. */
 export const sqliteStorePaths = (cairnHome: string) => ({
@@ -33,6 +35,7 @@ export const sqliteStorePaths = (cairnHome: string) => ({
   links: linksPath(cairnHome),
   marks: join(cairnHome, 'marks.sqlite'),
   accounts: join(cairnHome, 'accounts.sqlite'),
+  synced: join(cairnHome, 'synced.sqlite'),
 });
 
 export class SqliteServerStore implements ServerStore {
@@ -44,6 +47,7 @@ export class SqliteServerStore implements ServerStore {
   readonly tickets: TicketRecords;
   readonly users: UserRecords;
   readonly workstations: WorkstationRecords;
+  readonly synced: SyncedSessionRecords;
   private readonly closers: (() => void)[] = [];
 
   constructor(cairnHome: string) {
@@ -59,6 +63,7 @@ export class SqliteServerStore implements ServerStore {
     const links = this.opener(() => new LinksStore(paths.links));
     const marks = this.opener(() => new MarksStore(paths.marks));
     const accounts = this.opener(() => new SqliteAccounts(paths.accounts));
+    const synced = this.opener(() => new SqliteSynced(paths.synced));
     this.drive = driveOf(log);
     this.chat = chatOf(chat);
     this.rules = {
@@ -102,6 +107,28 @@ export class SqliteServerStore implements ServerStore {
       list: async (filter) => accounts().workstations(filter),
       setVisibility: async (name, visibility) => accounts().setVisibility(name, visibility),
       remove: async (name) => accounts().removeWorkstation(name),
+    };
+    // One process owns the file, so its listeners are told by the change itself.
+    const syncListeners = new Set<(workstation: string) => void>();
+    const tell = (workstation: string) => {
+      for (const listener of syncListeners) setImmediate(() => listener(workstation));
+    };
+    this.synced = {
+      stamps: async (workstation) => synced().stamps(workstation),
+      async put(workstation, sessions, now = Date.now()) {
+        synced().put(workstation, sessions, now);
+        if (sessions.length > 0) tell(workstation);
+      },
+      async remove(workstation, sessions) {
+        const removed = synced().remove(workstation, sessions);
+        if (removed > 0) tell(workstation);
+        return removed;
+      },
+      list: async (workstations) => synced().list(workstations),
+      async onChange(listener) {
+        syncListeners.add(listener);
+        return () => syncListeners.delete(listener);
+      },
     };
   }
 

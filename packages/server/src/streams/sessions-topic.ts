@@ -4,6 +4,8 @@
 import type { SessionHead } from '@cairn/protocol';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import { type HeadTexts, withTexts } from '../reader/head-texts.js';
+import type { SyncedSessionRecord, SyncedSessionRecords } from '../storage/server-store.js';
+import { syncedHead } from '../sync/synced-heads.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import type { Subscriber } from './streams.js';
 
@@ -46,18 +48,48 @@ export function wireHead(e: SessionEntry, active: boolean, texts: HeadTexts | un
 export const byActivity = (a: SessionHead, b: SessionHead): number =>
   (b.last_activity_at ?? 0) - (a.last_activity_at ?? 0) || a.sid.localeCompare(b.sid);
 
+/** What one subscriber sees: the server's own sessions or not, and the synced ones of which machines. */
+export interface SessionsView {
+  readonly catalog: boolean;
+  readonly mayUse: (workstation: string) => boolean;
+}
+
+const EVERYTHING: SessionsView = { catalog: true, mayUse: () => true };
+
+/** What the topic last sent of a synced session: enough to tell a change, and when it stops being active. */
+interface SentSynced {
+  readonly stamp: string;
+  readonly active: boolean;
+  /** Kept while active, to send it again once it no longer is. */
+  readonly record?: SyncedSessionRecord;
+}
+
 export class SessionsTopic {
-  private readonly subs = new Set<Subscriber>();
+  private readonly subs = new Map<Subscriber, SessionsView>();
   private readonly changed = new Map<string, SessionEntry>();
   private readonly removed = new Map<string, SessionEntry>();
   private readonly activeOf = new Map<string, boolean>();
   private timer: NodeJS.Timeout | undefined;
   private readonly activeTimer: NodeJS.Timeout;
   private readonly stop: () => void;
+  /** Synced sessions by workstation, as last sent; a workstation is read when its notice comes. */
+  private readonly sentSynced = new Map<string, Map<string, SentSynced>>();
+  /** Workstations to read again; `null` for all of them. */
+  private syncedDirty: Set<string> | null = new Set();
+  private syncedRunning = false;
+  private stopSynced: (() => void) | undefined;
+  private closed = false;
+  private readonly baseline: Promise<void>;
+
+  /** Settles once the topic hears the synced sessions' changes and holds their baseline. */
+  get ready(): Promise<void> {
+    return this.baseline;
+  }
 
   constructor(
     private readonly catalog: Catalog,
     private readonly coalesceMs = 100,
+    private readonly synced?: SyncedSessionRecords,
   ) {
     this.stop = catalog.onHeads((changed, removed) => {
       for (const e of changed) this.changed.set(e.key, e);
@@ -67,20 +99,40 @@ export class SessionsTopic {
       }
       this.schedule();
     });
+    // Once listening, what every workstation holds is the baseline: a notice then sends only what
+    // differs, and no change falls between the two.
+    this.baseline = synced
+      ? synced
+          .onChange((workstation) => {
+            if (workstation === undefined) this.syncedDirty = null;
+            else this.syncedDirty?.add(workstation);
+            this.schedule();
+          })
+          .then(
+            (stop) => {
+              if (this.closed) stop();
+              else this.stopSynced = stop;
+              return this.takeBaseline(synced);
+            },
+            () => {},
+          )
+      : Promise.resolve();
     // Active ends by the clock too: a session written to a minute ago is no longer.
     this.activeTimer = setInterval(() => this.recheckActive(), 5_000);
     this.activeTimer.unref();
   }
 
   close(): void {
+    this.closed = true;
     this.stop();
+    this.stopSynced?.();
     clearTimeout(this.timer);
     clearInterval(this.activeTimer);
     this.subs.clear();
   }
 
-  subscribe(sub: Subscriber): void {
-    this.subs.add(sub);
+  subscribe(sub: Subscriber, view: SessionsView = EVERYTHING): void {
+    this.subs.set(sub, view);
   }
 
   unsubscribe(sub: Subscriber): boolean {
@@ -102,7 +154,10 @@ export class SessionsTopic {
     for (const e of this.catalog.all()) {
       if ((this.activeOf.get(e.key) ?? false) !== this.catalog.active(e, now)) this.changed.set(e.key, e);
     }
-    if (this.changed.size > 0) this.schedule();
+    for (const [workstation, sent] of this.sentSynced)
+      for (const s of sent.values())
+        if (s.active && s.record && !syncedHead(s.record, now).active) this.syncedDirty?.add(workstation);
+    if (this.changed.size > 0 || this.syncedDirty === null || this.syncedDirty.size > 0) this.schedule();
   }
 
   private flush(): void {
@@ -115,9 +170,71 @@ export class SessionsTopic {
     for (const e of this.removed.values()) this.activeOf.delete(e.key);
     this.changed.clear();
     this.removed.clear();
-    for (const sub of this.subs) {
+    for (const [sub, view] of this.subs) {
+      if (!view.catalog) continue;
       for (const head of sessions) sub.send({ type: 'session_upserted', head });
       for (const r of removed) sub.send({ type: 'session_removed', ...r });
+    }
+    if (this.syncedDirty === null || this.syncedDirty.size > 0) void this.flushSynced();
+  }
+
+  private async takeBaseline(synced: SyncedSessionRecords): Promise<void> {
+    try {
+      const now = Date.now();
+      for (const r of await synced.list()) {
+        const sent = this.sentSynced.get(r.workstation) ?? new Map<string, SentSynced>();
+        this.sentSynced.set(r.workstation, sent);
+        const active = syncedHead(r, now).active;
+        sent.set(`${r.agent}\u0000${r.sid}`, { stamp: r.stamp, active, ...(active ? { record: r } : {}) });
+      }
+    } catch {
+      // Unread, every synced session counts as new when its workstation's first notice comes.
+    }
+  }
+
+  /** Reads the workstations whose synced sessions changed and sends what differs from what was sent. */
+  private async flushSynced(): Promise<void> {
+    if (!this.synced || this.syncedRunning) return;
+    this.syncedRunning = true;
+    await this.baseline;
+    const dirty = this.syncedDirty;
+    this.syncedDirty = new Set();
+    try {
+      const rows = await this.synced.list(dirty === null ? undefined : [...dirty]);
+      const workstations = dirty ?? new Set([...this.sentSynced.keys(), ...rows.map((r) => r.workstation)]);
+      const now = Date.now();
+      for (const workstation of workstations) {
+        const before = this.sentSynced.get(workstation) ?? new Map<string, SentSynced>();
+        const after = new Map<string, SentSynced>();
+        const upserted: SessionHead[] = [];
+        for (const r of rows) {
+          if (r.workstation !== workstation) continue;
+          const head = syncedHead(r, now);
+          const id = `${r.agent}\u0000${r.sid}`;
+          const sent = { stamp: r.stamp, active: head.active, ...(head.active ? { record: r } : {}) };
+          after.set(id, sent);
+          const was = before.get(id);
+          if (was?.stamp !== sent.stamp || was.active !== sent.active) upserted.push(head);
+        }
+        const gone = [...before.keys()].filter((id) => !after.has(id));
+        if (after.size > 0) this.sentSynced.set(workstation, after);
+        else this.sentSynced.delete(workstation);
+        for (const [sub, view] of this.subs) {
+          if (!view.mayUse(workstation)) continue;
+          for (const head of upserted) sub.send({ type: 'session_upserted', head });
+          for (const id of gone) {
+            const [agent, sid] = id.split('\u0000') as [string, string];
+            sub.send({ type: 'session_removed', agent, sid, workstation });
+          }
+        }
+      }
+    } catch {
+      // The store away for a moment: the next notice or check reads again.
+      if (dirty === null) this.syncedDirty = null;
+      else for (const w of dirty) this.syncedDirty?.add(w);
+    } finally {
+      this.syncedRunning = false;
+      if (this.syncedDirty === null || this.syncedDirty.size > 0) this.schedule();
     }
   }
 }

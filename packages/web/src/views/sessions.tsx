@@ -222,7 +222,7 @@ export function SessionsView({ route }: { route: SessionsRoute }) {
           ) : (
             <ul class="session-list sorted" aria-label={`Sessions, ${SORT_LABELS[sort]} first`}>
               {sorted.map((h) => (
-                <SessionItem key={`${h.agent}/${h.sid}`} head={h} showProject />
+                <SessionItem key={`${h.workstation ?? ''}/${h.agent}/${h.sid}`} head={h} showProject />
               ))}
             </ul>
           )}
@@ -252,7 +252,7 @@ function ProjectGroup({ project }: { project: Project }) {
       </h2>
       <ul class="session-list">
         {list.map((h) => (
-          <SessionItem key={`${h.agent}/${h.sid}`} head={h} />
+          <SessionItem key={`${h.workstation ?? ''}/${h.agent}/${h.sid}`} head={h} />
         ))}
       </ul>
       {project.sessions.length > FOLDED && (
@@ -285,6 +285,11 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
           {title.length > 200 ? `${title.slice(0, 199)}…` : title}
         </span>
         <span class={`agent-badge agent-${head.agent}`}>{head.agent}</span>
+        {head.workstation !== undefined && (
+          <span class="workstation-badge" title={`synced from workstation ${shownText(head.workstation)}`}>
+            on {shownText(head.workstation)}
+          </span>
+        )}
         {head.active && <span class="active-label">active</span>}
         <span class="muted small when" title={at ? formatDateTime(at) : ''}>
           {formatWhen(at)}
@@ -350,13 +355,18 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
           )}
         </span>
       </a>
-      <span class="session-marks">
-        <SessionStar agent={head.agent} sid={head.sid} />
-        <SessionTags agent={head.agent} sid={head.sid} />
-        <StarredItems agent={head.agent} sid={head.sid} />
-      </span>
+      {/* Marks and Continue act on the server's own sessions; a synced one lives on its machine. */}
+      {head.workstation === undefined && (
+        <span class="session-marks">
+          <SessionStar agent={head.agent} sid={head.sid} />
+          <SessionTags agent={head.agent} sid={head.sid} />
+          <StarredItems agent={head.agent} sid={head.sid} />
+        </span>
+      )}
       {/* The agent cannot take up a session whose main file is gone. */}
-      {!head.main_file_missing && <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />}
+      {!head.main_file_missing && head.workstation === undefined && (
+        <ContinueButton agent={head.agent} sid={head.sid} cwd={head.cwd} />
+      )}
     </li>
   );
 }

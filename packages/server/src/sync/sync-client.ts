@@ -1,0 +1,263 @@
+// A workstation's side of `/sync`: it sends the heads of its own machine's sessions, as its catalog
+// lists them, to a server. On each connection the server first says what it holds; only sessions
+// whose stamp differs are sent, then each change the catalog hears. One batch is in flight at a
+// time and a session counts as held once its batch is acked, so a connection cut mid-sync resumes
+// from the server's word without sending again what it stored.
+import { createHash } from 'node:crypto';
+import {
+  type SessionHead,
+  SYNC_BATCH_MAX,
+  SYNC_FRAME_MAX_BYTES,
+  SYNC_PATH,
+  type SyncClientFrame,
+  SyncedSession,
+  type SyncServerFrame,
+  validate,
+} from '@cairn/protocol';
+import { WebSocket } from 'ws';
+import type { Catalog, SessionEntry } from '../reader/catalog.js';
+import { wireHead } from '../streams/sessions-topic.js';
+
+/** How long changes gather before they are sent: a burst of writes to one session is one send. */
+const GATHER_MS = 250;
+
+export interface SyncCounts {
+  /** Batches acked, sessions sent in them, sessions removed; since the client started. */
+  batches: number;
+  sent: number;
+  removed: number;
+  /** Connections that got the server's word. */
+  connections: number;
+}
+
+const keyOf = (agent: string, sid: string) => `${agent}\u0000${sid}`;
+
+/** The version of a head, for the server to compare: everything but whether it is active now. */
+export function headStamp(head: SessionHead): string {
+  const { active: _active, ...rest } = head;
+  return createHash('sha256').update(JSON.stringify(rest)).digest('base64url').slice(0, 32);
+}
+
+/** The sync endpoint of a server's address. */
+function syncEndpoint(serverUrl: string): URL {
+  const url = new URL(serverUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = SYNC_PATH;
+  url.search = '';
+  return url;
+}
+
+export class SessionSync {
+  readonly counts: SyncCounts = { batches: 0, sent: 0, removed: 0, connections: 0 };
+  private readonly endpoints: URL[];
+  private current = 0;
+  private socket: WebSocket | undefined;
+  private stopped = false;
+  private delay = 500;
+  private timer: NodeJS.Timeout | undefined;
+  /** What the server holds, by session: from its word on connecting, then each ack. */
+  private held: Map<string, string> | undefined;
+  /** Sessions to look at again: changed or gone since the last send. */
+  private readonly dirty = new Set<string>();
+  private gather: NodeJS.Timeout | undefined;
+  private inFlight: { batch: number; apply: () => void } | undefined;
+  private nextBatch = 1;
+  private readonly stopHeads: () => void;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly options: {
+      readonly serverUrls: readonly string[];
+      readonly ticket: string;
+      readonly catalog: Catalog;
+      readonly log: (line: string) => void;
+      readonly gatherMs?: number;
+    },
+  ) {
+    if (options.serverUrls.length === 0) throw new Error('sync needs at least one server address');
+    this.endpoints = options.serverUrls.map(syncEndpoint);
+    this.stopHeads = options.catalog.onHeads((changed, removed) => {
+      for (const e of [...changed, ...removed]) this.dirty.add(keyOf(e.agent, e.sid));
+      this.schedule();
+    });
+  }
+
+  start(): void {
+    this.open();
+  }
+
+  close(): void {
+    this.stopped = true;
+    this.stopHeads();
+    clearTimeout(this.timer);
+    clearTimeout(this.gather);
+    this.socket?.close(1000, 'workstation stopping');
+    for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+
+  /** Settles once the server holds every session the catalog lists now (for tests and the CLI's word). */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.held !== undefined && this.inFlight === undefined && this.dirty.size === 0;
+  }
+
+  private open(): void {
+    if (this.stopped) return;
+    const address = this.endpoints[this.current]!;
+    const ws = new WebSocket(address, {
+      headers: { authorization: `Bearer ${this.options.ticket}` },
+      maxPayload: SYNC_FRAME_MAX_BYTES,
+    });
+    this.socket = ws;
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) void this.receive(data.toString());
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      this.options.log(`sync: the server refused the connection (${res.statusCode})`);
+      res.resume();
+      ws.terminate();
+    });
+    ws.on('error', (error) => this.options.log(`sync: ${error.message}`));
+    ws.on('close', (code, reason) => {
+      if (this.socket !== ws) return;
+      this.held = undefined;
+      this.inFlight = undefined;
+      if (this.stopped) return;
+      if (code !== 1000 && code !== 1006)
+        this.options.log(`sync: the connection closed (${code}${reason.length > 0 ? `: ${reason}` : ''})`);
+      this.current = (this.current + 1) % this.endpoints.length;
+      this.timer = setTimeout(() => this.open(), this.delay);
+      this.delay = Math.min(this.delay * 2, 30_000);
+    });
+  }
+
+  private async receive(text: string): Promise<void> {
+    let frame: SyncServerFrame;
+    try {
+      frame = JSON.parse(text) as SyncServerFrame;
+    } catch {
+      return;
+    }
+    if (frame.type === 'sync_state') {
+      this.delay = 500;
+      this.counts.connections++;
+      this.held = new Map(frame.sessions.map((s) => [keyOf(s.agent, s.sid), s.stamp]));
+      // Everything listed and everything held is looked at once: new, changed and gone.
+      await this.options.catalog.listed();
+      for (const e of this.options.catalog.all()) this.dirty.add(keyOf(e.agent, e.sid));
+      for (const key of this.held.keys()) this.dirty.add(key);
+      this.send();
+    } else if (frame.type === 'sync_ack') {
+      if (this.inFlight?.batch !== frame.batch) return;
+      this.inFlight.apply();
+      this.inFlight = undefined;
+      this.send();
+    } else if (frame.type === 'sync_refused') {
+      // Refused whole: its sessions are left out until they change again, so one bad head cannot
+      // stop the rest from syncing.
+      this.options.log(`sync: the server refused batch ${frame.batch ?? '?'}: ${frame.reason}`);
+      if (frame.batch !== undefined && this.inFlight?.batch === frame.batch) {
+        this.inFlight = undefined;
+        this.send();
+      }
+    }
+  }
+
+  private schedule(): void {
+    if (this.gather || this.stopped) return;
+    this.gather = setTimeout(() => {
+      this.gather = undefined;
+      this.send();
+    }, this.options.gatherMs ?? GATHER_MS);
+  }
+
+  /** Sends the next batch of what differs from what the server holds, if none is in flight. */
+  private send(): void {
+    const ws = this.socket;
+    const held = this.held;
+    if (this.inFlight || !held || !ws || ws.readyState !== WebSocket.OPEN) return;
+    const catalog = this.options.catalog;
+    // The listed session each key names now: the most recent, when one id is under two folders.
+    const listed = new Map<string, SessionEntry>();
+    for (const e of catalog.all()) {
+      const key = keyOf(e.agent, e.sid);
+      const other = listed.get(key);
+      if (!other || (e.head.lastActivityAt ?? 0) > (other.head.lastActivityAt ?? 0)) listed.set(key, e);
+    }
+    const puts: SessionEntry[] = [];
+    const removes: { agent: string; sid: string }[] = [];
+    for (const key of this.dirty) {
+      if (puts.length >= SYNC_BATCH_MAX || removes.length >= SYNC_BATCH_MAX) break;
+      this.dirty.delete(key);
+      const e = listed.get(key);
+      if (e) puts.push(e);
+      else if (held.has(key)) {
+        const [agent, sid] = key.split('\u0000') as [string, string];
+        removes.push({ agent, sid });
+      }
+    }
+    const now = Date.now();
+    const texts = catalog.headTexts(puts);
+    const sessions: SyncedSession[] = [];
+    let bytes = 0;
+    for (const [i, e] of puts.entries()) {
+      const head = wireHead(e, catalog.active(e, now), texts.get(e.key));
+      const session = { agent: e.agent, sid: e.sid, stamp: headStamp(head), head };
+      if (held.get(keyOf(e.agent, e.sid)) === session.stamp) continue;
+      // A head the server would refuse is left out here, so that it cannot take its batch with it.
+      const checked = validate(SyncedSession, session);
+      if (!checked.ok) {
+        this.options.log(`sync: ${e.agent} session ${e.sid} is not sent: ${checked.error.message}`);
+        continue;
+      }
+      const size = JSON.stringify(session).length;
+      // Past half the frame limit the rest wait for the next batch (a character is at most 3 bytes).
+      if (sessions.length > 0 && (bytes + size) * 3 > SYNC_FRAME_MAX_BYTES / 2) {
+        for (const rest of puts.slice(i)) this.dirty.add(keyOf(rest.agent, rest.sid));
+        break;
+      }
+      bytes += size;
+      sessions.push(session);
+    }
+    let frame: SyncClientFrame | undefined;
+    const batch = this.nextBatch;
+    if (sessions.length > 0) {
+      frame = { type: 'sync_put', batch, sessions };
+      this.inFlight = {
+        batch,
+        apply: () => {
+          for (const s of sessions) held.set(keyOf(s.agent, s.sid), s.stamp);
+          this.counts.batches++;
+          this.counts.sent += sessions.length;
+        },
+      };
+    } else if (removes.length > 0) {
+      frame = { type: 'sync_remove', batch, sessions: removes };
+      this.inFlight = {
+        batch,
+        apply: () => {
+          for (const s of removes) held.delete(keyOf(s.agent, s.sid));
+          this.counts.batches++;
+          this.counts.removed += removes.length;
+        },
+      };
+    }
+    if (removes.length > 0 && frame?.type === 'sync_put')
+      for (const r of removes) this.dirty.add(keyOf(r.agent, r.sid));
+    if (frame) {
+      this.nextBatch++;
+      ws.send(JSON.stringify(frame));
+      return;
+    }
+    // Nothing differed in this look: look at the rest, or say the sync is caught up.
+    if (this.dirty.size > 0) {
+      setImmediate(() => this.send());
+      return;
+    }
+    if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake();
+  }
+}

@@ -1,0 +1,153 @@
+// Sessions synced to a team's server (state in PostgreSQL): a workstation syncs with its ticket from
+// the database, and each person's list holds the synced sessions of the workstations they may use
+// (their own and the shared ones), never another member's private machine's.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusPath } from '../../transcript/test/corpus.js';
+import type { RunningServer } from '../src/index.js';
+import { PostgresServerStore } from '../src/storage/postgres-store.js';
+import { startMachineSync } from '../src/sync/machine-sync.js';
+import { Client, claudeSessionHome, type Frame, homeEnv, serve, tempDir } from './helpers.js';
+import { type PostgresCluster, startPostgresCluster } from './support/postgres-cluster.js';
+
+let cluster: PostgresCluster;
+let store: PostgresServerStore;
+let server: RunningServer;
+let databaseUrl: string;
+let own: ReturnType<typeof claudeSessionHome>;
+const tokens: Record<string, string> = {};
+const lasting: (() => Promise<void> | void)[] = [];
+
+const head = (sid: string) => ({
+  agent: 'codex',
+  sid,
+  path: `/home/someone/.codex/sessions/${sid}.jsonl`,
+  size: 10,
+  active: false,
+  last_activity_at: 1_700_000_000_000,
+});
+
+beforeAll(async () => {
+  cluster = startPostgresCluster();
+  const url = cluster.createDatabase('sync');
+  databaseUrl = url;
+  store = await PostgresServerStore.open({ connectionString: url, maxConnections: 2 });
+  for (const [name, role] of [
+    ['ada', 'admin'],
+    ['olga', 'member'],
+    ['mike', 'member'],
+  ] as const)
+    tokens[name] = (await store.users.add(name, role)).token;
+  await store.workstations.add('olga-box', 'olga', 'shared');
+  await store.workstations.add('mike-box', 'mike', 'private');
+  await store.workstations.add('ada-box', 'ada', 'private');
+  // The server's own machine: one Claude Code session it can see grow.
+  own = claudeSessionHome(10);
+  server = await serve(
+    { ...homeEnv(own.home), PATH: process.env.PATH ?? '' },
+    { database: url, localWorkstation: false, cairnHome: tempDir('cairn-sync-team-') },
+  );
+  lasting.push(() => server.close());
+  await store.synced.put('mike-box', [{ agent: 'codex', sid: 'mike-1', stamp: 'v1', head: head('mike-1') }]);
+  await store.synced.put('ada-box', [{ agent: 'codex', sid: 'ada-1', stamp: 'v1', head: head('ada-1') }]);
+}, 120_000);
+
+afterAll(async () => {
+  for (const close of lasting.splice(0).reverse()) await close();
+  await store?.close();
+  await cluster?.stop();
+});
+
+async function listedBy(token: string): Promise<Frame[]> {
+  const client = await Client.open(server, { token });
+  try {
+    const reply = await client.request('session_list', { limit: 2000 });
+    expect(reply.ok, JSON.stringify(reply)).toBe(true);
+    return reply.sessions as Frame[];
+  } finally {
+    await client.close();
+  }
+}
+
+const machines = (sessions: Frame[]) => [...new Set(sessions.map((s) => s.workstation ?? 'server'))].sort();
+
+describe('synced sessions on a team’s server', () => {
+  it('takes a workstation’s ticket from the database and lists each person what they may use', async () => {
+    const issued = await store.tickets.issue('olga-box');
+    if (!issued.ok) throw new Error('no ticket');
+    const home = tempDir('cairn-olga-home-');
+    const machine = startMachineSync({
+      env: { HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: corpusPath('codex') },
+      homeDir: home,
+      cairnHome: tempDir('cairn-olga-ws-'),
+      serverUrls: [`http://127.0.0.1:${server.port}`],
+      ticket: issued.ticket,
+      log: () => {},
+    });
+    lasting.push(() => machine.close());
+    await machine.catalog.settled();
+    await machine.sync.idle();
+    const olgas = machine.catalog.all().map((e) => e.sid);
+    expect(olgas.length).toBeGreaterThan(0);
+
+    const mike = await listedBy(tokens.mike!);
+    expect(machines(mike)).toEqual(['mike-box', 'olga-box']);
+    expect(
+      mike
+        .filter((s) => s.workstation === 'olga-box')
+        .map((s) => s.sid)
+        .sort(),
+    ).toEqual(olgas.sort());
+
+    const olga = await listedBy(tokens.olga!);
+    expect(machines(olga)).toEqual(['olga-box']);
+    expect(olga.some((s) => s.sid === 'mike-1' || s.sid === 'ada-1')).toBe(false);
+
+    // The admin sees every machine, and the server's own sessions besides.
+    const ada = await listedBy(tokens.ada!);
+    expect(machines(ada)).toEqual(['ada-box', 'mike-box', 'olga-box', 'server']);
+
+    // A member's `sessions` topic, on another server process of the same database, carries what
+    // is synced from the machines they may use (stored here by yet another connection), no other.
+    const second = await serve(
+      { ...homeEnv(own.home), PATH: process.env.PATH ?? '' },
+      { database: databaseUrl, localWorkstation: false, cairnHome: tempDir('cairn-sync-team-b-') },
+    );
+    lasting.push(() => second.close());
+    const follower = await Client.open(second, { token: tokens.olga! });
+    lasting.push(() => follower.close());
+    expect(await follower.request('topic_subscribe', { topic: 'sessions' })).toMatchObject({ ok: true });
+    await store.synced.put('mike-box', [
+      { agent: 'codex', sid: 'mike-2', stamp: 'v1', head: head('mike-2') },
+    ]);
+    await store.synced.put('olga-box', [
+      { agent: 'codex', sid: 'olga-2', stamp: 'v1', head: head('olga-2') },
+    ]);
+    await follower.until((frames) =>
+      frames.some((f) => f.type === 'session_upserted' && (f.head as Frame).sid === 'olga-2'),
+    );
+    const heard = () =>
+      follower.frames.filter((f) => f.type === 'session_upserted').map((f) => f.head as Frame);
+    expect(heard().map((h) => [h.sid, h.workstation])).toEqual([['olga-2', 'olga-box']]);
+
+    // The server's own session grows: the admin's topic says so, the member's says nothing.
+    const admin = await Client.open(second, { token: tokens.ada! });
+    lasting.push(() => admin.close());
+    expect(await admin.request('topic_subscribe', { topic: 'sessions' })).toMatchObject({ ok: true });
+    await second.catalog.watched();
+    appendFileSync(own.file, `${own.lines.slice(10, 14).join('\n')}\n`);
+    await admin.until((frames) =>
+      frames.some((f) => f.type === 'session_upserted' && (f.head as Frame).workstation === undefined),
+    );
+    await store.synced.put('olga-box', [
+      { agent: 'codex', sid: 'olga-3', stamp: 'v1', head: head('olga-3') },
+    ]);
+    await follower.until(() => heard().some((h) => h.sid === 'olga-3'));
+    expect(heard().map((h) => h.sid)).toEqual(['olga-2', 'olga-3']);
+
+    // A machine made shared is in every member's list from then on.
+    await store.workstations.setVisibility('mike-box', 'shared');
+    expect(machines(await listedBy(tokens.olga!))).toEqual(['mike-box', 'olga-box']);
+  });
+});
