@@ -13,9 +13,10 @@
 // and the listing of a SQLite store of 10,000 sessions) with the append latency of a followed
 // OpenCode store session (scripts/bench/store-append-latency.mjs), the redactor's cost on a
 // dump (scripts/bench/dump-redact.mjs), and a followed Gemini CLI document's rewrites read whole and
-// incrementally (scripts/bench/gemini-append.mjs).
+// incrementally (scripts/bench/gemini-append.mjs), and a workstation syncing its machine's sessions
+// to a server (scripts/bench/sync.mjs: --sync-sessions of the smaller sessions, default 5000).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat|reader|agents|gemini|index (that bench alone, no corpus of --size; index: the
+// --only drive|chat|reader|agents|gemini|index|sync (that bench alone, no corpus of --size; index: the
 // daemon over a corpus of --sessions of the shared corpus's smaller sessions, default 20000: its cold
 // index, search over it, and its CPU and memory while idle), --sessions N, --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
@@ -45,6 +46,7 @@ const { values, positionals } = parseArgs({
     'large-size': { type: 'string', default: '5120' },
     growing: { type: 'string', default: '100,300' },
     sessions: { type: 'string', default: '20000' },
+    'sync-sessions': { type: 'string', default: '5000' },
   },
   allowPositionals: true,
 });
@@ -99,12 +101,22 @@ const sessions = () =>
     ],
     { stdio: 'inherit' },
   );
+// A workstation's first sync of its machine's sessions to a server, a restart's, and the list there.
+const sync = () =>
+  execFileSync(
+    process.execPath,
+    [join(root, 'scripts/bench/sync.mjs'), '--sessions', values['sync-sessions'], ...extra],
+    { stdio: 'inherit' },
+  );
 if (values.only !== undefined) {
-  if (!['drive', 'chat', 'reader', 'agents', 'gemini', 'index'].includes(values.only)) {
-    console.error(`bench: --only knows drive, chat, reader, agents, gemini and index, not ${values.only}`);
+  if (!['drive', 'chat', 'reader', 'agents', 'gemini', 'index', 'sync'].includes(values.only)) {
+    console.error(
+      `bench: --only knows drive, chat, reader, agents, gemini, index and sync, not ${values.only}`,
+    );
     process.exit(1);
   }
   if (values.only === 'drive') drive();
+  else if (values.only === 'sync') sync();
   else if (values.only === 'index') sessions();
   else if (values.only === 'gemini') gemini();
   else if (values.only === 'agents') agents();
@@ -328,6 +340,7 @@ gemini();
 drive();
 chat();
 reader();
+sync();
 // The redactor's cost on a dump of the reader bench's session.
 execFileSync(process.execPath, [join(root, 'scripts/bench/dump-redact.mjs'), '--runs', values.runs], {
   stdio: 'inherit',

@@ -82,9 +82,11 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
     ? startMachineSync({ env, cairnHome, serverUrls, ticket, log, homeDir: platform.homeDir })
     : undefined;
   if (machine)
-    void machine.sync.idle().then(() => {
-      const { sent } = machine.sync.counts;
-      log(`cairn: this machine's sessions are synced (${sent} sent, the rest already held)`);
+    void machine.sync.caughtUp().then(() => {
+      const { sent, batches, bytes } = machine.sync.counts;
+      log(
+        `cairn: this machine's sessions are synced (${sent} sent in ${batches} batches, ${bytes} bytes; the rest already held)`,
+      );
     });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

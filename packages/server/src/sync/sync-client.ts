@@ -20,12 +20,17 @@ import { wireHead } from '../streams/sessions-topic.js';
 
 /** How long changes gather before they are sent: a burst of writes to one session is one send. */
 const GATHER_MS = 250;
+/** How often sessions left waiting for their first read are looked at again (one whose read failed
+ * never says so). */
+const WAITING_MS = 10_000;
 
 export interface SyncCounts {
-  /** Batches acked, sessions sent in them, sessions removed; since the client started. */
+  /** Batches acked, sessions sent in them, sessions removed, and the bytes of the frames sent (as
+   * UTF-8 text); since the client started. */
   batches: number;
   sent: number;
   removed: number;
+  bytes: number;
   /** Connections that got the server's word. */
   connections: number;
 }
@@ -48,7 +53,7 @@ function syncEndpoint(serverUrl: string): URL {
 }
 
 export class SessionSync {
-  readonly counts: SyncCounts = { batches: 0, sent: 0, removed: 0, connections: 0 };
+  readonly counts: SyncCounts = { batches: 0, sent: 0, removed: 0, bytes: 0, connections: 0 };
   private readonly endpoints: URL[];
   private current = 0;
   private socket: WebSocket | undefined;
@@ -59,6 +64,10 @@ export class SessionSync {
   private held: Map<string, string> | undefined;
   /** Sessions to look at again: changed or gone since the last send. */
   private readonly dirty = new Set<string>();
+  /** Sessions new to the server that this machine has not read whole yet: sent once their numbers
+   * are in (their indexing changes their head), or looked at again every WAITING_MS. */
+  private readonly waiting = new Set<string>();
+  private waitingTimer: NodeJS.Timeout | undefined;
   private gather: NodeJS.Timeout | undefined;
   private inFlight: { batch: number; apply: () => void } | undefined;
   private nextBatch = 1;
@@ -84,12 +93,22 @@ export class SessionSync {
 
   start(): void {
     this.open();
+    this.waitingTimer = setInterval(() => this.lookAgain(), WAITING_MS);
+    this.waitingTimer.unref();
+  }
+
+  private lookAgain(): void {
+    if (this.waiting.size === 0) return;
+    for (const key of this.waiting) this.dirty.add(key);
+    this.waiting.clear();
+    this.schedule();
   }
 
   close(): void {
     this.stopped = true;
     this.stopHeads();
     clearTimeout(this.timer);
+    clearInterval(this.waitingTimer);
     clearTimeout(this.gather);
     this.socket?.close(1000, 'workstation stopping');
     for (const wake of this.idleWaiters.splice(0)) wake();
@@ -101,8 +120,23 @@ export class SessionSync {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /** Settles once this machine's catalog has read everything and the server holds all of it. */
+  async caughtUp(): Promise<void> {
+    const gather = this.options.gatherMs ?? GATHER_MS;
+    for (;;) {
+      await this.options.catalog.settled();
+      this.lookAgain();
+      await this.idle();
+      // A change the catalog made last is sent after the gathering delay: wait past it, then look.
+      await new Promise((resolve) => setTimeout(resolve, 2 * gather));
+      if (this.stopped || (this.isIdle() && !this.gather)) return;
+    }
+  }
+
   private isIdle(): boolean {
-    return this.held !== undefined && this.inFlight === undefined && this.dirty.size === 0;
+    return (
+      this.held !== undefined && this.inFlight === undefined && this.dirty.size === 0 && this.waiting.size === 0
+    );
   }
 
   private open(): void {
@@ -193,8 +227,11 @@ export class SessionSync {
     for (const key of this.dirty) {
       if (puts.length >= SYNC_BATCH_MAX || removes.length >= SYNC_BATCH_MAX) break;
       this.dirty.delete(key);
+      this.waiting.delete(key);
       const e = listed.get(key);
-      if (e) puts.push(e);
+      // A head before its first read lacks its numbers: the read sends it whole, once instead of twice.
+      if (e && !e.indexed && !held.has(key)) this.waiting.add(key);
+      else if (e) puts.push(e);
       else if (held.has(key)) {
         const [agent, sid] = key.split('\u0000') as [string, string];
         removes.push({ agent, sid });
@@ -250,7 +287,9 @@ export class SessionSync {
       for (const r of removes) this.dirty.add(keyOf(r.agent, r.sid));
     if (frame) {
       this.nextBatch++;
-      ws.send(JSON.stringify(frame));
+      const text = JSON.stringify(frame);
+      this.counts.bytes += Buffer.byteLength(text);
+      ws.send(text);
       return;
     }
     // Nothing differed in this look: look at the rest, or say the sync is caught up.
