@@ -564,6 +564,12 @@ export function storageSuite(harness: StoreHarness): void {
       ]);
       expect(laptop[0]?.head).toEqual(synced('s1', 'v1', hostile).head);
       expect((await store.synced.list()).length).toBe(3);
+      expect((await store.synced.find('s1')).map((r) => r.workstation).sort()).toEqual([
+        'ci-runner',
+        'laptop',
+      ]);
+      expect(await store.synced.find('s1', 'codex')).toEqual([]);
+      expect((await store.synced.find('s2', 'claude-code')).map((r) => r.stamp)).toEqual(['v2']);
       expect(await store.synced.list([])).toEqual([]);
 
       expect(
@@ -575,6 +581,46 @@ export function storageSuite(harness: StoreHarness): void {
       expect(byStamp(await store.synced.stamps('laptop'))).toEqual(['s2@v2']);
       // The other machine's session of the same id is its own.
       expect(byStamp(await store.synced.stamps('ci-runner'))).toEqual(['s1@other']);
+    });
+
+    it('pages a list latest first, filtered in the store, with the count of all that pass', async () => {
+      const store = await fresh();
+      const at = (sid: string, lastActivity: number, extra: Partial<SyncedSession['head']> = {}) => {
+        const s = synced(sid, 'v1', sid);
+        return { ...s, head: { ...s.head, last_activity_at: lastActivity, ...extra } };
+      };
+      await store.synced.put(
+        'laptop',
+        [
+          at('old', 1_000, { cwd: '/work/cairn' }),
+          at('new', 3_000, { cwd: '/work/other', active: true }),
+          at('mid', 2_000, { cwd: '/work/cairn/web' }),
+        ],
+        10_000,
+      );
+      await store.synced.put('vm', [at('vm-1', 2_500)], 10_000);
+      expect((await store.synced.workstationsHeld()).sort()).toEqual(['laptop', 'vm']);
+      const page = async (q: Partial<Parameters<ServerStore['synced']['page']>[0]>) => {
+        const { rows, total } = await store.synced.page({
+          workstations: ['laptop', 'vm'],
+          now: 10_500,
+          activeMs: 60_000,
+          limit: 10,
+          ...q,
+        });
+        return [rows.map((r) => r.sid), total];
+      };
+      expect(await page({})).toEqual([['new', 'vm-1', 'mid', 'old'], 4]);
+      expect(await page({ limit: 2 })).toEqual([['new', 'vm-1'], 4]);
+      expect(await page({ workstations: ['laptop'] })).toEqual([['new', 'mid', 'old'], 3]);
+      expect(await page({ workstations: [] })).toEqual([[], 0]);
+      expect(await page({ cwd: 'cairn' })).toEqual([['mid', 'old'], 2]);
+      expect(await page({ sinceAt: 2_000 })).toEqual([['new', 'vm-1', 'mid'], 3]);
+      expect(await page({ agents: ['codex'] })).toEqual([[], 0]);
+      expect(await page({ active: true })).toEqual([['new'], 1]);
+      // Its workstation's word on it is too old: no longer active.
+      expect(await page({ active: true, now: 80_000 })).toEqual([[], 0]);
+      expect(await page({ active: false, now: 80_000 })).toEqual([['new', 'vm-1', 'mid', 'old'], 4]);
     });
 
     it('tells a listener which workstation’s sessions changed, and nothing for a change of none', async () => {

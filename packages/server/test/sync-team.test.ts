@@ -107,6 +107,20 @@ describe('synced sessions on a team’s server', () => {
     // The admin sees every machine, and the server's own sessions besides.
     const ada = await listedBy(tokens.ada!);
     expect(machines(ada)).toEqual(['ada-box', 'mike-box', 'olga-box', 'server']);
+    // Paged two at a time, the list is the same: the server's own and the synced in one order.
+    const client = await Client.open(server, { token: tokens.ada! });
+    const paged: Frame[] = [];
+    let cursor: string | undefined;
+    do {
+      const reply = await client.request('session_list', { limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(reply.total).toBe(ada.length);
+      paged.push(...(reply.sessions as Frame[]));
+      cursor = reply.next_cursor as string | undefined;
+    } while (cursor !== undefined);
+    await client.close();
+    expect(paged.map((s) => `${s.workstation}:${s.sid}`)).toEqual(
+      ada.map((s) => `${s.workstation}:${s.sid}`),
+    );
 
     // A member's `sessions` topic, on another server process of the same database, carries what
     // is synced from the machines they may use (stored here by yet another connection), no other.

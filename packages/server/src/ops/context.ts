@@ -100,10 +100,7 @@ async function syncedFrom(
 ): Promise<string | undefined> {
   if (!ctx.synced) return undefined;
   const may = await mayUseWorkstations(ctx);
-  const found = (await ctx.synced.list()).find(
-    (r) => r.sid === sid && (agent === undefined || r.agent === agent) && may(r.workstation),
-  );
-  return found?.workstation;
+  return (await ctx.synced.find(sid, agent)).find((r) => may(r.workstation))?.workstation;
 }
 
 /** Offset cursors: `<prefix>:<n>`, n a safe integer (this server issues no other). */

@@ -11,7 +11,7 @@ import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '
 import { SearchTooLong } from '../indexing/search-thread.js';
 import type { SessionEntry } from '../reader/catalog.js';
 import { byActivity, wireHead } from '../streams/sessions-topic.js';
-import { syncedHead } from '../sync/synced-heads.js';
+import { SYNCED_ACTIVE_MS, syncedHead } from '../sync/synced-heads.js';
 import { laneCosts } from '../usage/lane-costs.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import {
@@ -51,7 +51,9 @@ export async function listSessions(
     (req.cwd === undefined || (head.cwd ?? '').includes(req.cwd)) &&
     (req.since_at === undefined || (head.last_activity_at ?? 0) >= req.since_at) &&
     (req.active === undefined || head.active === req.active);
+  const limit = Math.min(req.limit ?? LIST_LIMIT, LIST_MAX);
   const rows: { head: SessionHead; e?: SessionEntry }[] = [];
+  let total = 0;
   if (withCatalog) {
     // A list is whole or not given: asked while the daemon still lists the sessions, it waits.
     await ctx.catalog.listed();
@@ -60,27 +62,34 @@ export async function listSessions(
       const head = wireHead(e, ctx.catalog.active(e, now), undefined);
       if (wanted(head)) rows.push({ head, e });
     }
+    total += rows.length;
   }
   if (ctx.synced) {
+    // The store pages its own: the first `offset + limit` of them hold every one this page can show.
     const may = await mayUseWorkstations(ctx);
-    for (const r of await ctx.synced.list()) {
-      if (!may(r.workstation)) continue;
-      const head = syncedHead(r, now);
-      if (wanted(head)) rows.push({ head });
+    const workstations = (await ctx.synced.workstationsHeld()).filter(may);
+    if (workstations.length > 0) {
+      const synced = await ctx.synced.page({
+        workstations,
+        ...(req.agents ? { agents: req.agents } : {}),
+        ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
+        ...(req.since_at !== undefined ? { sinceAt: req.since_at } : {}),
+        ...(req.active !== undefined ? { active: req.active } : {}),
+        now,
+        activeMs: SYNCED_ACTIVE_MS,
+        limit: offset + limit,
+      });
+      for (const r of synced.rows) rows.push({ head: syncedHead(r, now) });
+      total += synced.total;
     }
   }
   rows.sort((a, b) => byActivity(a.head, b.head));
-  const limit = Math.min(req.limit ?? LIST_LIMIT, LIST_MAX);
   const listed = rows.slice(offset, offset + limit);
   const entries = listed.flatMap(({ e }) => (e ? [e] : []));
   const texts = ctx.catalog.headTexts(entries);
   const page = listed.map(({ e, head }) => (e ? wireHead(e, head.active, texts.get(e.key)) : head));
   const next = offset + page.length;
-  return done(
-    next < rows.length
-      ? { sessions: page, total: rows.length, next_cursor: `o:${next}` }
-      : { sessions: page, total: rows.length },
-  );
+  return done(next < total ? { sessions: page, total, next_cursor: `o:${next}` } : { sessions: page, total });
 }
 
 export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {

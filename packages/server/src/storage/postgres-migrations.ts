@@ -110,13 +110,17 @@ ALTER TABLE permission_rules ADD CONSTRAINT permission_rules_workstation_project
   },
   {
     version: 4,
-    // The head as the workstation sent it, as JSON text: read back whole, never queried inside.
+    // The head as the workstation sent it, as JSON text, read back whole; what a list filters and
+    // orders by is in columns of its own.
     name: 'sessions synced from workstations',
     sql: `
 CREATE TABLE synced_sessions (
   workstation TEXT NOT NULL, agent TEXT NOT NULL, sid TEXT NOT NULL, stamp TEXT NOT NULL,
-  head TEXT NOT NULL, synced_at BIGINT NOT NULL, PRIMARY KEY (workstation, agent, sid)
+  head TEXT NOT NULL, synced_at BIGINT NOT NULL,
+  last_activity_at BIGINT NOT NULL, cwd TEXT NOT NULL, head_active BOOLEAN NOT NULL,
+  PRIMARY KEY (workstation, agent, sid)
 );
+CREATE INDEX synced_sessions_activity ON synced_sessions (last_activity_at DESC, sid);
 `,
   },
 ];

@@ -2,7 +2,7 @@
 // workstation, a batch written in one statement.
 import type pg from 'pg';
 import type { SyncedSessionRecords } from './server-store.js';
-import { syncedRecord } from './sqlite-synced.js';
+import { listedColumns, syncedRecord } from './sqlite-synced.js';
 
 /** The channel of the notices; the payload is the workstation's name. */
 export const SYNCED_CHANNEL = 'cairn_synced';
@@ -31,10 +31,14 @@ export function syncedSessionRecords(
       // The notice goes with the statement: every process hears it once the rows are committed.
       await pool.query(
         `WITH stored AS (
-           INSERT INTO synced_sessions (workstation, agent, sid, stamp, head, synced_at)
-           SELECT $1, a, s, st, h, $6 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u (a, s, st, h)
+           INSERT INTO synced_sessions
+             (workstation, agent, sid, stamp, head, synced_at, last_activity_at, cwd, head_active)
+           SELECT $1, a, s, st, h, $6, la, c, ac
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $7::bigint[], $8::text[], $9::boolean[])
+             AS u (a, s, st, h, la, c, ac)
            ON CONFLICT (workstation, agent, sid) DO UPDATE SET stamp = excluded.stamp, head = excluded.head,
-             synced_at = excluded.synced_at
+             synced_at = excluded.synced_at, last_activity_at = excluded.last_activity_at, cwd = excluded.cwd,
+             head_active = excluded.head_active
            RETURNING 1)
          SELECT pg_notify('${SYNCED_CHANNEL}', $1) FROM (SELECT 1 FROM stored LIMIT 1) AS any_stored`,
         [
@@ -44,6 +48,9 @@ export function syncedSessionRecords(
           rows.map((s) => s.stamp),
           rows.map((s) => JSON.stringify(s.head)),
           now,
+          rows.map((s) => listedColumns(s.head).lastActivityAt),
+          rows.map((s) => listedColumns(s.head).cwd),
+          rows.map((s) => listedColumns(s.head).active),
         ],
       );
     },
@@ -66,6 +73,42 @@ export function syncedSessionRecords(
         [workstations === undefined ? null : [...workstations]],
       );
       return rows.map(syncedRecord);
+    },
+    async find(sid, agent) {
+      const { rows } = await pool.query(
+        'SELECT * FROM synced_sessions WHERE sid = $1 AND ($2::text IS NULL OR agent = $2)',
+        [sid, agent ?? null],
+      );
+      return rows.map(syncedRecord);
+    },
+    async workstationsHeld() {
+      const { rows } = await pool.query<{ workstation: string }>(
+        'SELECT DISTINCT workstation FROM synced_sessions',
+      );
+      return rows.map((r) => r.workstation);
+    },
+    async page(q) {
+      const where = ['workstation = ANY($1)'];
+      const args: unknown[] = [[...q.workstations]];
+      const arg = (value: unknown) => {
+        args.push(value);
+        return `$${args.length}`;
+      };
+      if (q.agents !== undefined) where.push(`agent = ANY(${arg([...q.agents])})`);
+      if (q.cwd !== undefined) where.push(`strpos(cwd, ${arg(q.cwd)}) > 0`);
+      if (q.sinceAt !== undefined) where.push(`last_activity_at >= ${arg(q.sinceAt)}`);
+      if (q.active !== undefined)
+        where.push(`(head_active AND synced_at > ${arg(q.now - q.activeMs)}) = ${arg(q.active)}`);
+      const filter = where.join(' AND ');
+      const counted = await pool.query<{ total: number }>(
+        `SELECT count(*)::int AS total FROM synced_sessions WHERE ${filter}`,
+        args,
+      );
+      const { rows } = await pool.query(
+        `SELECT * FROM synced_sessions WHERE ${filter} ORDER BY last_activity_at DESC, sid COLLATE "C" LIMIT ${arg(q.limit)}`,
+        args,
+      );
+      return { rows: rows.map(syncedRecord), total: counted.rows[0]?.total ?? 0 };
     },
     onChange: listen,
   };

@@ -201,6 +201,18 @@ export interface SyncedSessionRecord {
   readonly syncedAt: number;
 }
 
+export interface SyncedPageQuery {
+  readonly workstations: readonly string[];
+  readonly agents?: readonly string[];
+  /** Held in the session's folder, as a substring. */
+  readonly cwd?: string;
+  readonly sinceAt?: number;
+  readonly active?: boolean;
+  readonly now: number;
+  readonly activeMs: number;
+  readonly limit: number;
+}
+
 /** The heads of the sessions each workstation reads on its own machine, as it syncs them. */
 export interface SyncedSessionRecords {
   /** What the server holds of one workstation, in no set order. */
@@ -211,6 +223,16 @@ export interface SyncedSessionRecords {
   remove(workstation: string, sessions: readonly { agent: string; sid: string }[]): Promise<number>;
   /** The sessions of the workstations named (every workstation's when none are), in no set order. */
   list(workstations?: readonly string[]): Promise<SyncedSessionRecord[]>;
+  /** The sessions of that id (of that agent, when given) across workstations, in no set order. */
+  find(sid: string, agent?: string): Promise<SyncedSessionRecord[]>;
+  /** The workstations some session is synced from, in no set order. */
+  workstationsHeld(): Promise<string[]>;
+  /**
+   * The first `limit` sessions of the workstations named that pass the filters, latest activity
+   * first (then by sid), and how many pass in all. A head is active while its workstation said so
+   * within `activeMs` of `now`.
+   */
+  page(query: SyncedPageQuery): Promise<{ rows: SyncedSessionRecord[]; total: number }>;
   /**
    * Tells `listener` the workstation whose sessions changed, after each put or remove that changed
    * some, by this process or (on a shared database) any other; undefined when any may have (the

@@ -125,6 +125,9 @@ export class SqliteServerStore implements ServerStore {
         return removed;
       },
       list: async (workstations) => synced().list(workstations),
+      find: async (sid, agent) => synced().find(sid, agent),
+      workstationsHeld: async () => synced().workstationsHeld(),
+      page: async (query) => synced().page(query),
       async onChange(listener) {
         syncListeners.add(listener);
         return () => syncListeners.delete(listener);

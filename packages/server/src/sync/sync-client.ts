@@ -135,7 +135,10 @@ export class SessionSync {
 
   private isIdle(): boolean {
     return (
-      this.held !== undefined && this.inFlight === undefined && this.dirty.size === 0 && this.waiting.size === 0
+      this.held !== undefined &&
+      this.inFlight === undefined &&
+      this.dirty.size === 0 &&
+      this.waiting.size === 0
     );
   }
 
