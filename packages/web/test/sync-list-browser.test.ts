@@ -95,6 +95,19 @@ describe.skipIf(!corpus)('synced sessions in the list', () => {
       await page.locator('.session-item[data-sid="far-2"]').waitFor();
       await sync.send({ type: 'sync_remove', sessions: [{ agent: 'claude-code', sid: 'far-1' }] });
       await far.waitFor({ state: 'detached' });
+      // Opened: what its machine synced, the command that resumes it there, and no Continue, hand-off
+      // or tabs, which would act on this machine.
+      await page.locator('.session-item[data-sid="far-2"] a').first().click();
+      const view = page.locator('.synced-session');
+      await view.waitFor();
+      expect(await shownText(view.locator('.synced-notice'))).toMatch(
+        /^This session is on workstation olga-box,/,
+      );
+      expect(await shownText(view.locator('h1'))).toBe('second');
+      expect(await shownText(view.locator('.workstation-badge'))).toBe('on olga-box');
+      expect(await view.locator('.resume-command').count()).toBe(1);
+      expect(await view.locator('.continue-button').count()).toBe(0);
+      expect(await view.locator('.tabs').count()).toBe(0);
       expect(errors).toEqual([]);
       sync.ws.close();
     },

@@ -1,5 +1,6 @@
 // One session: its heading, and the timeline, summary, files changed or dump builder under it. The
 // items are read once per visit and shared by the tabs.
+import type { SessionHead } from '@cairn/protocol';
 import { useEffect, useState } from 'preact/hooks';
 import { useChanges, useServices } from '../context.js';
 import { shownText } from '../display.js';
@@ -39,7 +40,10 @@ export function SessionView({ route }: { route: SessionRoute }) {
     // A link to one of the session's own items, or a session being written (followed at its tail),
     // opens on that page of a long history rather than on its start.
     const item = route.item;
-    const live = directory.get(route.agent, route.sid)?.active === true;
+    const known = directory.get(route.agent, route.sid);
+    // A session synced from another machine has no transcript here to read.
+    if (known?.workstation !== undefined) return;
+    const live = known?.active === true;
     feed.start(
       item && item.lane === undefined
         ? { uuid: item.uuid }
@@ -62,6 +66,9 @@ export function SessionView({ route }: { route: SessionRoute }) {
   useEffect(() => {
     document.title = `${title.slice(0, 60)} · cairn`;
   }, [title]);
+
+  if (head?.workstation !== undefined)
+    return <SyncedSessionView route={route} head={head} workstation={head.workstation} title={title} />;
 
   return (
     <section class={`session-view tab-${route.tab}`}>
@@ -127,6 +134,56 @@ export function SessionView({ route }: { route: SessionRoute }) {
       {route.tab === 'dump' && (
         <DumpView agent={route.agent} sid={route.sid} timeline={timeline} numbers={numbers} />
       )}
+    </section>
+  );
+}
+
+/**
+ * A session synced from another machine: what its workstation sent (the list's facts) and the
+ * command that resumes it there. Its transcript, summary and dump stay on that machine, and neither
+ * Continue nor a hand-off can run it here.
+ */
+function SyncedSessionView({
+  route,
+  head,
+  workstation,
+  title,
+}: {
+  route: SessionRoute;
+  head: SessionHead;
+  workstation: string;
+  title: string;
+}) {
+  const crumb = projectCrumb(head);
+  const machine = shownText(workstation);
+  return (
+    <section class="session-view synced-session">
+      <header class="session-head">
+        <div class="crumbs">
+          <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
+          <span class="muted project-crumb" title={shownText(crumb?.title ?? '')}>
+            {shownText(crumb?.text ?? '')}
+          </span>
+        </div>
+        <h1 title={title}>
+          <span class="title-text">{title.length > 300 ? `${title.slice(0, 299)}…` : title}</span>
+        </h1>
+        <div class="meta muted small">
+          <span class={`agent-badge agent-${route.agent}`}>{route.agent}</span> <code>{route.sid}</code>{' '}
+          <span class="workstation-badge">on {machine}</span>
+          {head.started_at !== undefined && <span> · started {formatDateTime(head.started_at)}</span>}
+          {head.last_activity_at !== undefined && (
+            <span> · last activity {formatWhen(head.last_activity_at)}</span>
+          )}
+          <span> · {formatBytes(head.size)}</span>
+          <HeadModelAndTime head={head} />{' '}
+          <ResumeCommand agent={route.agent} sid={route.sid} cwd={head.cwd} />
+        </div>
+      </header>
+      <p class="synced-notice">
+        This session is on workstation <strong>{machine}</strong>, which syncs its list entry here. Its
+        transcript, summary and dump are read on that machine; the command above resumes it there.
+      </p>
     </section>
   );
 }
