@@ -57,7 +57,7 @@ function syncOnce(env) {
     }, TIMEOUT_MS);
     createInterface({ input: child.stderr }).on('line', (text) => {
       lines.push(text);
-      const m = /synced \((\d+) sent in (\d+) batches, (\d+) bytes/.exec(text);
+      const m = /synced \((\d+) sent, (\d+) search documents, in (\d+) batches, (\d+) bytes/.exec(text);
       if (!m) return;
       const seconds = (performance.now() - startedAt) / 1000;
       let peakKb = 0;
@@ -66,7 +66,14 @@ function syncOnce(env) {
       } catch {}
       clearTimeout(timer);
       child.once('exit', () =>
-        resolvePromise({ seconds, sent: +m[1], batches: +m[2], bytes: +m[3], peakMb: peakKb / 1024 }),
+        resolvePromise({
+          seconds,
+          sent: +m[1],
+          docs: +m[2],
+          batches: +m[3],
+          bytes: +m[4],
+          peakMb: peakKb / 1024,
+        }),
       );
       child.kill('SIGTERM');
     });
@@ -118,7 +125,7 @@ try {
   client.close();
   await daemon.stop();
   const line = (name, r) =>
-    `  ${name.padEnd(28)} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.sent).padStart(6)} sent in ${String(r.batches).padStart(4)} batches, ${bytesText(r.bytes).padStart(9)}  peak ${r.peakMb.toFixed(0)} MB`;
+    `  ${name.padEnd(28)} ${r.seconds.toFixed(1).padStart(6)} s  ${String(r.sent).padStart(6)} heads, ${String(r.docs).padStart(8)} documents in ${String(r.batches).padStart(5)} batches, ${bytesText(r.bytes).padStart(9)}  peak ${r.peakMb.toFixed(0)} MB`;
   console.log(`sync of ${total} sessions to a server that had none`);
   console.log(line('first sync (index included)', first));
   console.log(line('restarted, same state', again));

@@ -29,6 +29,7 @@ import { SNIPPET_MARK_END, SNIPPET_MARK_START } from './snippet.js';
 import {
   SyncAckFrame,
   SyncClientFrame,
+  SyncDocsFrame,
   SyncPutFrame,
   SyncRefusedFrame,
   SyncRemoveFrame,
@@ -68,6 +69,7 @@ const ROOTS: readonly TSchema[] = [
   DriveEventFrame,
   SyncStateFrame,
   SyncClientFrame,
+  SyncDocsFrame,
   SyncPutFrame,
   SyncRemoveFrame,
   SyncAckFrame,

@@ -3,7 +3,13 @@
 // session from the corpus, so payloads carry what agents really write.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { SessionLink, SyncedSession } from '@cairn/protocol';
+import {
+  type SessionLink,
+  SNIPPET_MARK_END,
+  SNIPPET_MARK_START,
+  type SyncedDoc,
+  type SyncedSession,
+} from '@cairn/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { RuleRefused } from '../src/chat/permission-rule-store.js';
@@ -621,6 +627,116 @@ export function storageSuite(harness: StoreHarness): void {
       // Its workstation's word on it is too old: no longer active.
       expect(await page({ active: true, now: 80_000 })).toEqual([[], 0]);
       expect(await page({ active: false, now: 80_000 })).toEqual([['new', 'vm-1', 'mid', 'old'], 4]);
+    });
+
+    it('keeps a session’s search documents and finds them by the server’s query rules', async () => {
+      const store = await fresh();
+      const doc = (
+        key: string,
+        text: string,
+        target: SyncedDoc['target'] = 'prompt',
+        at = 5_000,
+      ): SyncedDoc => ({
+        key,
+        item_uuid: `u-${key}`,
+        item_type: target === 'prompt' ? 'message:user:in' : 'tool:Bash',
+        target,
+        at,
+        text,
+      });
+      await store.synced.put('laptop', [synced('s1', 'v1', 'one'), synced('s2', 'v1', 'two')]);
+      await store.synced.put('vm', [synced('s1', 'v1', 'vm one')]);
+      await expect(
+        store.synced.putDocs(
+          'laptop',
+          { agent: 'claude-code', sid: 'nope' },
+          { replace: true, low: 1, high: 1, docs: [] },
+        ),
+      ).rejects.toThrow(/no synced session nope of laptop/);
+      expect(
+        await store.synced.putDocs(
+          'laptop',
+          { agent: 'claude-code', sid: 's1' },
+          {
+            replace: true,
+            low: 10,
+            high: 12,
+            docs: [
+              doc('a', 'the deploy script failed on staging'),
+              // A NUL and the snippets' own marks, as hostile text may hold them.
+              doc('b', 'npm run deploy \u0000 --force \u0002fake\u0003', 'tool_input'),
+              doc('c', 'Rotate the staging credentials', 'prompt', 9_000),
+            ],
+          },
+        ),
+      ).toEqual({ count: 3, low: 10, high: 12 });
+      await store.synced.putDocs(
+        'laptop',
+        { agent: 'claude-code', sid: 's2' },
+        { replace: true, low: 1, high: 1, docs: [doc('a', 'deploy the docs site')] },
+      );
+      await store.synced.putDocs(
+        'vm',
+        { agent: 'claude-code', sid: 's1' },
+        { replace: true, low: 1, high: 1, docs: [doc('a', 'deploy from the vm')] },
+      );
+      const find = async (
+        query: string,
+        more: Partial<Parameters<ServerStore['synced']['search']>[0]> = {},
+      ) =>
+        (await store.synced.search({ query, workstations: ['laptop'], limit: 10, ...more })).rows
+          .map((r) => `${r.sid}/${r.itemUuid}`)
+          .sort();
+      expect(await find('deploy')).toEqual(['s1/u-a', 's1/u-b', 's2/u-a']);
+      expect(await find('deploy', { workstations: ['laptop', 'vm'] })).toHaveLength(4);
+      expect(await find('deploy -staging')).toEqual(['s1/u-b', 's2/u-a']);
+      expect(await find('"deploy script"')).toEqual(['s1/u-a']);
+      expect(await find('"script deploy"')).toEqual([]);
+      expect(await find('STAG*')).toEqual(['s1/u-a', 's1/u-c']);
+      expect(await find('deploy', { targets: ['tool_input'] })).toEqual(['s1/u-b']);
+      expect(await find('deploy', { sid: 's2' })).toEqual(['s2/u-a']);
+      expect(await find('staging', { sinceAt: 6_000 })).toEqual(['s1/u-c']);
+      expect(await find('fake')).toEqual(['s1/u-b']);
+      const [hit] = (await store.synced.search({ query: 'credentials', workstations: ['laptop'], limit: 1 }))
+        .rows;
+      expect(hit).toMatchObject({
+        workstation: 'laptop',
+        agent: 'claude-code',
+        sid: 's1',
+        target: 'prompt',
+        at: 9_000,
+      });
+      expect(hit?.snippet).toContain(`${SNIPPET_MARK_START}credentials${SNIPPET_MARK_END}`);
+      expect(hit?.head.title).toBe('one');
+      // The marks in the text itself are not marks.
+      const [forced] = (await store.synced.search({ query: 'fake', workstations: ['laptop'], limit: 1 }))
+        .rows;
+      expect(
+        await store.synced.search({ query: 'deploy', workstations: ['laptop'], limit: 1, count: true }),
+      ).toMatchObject({ total: 3 });
+      expect(forced?.snippet.split(SNIPPET_MARK_START)).toHaveLength(2);
+      expect((await store.synced.stamps('laptop')).map((r) => [r.sid, r.docs?.count]).sort()).toEqual([
+        ['s1', 3],
+        ['s2', 1],
+      ]);
+      // Added to, a key held is replaced; replaced, the old ones go; removed, nothing is found.
+      expect(
+        await store.synced.putDocs(
+          'laptop',
+          { agent: 'claude-code', sid: 's1' },
+          { replace: false, low: 9, high: 12, docs: [doc('c', 'rotate the keys'), doc('d', 'deploy again')] },
+        ),
+      ).toEqual({ count: 4, low: 9, high: 12 });
+      expect(await find('credentials')).toEqual([]);
+      await store.synced.putDocs(
+        'laptop',
+        { agent: 'claude-code', sid: 's1' },
+        { replace: true, low: 20, high: 20, docs: [doc('z', 'nothing else')] },
+      );
+      expect(await find('deploy')).toEqual(['s2/u-a']);
+      await store.synced.remove('laptop', [{ agent: 'claude-code', sid: 's2' }]);
+      expect(await find('deploy')).toEqual([]);
+      expect(await find('nothing')).toEqual(['s1/u-z']);
     });
 
     it('tells a listener which workstation’s sessions changed, and nothing for a change of none', async () => {

@@ -160,6 +160,35 @@ describe('synced sessions on a team’s server', () => {
     await follower.until(() => heard().some((h) => h.sid === 'olga-3'));
     expect(heard().map((h) => h.sid)).toEqual(['olga-2', 'olga-3']);
 
+    // Search: a member finds the synced documents of the machines they may use, no other's.
+    const doc = (key: string, text: string) => ({
+      key,
+      item_uuid: `u-${key}`,
+      item_type: 'message:user:in',
+      target: 'prompt' as const,
+      text,
+    });
+    await store.synced.putDocs(
+      'ada-box',
+      { agent: 'codex', sid: 'ada-1' },
+      { replace: true, low: 1, high: 1, docs: [doc('a', 'the zebra migration plan')] },
+    );
+    await store.synced.putDocs(
+      'mike-box',
+      { agent: 'codex', sid: 'mike-1' },
+      { replace: true, low: 1, high: 1, docs: [doc('a', 'zebra stripes on the dashboard')] },
+    );
+    const found = async (token: string) => {
+      const c = await Client.open(server, { token });
+      const reply = await c.request('session_search', { query: 'zebra', count: true });
+      await c.close();
+      expect(reply.ok, JSON.stringify(reply)).toBe(true);
+      return [(reply.hits as Frame[]).map((h) => `${h.workstation}:${h.sid}`).sort(), reply.total];
+    };
+    expect(await found(tokens.olga!)).toEqual([[], 0]);
+    expect(await found(tokens.mike!)).toEqual([['mike-box:mike-1'], 1]);
+    expect(await found(tokens.ada!)).toEqual([['ada-box:ada-1', 'mike-box:mike-1'], 2]);
+
     // A machine made shared is in every member's list from then on.
     await store.workstations.setVisibility('mike-box', 'shared');
     expect(machines(await listedBy(tokens.olga!))).toEqual(['mike-box', 'olga-box']);

@@ -70,6 +70,17 @@ async function listed(server: RunningServer): Promise<Frame[]> {
   }
 }
 
+async function searched(server: RunningServer, query: string): Promise<Frame[]> {
+  const client = await Client.open(server);
+  try {
+    const reply = await client.request('session_search', { query, limit: 500 });
+    expect(reply.ok, JSON.stringify(reply)).toBe(true);
+    return reply.hits as Frame[];
+  } finally {
+    await client.close();
+  }
+}
+
 describe('syncing a machine’s sessions', () => {
   it('lists them on the server marked with the machine, resumes without resending, and follows changes', async () => {
     const { server, ticket } = await serverWithTicket();
@@ -108,6 +119,19 @@ describe('syncing a machine’s sessions', () => {
     await browser.until(() => new Set(upserts().map((h) => h.sid)).size === own.length);
     expect(upserts().every((h) => h.workstation === 'laptop')).toBe(true);
 
+    // The server's search finds their items, each marked with the machine: the same as the machine's
+    // own search finds.
+    const word = 'igniter';
+    const hits = await searched(server, word);
+    const mine = await sync.catalog.search({ query: word, limit: 1000, offset: 0 });
+    expect(mine.length).toBeGreaterThan(0);
+    expect(hits.map((h) => `${h.sid}/${h.item_uuid}`).sort()).toEqual(
+      mine.map((r) => `${r.sid}/${r.itemUuid}`).sort(),
+    );
+    expect(hits.every((h) => h.workstation === 'laptop')).toBe(true);
+    const docsSent = sync.sync.counts.docs;
+    expect(docsSent).toBeGreaterThan(0);
+
     // Restarted: the server's word says it holds them all, so nothing is sent again.
     await sync.close();
     sync = syncMachine(server, ticket, machine);
@@ -115,11 +139,23 @@ describe('syncing a machine’s sessions', () => {
     await sync.sync.idle();
     expect(sync.sync.counts.connections).toBe(1);
     expect(sync.sync.counts.sent).toBe(0);
+    expect(sync.sync.counts.docs).toBe(0);
 
-    // Appended on the machine: the server's list has it within two seconds.
+    // Appended on the machine: the server's list and search have it within two seconds, and only
+    // the new documents went out.
     await sync.catalog.watched();
     const sizeBefore = claude.size as number;
-    appendFileSync(machine.file, `${machine.lines.slice(12, 20).join('\n')}\n`);
+    // A prompt of the session's own shape, with a word nothing else holds.
+    const promptLine = machine.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { message?: { content?: unknown } })
+      .find((r) => r.type === 'user' && typeof r.message?.content === 'string')!;
+    const fresh = {
+      ...promptLine,
+      uuid: 'a7e3c9d2-0000-4000-8000-00000000f00d',
+      parentUuid: null,
+      message: { role: 'user', content: 'please quarantine the zyxwvut fixtures' },
+    };
+    appendFileSync(machine.file, `${[...machine.lines.slice(12, 20), JSON.stringify(fresh)].join('\n')}\n`);
     const appendedAt = Date.now();
     await expect
       .poll(async () => (await listed(server)).find((s) => s.sid === claude.sid)?.size, {
@@ -127,7 +163,15 @@ describe('syncing a machine’s sessions', () => {
         interval: 100,
       })
       .toBeGreaterThan(sizeBefore);
+    await expect
+      .poll(async () => (await searched(server, 'zyxwvut')).map((h) => h.sid), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toEqual([claude.sid]);
     expect(Date.now() - appendedAt).toBeLessThan(2_000);
+    expect(sync.sync.counts.docs).toBeGreaterThan(0);
+    expect(sync.sync.counts.docs).toBeLessThan(docsSent);
     await browser.until(() => upserts(claude.sid as string).some((h) => (h.size as number) > sizeBefore));
     expect(sync.sync.counts.sent).toBeGreaterThanOrEqual(1);
 
@@ -136,6 +180,7 @@ describe('syncing a machine’s sessions', () => {
     await expect
       .poll(async () => (await listed(server)).some((s) => s.sid === claude.sid), { timeout: 15_000 })
       .toBe(false);
+    expect(await searched(server, 'zyxwvut')).toEqual([]);
     sessions = await listed(server);
     expect(sessions.length).toBe(own.length - 1);
     await browser.until((frames) =>

@@ -24,7 +24,7 @@ async function syncSocket(served: Served, ticket: string) {
   const send = async (frame: Record<string, unknown>) => {
     batch++;
     ws.send(JSON.stringify({ ...frame, batch }));
-    await expect.poll(() => frames.at(-1)).toEqual({ type: 'sync_ack', batch });
+    await expect.poll(() => frames.at(-1)).toMatchObject({ type: 'sync_ack', batch });
   };
   return { ws, send };
 }
@@ -86,6 +86,30 @@ describe.skipIf(!corpus)('synced sessions in the list', () => {
       await mine.waitFor();
       expect(await mine.locator('.workstation-badge').count()).toBe(0);
       expect(await mine.locator('.session-marks').count()).toBe(1);
+
+      // Its documents are searched with the server's own, the hit marked with the machine.
+      await sync.send({
+        type: 'sync_docs',
+        agent: 'claude-code',
+        sid: 'far-1',
+        replace: true,
+        low: 1,
+        high: 1,
+        docs: [
+          {
+            key: 'p1',
+            item_uuid: 'far-1-p1',
+            item_type: 'message:user:in',
+            target: 'prompt',
+            text: 'quarantine the flaky zyxwvut suite',
+          },
+        ],
+      });
+      await page.locator('input[type=search], .search-box input').first().fill('zyxwvut');
+      const group = page.locator('.hit-group[data-sid="far-1"]');
+      await group.waitFor();
+      expect(await shownText(group.locator('.workstation-badge'))).toBe('on olga-box');
+      await page.locator('input[type=search], .search-box input').first().fill('');
 
       // Synced while the page is open: it appears; gone from its machine: it goes.
       await sync.send({

@@ -83,9 +83,9 @@ export async function workstationCommand(platform: SessionPlatform, argv: string
     : undefined;
   if (machine)
     void machine.sync.caughtUp().then(() => {
-      const { sent, batches, bytes } = machine.sync.counts;
+      const { sent, docs, batches, bytes } = machine.sync.counts;
       log(
-        `cairn: this machine's sessions are synced (${sent} sent in ${batches} batches, ${bytes} bytes; the rest already held)`,
+        `cairn: this machine's sessions are synced (${sent} sent, ${docs} search documents, in ${batches} batches, ${bytes} bytes; the rest already held)`,
       );
     });
   await new Promise<void>((resolve) => {

@@ -66,6 +66,8 @@ export const SessionSearchHit = Type.Object(
     /** The session's title and directory, so a hit can be shown without a second request. */
     title: Type.Optional(Type.String()),
     cwd: Type.Optional(Type.String()),
+    /** The workstation a synced session is on; absent for the server's own. */
+    workstation: Type.Optional(Type.String()),
   },
   { $id: 'SessionSearchHit' },
 );

@@ -10,7 +10,7 @@
 import type { OpName, OpRequest } from '@cairn/protocol';
 import { ping } from '../ops/common.js';
 import { type Failure, fail, type OpContext, type OpOutcome } from '../ops/context.js';
-import { listSessions } from '../ops/sessions.js';
+import { listSessions, searchSessions } from '../ops/sessions.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import { usageTotals } from '../usage/usage-report.js';
 import type { Person } from './people.js';
@@ -115,9 +115,11 @@ export const OP_ACCESS: { readonly [Op in OpName]: OpRule<Op> } = {
     kind: 'catalog-list',
     forMember: async (request, ctx) => listSessions(request, ctx, false),
   },
-  session_search: catalogList((request) =>
-    done({ hits: [], partial: false, ...(request.count === true ? { total: 0 } : {}) }),
-  ),
+  // The documents synced from the workstations a member may use, and none of the server's own.
+  session_search: {
+    kind: 'catalog-list',
+    forMember: async (request, ctx) => searchSessions(request, ctx, false),
+  },
   // Stars and tags are kept beside the catalog, for its sessions.
   session_marks_read: catalogList(() => done({ marks: [] })),
   session_marks_write: catalogSession(),

@@ -624,6 +624,78 @@ export class IndexDb {
   }
 
   /**
+   * A session's documents whose rows are outside `[low, high]` (all of them when the range is
+   * empty), in row order past `afterId`, at most `limit`, with their text: what a machine's sync
+   * sends. A session's documents are only ever added above every row or below every row, so those
+   * outside a range already sent are the ones added since.
+   */
+  docsOutside(
+    sessionKey: string,
+    range: { low: number; high: number } | undefined,
+    afterId: number,
+    limit: number,
+  ): (IndexDoc & { id: number })[] {
+    return this.guard(
+      'reading documents',
+      () => {
+        const rows = this.stmt(
+          `SELECT d.id, d.item_key, d.agent_id, d.item_uuid, d.item_type, d.target, d.at,
+             coalesce(f.text, f.tool_output) AS text
+           FROM docs d JOIN docs_fts f ON f.rowid = d.id
+           WHERE d.session_id = (SELECT id FROM sessions WHERE key = ?) AND d.id > ?
+             AND (d.id < ? OR d.id > ?)
+           ORDER BY d.id LIMIT ?`,
+        ).all(
+          sessionKey,
+          afterId,
+          range?.low ?? Number.MAX_SAFE_INTEGER,
+          range?.high ?? Number.MAX_SAFE_INTEGER,
+          limit,
+        ) as {
+          id: number;
+          item_key: string;
+          agent_id: string | null;
+          item_uuid: string;
+          item_type: string;
+          target: SearchTarget;
+          at: number | null;
+          text: string | null;
+        }[];
+        return rows.map((r) => ({
+          id: r.id,
+          itemKey: r.item_key,
+          ...(r.agent_id === null ? {} : { agentId: r.agent_id }),
+          itemUuid: r.item_uuid,
+          itemType: r.item_type,
+          target: r.target,
+          ...(r.at === null ? {} : { at: r.at }),
+          text: r.text ?? '',
+        }));
+      },
+      () => [],
+    );
+  }
+
+  /** How many documents a session has, all of them or those of rows within `[low, high]`. */
+  sessionDocCount(sessionKey: string, range?: { low: number; high: number }): number {
+    return this.guard(
+      'counting documents',
+      () =>
+        this.stmt(
+          `SELECT count(*) FROM docs WHERE session_id = (SELECT id FROM sessions WHERE key = ?)
+             AND id >= ? AND id <= ?`,
+        )
+          .pluck()
+          .get(
+            sessionKey,
+            range?.low ?? Number.MIN_SAFE_INTEGER,
+            range?.high ?? Number.MAX_SAFE_INTEGER,
+          ) as number,
+      () => 0,
+    );
+  }
+
+  /**
    * Adds a session's documents. Their row ids run against activity (lower is newer), which lets a
    * search for a common word rank only the newest of its matches (searchStatement): documents go
    * above every other, or from `place.next` on when placeOf gave them a place below; `place.next`

@@ -192,11 +192,33 @@ export class OnlyExclusions extends Error {
  * a minute). Throws TooManyTerms past MAX_SEARCH_TERMS distinct terms.
  */
 export function ftsExpression(query: string): string | undefined {
+  const terms = queryTerms(query);
+  if (!terms) return undefined;
+  const asFts = (t: QueryTerm) => (t.prefix ? `${quote(t.text)} *` : quote(t.text));
+  const found = terms.wanted.map(asFts).join(' AND ');
+  if (terms.unwanted.length === 0) return found;
+  // FTS5's NOT is binary: what the wanted terms find, less the items holding any unwanted one.
+  return `(${found}) NOT (${terms.unwanted.map(asFts).join(' OR ')})`;
+}
+
+/** One word or phrase of a query: as spelt, its tokens (see tokensOf), and whether it is a prefix. */
+export interface QueryTerm {
+  readonly text: string;
+  readonly tokens: string;
+  readonly prefix: boolean;
+}
+
+/**
+ * A user's query as the terms to find and to leave out (see ftsExpression for the rules);
+ * undefined when it has no searchable word.
+ */
+export function queryTerms(query: string): { wanted: QueryTerm[]; unwanted: QueryTerm[] } | undefined {
   /** Each term as first spelt, by its tokens; those to find and those to leave out apart. */
-  const wanted = new Map<string, string>();
-  const unwanted = new Map<string, string>();
-  const add = (negated: boolean, key: string, term: string) => {
+  const wanted = new Map<string, QueryTerm>();
+  const unwanted = new Map<string, QueryTerm>();
+  const add = (negated: boolean, term: QueryTerm) => {
     const terms = negated ? unwanted : wanted;
+    const key = `${term.prefix ? '*' : '"'}${term.tokens}`;
     if (!terms.has(key)) terms.set(key, term);
   };
   const re = /(-?)"([^"]*)"|(\S+)/g;
@@ -204,7 +226,8 @@ export function ftsExpression(query: string): string | undefined {
     const phrase = m[2];
     let word = m[3];
     if (phrase !== undefined) {
-      if (/[\p{L}\p{N}]/u.test(phrase)) add(m[1] === '-', `"${tokensOf(phrase)}`, quote(phrase));
+      if (/[\p{L}\p{N}]/u.test(phrase))
+        add(m[1] === '-', { text: phrase, tokens: tokensOf(phrase), prefix: false });
     } else if (word !== undefined) {
       // One dash before a word leaves it out; `--name` and a lone `-` are text to find.
       const negated = /^-[^-]/.test(word);
@@ -213,11 +236,7 @@ export function ftsExpression(query: string): string | undefined {
       const bare = prefix ? word.slice(0, -1) : word;
       if (!/[\p{L}\p{N}]/u.test(bare)) continue;
       // A bare word of one token is the phrase of that token: `the` and `"the"` are one term.
-      add(
-        negated,
-        prefix ? `*${tokensOf(bare)}` : `"${tokensOf(bare)}`,
-        prefix ? `${quote(bare)} *` : quote(bare),
-      );
+      add(negated, { text: bare, tokens: tokensOf(bare), prefix });
     }
   }
   const count = wanted.size + unwanted.size;
@@ -226,10 +245,7 @@ export function ftsExpression(query: string): string | undefined {
     if (unwanted.size > 0) throw new OnlyExclusions();
     return undefined;
   }
-  const found = [...wanted.values()].join(' AND ');
-  if (unwanted.size === 0) return found;
-  // FTS5's NOT is binary: what the wanted terms find, less the items holding any unwanted one.
-  return `(${found}) NOT (${[...unwanted.values()].join(' OR ')})`;
+  return { wanted: [...wanted.values()], unwanted: [...unwanted.values()] };
 }
 
 /**

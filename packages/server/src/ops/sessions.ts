@@ -10,6 +10,7 @@ import { SESSION_SUMMARY_VERSION, summarizeSession } from '@cairn/transcript';
 import { OnlyExclusions, type SearchQuery, type SearchRow, TooManyTerms } from '../indexing/search-query.js';
 import { SearchTooLong } from '../indexing/search-thread.js';
 import type { SessionEntry } from '../reader/catalog.js';
+import type { SyncedSearchRow } from '../storage/server-store.js';
 import { byActivity, wireHead } from '../streams/sessions-topic.js';
 import { SYNCED_ACTIVE_MS, syncedHead } from '../sync/synced-heads.js';
 import { laneCosts } from '../usage/lane-costs.js';
@@ -92,7 +93,18 @@ export async function listSessions(
   return done(next < total ? { sessions: page, total, next_cursor: `o:${next}` } : { sessions: page, total });
 }
 
-export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
+export const sessionSearch: OpHandler<'session_search'> = (req, ctx) => searchSessions(req, ctx, true);
+
+/**
+ * The search: over the server's own sessions (unless `withCatalog` is false: a member on a team's
+ * server) and the documents synced from the workstations the person may use, each hit of those
+ * marked with its machine.
+ */
+export async function searchSessions(
+  req: OpRequest<'session_search'>,
+  ctx: OpContext,
+  withCatalog: boolean,
+): Promise<OpOutcome<'session_search'>> {
   const offset = offsetOf(req.cursor, 'h');
   if (offset === undefined) return fail('invalid_args', 'not a cursor this server issued', '/cursor');
   // The full-text index reads a NUL as the end of the query.
@@ -102,7 +114,7 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     return fail('invalid_args', 'until_at is before since_at', '/until_at');
   }
   const limit = Math.min(req.limit ?? SEARCH_LIMIT, SEARCH_MAX);
-  const rows = await searchRows(ctx, {
+  const filters = {
     query: req.query,
     ...(req.targets ? { targets: req.targets } : {}),
     ...(req.agents ? { agents: req.agents } : {}),
@@ -110,24 +122,79 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
     ...(req.since_at !== undefined ? { sinceAt: req.since_at } : {}),
     ...(req.until_at !== undefined ? { untilAt: req.until_at } : {}),
-    ...(req.order !== undefined ? { order: req.order } : {}),
-    ...(req.count === true ? { count: true } : {}),
-    // One more than asked tells whether there is a next page.
-    limit: limit + 1,
-    offset,
-  });
-  if (!Array.isArray(rows)) return rows;
-  const shown = rows.slice(0, limit);
+  };
+  const may = await mayUseWorkstations(ctx);
+  const workstations = ctx.synced ? (await ctx.synced.workstationsHeld()).filter(may) : [];
+  // With synced sessions to search too, each side's first offset + limit are merged here.
+  const merging = workstations.length > 0;
+  let rows: SearchRow[] = [];
+  if (withCatalog) {
+    const found = await searchRows(ctx, {
+      ...filters,
+      ...(req.order !== undefined ? { order: req.order } : {}),
+      ...(req.count === true ? { count: true } : {}),
+      // One more than asked tells whether there is a next page.
+      limit: merging ? offset + limit + 1 : limit + 1,
+      offset: merging ? 0 : offset,
+    });
+    if (!Array.isArray(found)) return found;
+    rows = found;
+  }
+  let synced: SyncedSearchRow[] = [];
+  let syncedTotal = 0;
+  if (merging && ctx.synced) {
+    try {
+      const found = await ctx.synced.search({
+        ...filters,
+        workstations,
+        limit: offset + limit + 1,
+        ...(req.count === true ? { count: true } : {}),
+      });
+      synced = found.rows;
+      syncedTotal = found.total ?? 0;
+    } catch (cause) {
+      if (cause instanceof TooManyTerms || cause instanceof OnlyExclusions)
+        return fail('invalid_args', cause.message, '/query');
+      throw cause;
+    }
+  }
+  const catalogHits = catalogSearchHits(ctx, merging ? rows : rows.slice(0, limit));
+  const all = [...catalogHits, ...synced.map(syncedSearchHit)];
+  if (merging) all.sort(req.order === 'time' ? byTime : byScore);
+  const hits = merging ? all.slice(offset, offset + limit) : all;
+  const partial = ctx.catalog.indexProgress().state === 'building';
+  const result = { hits, partial } as OpResult<'session_search'>;
+  const more = merging ? all.length > offset + limit : rows.length > limit;
+  if (more) result.next_cursor = `h:${offset + limit}`;
+  if (req.count === true) {
+    // Every catalog row carries the count; a page past the last match has none to carry it.
+    const catalogTotal = rows[0]?.total ?? (offset === 0 || merging ? 0 : undefined);
+    if (catalogTotal !== undefined) result.total = catalogTotal + syncedTotal;
+  }
+  return done(result);
+}
+
+type Hit = Record<string, unknown> & { score: number; at?: number };
+
+const byScore = (a: Hit, b: Hit) => b.score - a.score;
+/** In the order the items were recorded, those without a time first. */
+const byTime = (a: Hit, b: Hit) => (a.at ?? -1) - (b.at ?? -1);
+
+/** A hit's title: the session's own, else its first prompt, as in the list. */
+const hitTitle = (title: string | undefined) =>
+  title === undefined ? undefined : title.length > 200 ? `${title.slice(0, 199)}…` : title;
+
+function catalogSearchHits(ctx: OpContext, shown: readonly SearchRow[]): Hit[] {
   const entries = new Map<string, SessionEntry>();
   for (const r of shown) {
     const entry = ctx.catalog.get(r.sessionKey);
     if (entry) entries.set(r.sessionKey, entry);
   }
   const texts = ctx.catalog.headTexts([...entries.values()]);
-  const hits = shown.map((r) => {
+  return shown.map((r) => {
     const entry = entries.get(r.sessionKey);
     const head = entry && texts.get(entry.key);
-    const hit: Record<string, unknown> = {
+    const hit: Hit = {
       agent: r.agent,
       sid: r.sid,
       item_uuid: r.itemUuid,
@@ -138,20 +205,31 @@ export const sessionSearch: OpHandler<'session_search'> = async (req, ctx) => {
     };
     if (r.agentId !== null) hit.agent_id = r.agentId;
     if (r.at !== null) hit.at = r.at;
-    // A session without a title of its own is known by its first prompt, as in the list.
-    const title = head?.title ?? head?.firstPrompt;
-    if (title !== undefined) hit.title = title.length > 200 ? `${title.slice(0, 199)}…` : title;
+    const title = hitTitle(head?.title ?? head?.firstPrompt);
+    if (title !== undefined) hit.title = title;
     if (entry?.head.cwd !== undefined) hit.cwd = entry.head.cwd;
     return hit;
   });
-  const partial = ctx.catalog.indexProgress().state === 'building';
-  const result = { hits, partial } as OpResult<'session_search'>;
-  if (rows.length > limit) result.next_cursor = `h:${offset + limit}`;
-  // Every row carries the count; a page past the last match has none to carry it.
-  const total = rows[0]?.total ?? (offset === 0 ? 0 : undefined);
-  if (req.count === true && total !== undefined) result.total = total;
-  return done(result);
-};
+}
+
+function syncedSearchHit(r: SyncedSearchRow): Hit {
+  const hit: Hit = {
+    agent: r.agent,
+    sid: r.sid,
+    item_uuid: r.itemUuid,
+    item_type: r.itemType,
+    target: r.target,
+    snippet: r.snippet,
+    score: r.score,
+    workstation: r.workstation,
+  };
+  if (r.agentId !== undefined) hit.agent_id = r.agentId;
+  if (r.at !== undefined) hit.at = r.at;
+  const title = hitTitle(r.head.title ?? r.head.first_prompt);
+  if (title !== undefined) hit.title = title;
+  if (r.head.cwd !== undefined) hit.cwd = r.head.cwd;
+  return hit;
+}
 
 /** The catalog's rows, or the refusal of a query too long to take or a search stopped for its time. */
 async function searchRows(ctx: OpContext, q: SearchQuery): Promise<SearchRow[] | Failure> {

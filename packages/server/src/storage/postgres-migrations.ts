@@ -112,15 +112,25 @@ ALTER TABLE permission_rules ADD CONSTRAINT permission_rules_workstation_project
     version: 4,
     // The head as the workstation sent it, as JSON text, read back whole; what a list filters and
     // orders by is in columns of its own.
-    name: 'sessions synced from workstations',
+    name: 'sessions synced from workstations, and their search documents',
     sql: `
 CREATE TABLE synced_sessions (
   workstation TEXT NOT NULL, agent TEXT NOT NULL, sid TEXT NOT NULL, stamp TEXT NOT NULL,
   head TEXT NOT NULL, synced_at BIGINT NOT NULL,
   last_activity_at BIGINT NOT NULL, cwd TEXT NOT NULL, head_active BOOLEAN NOT NULL,
+  docs_count INTEGER NOT NULL DEFAULT 0, docs_low BIGINT, docs_high BIGINT,
   PRIMARY KEY (workstation, agent, sid)
 );
 CREATE INDEX synced_sessions_activity ON synced_sessions (last_activity_at DESC, sid);
+-- Their search documents: the words PostgreSQL's full-text search finds, in a column it keeps.
+CREATE TABLE synced_docs (
+  workstation TEXT NOT NULL, agent TEXT NOT NULL, sid TEXT NOT NULL, key TEXT NOT NULL,
+  item_uuid TEXT NOT NULL, item_type TEXT NOT NULL, target TEXT NOT NULL, agent_id TEXT, at BIGINT,
+  text TEXT NOT NULL, words TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED,
+  PRIMARY KEY (workstation, agent, sid, key),
+  FOREIGN KEY (workstation, agent, sid) REFERENCES synced_sessions ON DELETE CASCADE
+);
+CREATE INDEX synced_docs_words ON synced_docs USING GIN (words);
 `,
   },
 ];

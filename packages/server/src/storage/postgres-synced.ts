@@ -1,8 +1,19 @@
 // The sessions workstations sync, for a team's server on PostgreSQL: one row per session of each
 // workstation, a batch written in one statement.
+import { SNIPPET_MARK_END, SNIPPET_MARK_START } from '@cairn/protocol';
 import type pg from 'pg';
+import { inTransaction } from './postgres-pool.js';
+import { tsQuery } from './postgres-search.js';
 import type { SyncedSessionRecords } from './server-store.js';
-import { listedColumns, syncedRecord } from './sqlite-synced.js';
+import { StoreRefused } from './server-store.js';
+import {
+  docsStateOf,
+  keptText,
+  listedColumns,
+  type SearchDbRow,
+  searchRow,
+  syncedRecord,
+} from './sqlite-synced.js';
 
 /** The channel of the notices; the payload is the workstation's name. */
 export const SYNCED_CHANNEL = 'cairn_synced';
@@ -17,11 +28,97 @@ export function syncedSessionRecords(
 ): SyncedSessionRecords {
   return {
     async stamps(workstation) {
-      const { rows } = await pool.query<{ agent: string; sid: string; stamp: string }>(
-        'SELECT agent, sid, stamp FROM synced_sessions WHERE workstation = $1',
+      const { rows } = await pool.query(
+        'SELECT agent, sid, stamp, docs_count, docs_low, docs_high FROM synced_sessions WHERE workstation = $1',
         [workstation],
       );
-      return rows;
+      return rows.map((r) => {
+        const docs = docsStateOf(r);
+        return { agent: r.agent, sid: r.sid, stamp: r.stamp, ...(docs ? { docs } : {}) };
+      });
+    },
+    putDocs: (workstation, session, docs) =>
+      inTransaction(pool, async (client) => {
+        const names = [workstation, session.agent, session.sid];
+        const held = await client.query(
+          'SELECT 1 FROM synced_sessions WHERE workstation = $1 AND agent = $2 AND sid = $3 FOR UPDATE',
+          names,
+        );
+        if (held.rowCount === 0)
+          throw new StoreRefused(`no synced session ${session.sid} of ${workstation} to add documents to`);
+        if (docs.replace)
+          await client.query(
+            'DELETE FROM synced_docs WHERE workstation = $1 AND agent = $2 AND sid = $3',
+            names,
+          );
+        if (docs.docs.length > 0) {
+          // A key twice in one frame keeps its last document, as the SQLite store's do.
+          const last = [...new Map(docs.docs.map((d) => [d.key, d])).values()];
+          await client.query(
+            `INSERT INTO synced_docs (workstation, agent, sid, key, item_uuid, item_type, target, agent_id, at, text)
+             SELECT $1, $2, $3, k, u, ty, ta, ag, at, tx
+             FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])
+               AS d (k, u, ty, ta, ag, at, tx)
+             ON CONFLICT (workstation, agent, sid, key) DO UPDATE SET item_uuid = excluded.item_uuid,
+               item_type = excluded.item_type, target = excluded.target, agent_id = excluded.agent_id,
+               at = excluded.at, text = excluded.text`,
+            [
+              ...names,
+              last.map((d) => d.key),
+              last.map((d) => d.item_uuid),
+              last.map((d) => d.item_type),
+              last.map((d) => d.target),
+              last.map((d) => d.agent_id ?? null),
+              last.map((d) => d.at ?? null),
+              last.map((d) => keptText(d.text)),
+            ],
+          );
+        }
+        const { rows } = await client.query<{ count: number }>(
+          `UPDATE synced_sessions SET docs_low = $4, docs_high = $5, docs_count = (
+             SELECT count(*) FROM synced_docs WHERE workstation = $1 AND agent = $2 AND sid = $3)
+           WHERE workstation = $1 AND agent = $2 AND sid = $3 RETURNING docs_count AS count`,
+          [...names, docs.low, docs.high],
+        );
+        return { count: Number(rows[0]?.count ?? 0), low: docs.low, high: docs.high };
+      }),
+    async search(q) {
+      const query = tsQuery(q.query);
+      if (query === undefined || q.workstations.length === 0)
+        return { rows: [], ...(q.count ? { total: 0 } : {}) };
+      const args: unknown[] = [query, [...q.workstations]];
+      const arg = (value: unknown) => {
+        args.push(value);
+        return `$${args.length}`;
+      };
+      const where = ["d.words @@ to_tsquery('simple', $1)", 'd.workstation = ANY($2)'];
+      if (q.agents !== undefined) where.push(`d.agent = ANY(${arg([...q.agents])})`);
+      if (q.targets !== undefined) where.push(`d.target = ANY(${arg([...q.targets])})`);
+      if (q.sid !== undefined) where.push(`d.sid = ${arg(q.sid)}`);
+      if (q.cwd !== undefined) where.push(`strpos(s.cwd, ${arg(q.cwd)}) > 0`);
+      if (q.sinceAt !== undefined) where.push(`d.at >= ${arg(q.sinceAt)}`);
+      if (q.untilAt !== undefined) where.push(`d.at <= ${arg(q.untilAt)}`);
+      const filter = where.join(' AND ');
+      const from = `FROM synced_docs d JOIN synced_sessions s USING (workstation, agent, sid) WHERE ${filter}`;
+      // Counted before the page's own arguments are added: the count reads the filter's only.
+      const total = q.count
+        ? Number(
+            (await pool.query<{ total: number }>(`SELECT count(*)::int AS total ${from}`, [...args])).rows[0]
+              ?.total ?? 0,
+          )
+        : undefined;
+      const marks = `StartSel=${SNIPPET_MARK_START}, StopSel=${SNIPPET_MARK_END}, MaxWords=24, MinWords=8`;
+      const { rows } = await pool.query<SearchDbRow>(
+        `SELECT d.workstation, d.agent, d.sid, d.item_uuid, d.item_type, d.target, d.agent_id, d.at, s.head,
+           ts_headline('simple', d.text, to_tsquery('simple', $1), ${arg(marks)}) AS snippet,
+           ts_rank(d.words, to_tsquery('simple', $1)) AS rank
+         ${from} ORDER BY rank DESC LIMIT ${arg(q.limit)}`,
+        args,
+      );
+      return {
+        rows: rows.map((r) => searchRow(r, Number(r.rank))),
+        ...(total === undefined ? {} : { total }),
+      };
     },
     async put(workstation, sessions, now = Date.now()) {
       if (sessions.length === 0) return;

@@ -5,9 +5,12 @@
 import type {
   RememberedPermissionRule,
   RuleEffect,
+  SearchTarget,
   SessionHead,
   SessionLink,
   SessionMarks,
+  SyncedDoc,
+  SyncedDocsState,
   SyncedSession,
 } from '@cairn/protocol';
 import type { ChatSessionRow, MessageRow, ProjectRow, SettledPermissionRow } from '../chat/chat-store.js';
@@ -201,6 +204,36 @@ export interface SyncedSessionRecord {
   readonly syncedAt: number;
 }
 
+export interface SyncedSearchQuery {
+  /** The user's query, as the server's own search reads it (words, "phrases", -exclusions, prefix*). */
+  readonly query: string;
+  readonly workstations: readonly string[];
+  readonly agents?: readonly string[];
+  readonly targets?: readonly SearchTarget[];
+  readonly sid?: string;
+  readonly cwd?: string;
+  readonly sinceAt?: number;
+  readonly untilAt?: number;
+  readonly limit: number;
+  readonly count?: boolean;
+}
+
+export interface SyncedSearchRow {
+  readonly workstation: string;
+  readonly agent: string;
+  readonly sid: string;
+  readonly itemUuid: string;
+  readonly itemType: string;
+  readonly target: SearchTarget;
+  readonly agentId?: string;
+  readonly at?: number;
+  /** Text around the matches, marked as the protocol's snippets are. */
+  readonly snippet: string;
+  /** Higher is better; comparable within one answer of one store. */
+  readonly score: number;
+  readonly head: SessionHead;
+}
+
 export interface SyncedPageQuery {
   readonly workstations: readonly string[];
   readonly agents?: readonly string[];
@@ -215,8 +248,23 @@ export interface SyncedPageQuery {
 
 /** The heads of the sessions each workstation reads on its own machine, as it syncs them. */
 export interface SyncedSessionRecords {
-  /** What the server holds of one workstation, in no set order. */
-  stamps(workstation: string): Promise<{ agent: string; sid: string; stamp: string }[]>;
+  /** What the server holds of one workstation, in no set order: each session's stamp, and of its
+   * search documents when it holds some. */
+  stamps(
+    workstation: string,
+  ): Promise<{ agent: string; sid: string; stamp: string; docs?: SyncedDocsState }[]>;
+  /**
+   * Stores search documents of a session it holds, all or none (a document of a key held is
+   * replaced): with `replace`, in place of all it held. Answers what it then holds; refused
+   * (StoreRefused) for a session it does not hold.
+   */
+  putDocs(
+    workstation: string,
+    session: { agent: string; sid: string },
+    docs: { replace: boolean; low: number; high: number; docs: readonly SyncedDoc[] },
+  ): Promise<SyncedDocsState>;
+  /** The documents of the workstations named that match, best first; with `count`, how many match. */
+  search(query: SyncedSearchQuery): Promise<{ rows: SyncedSearchRow[]; total?: number }>;
   /** Stores new and changed sessions of one workstation, all or none. */
   put(workstation: string, sessions: readonly SyncedSession[], now?: number): Promise<void>;
   /** Forgets sessions gone from a workstation; answers how many it held. */

@@ -126,6 +126,8 @@ export class SqliteServerStore implements ServerStore {
       },
       list: async (workstations) => synced().list(workstations),
       find: async (sid, agent) => synced().find(sid, agent),
+      putDocs: async (workstation, session, docs) => synced().putDocs(workstation, session, docs),
+      search: async (query) => synced().search(query),
       workstationsHeld: async () => synced().workstationsHeld(),
       page: async (query) => synced().page(query),
       async onChange(listener) {

@@ -1,6 +1,6 @@
 // A workstation's machine, read and synced: the catalog of its own agents' sessions (with an index
 // of its own, so that a `cairn serve` on the same machine keeps its file to itself) and the client
-// that sends their heads to the server.
+// that sends their heads and search documents to the server.
 import { join } from 'node:path';
 import { nodePlatform } from '@cairn/transcript';
 import { IndexDb } from '../indexing/index-db.js';
@@ -28,7 +28,13 @@ export function startMachineSync(options: {
   const workerFile = indexWorkerFile();
   const workers = workerFile ? new IndexWorkers(workerFile, platform) : undefined;
   const catalog = new Catalog({ platform, db, log, ...(workers ? { workers } : {}) });
-  const sync = new SessionSync({ serverUrls: options.serverUrls, ticket: options.ticket, catalog, log });
+  const sync = new SessionSync({
+    serverUrls: options.serverUrls,
+    ticket: options.ticket,
+    catalog,
+    index: db,
+    log,
+  });
   catalog.start().catch((cause: unknown) => log(`sync: could not list this machine's sessions: ${cause}`));
   sync.start();
   return {

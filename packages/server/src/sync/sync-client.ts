@@ -1,20 +1,27 @@
 // A workstation's side of `/sync`: it sends the heads of its own machine's sessions, as its catalog
-// lists them, to a server. On each connection the server first says what it holds; only sessions
-// whose stamp differs are sent, then each change the catalog hears. One batch is in flight at a
-// time and a session counts as held once its batch is acked, so a connection cut mid-sync resumes
-// from the server's word without sending again what it stored.
+// lists them, and their search documents, as its index holds them, to a server. On each connection
+// the server first says what it holds; only sessions whose stamp differs are sent, then each change
+// the catalog hears. Documents follow their session's head: those added since the range of rows the
+// server holds, or all of them again when that range no longer holds what it held. One batch is in
+// flight at a time and counts as held once acked, so a connection cut mid-sync resumes from the
+// server's word without sending again what it stored.
 import { createHash } from 'node:crypto';
 import {
+  matches,
   type SessionHead,
   SYNC_BATCH_MAX,
+  SYNC_DOCS_MAX,
   SYNC_FRAME_MAX_BYTES,
   SYNC_PATH,
   type SyncClientFrame,
+  SyncedDoc,
+  type SyncedDocsState,
   SyncedSession,
   type SyncServerFrame,
   validate,
 } from '@cairn/protocol';
 import { WebSocket } from 'ws';
+import type { IndexDb, IndexDoc } from '../indexing/index-db.js';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import { wireHead } from '../streams/sessions-topic.js';
 
@@ -25,11 +32,12 @@ const GATHER_MS = 250;
 const WAITING_MS = 10_000;
 
 export interface SyncCounts {
-  /** Batches acked, sessions sent in them, sessions removed, and the bytes of the frames sent (as
-   * UTF-8 text); since the client started. */
+  /** Batches acked, sessions sent in them, sessions removed, search documents sent, and the bytes
+   * of the frames sent (as UTF-8 text); since the client started. */
   batches: number;
   sent: number;
   removed: number;
+  docs: number;
   bytes: number;
   /** Connections that got the server's word. */
   connections: number;
@@ -53,7 +61,7 @@ function syncEndpoint(serverUrl: string): URL {
 }
 
 export class SessionSync {
-  readonly counts: SyncCounts = { batches: 0, sent: 0, removed: 0, bytes: 0, connections: 0 };
+  readonly counts: SyncCounts = { batches: 0, sent: 0, removed: 0, docs: 0, bytes: 0, connections: 0 };
   private readonly endpoints: URL[];
   private current = 0;
   private socket: WebSocket | undefined;
@@ -68,8 +76,14 @@ export class SessionSync {
    * are in (their indexing changes their head), or looked at again every WAITING_MS. */
   private readonly waiting = new Set<string>();
   private waitingTimer: NodeJS.Timeout | undefined;
+  /** What the server holds of each session's search documents. */
+  private heldDocs = new Map<string, SyncedDocsState>();
+  /** Sessions whose documents to bring up to date, once their heads are held. */
+  private readonly docsDue = new Set<string>();
+  /** The documents of one session going out a frame at a time. */
+  private docsJob: DocsJob | undefined;
   private gather: NodeJS.Timeout | undefined;
-  private inFlight: { batch: number; apply: () => void } | undefined;
+  private inFlight: { batch: number; apply: (docs?: SyncedDocsState) => void } | undefined;
   private nextBatch = 1;
   private readonly stopHeads: () => void;
   private idleWaiters: (() => void)[] = [];
@@ -79,6 +93,8 @@ export class SessionSync {
       readonly serverUrls: readonly string[];
       readonly ticket: string;
       readonly catalog: Catalog;
+      /** The index the catalog keeps: the search documents come from it. Without it, heads only. */
+      readonly index?: IndexDb;
       readonly log: (line: string) => void;
       readonly gatherMs?: number;
     },
@@ -138,7 +154,9 @@ export class SessionSync {
       this.held !== undefined &&
       this.inFlight === undefined &&
       this.dirty.size === 0 &&
-      this.waiting.size === 0
+      this.waiting.size === 0 &&
+      this.docsDue.size === 0 &&
+      this.docsJob === undefined
     );
   }
 
@@ -163,6 +181,7 @@ export class SessionSync {
       if (this.socket !== ws) return;
       this.held = undefined;
       this.inFlight = undefined;
+      this.docsJob = undefined;
       if (this.stopped) return;
       if (code !== 1000 && code !== 1006)
         this.options.log(`sync: the connection closed (${code}${reason.length > 0 ? `: ${reason}` : ''})`);
@@ -183,14 +202,21 @@ export class SessionSync {
       this.delay = 500;
       this.counts.connections++;
       this.held = new Map(frame.sessions.map((s) => [keyOf(s.agent, s.sid), s.stamp]));
+      this.heldDocs = new Map(
+        frame.sessions.flatMap((s) => (s.docs ? [[keyOf(s.agent, s.sid), s.docs]] : [])),
+      );
+      this.docsJob = undefined;
       // Everything listed and everything held is looked at once: new, changed and gone.
       await this.options.catalog.listed();
       for (const e of this.options.catalog.all()) this.dirty.add(keyOf(e.agent, e.sid));
       for (const key of this.held.keys()) this.dirty.add(key);
+      // Every session's documents are checked once against the server's word on them.
+      if (this.options.index)
+        for (const e of this.options.catalog.all()) this.docsDue.add(keyOf(e.agent, e.sid));
       this.send();
     } else if (frame.type === 'sync_ack') {
       if (this.inFlight?.batch !== frame.batch) return;
-      this.inFlight.apply();
+      this.inFlight.apply(frame.docs);
       this.inFlight = undefined;
       this.send();
     } else if (frame.type === 'sync_refused') {
@@ -199,6 +225,7 @@ export class SessionSync {
       this.options.log(`sync: the server refused batch ${frame.batch ?? '?'}: ${frame.reason}`);
       if (frame.batch !== undefined && this.inFlight?.batch === frame.batch) {
         this.inFlight = undefined;
+        this.docsJob = undefined;
         this.send();
       }
     }
@@ -271,6 +298,7 @@ export class SessionSync {
         batch,
         apply: () => {
           for (const s of sessions) held.set(keyOf(s.agent, s.sid), s.stamp);
+          if (this.options.index) for (const s of sessions) this.docsDue.add(keyOf(s.agent, s.sid));
           this.counts.batches++;
           this.counts.sent += sessions.length;
         },
@@ -280,7 +308,10 @@ export class SessionSync {
       this.inFlight = {
         batch,
         apply: () => {
-          for (const s of removes) held.delete(keyOf(s.agent, s.sid));
+          for (const s of removes) {
+            held.delete(keyOf(s.agent, s.sid));
+            this.heldDocs.delete(keyOf(s.agent, s.sid));
+          }
           this.counts.batches++;
           this.counts.removed += removes.length;
         },
@@ -295,11 +326,120 @@ export class SessionSync {
       ws.send(text);
       return;
     }
+    // Heads first; then the documents of sessions whose heads the server holds.
+    if (this.dirty.size === 0 && this.sendDocs(ws, held, listed)) return;
     // Nothing differed in this look: look at the rest, or say the sync is caught up.
-    if (this.dirty.size > 0) {
+    if (this.dirty.size > 0 || this.docsDue.size > 0) {
       setImmediate(() => this.send());
       return;
     }
     if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake();
   }
+
+  /** Sends the next frame of documents, if some session's are due; false when none is. */
+  private sendDocs(ws: WebSocket, held: Map<string, string>, listed: Map<string, SessionEntry>): boolean {
+    const index = this.options.index;
+    if (!index) return false;
+    while (!this.docsJob) {
+      const next = this.docsDue.values().next();
+      if (next.done) return false;
+      const key = next.value;
+      this.docsDue.delete(key);
+      const e = listed.get(key);
+      // Its head first (a session the server does not hold takes no documents), and its first read.
+      if (!e?.indexed || !held.has(key)) continue;
+      const server = this.heldDocs.get(key);
+      // The server's documents are the rows of its range, unless those changed (read again whole):
+      // then every one is sent again in place of them.
+      const adding = server !== undefined && index.sessionDocCount(e.key, server) === server.count;
+      this.docsJob = {
+        key,
+        e,
+        outside: adding ? server : undefined,
+        // Row ids run below zero too (see IndexDb.placeOf).
+        afterId: Number.MIN_SAFE_INTEGER,
+        first: true,
+        range: adding ? server : undefined,
+      };
+    }
+    const job = this.docsJob;
+    const page = index.docsOutside(job.e.key, job.outside, job.afterId, SYNC_DOCS_MAX);
+    const docs: SyncedDoc[] = [];
+    let bytes = 0;
+    let lastId = job.afterId;
+    for (const d of page) {
+      const doc = syncedDoc(d);
+      lastId = d.id;
+      // The range covers every row looked at, so that it stays one range of the machine's rows.
+      job.range = job.range
+        ? { count: 0, low: Math.min(job.range.low, d.id), high: Math.max(job.range.high, d.id) }
+        : { count: 0, low: d.id, high: d.id };
+      // One the contract would refuse (an item type it does not know) is left out, not the frame.
+      if (!matches(SyncedDoc, doc)) continue;
+      docs.push(doc);
+      bytes += doc.text.length + 200;
+      if (bytes * 3 > SYNC_FRAME_MAX_BYTES / 2) break;
+    }
+    const ended = lastId === (page.at(-1)?.id ?? job.afterId) && page.length < SYNC_DOCS_MAX;
+    // Nothing new, and the server's range stands: done with this session.
+    if (docs.length === 0 && !job.first && ended) {
+      this.docsJob = undefined;
+      return this.sendDocs(ws, held, listed);
+    }
+    if (docs.length === 0 && job.outside !== undefined && ended) {
+      this.docsJob = undefined;
+      return this.sendDocs(ws, held, listed);
+    }
+    const range = job.range ?? { count: 0, low: 0, high: -1 };
+    const batch = this.nextBatch++;
+    const frame: SyncClientFrame = {
+      type: 'sync_docs',
+      batch,
+      agent: job.e.agent,
+      sid: job.e.sid,
+      replace: job.first && job.outside === undefined,
+      low: range.low,
+      high: range.high,
+      docs,
+    };
+    job.first = false;
+    job.afterId = lastId;
+    this.inFlight = {
+      batch,
+      apply: (state) => {
+        if (state) this.heldDocs.set(job.key, state);
+        this.counts.batches++;
+        this.counts.docs += docs.length;
+        if (ended) this.docsJob = undefined;
+      },
+    };
+    const text = JSON.stringify(frame);
+    this.counts.bytes += Buffer.byteLength(text);
+    ws.send(text);
+    return true;
+  }
+}
+
+/** One session's documents going out: which, from where, and the range of rows sent so far. */
+interface DocsJob {
+  readonly key: string;
+  readonly e: SessionEntry;
+  /** Only the rows outside this range are sent (added since); all of them when absent. */
+  readonly outside: SyncedDocsState | undefined;
+  afterId: number;
+  first: boolean;
+  range: SyncedDocsState | undefined;
+}
+
+/** A document of the machine's index as the sync sends it. */
+function syncedDoc(d: IndexDoc): SyncedDoc {
+  return {
+    key: d.itemKey,
+    item_uuid: d.itemUuid,
+    item_type: d.itemType,
+    target: d.target,
+    ...(d.agentId !== undefined ? { agent_id: d.agentId } : {}),
+    ...(d.at !== undefined && Number.isFinite(d.at) && d.at >= 0 ? { at: Math.floor(d.at) } : {}),
+    text: d.text,
+  };
 }

@@ -7,12 +7,13 @@ import type { Duplex } from 'node:stream';
 import {
   SYNC_FRAME_MAX_BYTES,
   SyncClientFrame,
+  type SyncedDocsState,
   type SyncedSession,
   type SyncServerFrame,
   validate,
 } from '@cairn/protocol';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { SyncedSessionRecords } from '../storage/server-store.js';
+import { StoreRefused, type SyncedSessionRecords } from '../storage/server-store.js';
 
 export interface SyncLimits {
   /** Workstations syncing at once; past it one is refused with 503 and comes back later. */
@@ -132,6 +133,7 @@ export class SyncEndpoint {
       return;
     }
     const frame = checked.value;
+    let docs: SyncedDocsState | undefined;
     try {
       if (frame.type === 'sync_put') {
         const wrong = frame.sessions.findIndex((s) => s.head.agent !== s.agent || s.head.sid !== s.sid);
@@ -144,14 +146,21 @@ export class SyncEndpoint {
           return;
         }
         await this.options.store.put(workstation, frame.sessions.map(withoutWorkstation));
-      } else await this.options.store.remove(workstation, frame.sessions);
+      } else if (frame.type === 'sync_remove') await this.options.store.remove(workstation, frame.sessions);
+      else docs = await this.options.store.putDocs(workstation, frame, frame);
     } catch (cause) {
-      this.options.log(`sync: cannot store a batch of ${workstation}: ${(cause as Error).message}`);
-      send({ type: 'sync_refused', batch: frame.batch, reason: 'the server could not store the batch' });
+      const refused = cause instanceof StoreRefused;
+      if (!refused)
+        this.options.log(`sync: cannot store a batch of ${workstation}: ${(cause as Error).message}`);
+      send({
+        type: 'sync_refused',
+        batch: frame.batch,
+        reason: refused ? cause.message : 'the server could not store the batch',
+      });
       return;
     }
-    send({ type: 'sync_ack', batch: frame.batch });
-    if (frame.sessions.length > 0) this.options.changed?.(workstation);
+    send({ type: 'sync_ack', batch: frame.batch, ...(docs ? { docs } : {}) });
+    if (frame.type !== 'sync_docs' && frame.sessions.length > 0) this.options.changed?.(workstation);
   }
 }
 

@@ -32,7 +32,7 @@ interface HitGroup {
 function groupBySession(hits: readonly SessionSearchHit[]): HitGroup[] {
   const groups = new Map<string, SessionSearchHit[]>();
   for (const h of hits) {
-    const key = `${h.agent}/${h.sid}`;
+    const key = `${h.workstation ?? ''}/${h.agent}/${h.sid}`;
     const list = groups.get(key);
     if (list) list.push(h);
     else groups.set(key, [h]);
@@ -158,6 +158,11 @@ function SessionHits({ hits, query }: { hits: readonly SessionSearchHit[]; query
           {title.length > 200 ? `${title.slice(0, 199)}…` : title}
         </span>
         <span class={`agent-badge agent-${first.agent}`}>{first.agent}</span>
+        {first.workstation !== undefined && (
+          <span class="workstation-badge" title={`synced from workstation ${shownText(first.workstation)}`}>
+            on {shownText(first.workstation)}
+          </span>
+        )}
         <span class="muted small">
           {hits.length} hit{hits.length === 1 ? '' : 's'}
           {first.cwd ? ` · ${shortPath(shownText(first.cwd), 3)}` : ''}
