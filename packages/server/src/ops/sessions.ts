@@ -194,25 +194,30 @@ function catalogSearchHits(ctx: OpContext, shown: readonly SearchRow[]): Hit[] {
   return shown.map((r) => {
     const entry = entries.get(r.sessionKey);
     const head = entry && texts.get(entry.key);
-    const hit: Hit = {
-      agent: r.agent,
-      sid: r.sid,
-      item_uuid: r.itemUuid,
-      item_type: r.itemType,
-      target: r.target,
-      snippet: r.snippet,
-      score: r.score,
-    };
-    if (r.agentId !== null) hit.agent_id = r.agentId;
-    if (r.at !== null) hit.at = r.at;
-    const title = hitTitle(head?.title ?? head?.firstPrompt);
-    if (title !== undefined) hit.title = title;
-    if (entry?.head.cwd !== undefined) hit.cwd = entry.head.cwd;
-    return hit;
+    return hitOf(
+      { ...r, agentId: r.agentId ?? undefined, at: r.at ?? undefined },
+      head?.title ?? head?.firstPrompt,
+      entry?.head.cwd,
+    );
   });
 }
 
 function syncedSearchHit(r: SyncedSearchRow): Hit {
+  const hit = hitOf(r, r.head.title ?? r.head.first_prompt, r.head.cwd);
+  hit.workstation = r.workstation;
+  return hit;
+}
+
+/** A hit as the protocol writes it. A session without a title of its own is known by its first
+ * prompt, as in the list. */
+function hitOf(
+  r: Pick<SearchRow, 'agent' | 'sid' | 'itemUuid' | 'itemType' | 'target' | 'snippet' | 'score'> & {
+    agentId?: string | undefined;
+    at?: number | undefined;
+  },
+  title: string | undefined,
+  cwd: string | undefined,
+): Hit {
   const hit: Hit = {
     agent: r.agent,
     sid: r.sid,
@@ -221,13 +226,12 @@ function syncedSearchHit(r: SyncedSearchRow): Hit {
     target: r.target,
     snippet: r.snippet,
     score: r.score,
-    workstation: r.workstation,
   };
   if (r.agentId !== undefined) hit.agent_id = r.agentId;
   if (r.at !== undefined) hit.at = r.at;
-  const title = hitTitle(r.head.title ?? r.head.first_prompt);
-  if (title !== undefined) hit.title = title;
-  if (r.head.cwd !== undefined) hit.cwd = r.head.cwd;
+  const shown = hitTitle(title);
+  if (shown !== undefined) hit.title = shown;
+  if (cwd !== undefined) hit.cwd = cwd;
   return hit;
 }
 

@@ -59,7 +59,6 @@ export function SessionView({ route }: { route: SessionRoute }) {
   const [forkAt, setForkAt] = useState<string | null>(null);
 
   const head = directory.get(route.agent, route.sid);
-  const crumb = projectCrumb(head);
   // Transcript text, drawn in the heading, its tooltip and the tab's title: bidi and invisible
   // characters as code points.
   const title = shownText(head?.title ?? head?.first_prompt ?? route.sid);
@@ -73,12 +72,7 @@ export function SessionView({ route }: { route: SessionRoute }) {
   return (
     <section class={`session-view tab-${route.tab}`}>
       <header class="session-head">
-        <div class="crumbs">
-          <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
-          <span class="muted project-crumb" title={shownText(crumb?.title ?? '')}>
-            {shownText(crumb?.text ?? '')}
-          </span>
-        </div>
+        <Crumbs head={head} />
         <h1 title={title}>
           {head?.active && <span class="live-dot on" title="active now" aria-hidden="true" />}
           <span class="title-text">{title.length > 300 ? `${title.slice(0, 299)}…` : title}</span>
@@ -154,17 +148,11 @@ function SyncedSessionView({
   workstation: string;
   title: string;
 }) {
-  const crumb = projectCrumb(head);
   const machine = shownText(workstation);
   return (
     <section class="session-view synced-session">
       <header class="session-head">
-        <div class="crumbs">
-          <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
-          <span class="muted project-crumb" title={shownText(crumb?.title ?? '')}>
-            {shownText(crumb?.text ?? '')}
-          </span>
-        </div>
+        <Crumbs head={head} />
         <h1 title={title}>
           <span class="title-text">{title.length > 300 ? `${title.slice(0, 299)}…` : title}</span>
         </h1>
@@ -185,5 +173,18 @@ function SyncedSessionView({
         transcript, summary and dump are read on that machine; the command above resumes it there.
       </p>
     </section>
+  );
+}
+
+/** The way back to the list, and the session's project. */
+function Crumbs({ head }: { head: SessionHead | undefined }) {
+  const crumb = projectCrumb(head);
+  return (
+    <div class="crumbs">
+      <a href="#/">Sessions</a> <span aria-hidden="true">/</span>{' '}
+      <span class="muted project-crumb" title={shownText(crumb?.title ?? '')}>
+        {shownText(crumb?.text ?? '')}
+      </span>
+    </div>
   );
 }
