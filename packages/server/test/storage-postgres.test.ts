@@ -399,11 +399,13 @@ describe('the PostgreSQL store', () => {
       const url = emptyDatabase();
       const [a, b] = [await openAt(url), await openAt(url)];
       try {
-        const heard: (string | undefined)[] = [];
-        await b.synced.onChange((workstation) => heard.push(workstation));
+        const heard: unknown[] = [];
+        await b.synced.onChange((change) => heard.push(change));
         const head = { agent: 'codex', sid: 'r1', path: '/p/r1.jsonl', size: 1, active: false };
         await a.synced.put('vm', [{ agent: 'codex', sid: 'r1', stamp: 'v1', head }]);
-        await vi.waitFor(() => expect(heard).toEqual(['vm']));
+        await vi.waitFor(() =>
+          expect(heard).toEqual([{ workstation: 'vm', sessions: [{ agent: 'codex', sid: 'r1' }] }]),
+        );
         expect((await b.synced.list(['vm'])).map((r) => r.sid)).toEqual(['r1']);
       } finally {
         await a.close();

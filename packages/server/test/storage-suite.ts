@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import { RuleRefused } from '../src/chat/permission-rule-store.js';
 import type { LoggedEvent, MessageRow, ServerStore } from '../src/storage/server-store.js';
-import { StoreRefused } from '../src/storage/server-store.js';
+import { readSyncedNotice, StoreRefused, syncedNotice } from '../src/storage/server-store.js';
 
 export interface StoreHarness {
   /** A store over empty state. */
@@ -739,20 +739,33 @@ export function storageSuite(harness: StoreHarness): void {
       expect(await find('nothing')).toEqual(['s1/u-z']);
     });
 
-    it('tells a listener which workstation’s sessions changed, and nothing for a change of none', async () => {
+    it('tells a listener which sessions of which workstation changed, and nothing for a change of none', async () => {
       const store = await fresh();
-      const heard: (string | undefined)[] = [];
-      const stop = await store.synced.onChange((workstation) => heard.push(workstation));
+      const heard: unknown[] = [];
+      const stop = await store.synced.onChange((change) => heard.push(change));
+      const s1 = { workstation: 'laptop', sessions: [{ agent: 'claude-code', sid: 's1' }] };
       await store.synced.put('laptop', [synced('s1', 'v1', 'one')]);
-      await vi.waitFor(() => expect(heard).toEqual(['laptop']));
+      await vi.waitFor(() => expect(heard).toEqual([s1]));
       expect(await store.synced.remove('laptop', [{ agent: 'claude-code', sid: 'never' }])).toBe(0);
       await store.synced.put('vm', []);
       await store.synced.remove('laptop', [{ agent: 'claude-code', sid: 's1' }]);
-      await vi.waitFor(() => expect(heard).toEqual(['laptop', 'laptop']));
+      await vi.waitFor(() => expect(heard).toEqual([s1, s1]));
       stop();
       await store.synced.put('vm', [synced('s2', 'v1', 'two')]);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(heard).toEqual(['laptop', 'laptop']);
+      expect(heard).toEqual([s1, s1]);
+    });
+
+    it('names the sessions of a notice while they fit in one, and the workstation alone past that', () => {
+      const few = [{ agent: 'codex', sid: 'r1' }];
+      expect(readSyncedNotice(syncedNotice('vm', few))).toEqual({ workstation: 'vm', sessions: few });
+      const many = Array.from({ length: 500 }, (_, i) => ({
+        agent: 'claude-code',
+        sid: `session-${i}-${'x'.repeat(40)}`,
+      }));
+      expect(readSyncedNotice(syncedNotice('vm', many))).toEqual({ workstation: 'vm' });
+      expect(syncedNotice('vm', many).length).toBeLessThan(8_000);
+      expect(readSyncedNotice('not json')).toBeUndefined();
     });
   });
 }

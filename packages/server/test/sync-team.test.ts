@@ -160,6 +160,24 @@ describe('synced sessions on a team’s server', () => {
     await follower.until(() => heard().some((h) => h.sid === 'olga-3'));
     expect(heard().map((h) => h.sid)).toEqual(['olga-2', 'olga-3']);
 
+    // A batch too large for the database's notice to name its sessions: the topic reads that
+    // machine's all, and sends each new one once.
+    const many = Array.from({ length: 150 }, (_, i) => {
+      const sid = `bulk-${i}-${'x'.repeat(60)}`;
+      return { agent: 'codex', sid, stamp: 'v1', head: head(sid) };
+    });
+    const before = heard().length;
+    await store.synced.put('olga-box', many);
+    await follower.until(() => heard().length >= before + 150);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      heard()
+        .slice(before)
+        .map((h) => h.sid)
+        .sort(),
+    ).toEqual(many.map((m) => m.sid).sort());
+    await store.synced.remove('olga-box', many);
+
     // Search: a member finds the synced documents of the machines they may use, no other's.
     const doc = (key: string, text: string) => ({
       key,

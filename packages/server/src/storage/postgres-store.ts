@@ -24,6 +24,7 @@ import {
   type LoggedEvent,
   type MarkRecords,
   type PermissionRuleRecords,
+  readSyncedNotice,
   type ServerStore,
   StoreRefused,
   type SyncedSessionRecords,
@@ -75,7 +76,14 @@ export class PostgresServerStore implements ServerStore {
     this.users = userRecords(pool);
     this.workstations = workstationRecords(pool);
     this.synced = syncedSessionRecords(pool, (listener) =>
-      this.feed.onChannel(SYNCED_CHANNEL, (payload) => listener(payload)),
+      this.feed.onChannel(SYNCED_CHANNEL, (payload) => {
+        // A lost connection (no payload) may have missed anything: every workstation is read again.
+        if (payload === undefined) listener(undefined);
+        else {
+          const change = readSyncedNotice(payload);
+          if (change) listener(change);
+        }
+      }),
     );
   }
 

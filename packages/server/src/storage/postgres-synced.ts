@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { inTransaction } from './postgres-pool.js';
 import { tsQuery } from './postgres-search.js';
 import type { SyncedSessionRecords } from './server-store.js';
-import { StoreRefused } from './server-store.js';
+import { StoreRefused, type SyncedChange, syncedNotice } from './server-store.js';
 import {
   docsStateOf,
   keptText,
@@ -24,7 +24,7 @@ export const SYNCED_CHANNEL = 'cairn_synced';
  */
 export function syncedSessionRecords(
   pool: pg.Pool,
-  listen: (listener: (workstation: string | undefined) => void) => Promise<() => void>,
+  listen: (listener: (change: SyncedChange | undefined) => void) => Promise<() => void>,
 ): SyncedSessionRecords {
   return {
     async stamps(workstation) {
@@ -137,7 +137,7 @@ export function syncedSessionRecords(
              synced_at = excluded.synced_at, last_activity_at = excluded.last_activity_at, cwd = excluded.cwd,
              head_active = excluded.head_active
            RETURNING 1)
-         SELECT pg_notify('${SYNCED_CHANNEL}', $1) FROM (SELECT 1 FROM stored LIMIT 1) AS any_stored`,
+         SELECT pg_notify('${SYNCED_CHANNEL}', $10) FROM (SELECT 1 FROM stored LIMIT 1) AS any_stored`,
         [
           workstation,
           rows.map((s) => s.agent),
@@ -148,6 +148,7 @@ export function syncedSessionRecords(
           rows.map((s) => listedColumns(s.head).lastActivityAt),
           rows.map((s) => listedColumns(s.head).cwd),
           rows.map((s) => listedColumns(s.head).active),
+          syncedNotice(workstation, rows),
         ],
       );
     },
@@ -159,8 +160,13 @@ export function syncedSessionRecords(
              AND (agent, sid) IN (SELECT * FROM unnest($2::text[], $3::text[]))
            RETURNING 1),
          counted AS (SELECT count(*)::int AS removed FROM gone)
-         SELECT removed, CASE WHEN removed > 0 THEN pg_notify('${SYNCED_CHANNEL}', $1) END FROM counted`,
-        [workstation, sessions.map((s) => s.agent), sessions.map((s) => s.sid)],
+         SELECT removed, CASE WHEN removed > 0 THEN pg_notify('${SYNCED_CHANNEL}', $4) END FROM counted`,
+        [
+          workstation,
+          sessions.map((s) => s.agent),
+          sessions.map((s) => s.sid),
+          syncedNotice(workstation, sessions),
+        ],
       );
       return rows[0]?.removed ?? 0;
     },
@@ -168,6 +174,15 @@ export function syncedSessionRecords(
       const { rows } = await pool.query(
         'SELECT * FROM synced_sessions WHERE $1::text[] IS NULL OR workstation = ANY($1)',
         [workstations === undefined ? null : [...workstations]],
+      );
+      return rows.map(syncedRecord);
+    },
+    async get(workstation, sessions) {
+      if (sessions.length === 0) return [];
+      const { rows } = await pool.query(
+        `SELECT * FROM synced_sessions WHERE workstation = $1
+           AND (agent, sid) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+        [workstation, sessions.map((s) => s.agent), sessions.map((s) => s.sid)],
       );
       return rows.map(syncedRecord);
     },

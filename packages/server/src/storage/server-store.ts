@@ -246,6 +246,40 @@ export interface SyncedPageQuery {
   readonly limit: number;
 }
 
+export interface SessionRef {
+  readonly agent: string;
+  readonly sid: string;
+}
+
+/** A change of one workstation's synced sessions: those named, or any when none are. */
+export interface SyncedChange {
+  readonly workstation: string;
+  readonly sessions?: readonly SessionRef[];
+}
+
+/** A notice's text (PostgreSQL's payloads stop at 8,000 bytes: past that, the workstation alone). */
+export function syncedNotice(workstation: string, sessions: readonly SessionRef[]): string {
+  const named = JSON.stringify({ w: workstation, s: sessions.map((s) => [s.agent, s.sid]) });
+  return named.length <= 7_000 ? named : JSON.stringify({ w: workstation });
+}
+
+/** A notice read back; undefined for one that is not a notice. */
+export function readSyncedNotice(payload: string): SyncedChange | undefined {
+  try {
+    const n = JSON.parse(payload) as { w?: unknown; s?: unknown };
+    if (typeof n.w !== 'string') return undefined;
+    if (!Array.isArray(n.s)) return { workstation: n.w };
+    const sessions = n.s.flatMap((p) =>
+      Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string'
+        ? [{ agent: p[0], sid: p[1] }]
+        : [],
+    );
+    return { workstation: n.w, sessions };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The heads of the sessions each workstation reads on its own machine, as it syncs them. */
 export interface SyncedSessionRecords {
   /** What the server holds of one workstation, in no set order: each session's stamp, and of its
@@ -282,12 +316,14 @@ export interface SyncedSessionRecords {
    */
   page(query: SyncedPageQuery): Promise<{ rows: SyncedSessionRecord[]; total: number }>;
   /**
-   * Tells `listener` the workstation whose sessions changed, after each put or remove that changed
-   * some, by this process or (on a shared database) any other; undefined when any may have (the
-   * database's notices were lost for a while). A notice may stand for several changes. Answers the
-   * function that stops it.
+   * Tells `listener` the workstation whose sessions changed (and which, when the notice could name
+   * them), after each put or remove that changed some, by this process or (on a shared database)
+   * any other; undefined when any may have (the database's notices were lost for a while). Answers
+   * the function that stops it.
    */
-  onChange(listener: (workstation: string | undefined) => void): Promise<() => void>;
+  onChange(listener: (change: SyncedChange | undefined) => void): Promise<() => void>;
+  /** The sessions named of one workstation that it holds, in no set order. */
+  get(workstation: string, sessions: readonly SessionRef[]): Promise<SyncedSessionRecord[]>;
 }
 
 export interface ServerStore {

@@ -19,6 +19,8 @@ import type {
   MarkRecords,
   PermissionRuleRecords,
   ServerStore,
+  SessionRef,
+  SyncedChange,
   SyncedSessionRecords,
   TicketRecords,
   UserRecords,
@@ -109,23 +111,25 @@ export class SqliteServerStore implements ServerStore {
       remove: async (name) => accounts().removeWorkstation(name),
     };
     // One process owns the file, so its listeners are told by the change itself.
-    const syncListeners = new Set<(workstation: string) => void>();
-    const tell = (workstation: string) => {
-      for (const listener of syncListeners) setImmediate(() => listener(workstation));
+    const syncListeners = new Set<(change: SyncedChange | undefined) => void>();
+    const tell = (workstation: string, sessions: readonly SessionRef[]) => {
+      const change = { workstation, sessions: sessions.map((s) => ({ agent: s.agent, sid: s.sid })) };
+      for (const listener of syncListeners) setImmediate(() => listener(change));
     };
     this.synced = {
       stamps: async (workstation) => synced().stamps(workstation),
       async put(workstation, sessions, now = Date.now()) {
         synced().put(workstation, sessions, now);
-        if (sessions.length > 0) tell(workstation);
+        if (sessions.length > 0) tell(workstation, sessions);
       },
       async remove(workstation, sessions) {
         const removed = synced().remove(workstation, sessions);
-        if (removed > 0) tell(workstation);
+        if (removed > 0) tell(workstation, sessions);
         return removed;
       },
       list: async (workstations) => synced().list(workstations),
       find: async (sid, agent) => synced().find(sid, agent),
+      get: async (workstation, sessions) => synced().get(workstation, sessions),
       putDocs: async (workstation, session, docs) => synced().putDocs(workstation, session, docs),
       search: async (query) => synced().search(query),
       workstationsHeld: async () => synced().workstationsHeld(),

@@ -295,6 +295,16 @@ export class SqliteSynced {
     return rows.map(syncedRecord);
   }
 
+  get(workstation: string, sessions: readonly { agent: string; sid: string }[]): SyncedSessionRecord[] {
+    const one = this.db.prepare(
+      'SELECT * FROM synced_sessions WHERE workstation = ? AND agent = ? AND sid = ?',
+    );
+    return sessions.flatMap((s) => {
+      const row = one.get(workstation, s.agent, s.sid) as Row | undefined;
+      return row ? [syncedRecord(row)] : [];
+    });
+  }
+
   find(sid: string, agent?: string): SyncedSessionRecord[] {
     const rows = this.db
       .prepare('SELECT * FROM synced_sessions WHERE sid = ? AND (? IS NULL OR agent = ?)')

@@ -74,8 +74,9 @@ export class SessionsTopic {
   private readonly stop: () => void;
   /** Synced sessions by workstation, as last sent; a workstation is read when its notice comes. */
   private readonly sentSynced = new Map<string, Map<string, SentSynced>>();
-  /** Workstations to read again; `null` for all of them. */
-  private syncedDirty: Set<string> | null = new Set();
+  /** What to read again: by workstation, the sessions named (or 'all' of them); `null` for every
+   * workstation. */
+  private syncedDirty: Map<string, Set<string> | 'all'> | null = new Map();
   private syncedRunning = false;
   private stopSynced: (() => void) | undefined;
   private closed = false;
@@ -103,9 +104,13 @@ export class SessionsTopic {
     // differs, and no change falls between the two.
     this.baseline = synced
       ? synced
-          .onChange((workstation) => {
-            if (workstation === undefined) this.syncedDirty = null;
-            else this.syncedDirty?.add(workstation);
+          .onChange((change) => {
+            if (change === undefined) this.syncedDirty = null;
+            else
+              this.markSynced(
+                change.workstation,
+                change.sessions?.map((s) => syncedId(s.agent, s.sid)),
+              );
             this.schedule();
           })
           .then(
@@ -156,7 +161,8 @@ export class SessionsTopic {
     }
     for (const [workstation, sent] of this.sentSynced)
       for (const s of sent.values())
-        if (s.active && s.record && !syncedHead(s.record, now).active) this.syncedDirty?.add(workstation);
+        if (s.active && s.record && !syncedHead(s.record, now).active)
+          this.markSynced(workstation, [syncedId(s.record.agent, s.record.sid)]);
     if (this.changed.size > 0 || this.syncedDirty === null || this.syncedDirty.size > 0) this.schedule();
   }
 
@@ -185,56 +191,97 @@ export class SessionsTopic {
         const sent = this.sentSynced.get(r.workstation) ?? new Map<string, SentSynced>();
         this.sentSynced.set(r.workstation, sent);
         const active = syncedHead(r, now).active;
-        sent.set(`${r.agent}\u0000${r.sid}`, { stamp: r.stamp, active, ...(active ? { record: r } : {}) });
+        sent.set(syncedId(r.agent, r.sid), { stamp: r.stamp, active, ...(active ? { record: r } : {}) });
       }
     } catch {
       // Unread, every synced session counts as new when its workstation's first notice comes.
     }
   }
 
-  /** Reads the workstations whose synced sessions changed and sends what differs from what was sent. */
+  private markSynced(workstation: string, ids: readonly string[] | undefined): void {
+    const dirty = this.syncedDirty;
+    if (dirty === null) return;
+    const marked = dirty.get(workstation);
+    if (ids === undefined || marked === 'all') dirty.set(workstation, 'all');
+    else dirty.set(workstation, new Set([...(marked ?? []), ...ids]));
+  }
+
+  /**
+   * Reads what changed of the synced sessions and sends what differs from what was sent: the
+   * sessions a notice named, or a workstation's all when it named none.
+   */
   private async flushSynced(): Promise<void> {
     if (!this.synced || this.syncedRunning) return;
     this.syncedRunning = true;
     await this.baseline;
     const dirty = this.syncedDirty;
-    this.syncedDirty = new Set();
+    this.syncedDirty = new Map();
     try {
-      const rows = await this.synced.list(dirty === null ? undefined : [...dirty]);
-      const workstations = dirty ?? new Set([...this.sentSynced.keys(), ...rows.map((r) => r.workstation)]);
       const now = Date.now();
-      for (const workstation of workstations) {
-        const before = this.sentSynced.get(workstation) ?? new Map<string, SentSynced>();
-        const after = new Map<string, SentSynced>();
-        const upserted: SessionHead[] = [];
-        for (const r of rows) {
-          if (r.workstation !== workstation) continue;
-          const head = syncedHead(r, now);
-          const id = `${r.agent}\u0000${r.sid}`;
-          const sent = { stamp: r.stamp, active: head.active, ...(head.active ? { record: r } : {}) };
-          after.set(id, sent);
-          const was = before.get(id);
-          if (was?.stamp !== sent.stamp || was.active !== sent.active) upserted.push(head);
+      if (dirty === null) {
+        const rows = await this.synced.list();
+        for (const workstation of new Set([...this.sentSynced.keys(), ...rows.map((r) => r.workstation)]))
+          this.sendSynced(
+            workstation,
+            undefined,
+            rows.filter((r) => r.workstation === workstation),
+            now,
+          );
+      } else
+        for (const [workstation, ids] of dirty) {
+          const named = ids === 'all' ? undefined : [...ids];
+          const rows = named
+            ? await this.synced.get(workstation, named.map(sessionOfId))
+            : await this.synced.list([workstation]);
+          this.sendSynced(workstation, named, rows, now);
         }
-        const gone = [...before.keys()].filter((id) => !after.has(id));
-        if (after.size > 0) this.sentSynced.set(workstation, after);
-        else this.sentSynced.delete(workstation);
-        for (const [sub, view] of this.subs) {
-          if (!view.mayUse(workstation)) continue;
-          for (const head of upserted) sub.send({ type: 'session_upserted', head });
-          for (const id of gone) {
-            const [agent, sid] = id.split('\u0000') as [string, string];
-            sub.send({ type: 'session_removed', agent, sid, workstation });
-          }
-        }
-      }
     } catch {
       // The store away for a moment: the next notice or check reads again.
       if (dirty === null) this.syncedDirty = null;
-      else for (const w of dirty) this.syncedDirty?.add(w);
+      else
+        for (const [workstation, ids] of dirty)
+          this.markSynced(workstation, ids === 'all' ? undefined : [...ids]);
     } finally {
       this.syncedRunning = false;
       if (this.syncedDirty === null || this.syncedDirty.size > 0) this.schedule();
     }
   }
+
+  /** Sends one workstation's changes: `rows` are what it holds now of the sessions `named` (of all of
+   * them when none are). */
+  private sendSynced(
+    workstation: string,
+    named: readonly string[] | undefined,
+    rows: readonly SyncedSessionRecord[],
+    now: number,
+  ): void {
+    const sent = this.sentSynced.get(workstation) ?? new Map<string, SentSynced>();
+    const upserted: SessionHead[] = [];
+    const held = new Set<string>();
+    for (const r of rows) {
+      const head = syncedHead(r, now);
+      const id = syncedId(r.agent, r.sid);
+      held.add(id);
+      const latest = { stamp: r.stamp, active: head.active, ...(head.active ? { record: r } : {}) };
+      const was = sent.get(id);
+      sent.set(id, latest);
+      if (was?.stamp !== latest.stamp || was.active !== latest.active) upserted.push(head);
+    }
+    const gone = (named ?? [...sent.keys()]).filter((id) => !held.has(id) && sent.has(id));
+    for (const id of gone) sent.delete(id);
+    if (sent.size > 0) this.sentSynced.set(workstation, sent);
+    else this.sentSynced.delete(workstation);
+    for (const [sub, view] of this.subs) {
+      if (!view.mayUse(workstation)) continue;
+      for (const head of upserted) sub.send({ type: 'session_upserted', head });
+      for (const id of gone) sub.send({ type: 'session_removed', ...sessionOfId(id), workstation });
+    }
+  }
+}
+
+const syncedId = (agent: string, sid: string): string => `${agent}\u0000${sid}`;
+
+function sessionOfId(id: string): { agent: string; sid: string } {
+  const [agent, sid] = id.split('\u0000') as [string, string];
+  return { agent, sid };
 }
