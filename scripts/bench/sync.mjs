@@ -78,6 +78,16 @@ function syncOnce(env) {
       child.kill('SIGTERM');
     });
     child.once('error', reject);
+    // Gone before it said it was synced: say why, from what it wrote last.
+    child.once('exit', (code, signal) => {
+      if (lines.some((l) => / synced \(/.test(l))) return;
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `the workstation ended (${signal ?? code}) before it was synced:\n${lines.slice(-10).join('\n')}`,
+        ),
+      );
+    });
   });
 }
 

@@ -2,8 +2,8 @@
 // server's list then holds them, marked with the machine; a restart resumes without sending again
 // what the server holds; a session appended on the machine shows there within two seconds; and the
 // endpoint refuses what it must, saying why.
-import { appendFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SYNC_PATH } from '@cairn/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -15,6 +15,8 @@ import { type MachineSync, startMachineSync } from '../src/sync/machine-sync.js'
 import { Client, claudeSessionHome, type Frame, serve, tempDir } from './helpers.js';
 
 const lasting: (() => Promise<void> | void)[] = [];
+/** The id the corpus's `subagent.jsonl` records carry. */
+const CORPUS_SESSION_ID = '491e126e-1e71-469c-ade2-fcc8af567c74';
 afterEach(async () => {
   for (const close of lasting.splice(0).reverse()) await close();
 });
@@ -262,5 +264,27 @@ describe('syncing a machine’s sessions', () => {
     ws.send(JSON.stringify({ type: 'sync_remove', batch: 4, sessions: [{ agent: 'codex', sid: 'r1' }] }));
     expect(await closed).toBe(1008);
     expect((await listed(server)).length).toBe(1);
+  });
+
+  it('resumes a machine of many sessions with nothing to send, a few hundred looked at a turn', async () => {
+    const { server, ticket } = await serverWithTicket();
+    const machine = machineHome();
+    // 260 sessions of the corpus's shape, each its own file and id.
+    const dir = dirname(machine.file);
+    const text = readFileSync(machine.file, 'utf8');
+    for (let i = 0; i < 260; i++) {
+      const sid = `0000${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`;
+      writeFileSync(join(dir, `${sid}.jsonl`), text.replaceAll(CORPUS_SESSION_ID, sid));
+    }
+    let sync = syncMachine(server, ticket, machine);
+    await sync.sync.caughtUp();
+    const own = sync.catalog.all().length;
+    expect(own).toBeGreaterThan(260);
+    expect((await listed(server)).length).toBe(own);
+    expect(sync.sync.counts.docs).toBeGreaterThan(260);
+    await sync.close();
+    sync = syncMachine(server, ticket, machine);
+    await sync.sync.caughtUp();
+    expect(sync.sync.counts).toMatchObject({ sent: 0, docs: 0, batches: 0, connections: 1 });
   });
 });

@@ -27,6 +27,8 @@ import { wireHead } from '../streams/sessions-topic.js';
 
 /** How long changes gather before they are sent: a burst of writes to one session is one send. */
 const GATHER_MS = 250;
+/** Sessions whose documents are looked at in one turn of the event loop, at most. */
+const DOCS_LOOKS_PER_TURN = 200;
 /** How often sessions left waiting for their first read are looked at again (one whose read failed
  * never says so). */
 const WAITING_MS = 10_000;
@@ -336,14 +338,82 @@ export class SessionSync {
     if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
-  /** Sends the next frame of documents, if some session's are due; false when none is. */
+  /**
+   * Sends the next frame of documents, if some session's are due; false when none is. Sessions
+   * with nothing new are looked at a few hundred at a time, the rest on the next turn.
+   */
   private sendDocs(ws: WebSocket, held: Map<string, string>, listed: Map<string, SessionEntry>): boolean {
     const index = this.options.index;
     if (!index) return false;
-    while (!this.docsJob) {
-      const next = this.docsDue.values().next();
-      if (next.done) return false;
-      const key = next.value;
+    for (let looked = 0; ; looked++) {
+      if (looked === DOCS_LOOKS_PER_TURN) {
+        setImmediate(() => this.send());
+        return true;
+      }
+      const job = this.docsJob ?? this.nextDocsJob(index, held, listed);
+      if (!job) return false;
+      this.docsJob = job;
+      const page = index.docsOutside(job.e.key, job.outside, job.afterId, SYNC_DOCS_MAX);
+      const docs: SyncedDoc[] = [];
+      let bytes = 0;
+      let lastId = job.afterId;
+      for (const d of page) {
+        const doc = syncedDoc(d);
+        lastId = d.id;
+        // The range covers every row looked at, so that it stays one range of the machine's rows.
+        job.range = job.range
+          ? { count: 0, low: Math.min(job.range.low, d.id), high: Math.max(job.range.high, d.id) }
+          : { count: 0, low: d.id, high: d.id };
+        // One the contract would refuse (an item type it does not know) is left out, not the frame.
+        if (!matches(SyncedDoc, doc)) continue;
+        docs.push(doc);
+        bytes += doc.text.length + 200;
+        if (bytes * 3 > SYNC_FRAME_MAX_BYTES / 2) break;
+      }
+      const ended = lastId === (page.at(-1)?.id ?? job.afterId) && page.length < SYNC_DOCS_MAX;
+      // Nothing new, and the server's range stands (or the last page went out): done with it. A
+      // first frame of a full send goes out even empty: the server then drops what it held.
+      if (docs.length === 0 && ended && (!job.first || job.outside !== undefined)) {
+        this.docsJob = undefined;
+        continue;
+      }
+      const range = job.range ?? { count: 0, low: 0, high: -1 };
+      const batch = this.nextBatch++;
+      const frame: SyncClientFrame = {
+        type: 'sync_docs',
+        batch,
+        agent: job.e.agent,
+        sid: job.e.sid,
+        replace: job.first && job.outside === undefined,
+        low: range.low,
+        high: range.high,
+        docs,
+      };
+      job.first = false;
+      job.afterId = lastId;
+      this.inFlight = {
+        batch,
+        apply: (state) => {
+          if (state) this.heldDocs.set(job.key, state);
+          this.counts.batches++;
+          this.counts.docs += docs.length;
+          if (ended) this.docsJob = undefined;
+        },
+      };
+      const text = JSON.stringify(frame);
+      this.counts.bytes += Buffer.byteLength(text);
+      ws.send(text);
+      return true;
+    }
+  }
+
+  /** The next session whose documents are due and whose head the server holds, as a job. */
+  private nextDocsJob(
+    index: IndexDb,
+    held: Map<string, string>,
+    listed: Map<string, SessionEntry>,
+  ): DocsJob | undefined {
+    for (const key of this.docsDue) {
       this.docsDue.delete(key);
       const e = listed.get(key);
       // Its head first (a session the server does not hold takes no documents), and its first read.
@@ -352,7 +422,7 @@ export class SessionSync {
       // The server's documents are the rows of its range, unless those changed (read again whole):
       // then every one is sent again in place of them.
       const adding = server !== undefined && index.sessionDocCount(e.key, server) === server.count;
-      this.docsJob = {
+      return {
         key,
         e,
         outside: adding ? server : undefined,
@@ -362,61 +432,7 @@ export class SessionSync {
         range: adding ? server : undefined,
       };
     }
-    const job = this.docsJob;
-    const page = index.docsOutside(job.e.key, job.outside, job.afterId, SYNC_DOCS_MAX);
-    const docs: SyncedDoc[] = [];
-    let bytes = 0;
-    let lastId = job.afterId;
-    for (const d of page) {
-      const doc = syncedDoc(d);
-      lastId = d.id;
-      // The range covers every row looked at, so that it stays one range of the machine's rows.
-      job.range = job.range
-        ? { count: 0, low: Math.min(job.range.low, d.id), high: Math.max(job.range.high, d.id) }
-        : { count: 0, low: d.id, high: d.id };
-      // One the contract would refuse (an item type it does not know) is left out, not the frame.
-      if (!matches(SyncedDoc, doc)) continue;
-      docs.push(doc);
-      bytes += doc.text.length + 200;
-      if (bytes * 3 > SYNC_FRAME_MAX_BYTES / 2) break;
-    }
-    const ended = lastId === (page.at(-1)?.id ?? job.afterId) && page.length < SYNC_DOCS_MAX;
-    // Nothing new, and the server's range stands: done with this session.
-    if (docs.length === 0 && !job.first && ended) {
-      this.docsJob = undefined;
-      return this.sendDocs(ws, held, listed);
-    }
-    if (docs.length === 0 && job.outside !== undefined && ended) {
-      this.docsJob = undefined;
-      return this.sendDocs(ws, held, listed);
-    }
-    const range = job.range ?? { count: 0, low: 0, high: -1 };
-    const batch = this.nextBatch++;
-    const frame: SyncClientFrame = {
-      type: 'sync_docs',
-      batch,
-      agent: job.e.agent,
-      sid: job.e.sid,
-      replace: job.first && job.outside === undefined,
-      low: range.low,
-      high: range.high,
-      docs,
-    };
-    job.first = false;
-    job.afterId = lastId;
-    this.inFlight = {
-      batch,
-      apply: (state) => {
-        if (state) this.heldDocs.set(job.key, state);
-        this.counts.batches++;
-        this.counts.docs += docs.length;
-        if (ended) this.docsJob = undefined;
-      },
-    };
-    const text = JSON.stringify(frame);
-    this.counts.bytes += Buffer.byteLength(text);
-    ws.send(text);
-    return true;
+    return undefined;
   }
 }
 
