@@ -24,9 +24,6 @@ export interface SyncLimits {
 
 export const DEFAULT_SYNC_LIMITS: SyncLimits = { maxConnections: 256, maxPending: 4 };
 
-/** What the endpoint tells the rest of the server: a workstation's sessions changed. */
-export type SyncedChange = (workstation: string) => void;
-
 export class SyncEndpoint {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: SYNC_FRAME_MAX_BYTES });
   private readonly limits: SyncLimits;
@@ -36,7 +33,6 @@ export class SyncEndpoint {
       readonly store: SyncedSessionRecords;
       readonly ticketOwner: (ticket: string) => string | undefined;
       readonly log: (line: string) => void;
-      readonly changed?: SyncedChange;
       readonly limits?: Partial<SyncLimits>;
     },
   ) {
@@ -160,7 +156,6 @@ export class SyncEndpoint {
       return;
     }
     send({ type: 'sync_ack', batch: frame.batch, ...(docs ? { docs } : {}) });
-    if (frame.type !== 'sync_docs' && frame.sessions.length > 0) this.options.changed?.(workstation);
   }
 }
 
