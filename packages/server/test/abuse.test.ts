@@ -256,6 +256,9 @@ describe.skipIf(!corpus)('1,100 idle sockets against a daemon limited to 1,024 d
       await sleep(100);
     }
     expect(statuses).toEqual([204, 204, 204, 204, 204]);
+    // At most 512 sockets are held, so the rest of the idle ones are closed. A handshake the kernel
+    // completed while the accept queue was full reaches the daemon late, and so does its close.
+    for (const until = Date.now() + 10_000; closedIdle <= 1100 - 512 && Date.now() < until; ) await sleep(50);
     expect(closedIdle).toBeGreaterThan(1100 - 512);
     for (const s of idle) s.destroy();
     const seen = await watch.stop();

@@ -30,6 +30,9 @@ export class SummaryFold {
   private readonly totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   /** The fold had to be taken whole: a change it does not follow event by event. */
   private whole = true;
+  /** Times the fold was taken again from the transcript's whole event list (the first push included):
+   * a reader that lets go of events cannot allow one after its first push. */
+  refolds = 0;
 
   /** Takes what a push did to `t`. */
   update(t: Transcript, delta: TranscriptDelta): void {
@@ -49,6 +52,7 @@ export class SummaryFold {
       latePrompts.some((p) => delta.added.some((e) => isPrompt(e, main) && e.seq < p.seq)) ||
       delta.added.some((e) => e.kind === 'user' && e.agentId === main && e.seq < (this.lastPromptSeq ?? -1));
     if (refold) {
+      this.refolds++;
       this.reset(main);
       this.add(t.events);
       return;

@@ -54,6 +54,7 @@ export {
 } from './incremental-items.js';
 export { SummaryFold } from './incremental-summary.js';
 export * from './items/index.js';
+export { type LaneItem, type LaneItemsPart, type LaneItemsStep, laneItemsInParts } from './lanes-streamed.js';
 export { countLines, decodeUtf8, type LineSpan, parseJsonLine, splitLines } from './lines.js';
 export { type ListSessionsOptions, listSessions } from './list.js';
 export { type LoadTranscriptOptions, loadTranscript } from './load.js';

@@ -131,7 +131,7 @@ export function batchBytes(docs: readonly IndexDoc[]): Uint8Array | Uint16Array 
 /** Characters of JSON in one piece of a batch (see batchBytes). */
 const PIECE_CHARS = 32 * 1024;
 
-const batchOf = (docs: IndexDoc[], asBytes: boolean): DocBatch => (asBytes ? batchBytes(docs) : docs);
+export const batchOf = (docs: IndexDoc[], asBytes: boolean): DocBatch => (asBytes ? batchBytes(docs) : docs);
 
 /**
  * The documents of the lanes' items in batches as docBatches cuts them, each batch made (and for a
@@ -190,14 +190,30 @@ export async function prepareIndex(
   /** Document batches as JSON bytes, for a worker to hand over. */
   opts: { bytes?: boolean; marks?: boolean } = {},
 ): Promise<PreparedIndex> {
+  const stamps = await stampsOf(job.files);
+  const marks = opts.marks ? await fileMarks(platform, job.agent, stamps) : undefined;
+  const read = await readWhole(platform, job, opts.bytes ?? false);
+  return { ...read, stamps, ...(marks ? { marks } : {}) };
+}
+
+/** The files' stamps, taken before they are read (a file gone by then has none). */
+export async function stampsOf(files: readonly string[]): Promise<[string, FileStamp][]> {
   const stamps: [string, FileStamp][] = [];
-  for (const f of job.files) {
+  for (const f of files) {
     const st = await stamp(f);
     if (st) stamps.push([f, st]);
   }
-  const marks = opts.marks ? await fileMarks(platform, job.agent, stamps) : undefined;
+  return stamps;
+}
+
+/** What the index takes from the session read whole. */
+export async function readWhole(
+  platform: SessionPlatform,
+  job: IndexJob,
+  asBytes: boolean,
+): Promise<(PreparedFacts & { ok: true; docs: DocBatch[] }) | { ok: false; error: string }> {
   const loaded = await loadTranscript(platform, { agent: job.agent, path: job.path });
-  if (!loaded.ok) return { ok: false, error: loaded.error.message, stamps, ...(marks ? { marks } : {}) };
+  if (!loaded.ok) return { ok: false, error: loaded.error.message };
   const t = loaded.value;
   const lanes = laneItems(t);
   return {
@@ -208,9 +224,7 @@ export async function prepareIndex(
     listing: listingFacts(job.agent, t, lanes),
     session: headFactsOf(t),
     requests: sessionRequests(t),
-    docs: laneDocBatches(lanes, opts.bytes ?? false),
-    stamps,
-    ...(marks ? { marks } : {}),
+    docs: laneDocBatches(lanes, asBytes),
   };
 }
 
@@ -218,7 +232,7 @@ export async function prepareIndex(
  * The marks of the stamped files that are plain files (a store's session is stamped by its rows);
  * a file whose print cannot be read has none, and the daemon's thread reads it as before.
  */
-async function fileMarks(
+export async function fileMarks(
   platform: SessionPlatform,
   agent: string,
   stamps: readonly [string, FileStamp][],

@@ -5,7 +5,15 @@ import { type ListEntry, listSessions, nodePlatform, type SessionPlatform } from
 import Tinypool, { type Transferable } from 'tinypool';
 import { ReadStats, servingPlatform } from '../reader/source-files.js';
 import { batchBuffers, prepareIndex } from './index-job.js';
-import type { IndexTask, IndexTaskResult, ListingMessage, ListingTask } from './index-workers.js';
+import { prepareInParts } from './index-parts.js';
+import type {
+  IndexPartsMessage,
+  IndexPartsTask,
+  IndexTask,
+  IndexTaskResult,
+  ListingMessage,
+  ListingTask,
+} from './index-workers.js';
 
 let platform: SessionPlatform | undefined;
 let platformOf = '';
@@ -36,6 +44,48 @@ export default async function prepare(task: IndexTask): Promise<object> {
   const movable = { [Tinypool.transferableSymbol]: batchBuffers(prepared), [Tinypool.valueSymbol]: result };
   // Tinypool types these symbols as any symbol, not as the ones its Transferable names.
   return Tinypool.move(movable as unknown as Transferable);
+}
+
+/**
+ * Prepares one large session a part at a time (see prepareInParts), sending each part to
+ * `task.port` as it is made: a batch of documents only while the daemon has asked for more, so that
+ * what waits between the threads stays a few batches however fast the reading goes. The daemon's
+ * 'stop' ends the read.
+ */
+export async function prepareParts(task: IndexPartsTask): Promise<void> {
+  const stats = new ReadStats();
+  const port = task.port;
+  let credit = 0;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  port.on('message', (m: 'more' | 'stop') => {
+    if (m === 'stop') stopped = true;
+    else credit++;
+    wake?.();
+  });
+  const send = (message: IndexPartsMessage, move: ArrayBuffer[] = []) => port.postMessage(message, move);
+  try {
+    const parts = prepareInParts(servingPlatform(platformFor(task), stats), task.job, {
+      bytes: true,
+      marks: true,
+    });
+    for await (const part of parts) {
+      if (part.kind === 'docs') {
+        while (credit === 0 && !stopped) await new Promise<void>((resolve) => (wake = resolve));
+        if (stopped) break;
+        credit--;
+        const b = part.batch;
+        send(part, b instanceof Uint8Array || b instanceof Uint16Array ? [b.buffer as ArrayBuffer] : []);
+      } else if (part.kind === 'end') {
+        send({ ...part, read: { files: [...stats.files], bytes: stats.bytes, reads: stats.reads } });
+      } else send(part);
+      if (stopped) break;
+    }
+  } catch (cause) {
+    send({ kind: 'failed', error: cause instanceof Error ? cause.message : String(cause) });
+  } finally {
+    port.close();
+  }
 }
 
 /** Entries of a listing sent together: the daemon records (and shows) them as they come. */

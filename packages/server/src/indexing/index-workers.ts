@@ -9,6 +9,7 @@ import type { ListEntry, SessionPlatform } from '@cairn/transcript';
 import Tinypool from 'tinypool';
 import type { ReadCount } from '../reader/source-files.js';
 import type { IndexJob, PreparedIndex } from './index-job.js';
+import type { IndexPart } from './index-parts.js';
 
 export interface IndexTask {
   job: IndexJob;
@@ -26,6 +27,21 @@ export interface ListingTask {
 
 /** What a listing sends: entries as they are found, then what it read, or why it stopped. */
 export type ListingMessage = { entries: ListEntry[] } | { read: ReadCount } | { failed: string };
+
+/** One large session prepared in parts, its parts sent to `port` (see IndexPartsMessage). */
+export interface IndexPartsTask extends IndexTask {
+  port: MessagePort;
+}
+
+/** What a read in parts sends: its parts, the end with what was read, or why the thread stopped.
+ * The daemon answers each batch of documents with 'more', or 'stop' to end the read. */
+export type IndexPartsMessage =
+  | Exclude<IndexPart, { kind: 'end' }>
+  | (Extract<IndexPart, { kind: 'end' }> & { read: ReadCount })
+  | { kind: 'failed'; error: string };
+
+/** Batches of documents a read in parts may have made and not yet had taken. */
+const PARTS_AHEAD = 2;
 
 export interface IndexTaskResult {
   prepared: PreparedIndex;
@@ -54,6 +70,69 @@ export class IndexWorkers {
   run(job: IndexJob): Promise<IndexTaskResult> {
     const task: IndexTask = { job, env: { ...this.platform.env }, homeDir: this.platform.homeDir };
     return this.pool.run(task);
+  }
+
+  /**
+   * Prepares a large session on a thread a part at a time: the parts come as they are made, a few
+   * batches of documents ahead of the reader at most, and `read` hears what the thread read. A
+   * thread that dies ends the parts with an 'end' that says so. Leaving the loop early stops the read.
+   */
+  prepareInParts(job: IndexJob, read: (count: ReadCount) => void): AsyncIterable<IndexPart> {
+    const { port1, port2 } = new MessageChannel();
+    const task: IndexPartsTask = {
+      job,
+      env: { ...this.platform.env },
+      homeDir: this.platform.homeDir,
+      port: port2,
+    };
+    const queue: IndexPart[] = [];
+    let ended = false;
+    let wake: (() => void) | undefined;
+    const fail = (error: string) => {
+      if (ended) return;
+      queue.push({ kind: 'end', facts: { ok: false, error: `the worker reading it stopped: ${error}` } });
+      ended = true;
+      port1.close();
+      wake?.();
+    };
+    port1.on('message', (m: IndexPartsMessage) => {
+      if (m.kind === 'failed') return fail(m.error);
+      if (m.kind === 'end') {
+        const { read: count, ...end } = m;
+        read(count);
+        queue.push(end);
+        ended = true;
+        port1.close();
+      } else queue.push(m);
+      wake?.();
+    });
+    // A thread that died sends nothing more: its task's rejection ends the parts.
+    this.pool
+      .run(task, { name: 'prepareParts', transferList: [port2] })
+      .catch((cause: unknown) => fail(cause instanceof Error ? cause.message : String(cause)));
+    for (let i = 0; i < PARTS_AHEAD; i++) port1.postMessage('more');
+    return {
+      async *[Symbol.asyncIterator]() {
+        let done = false;
+        try {
+          for (;;) {
+            const part = queue.shift();
+            if (part) {
+              if (part.kind === 'docs' && !ended) port1.postMessage('more');
+              if (part.kind === 'end') done = true;
+              yield part;
+              if (done) return;
+            } else if (ended) return;
+            else await new Promise<void>((resolve) => (wake = resolve));
+          }
+        } finally {
+          if (!done && !ended) {
+            port1.postMessage('stop');
+            port1.close();
+          }
+        }
+      },
+    };
   }
 
   /**

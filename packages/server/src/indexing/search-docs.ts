@@ -94,13 +94,15 @@ export class ItemKeys {
   /** Keys the lane's items past those it has keys for. */
   extend(lane: LaneItems): void {
     const items = lane.classification.items;
-    for (let i = lane.keys.length; i < items.length; i++) {
-      const item = items[i]!;
-      const base = `${this.laneId}|${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
-      const n = this.seen.get(base) ?? 0;
-      this.seen.set(base, n + 1);
-      lane.keys.push(n === 0 ? base : `${base}#${n}`);
-    }
+    for (let i = lane.keys.length; i < items.length; i++) lane.keys.push(this.next(items[i]!));
+  }
+
+  /** The key of the lane's next item. */
+  next(item: TranscriptItem): string {
+    const base = `${this.laneId}|${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
+    const n = this.seen.get(base) ?? 0;
+    this.seen.set(base, n + 1);
+    return n === 0 ? base : `${base}#${n}`;
   }
 }
 
@@ -137,17 +139,26 @@ export function laneDocs(
 ): IndexDoc[] {
   const items = lane.classification.items;
   for (let i = from; i < end; i++) {
-    const item = items[i]!;
     const key = lane.keys[i]!;
     if (known.has(key)) continue;
-    const target = targetOf(item);
-    if (target === undefined) continue;
-    const text = itemText(item);
-    if (text.trim() === '') continue;
-    const doc: IndexDoc = { itemKey: key, itemUuid: item.uuid, itemType: item.type, target, text };
-    if (lane.agentId !== undefined) doc.agentId = lane.agentId;
-    if (item.at !== undefined) doc.at = item.at;
-    docs.push(doc);
+    const doc = itemDoc(items[i]!, key, lane.agentId);
+    if (doc) docs.push(doc);
   }
   return docs;
+}
+
+/** An item's document under its key; undefined for an item a search does not look at or without words. */
+export function itemDoc(
+  item: TranscriptItem,
+  key: string,
+  agentId: string | undefined,
+): IndexDoc | undefined {
+  const target = targetOf(item);
+  if (target === undefined) return undefined;
+  const text = itemText(item);
+  if (text.trim() === '') return undefined;
+  const doc: IndexDoc = { itemKey: key, itemUuid: item.uuid, itemType: item.type, target, text };
+  if (agentId !== undefined) doc.agentId = agentId;
+  if (item.at !== undefined) doc.at = item.at;
+  return doc;
 }

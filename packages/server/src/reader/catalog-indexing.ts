@@ -24,6 +24,7 @@ import {
   prepareIndex,
   type TranscriptHeadFacts,
 } from '../indexing/index-job.js';
+import { INDEX_IN_PARTS_BYTES, prepareInParts } from '../indexing/index-parts.js';
 import { searchDocsInSlices } from '../indexing/search-docs.js';
 import { sessionRequests } from '../usage/session-requests.js';
 import {
@@ -280,6 +281,10 @@ export abstract class CatalogIndexing extends CatalogState {
 
   private async indexWhole(e: SessionEntry, opts: IndexOptions): Promise<void> {
     const job: IndexJob = { agent: e.agent, path: e.head.path, files: e.head.files };
+    if (readInParts(e)) {
+      await this.indexInParts(e, job);
+      return;
+    }
     let prepared: PreparedIndex;
     if (this.workers) {
       // Nobody follows it: a worker reads its files from disk, so none of their bytes need be kept here.
@@ -310,6 +315,56 @@ export abstract class CatalogIndexing extends CatalogState {
     if (this.background.length === 0) this.options.db.commitHeld();
     if (!recorded) return;
     this.emitHeads([e], []);
+  }
+
+  /**
+   * Reads a large session a part at a time (see prepareInParts), on a worker when there are
+   * workers, writing each batch of its documents as it comes and its facts once the read is done.
+   */
+  private async indexInParts(e: SessionEntry, job: IndexJob): Promise<void> {
+    // Read from disk a part at a time: none of its bytes are kept here.
+    for (const f of job.files) this.files.drop(f);
+    const parts = this.workers
+      ? this.workers.prepareInParts(job, (count) => this.stats.add(count))
+      : prepareInParts(this.platform(), job);
+    const db = this.options.db;
+    let began:
+      | { stamps: Map<string, FileStamp>; prints?: Map<string, string>; start: RecordStart }
+      | undefined;
+    let have: Set<string> | undefined;
+    for await (const part of parts) {
+      if (part.kind === 'start') {
+        const stamps = new Map(part.stamps);
+        const prints = this.takeMarks(stamps, part.marks);
+        const start = await this.startRecord(e, stamps, prints);
+        have = start && (await this.docKeysInPages(e.key));
+        if (!start || !have) return;
+        began = { stamps, start, ...(prints ? { prints } : {}) };
+      } else if (part.kind === 'end') {
+        const stamps = began?.stamps ?? new Map(await this.stampFiles(e, false));
+        if (!part.facts.ok) {
+          await this.recordFailure(e, stamps, part.facts.error, began?.prints);
+          return;
+        }
+        if (!began) return;
+        this.finishRecord(e, began.stamps, part.facts, began.start, { replaced: false, lastBatch: [] });
+        if (this.background.length === 0) db.commitHeld();
+        this.emitHeads([e], []);
+        return;
+      } else if (!began || !have) return;
+      else if (part.kind === 'restart') {
+        this.log(`index: ${e.agent} ${e.sid}: read whole after all: ${part.why}`);
+        db.transaction(() => db.clearDocs(e.key));
+        have = new Set();
+      } else {
+        const batch = unknownDocs(part.batch, have);
+        // Placed a batch at a time: the count of the session's documents is known only at the end.
+        const below = db.placeOf(batch.length, began.start.lastActivityAt);
+        db.transaction(() => db.addDocs(e.key, batch, below === undefined ? undefined : { next: below }));
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+      }
+    }
   }
 
   /**
@@ -364,7 +419,8 @@ export abstract class CatalogIndexing extends CatalogState {
     if (!this.workers) return;
     for (const key of this.background.slice(-2 * this.workers.threads).reverse()) {
       const e = this.sessions.get(key);
-      if (!e || e.indexed || this.preparing.has(key) || this.followed.has(key)) continue;
+      // A large session is read in parts when its turn comes, its documents written as they come.
+      if (!e || e.indexed || this.preparing.has(key) || this.followed.has(key) || readInParts(e)) continue;
       this.preparing.set(
         key,
         this.prepareOnWorker({ agent: e.agent, path: e.head.path, files: e.head.files }),
@@ -395,9 +451,53 @@ export abstract class CatalogIndexing extends CatalogState {
     /** Prints a worker made of files at their stamped sizes. */
     known?: Map<string, string>,
   ): Promise<boolean> {
+    const start = await this.startRecord(e, stamps, known);
+    if (!start) return false;
+    const key = e.key;
+    const db = this.options.db;
+    if (opts.replaced) db.transaction(() => db.clearDocs(key));
+    // Otherwise the index says which it has.
+    const have = opts.onlyNew || opts.replaced ? new Set<string>() : await this.docKeysInPages(key);
+    if (!have) return false;
+    // Row ids run against activity: what a session newer than the last one placed gains goes below
+    // every document (see IndexDb.placeOf).
+    const below = db.placeOf(docsAtMost(docs), start.lastActivityAt);
+    const place = below === undefined ? undefined : { next: below };
+    // A long session's documents go in batch by batch, with requests answered in between. Should the
+    // daemon stop meanwhile, the session is not marked read, and its next read adds the rest.
+    const last = docs.length - 1;
+    for (let i = 0; i < last; i++) {
+      const batch = unknownDocs(docs[i]!, have);
+      db.transaction(() => db.addDocs(key, batch, place));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.closed) return false;
+    }
+    const lastBatch = last >= 0 ? unknownDocs(docs[last]!, have) : [];
+    this.finishRecord(e, stamps, facts, start, { replaced: opts.replaced ?? false, lastBatch, place });
+    return true;
+  }
+
+  /** What recording a read needs of its files before any document is written; undefined when the
+   * server closed meanwhile. */
+  private async startRecord(
+    e: SessionEntry,
+    stamps: Map<string, FileStamp>,
+    known?: Map<string, string>,
+  ): Promise<RecordStart | undefined> {
     const { offsets, prints } = await this.readPoints(stamps, known);
     const lastActivityAt = await this.lastActivity(e.agent, stamps);
-    if (this.closed) return false;
+    return this.closed ? undefined : { offsets, prints, lastActivityAt };
+  }
+
+  /** Records the read's facts, its files and its last documents in one transaction: the session is
+   * then marked read. */
+  private finishRecord(
+    e: SessionEntry,
+    stamps: Map<string, FileStamp>,
+    facts: PreparedFacts,
+    { offsets, prints, lastActivityAt }: RecordStart,
+    opts: { replaced: boolean; lastBatch: readonly IndexDoc[]; place?: { next: number } | undefined },
+  ): void {
     delete e.error;
     e.inFlight = facts.inFlight;
     const key = e.key;
@@ -405,7 +505,7 @@ export abstract class CatalogIndexing extends CatalogState {
     // The whole head, its texts from the index, is what is recorded; memory keeps it without them.
     const head = withTranscriptFacts(withTexts(e.head, db.headTexts([key]).get(key)), facts.session, stamps, {
       lastActivityAt,
-      replaced: opts.replaced ?? false,
+      replaced: opts.replaced,
       firstPrompt: facts.summary.prompts?.[0],
     });
     head.listing = facts.listing;
@@ -413,31 +513,8 @@ export abstract class CatalogIndexing extends CatalogState {
     e.head = withoutTexts(head);
     e.summary = listedSummary(facts.summary);
     e.capabilities = sharedCapabilities(facts.capabilities);
-    if (opts.replaced) db.transaction(() => db.clearDocs(key));
-    // Otherwise the index says which it has.
-    const have = opts.onlyNew || opts.replaced ? new Set<string>() : await this.docKeysInPages(key);
-    if (!have) return false;
-    const fresh = (batch: DocBatch) => {
-      const all = docsOf(batch);
-      return have.size === 0 ? all : all.filter((d) => !have.has(d.itemKey));
-    };
-    // Row ids run against activity: what a session newer than the last one placed gains goes below
-    // every document (see IndexDb.placeOf).
-    const below = db.placeOf(docsAtMost(docs), lastActivityAt);
-    const place = below === undefined ? undefined : { next: below };
-    // A long session's documents go in batch by batch, with requests answered in between. Should the
-    // daemon stop meanwhile, the session is not marked read, and its next read adds the rest.
-    const last = docs.length - 1;
-    for (let i = 0; i < last; i++) {
-      const batch = fresh(docs[i]!);
-      db.transaction(() => db.addDocs(key, batch, place));
-      await new Promise((resolve) => setImmediate(resolve));
-      if (this.closed) return false;
-    }
-    const lastBatch = last >= 0 ? fresh(docs[last]!) : [];
     db.transaction(() => {
-      db.addDocs(key, lastBatch, place);
-      // Memory's head as it is now (its files may have changed meanwhile), with the texts read.
+      db.addDocs(key, opts.lastBatch, opts.place);
       const whole = withTexts(e.head, texts);
       db.putSession(key, e.agent, e.sid, whole, whole.cwd, whole.lastActivityAt);
       db.putSummary(key, facts.summary, facts.capabilities, SESSION_SUMMARY_VERSION);
@@ -451,7 +528,6 @@ export abstract class CatalogIndexing extends CatalogState {
       db.setIndexed(key, true);
     });
     e.indexed = true;
-    return true;
   }
 
   /** A session whose read failed is indexed with its error, so that it is not read again until it changes. */
@@ -592,3 +668,20 @@ function withTranscriptFacts(
   if (next.startedAt === undefined && session.startedAt !== undefined) next.startedAt = session.startedAt;
   return next;
 }
+
+/** What a read's record needs of its files, taken before its documents are written. */
+interface RecordStart {
+  offsets: Map<string, number>;
+  prints: Map<string, string>;
+  lastActivityAt: number | undefined;
+}
+
+/** A batch's documents less those the index has. */
+function unknownDocs(batch: DocBatch, have: ReadonlySet<string>): readonly IndexDoc[] {
+  const all = docsOf(batch);
+  return have.size === 0 ? all : all.filter((d) => !have.has(d.itemKey));
+}
+
+/** A session too large to be read whole for the index: read a part at a time (see prepareInParts). */
+const readInParts = (e: SessionEntry): boolean =>
+  e.head.size >= INDEX_IN_PARTS_BYTES && !splitStorePath(e.head.path);

@@ -1,6 +1,7 @@
 // What a list row shows beyond the head (the model, the prompts, the cost), from the whole transcript
 // or kept up to date as a followed session grows: each read adds what it brought, so that an append
 // costs the same whatever the session's length.
+import type { TranscriptItem } from '@cairn/protocol';
 import { type Transcript, type TranscriptEvent, TurnClock, type Usage } from '@cairn/transcript';
 import type { LaneItems } from '../indexing/search-docs.js';
 import { addRequest, emptyModelUsage, type ModelUsage, sessionCost } from '../usage/pricing.js';
@@ -42,6 +43,8 @@ export class ListingTally {
   /** What each request added, to take back when a later record changes its usage. */
   private readonly counted = new Map<TranscriptEvent, Counted>();
   private main: LaneItems | undefined;
+  /** The main lane's items were taken: its prompts are counted. */
+  private hasMain = false;
   private clock = new TurnClock(undefined);
   private promptItems = 0;
   private prompts = 0;
@@ -53,32 +56,52 @@ export class ListingTally {
    * the transcript was read from the start. `lanes` are the items after the read, main lane first.
    */
   update(t: Transcript, changed: readonly TranscriptEvent[] | undefined, lanes: readonly LaneItems[]): void {
-    if (!changed) {
-      this.byModel.clear();
-      this.mainRequests.clear();
-      this.counted.clear();
-    }
     const mainLane = t.agents.find((a) => a.parentId === undefined)?.id;
-    if (!changed) this.clock = new TurnClock(mainLane);
-    for (const e of changed ?? t.events) {
-      if (e.kind === 'request') this.count(e, e.agentId === mainLane);
-      this.clock.add(e);
-    }
+    if (!changed) this.restart(mainLane);
+    this.addEvents(changed ?? t.events, mainLane);
     // A session whose main file is gone has no prompts to count, which is not zero prompts.
     const main = t.session.mainFileMissing ? undefined : lanes.find((l) => l.agentId === undefined);
     if (main !== this.main || !changed) {
       this.main = main;
+      this.hasMain = main !== undefined;
       this.promptItems = 0;
       this.prompts = 0;
     }
     if (!main) return;
     const items = main.classification.items;
-    for (; this.promptItems < items.length; this.promptItems++) {
-      const item = items[this.promptItems]!;
-      const typedCommand = item.type === 'notice:slash' && (item as { typed?: boolean }).typed === true;
-      if (typedCommand || (item.type === 'message:user:in' && isTyped(item as { text?: unknown })))
-        this.prompts++;
-    }
+    for (; this.promptItems < items.length; this.promptItems++) this.addMainItem(items[this.promptItems]!);
+  }
+
+  /** Starts over, for a transcript read from its start whose main lane is `mainLane`. */
+  restart(mainLane: string | undefined): void {
+    this.byModel.clear();
+    this.mainRequests.clear();
+    this.counted.clear();
+    this.clock = new TurnClock(mainLane);
+  }
+
+  /** Takes events a read added or changed in place, in the transcript's order. */
+  addEvents(events: readonly TranscriptEvent[], mainLane: string | undefined): void {
+    this.countRequests(events, mainLane);
+    this.clockEvents(events);
+  }
+
+  /** Counts the requests among events a read added or changed in place, in any order. */
+  countRequests(events: readonly TranscriptEvent[], mainLane: string | undefined): void {
+    for (const e of events) if (e.kind === 'request') this.count(e, e.agentId === mainLane);
+  }
+
+  /** Times the turns by events in the transcript's order (a prompt taken again is known). */
+  clockEvents(events: readonly TranscriptEvent[]): void {
+    for (const e of events) this.clock.add(e);
+  }
+
+  /** Takes the main lane's next item, for its count of prompts. */
+  addMainItem(item: TranscriptItem): void {
+    this.hasMain = true;
+    const typedCommand = item.type === 'notice:slash' && (item as { typed?: boolean }).typed === true;
+    if (typedCommand || (item.type === 'message:user:in' && isTyped(item as { text?: unknown })))
+      this.prompts++;
   }
 
   facts(t: Transcript): ListingFacts {
@@ -91,7 +114,7 @@ export class ListingTally {
     if (model) facts.model = model.model;
     const cost = sessionCost(usage);
     if (cost !== undefined) facts.costUsd = cost;
-    if (this.main && !t.session.mainFileMissing) facts.prompts = this.prompts;
+    if (this.hasMain && !t.session.mainFileMissing) facts.prompts = this.prompts;
     const active = this.clock.activeMs;
     if (active !== undefined) facts.activeMs = active;
     return facts;

@@ -1,6 +1,6 @@
 // A session's requests as the usage reports count them, taken from the transcript an index read
 // made anyway: the index keeps them, so that a report never reads the session again.
-import type { Transcript } from '@cairn/transcript';
+import type { Transcript, TranscriptEvent } from '@cairn/transcript';
 import type { UsageRequest } from '../indexing/index-db.js';
 
 /**
@@ -11,11 +11,17 @@ import type { UsageRequest } from '../indexing/index-db.js';
 export function sessionRequests(t: Transcript): UsageRequest[] {
   const out: UsageRequest[] = [];
   for (const e of t.events) {
-    if (e.kind !== 'request' || e.timestamp === undefined) continue;
-    const { model, usage } = e.payload;
-    if (model === undefined || usage === undefined) continue;
-    if (usage.inputTokens + usage.outputTokens === 0) continue;
-    out.push({ at: e.timestamp, model, usage });
+    const r = usageRequest(e);
+    if (r) out.push(r);
   }
   return out;
+}
+
+/** The event as a request the reports count, or undefined. */
+export function usageRequest(e: TranscriptEvent): UsageRequest | undefined {
+  if (e.kind !== 'request' || e.timestamp === undefined) return undefined;
+  const { model, usage } = e.payload;
+  if (model === undefined || usage === undefined) return undefined;
+  if (usage.inputTokens + usage.outputTokens === 0) return undefined;
+  return { at: e.timestamp, model, usage };
 }
