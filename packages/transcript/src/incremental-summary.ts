@@ -28,6 +28,10 @@ export class SummaryFold {
   private shapeAt = new Map<TranscriptEventOf<'request'>, number>();
   private shapeStale = false;
   private readonly totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  /** Requests counted and let go of (see forget). */
+  private forgottenRequests = 0;
+  /** How many of the shape's first values are those of requests let go of. */
+  private frozenShape = 0;
   /** The fold had to be taken whole: a change it does not follow event by event. */
   private whole = true;
   /** Times the fold was taken again from the transcript's whole event list (the first push included):
@@ -70,7 +74,7 @@ export class SummaryFold {
     tally.failedTools = this.failedTools;
     tally.compactions = this.compactions;
     tally.request(this.totals, false);
-    tally.requests = this.counted.size;
+    tally.requests = this.counted.size + this.forgottenRequests;
     tally.useShape(this.shape());
     const summary: SessionSummaryWithPrompts = tally.summary(t.capabilities, t.agents.length - 1);
     summary.prompts = [...this.prompts];
@@ -89,6 +93,8 @@ export class SummaryFold {
     this.shapeValues = [];
     this.shapeAt.clear();
     this.shapeStale = false;
+    this.forgottenRequests = 0;
+    this.frozenShape = 0;
     this.totals.inputTokens = this.totals.outputTokens = 0;
     this.totals.cacheReadTokens = this.totals.cacheWriteTokens = 0;
     this.lastPromptSeq = undefined;
@@ -122,6 +128,31 @@ export class SummaryFold {
     }
   }
 
+  /**
+   * Lets go of requests no later record will change, the earliest first: their counts stay, the
+   * references go. A fold of a session read a part at a time keeps only those a later part may
+   * still fill in.
+   */
+  forget(events: readonly TranscriptEvent[]): void {
+    if (this.shapeStale) this.shape();
+    let forgotten = false;
+    for (const e of events) {
+      if (e.kind !== 'request' || !this.counted.has(e)) continue;
+      this.counted.delete(e);
+      this.forgottenRequests++;
+      forgotten = true;
+      const at = this.shapeAt.get(e);
+      if (at === undefined) continue;
+      this.shapeAt.delete(e);
+      // The main lane's requests are forgotten in order: their values are the shape's first ones.
+      this.frozenShape = Math.max(this.frozenShape, at + 1);
+    }
+    if (!forgotten) return;
+    const kept = this.mainRequests.filter((r) => this.counted.has(r));
+    this.mainRequests.length = 0;
+    for (const r of kept) this.mainRequests.push(r);
+  }
+
   /** Counts a request's usage as it is now, in place of what it was counted with. */
   private recount(e: TranscriptEventOf<'request'>): void {
     if (!this.counted.has(e)) return;
@@ -137,7 +168,7 @@ export class SummaryFold {
 
   private shape(): readonly number[] {
     if (this.shapeStale) {
-      this.shapeValues = [];
+      this.shapeValues = this.shapeValues.slice(0, this.frozenShape);
       this.shapeAt.clear();
       for (const r of this.mainRequests) {
         const u = r.payload.usage;

@@ -12,7 +12,6 @@ import {
   SummaryFold,
   type Transcript,
   type TranscriptEvent,
-  type TranscriptEventOf,
 } from '@cairn/transcript';
 import { ListingTally } from '../reader/listing.js';
 import { turnInFlight } from '../reader/run-state.js';
@@ -56,6 +55,30 @@ export interface IndexPartsOptions {
   readonly partBytes?: number;
 }
 
+/** Items per lane whose keys' bases are remembered at least (see ItemKeys). */
+const KEYS_WINDOW = 10_000;
+
+/** Events placed since a request beyond which a record no longer changes it. */
+const REQUEST_HOLD_EVENTS = 4096;
+
+/** The requests among the latest events placed, which later records may still change. */
+class RecentRequests {
+  private held: { at: number; e: TranscriptEvent }[] = [];
+  private placed = 0;
+
+  /** Takes the events a part placed; answers the requests now old enough to let go of (all at the end). */
+  add(events: readonly TranscriptEvent[], end = false): TranscriptEvent[] {
+    for (const e of events) {
+      if (e.kind === 'request') this.held.push({ at: this.placed, e });
+      this.placed++;
+    }
+    const until = end ? Number.POSITIVE_INFINITY : this.placed - REQUEST_HOLD_EVENTS;
+    let n = 0;
+    while (n < this.held.length && this.held[n]!.at < until) n++;
+    return this.held.splice(0, n).map((h) => h.e);
+  }
+}
+
 export async function* prepareInParts(
   platform: SessionPlatform,
   job: IndexJob,
@@ -69,10 +92,14 @@ export async function* prepareInParts(
   const fold = new SummaryFold();
   const tally = new ListingTally(job.agent);
   const keys = new Map<string, ItemKeys>();
-  // Kept as events: a later record may still fill in a request's usage.
-  const requests: TranscriptEventOf<'request'>[] = [];
-  /** Events the turn clock took, which a later record may change in place. */
-  const clocked = new WeakSet<TranscriptEvent>();
+  // The requests, in order: the older ones as counted, the latest as events, which a later record
+  // may still fill in (the next line of the same message). Then they are let go of.
+  const requests: UsageRequest[] = [];
+  const recent = new RecentRequests();
+  // Placed events keep their seq, and are placed in its order: one below these marks was clocked
+  // (or let go of as a request) at an earlier step.
+  let clockedBelow = 0;
+  let forgottenBelow = 0;
   let batch: IndexDoc[] = [];
   let end: Transcript | undefined;
   let whole: string | undefined;
@@ -91,6 +118,10 @@ export async function* prepareInParts(
       return;
     }
     const { t, delta, first, last, items, placed } = part.value;
+    if (delta.revised.some((e) => e.kind === 'request' && e.seq < forgottenBelow)) {
+      whole = 'a record changed a request long after it';
+      break;
+    }
     fold.update(t, delta);
     // Folded again from the event list, which no longer holds the events let go of.
     if (fold.refolds !== 1) {
@@ -102,14 +133,19 @@ export async function* prepareInParts(
     tally.countRequests(first ? delta.added : [...delta.added, ...delta.updated], mainLane);
     // Turns are timed, and requests listed, in the whole read's order: the events that keep their
     // place, and the changes to those already taken.
-    tally.clockEvents(first ? placed : [...delta.updated.filter((e) => clocked.has(e)), ...placed]);
-    for (const e of placed) {
-      clocked.add(e);
-      if (e.kind === 'request') requests.push(e);
+    tally.clockEvents(first ? placed : [...delta.updated.filter((e) => e.seq < clockedBelow), ...placed]);
+    if (placed.length > 0) clockedBelow = placed.at(-1)!.seq + 1;
+    const settled = recent.add(placed);
+    fold.forget(settled);
+    tally.forget(settled);
+    for (const e of settled) {
+      forgottenBelow = e.seq + 1;
+      const r = usageRequest(e);
+      if (r) requests.push(r);
     }
     for (const { lane, item } of items) {
       if (lane === undefined) tally.addMainItem(item);
-      const laneKeys = keys.get(lane ?? '') ?? new ItemKeys(lane ?? '');
+      const laneKeys = keys.get(lane ?? '') ?? new ItemKeys(lane ?? '', KEYS_WINDOW);
       keys.set(lane ?? '', laneKeys);
       const doc = itemDoc(item, laneKeys.next(item), lane);
       if (!doc) continue;
@@ -135,10 +171,9 @@ export async function* prepareInParts(
     return;
   }
   if (batch.length > 0) yield { kind: 'docs', batch: batchOf(batch, asBytes) };
-  const counted: UsageRequest[] = [];
-  for (const e of requests) {
+  for (const e of recent.add([], true)) {
     const r = usageRequest(e);
-    if (r) counted.push(r);
+    if (r) requests.push(r);
   }
   yield {
     kind: 'end',
@@ -149,7 +184,7 @@ export async function* prepareInParts(
       inFlight: turnInFlight(end),
       listing: tally.facts(end),
       session: headFactsOf(end),
-      requests: counted,
+      requests,
     },
   };
 }

@@ -87,9 +87,20 @@ export function laneItemsOf(agentId: string | undefined, classification: Classif
 
 /** The keys of one lane's items, handed out in order so that a lane that grows keeps its keys. */
 export class ItemKeys {
-  private readonly seen = new Map<string, number>();
+  private seen = new Map<string, number>();
+  /** The generation before `seen`, while a window is kept. */
+  private older = new Map<string, number>();
 
-  constructor(private readonly laneId: string) {}
+  /**
+   * With a `window`, only the bases of about the last `window` to 2 × `window` items are kept, not
+   * every one: an item's uuid is its event's, and a transcript's event ids are unique, so the items
+   * that share a base come from one event, one after another. A session read a part at a time keeps
+   * its keys' memory bounded so; one read whole has them all at hand anyway.
+   */
+  constructor(
+    private readonly laneId: string,
+    private readonly window?: number,
+  ) {}
 
   /** Keys the lane's items past those it has keys for. */
   extend(lane: LaneItems): void {
@@ -100,7 +111,11 @@ export class ItemKeys {
   /** The key of the lane's next item. */
   next(item: TranscriptItem): string {
     const base = `${this.laneId}|${item.uuid}|${item.type}|${(item as { role?: string }).role ?? ''}`;
-    const n = this.seen.get(base) ?? 0;
+    const n = this.seen.get(base) ?? this.older.get(base) ?? 0;
+    if (this.window !== undefined && this.seen.size >= this.window) {
+      this.older = this.seen;
+      this.seen = new Map();
+    }
     this.seen.set(base, n + 1);
     return n === 0 ? base : `${base}#${n}`;
   }

@@ -96,6 +96,11 @@ export class ListingTally {
     for (const e of events) this.clock.add(e);
   }
 
+  /** Lets go of requests no later record will change: their counts stay, the references go. */
+  forget(events: readonly TranscriptEvent[]): void {
+    for (const e of events) if (e.kind === 'request') this.counted.delete(e);
+  }
+
   /** Takes the main lane's next item, for its count of prompts. */
   addMainItem(item: TranscriptItem): void {
     this.hasMain = true;
