@@ -130,7 +130,9 @@ export async function* prepareInParts(
     }
     const mainLane = t.agents.find((a) => a.parentId === undefined)?.id;
     if (first) tally.restart(mainLane);
-    tally.countRequests(first ? delta.added : [...delta.added, ...delta.updated], mainLane);
+    // A request let go of is counted already: a mark it gains later (a compaction's shadow) is no change.
+    const changed = delta.updated.filter((e) => e.seq >= forgottenBelow);
+    tally.countRequests(first ? delta.added : [...delta.added, ...changed], mainLane);
     // Turns are timed, and requests listed, in the whole read's order: the events that keep their
     // place, and the changes to those already taken.
     tally.clockEvents(first ? placed : [...delta.updated.filter((e) => e.seq < clockedBelow), ...placed]);
