@@ -13,7 +13,9 @@ import {
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { corpus, corpusPath } from '../../transcript/test/corpus.js';
+import { longRollout } from '../../transcript/test/support/long-sessions.js';
 import { IndexDb } from '../src/indexing/index-db.js';
+import { INDEX_IN_PARTS_BYTES } from '../src/indexing/index-parts.js';
 import { IndexWorkers } from '../src/indexing/index-workers.js';
 import { laneItems, searchDocs } from '../src/indexing/search-docs.js';
 import { Catalog } from '../src/reader/catalog.js';
@@ -146,6 +148,45 @@ describe.skipIf(!corpus || !existsSync(BUILT_WORKER))('the cold index on worker 
         .sort(),
     );
   }, 60_000);
+
+  it('reads a session too large to read whole on a worker a part at a time, as the daemon’s thread does', async () => {
+    const home = tempDir('cairn-home-');
+    const path = longRollout(home, 34);
+    expect(statSync(path).size).toBeGreaterThan(INDEX_IN_PARTS_BYTES);
+    const env = homeEnv(home);
+    const states = { inline: tempDir('cairn-state-'), workers: tempDir('cairn-state-') };
+    const inline = await serve(env, { cairnHome: states.inline, indexWorker: false });
+    await inline.close();
+    const lines: string[] = [];
+    const pooled = await serve(env, {
+      cairnHome: states.workers,
+      indexWorker: BUILT_WORKER,
+      log: (l) => lines.push(l),
+    });
+    // The worker's reads count as the daemon's: the whole file, once.
+    expect(pooled.catalog.stats.bytes).toBeGreaterThanOrEqual(statSync(path).size);
+    const [entry] = pooled.catalog.all();
+    expect(entry?.error).toBeUndefined();
+    await pooled.close();
+    expect(lines.filter((l) => l.includes('read whole after all'))).toEqual([]);
+
+    const a = indexRows(states.inline);
+    const b = indexRows(states.workers);
+    expect(a.docs.length).toBeGreaterThan(34 * 100);
+    expect(b.sessions).toEqual(a.sessions);
+    expect(b.files).toEqual(a.files);
+    expect(b.docs).toEqual(a.docs);
+    // The numbers are those of every copy: the rollout read whole counts as many requests.
+    const whole = await loadTranscript(nodePlatform({ env, homeDir: home }), { agent: 'codex', path });
+    if (!whole.ok) throw new Error(whole.error.message);
+    const summary = JSON.parse((b.sessions[0] as { summary: string }).summary) as {
+      requests: number;
+      turns: number;
+    };
+    const expected = foldTranscript(whole.value);
+    expect(summary.requests).toBe(expected.requests);
+    expect(summary.turns).toBe(expected.turns);
+  }, 120_000);
 
   it('records a session whose worker died as failed, and indexes the others', async () => {
     const env = corpusEnv();

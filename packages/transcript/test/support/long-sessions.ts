@@ -30,15 +30,15 @@ export function longClaudeSession(home: string, copies: number): string {
   return main;
 }
 
-/** A long Codex rollout: the corpus's largest (it holds a compaction), its records after the first
- * three times over, each copy's call ids its own. Answers its path. */
-export function longRollout(home: string): string {
+/** A long Codex rollout: the corpus's largest (it holds a compaction, and is about 1 MB), its
+ * records after the first `copies` times over, each copy's call ids its own. Answers its path. */
+export function longRollout(home: string, copies = 3): string {
   const path = join(home, '.codex', 'sessions', 'long', CODEX.split('/').pop()!);
   mkdirSync(dirname(path), { recursive: true });
   const [meta, ...body] = readFileSync(corpusPath(CODEX), 'utf8').split('\n').filter(Boolean);
   const block = `${body.join('\n')}\n`;
   let text = `${meta}\n`;
-  for (let n = 1; n <= 3; n++) text += block.replaceAll(/"call_(?!id")/g, `"call_${n}_`);
+  for (let n = 1; n <= copies; n++) text += block.replaceAll(/"call_(?!id")/g, `"call_${n}_`);
   writeFileSync(path, text);
   return path;
 }
