@@ -13,7 +13,7 @@
 // session ends. A bound or lane the session never names answers 'whole', for the whole read's error.
 import type { TranscriptItem } from '@cairn/protocol';
 import type { TranscriptDelta } from './incremental.js';
-import { Classifier, findLane, mainLaneOf } from './items/classify.js';
+import { Classifier, findLane, idHash, mainLaneOf } from './items/classify.js';
 import { isOfRecord } from './items/dump.js';
 import type { Selection } from './items/select.js';
 import { toolTypeName } from './items/tool-fields.js';
@@ -45,6 +45,12 @@ export interface ItemBounds extends ItemTimes {
  * follows it): reading a little ahead gives those the reading a whole read gives them.
  */
 const HOLD_EVENTS = 256;
+
+/**
+ * Answered calls the classifier keeps once their items are handed out: a result or a hook naming
+ * one comes soon after it. Naming an older one is noticed, and the session is read whole.
+ */
+const KEPT_CALLS = 2048;
 
 /**
  * Items waiting behind an open call beyond which the oldest goes out anyway. A call that is never
@@ -115,8 +121,9 @@ export class SettledItems {
   private laneShape = '';
   /** Each spawning event's lane as last taken (its id and title). */
   private spawns = new Map<string, string>();
-  /** Ids of the calls classified; the spawning ones and the latest two parts' kept whole, for relinking. */
-  private readonly callIds = new Set<string>();
+  /** Hashes of the ids of the calls classified (a false match only looks for the call); the spawning
+   * ones and the latest two parts' kept whole, for relinking. */
+  private readonly callIds = new Set<number>();
   private spawningCalls = new Map<string, TranscriptEventOf<'tool_call'>>();
   private recentCalls = new Map<string, TranscriptEventOf<'tool_call'>>();
   private olderCalls = new Map<string, TranscriptEventOf<'tool_call'>>();
@@ -185,8 +192,8 @@ export class SettledItems {
     if (this.timed || last) {
       const growing = reading === undefined || this.held.some((e) => e.source.file === reading);
       const n = last || !growing ? this.held.length : this.held.length - HOLD_EVENTS;
-      if (n > 0 && !this.classify(t, subject, this.held.splice(0, n)))
-        return this.whole('a compaction summary came after its compaction was read');
+      const unlike = n > 0 ? this.classify(t, subject, this.held.splice(0, n)) : undefined;
+      if (unlike !== undefined) return this.whole(unlike);
     }
     if (this.cutShort && this.lateBound)
       return this.whole("the upper bound's record came again after items past it were left out");
@@ -220,18 +227,23 @@ export class SettledItems {
     return 'whole';
   }
 
-  /** Classifies the next events of the lane and queues their items; false when an item handed out is
-   * changed by them. */
-  private classify(t: Transcript, subject: Lane, events: TranscriptEvent[]): boolean {
+  /** Classifies the next events of the lane and queues their items; says why when they are not
+   * those a whole read makes (an item handed out changed, a call forgotten was named). */
+  private classify(t: Transcript, subject: Lane, events: TranscriptEvent[]): string | undefined {
     for (const e of events) this.heldSet.delete(e);
     const { since_uuid } = this.times;
     for (const e of events) {
       if (!isCompactSummary(e) || e.payload.text === '') continue;
       const text = e.payload.text;
-      if (this.summaries.some((s) => s.includes(text))) return false;
+      if (this.summaries.some((s) => s.includes(text)))
+        return 'a compaction summary came after its compaction was read';
     }
-    this.classifier ??= new Classifier(t, subject, this.times.agent_id === undefined);
+    if (!this.classifier) {
+      this.classifier = new Classifier(t, subject, this.times.agent_id === undefined);
+      this.classifier.keepCalls(KEPT_CALLS);
+    }
     this.classifier.push(events);
+    if (this.classifier.stale !== undefined) return this.classifier.stale;
     const { items: made, sources } = this.classifier.result();
     made.forEach((item, i) => {
       // A compaction shown by its summary: a summary found in it later would have made it a bare note.
@@ -253,11 +265,11 @@ export class SettledItems {
     this.recentCalls = new Map();
     for (const e of events) {
       if (e.kind !== 'tool_call') continue;
-      this.callIds.add(e.id);
+      this.callIds.add(idHash(e.id));
       this.recentCalls.set(e.id, e);
       if (toolTypeName(e.payload.name) === 'Agent') this.spawningCalls.set(e.id, e);
     }
-    return true;
+    return undefined;
   }
 
   /**
@@ -281,7 +293,7 @@ export class SettledItems {
     for (const [id, lane] of spawns) if (before.get(id) !== lane) moved.add(id);
     for (const id of before.keys()) if (!spawns.has(id)) moved.add(id);
     for (const id of moved) {
-      if (!this.callIds.has(id)) continue;
+      if (!this.callIds.has(idHash(id))) continue;
       const call = this.spawningCalls.get(id) ?? this.recentCalls.get(id) ?? this.olderCalls.get(id);
       if (!call || !this.classifier.relink(call)) return false;
     }

@@ -94,4 +94,16 @@ describe('items settled a part at a time', () => {
     const parts = [[call('c'), ...replies(3000)], replies(3000), [result('c')]];
     expect(takeInParts(parts)).toBe('whole');
   });
+
+  it('keeps the latest answered calls only: naming a forgotten one makes the read whole', () => {
+    const answered = Array.from({ length: 3000 }, (_, i) => [call(`k${i}`), result(`k${i}`)]).flat();
+    // A second result for a call thousands of calls back: the classifier no longer has that call.
+    const late = [answered, [...replies(300), result('k0')], replies(5)];
+    expect(takeInParts(late)).toBe('whole');
+    // One for a call among the latest is read as a whole read reads it.
+    const recent = [answered, [...replies(300), result('k2990')], replies(5)];
+    const got = takeInParts(recent);
+    expect(got).not.toBe('whole');
+    expect(JSON.stringify(got)).toBe(JSON.stringify(wholeRead(recent)));
+  });
 });

@@ -111,6 +111,17 @@ export class Classifier {
   private readonly calls = new Map<string, OpenCall>();
   /** Once items are let go of (letGo): the calls whose item is still whole. */
   private unanswered: OpenCall[] | undefined;
+  /** With a bound on calls kept (keepCalls): the answered calls let go of, oldest first, still kept. */
+  private answered: string[] | undefined;
+  private answeredHead = 0;
+  /** Hashes of the ids of answered calls forgotten (keepCalls): a later event naming one is noticed. */
+  private forgotten: Set<number> | undefined;
+  private keptCalls = 0;
+  /**
+   * Why the items since the last letGo may not be those a whole read makes: an event named a call
+   * forgotten (see keepCalls). A hash shared by two ids only makes this say so without need.
+   */
+  stale: string | undefined;
   /** Spawning event id → the lane it started. */
   private readonly spawned = new Map<string, Lane>();
   /** Summary texts that a user event of the lane carries, so a compaction does not repeat them. */
@@ -210,6 +221,18 @@ export class Classifier {
   }
 
   /**
+   * Keeps at most about `count` answered calls once their items are let go of: older ones are
+   * forgotten but for a hash of their ids. A long session read a part at a time then holds what its
+   * latest calls need rather than every call it made; an event that names a forgotten call (a late
+   * second result, a hook long after its call) sets `stale`, and the reader reads the session whole.
+   */
+  keepCalls(count: number): void {
+    this.keptCalls = count;
+    this.answered ??= [];
+    this.forgotten ??= new Set();
+  }
+
+  /**
    * Forgets the items made so far, for a reader that has taken them (a dump written as it is read).
    * What ties later events to earlier ones (open calls, spawns, summaries) stays.
    */
@@ -224,8 +247,35 @@ export class Classifier {
     for (const call of calls) {
       const { uuid, type, result_item } = call.use;
       if (result_item === undefined || call.sub) this.unanswered.push(call);
-      else call.use = { uuid, type, result_item } as Item;
+      else {
+        const id = call.use.tool_use_id;
+        call.use = { uuid, type, result_item } as Item;
+        if (typeof id === 'string') this.answered?.push(id);
+      }
     }
+    this.forgetCalls();
+  }
+
+  /** Forgets the oldest answered calls past the number kept (see keepCalls). */
+  private forgetCalls(): void {
+    const answered = this.answered;
+    const forgotten = this.forgotten;
+    if (!answered || !forgotten) return;
+    while (answered.length - this.answeredHead > this.keptCalls) {
+      const id = answered[this.answeredHead++]!;
+      if (this.calls.delete(id)) forgotten.add(idHash(id));
+    }
+    if (this.answeredHead > 1024 && this.answeredHead * 2 > answered.length) {
+      this.answered = answered.slice(this.answeredHead);
+      this.answeredHead = 0;
+    }
+  }
+
+  /** The call of that id; a forgotten one (see keepCalls) makes the items stale. */
+  private callOf(id: string, why: string): OpenCall | undefined {
+    const call = this.calls.get(id);
+    if (call === undefined && this.forgotten?.has(idHash(id))) this.stale ??= `${why} ${id}, long after it`;
+    return call;
   }
 
   private event(e: TranscriptEvent): void {
@@ -475,14 +525,17 @@ export class Classifier {
         `${e.id}${SUB_SUFFIX}`,
       );
     }
-    if (e.payload.callId !== '' && !this.calls.has(e.payload.callId)) {
+    if (
+      e.payload.callId !== '' &&
+      this.callOf(e.payload.callId, 'another call with the id of call') === undefined
+    ) {
       this.calls.set(e.payload.callId, call);
       this.unanswered?.push(call);
     }
   }
 
   private toolResult(e: TranscriptEventOf<'tool_result'>): void {
-    const call = this.calls.get(e.payload.callId);
+    const call = this.callOf(e.payload.callId, 'a result of call');
     if (!call) {
       // A result whose call this lane never made: it cannot name a parent, so it is shown as found.
       this.unknown(e);
@@ -524,7 +577,7 @@ export class Classifier {
   private spawnNotice(e: TranscriptEventOf<'system'>): void {
     const lane = this.spawned.get(e.id)!;
     const call = str(e.payload.callId);
-    if (call !== undefined && this.calls.has(call)) {
+    if (call !== undefined && this.callOf(call, 'a spawn of call') !== undefined) {
       this.keep(e, 'mirrors the spawning call, which is the tool item');
       return;
     }
@@ -557,7 +610,7 @@ export class Classifier {
    * started, so a reader sees which hooks ran for each call. */
   private isAroundCall(e: TranscriptEventOf<'hook'>): boolean {
     const callId = str(e.payload.toolUseId);
-    return callId !== undefined && this.calls.has(callId);
+    return callId !== undefined && this.callOf(callId, 'a hook of call') !== undefined;
   }
 
   private hook(e: TranscriptEventOf<'hook'>): void {
@@ -684,3 +737,18 @@ const commandArgs = (command: string, args: string | undefined): string | undefi
 
 /** A name reduced to what one type segment may hold. */
 const segment = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, '-') || 'unknown';
+
+/**
+ * A 52-bit hash of an id (two FNV-1a passes, 32 and 20 bits), kept in place of the id where a false
+ * match only costs a second look. Among a million ids, two share one about once in ten thousand.
+ */
+export function idHash(id: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x000193c5);
+  }
+  return (a >>> 0) * 0x100000 + (b >>> 12);
+}
