@@ -358,6 +358,8 @@ export abstract class CatalogIndexing extends CatalogState {
         have = new Set();
       } else {
         const batch = unknownDocs(part.batch, have);
+        // Batches from a worker share commits, as the sessions a cold index reads on the workers do.
+        if (this.workers) db.holdCommits(HELD_COMMIT_MS);
         // Placed a batch at a time: the count of the session's documents is known only at the end.
         const below = db.placeOf(batch.length, began.start.lastActivityAt);
         db.transaction(() => db.addDocs(e.key, batch, below === undefined ? undefined : { next: below }));
