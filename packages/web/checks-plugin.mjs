@@ -15,6 +15,7 @@ export {
   TranscriptItem,
   SessionUpsertedFrame,
   SessionRemovedFrame,
+  WorkstationPresenceFrame,
   SessionStreamFrame,
   SERVER_EVENT_MEMBERS,
 } from '@cairn/protocol';
@@ -48,6 +49,7 @@ export async function checksModule() {
   lines.push(`export const itemCheck = ${checker(contract, contract.TranscriptItem)};`);
   lines.push(`export const sessionUpsertedCheck = ${checker(contract, contract.SessionUpsertedFrame)};`);
   lines.push(`export const sessionRemovedCheck = ${checker(contract, contract.SessionRemovedFrame)};`);
+  lines.push(`export const presenceCheck = ${checker(contract, contract.WorkstationPresenceFrame)};`);
   lines.push(`export const streamFrameCheck = ${checker(contract, contract.SessionStreamFrame)};`);
   // The chat socket's frames, one checker per member, found by the frame's `type`.
   lines.push('export const chatEventChecks = {');

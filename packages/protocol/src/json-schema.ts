@@ -36,7 +36,12 @@ import {
   SyncStateFrame,
 } from './sync.js';
 import { TYPED_TOOLS } from './tool-items.js';
-import { SessionRemovedFrame, SessionUpsertedFrame, TOPIC_ATTRIBUTES } from './topics.js';
+import {
+  SessionRemovedFrame,
+  SessionUpsertedFrame,
+  TOPIC_ATTRIBUTES,
+  WorkstationPresenceFrame,
+} from './topics.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -50,6 +55,7 @@ const ROOTS: readonly TSchema[] = [
   SessionDumpFile,
   SessionUpsertedFrame,
   SessionRemovedFrame,
+  WorkstationPresenceFrame,
   SessionStreamFrame,
   ...SESSION_STREAM_FRAME_MEMBERS,
   ...OP_NAMES.flatMap((op) => Object.values(OP_SCHEMAS[op])),

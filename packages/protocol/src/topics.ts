@@ -1,6 +1,6 @@
 // Topics a connection can subscribe to, who may, and the frames each one pushes.
 import { type Static, Type } from '@sinclair/typebox';
-import { AgentName, type Role, Sid } from './identifiers.js';
+import { AgentName, type Role, Sid, Timestamp } from './identifiers.js';
 import { SessionHead } from './session.js';
 
 const AGENT_CHARS = '[a-z][a-z0-9-]{0,63}';
@@ -37,7 +37,7 @@ export const TOPIC_ATTRIBUTES = {
   sessions: {
     roles: ['user'],
     granularity: 'element',
-    frames: ['SessionUpsertedFrame', 'SessionRemovedFrame'],
+    frames: ['SessionUpsertedFrame', 'SessionRemovedFrame', 'WorkstationPresenceFrame'],
   },
   // A session may follow its own stream; which one is its own is the server's check.
   session: { roles: ['session', 'user'], granularity: 'append', frames: ['SessionStreamFrame'] },
@@ -80,3 +80,19 @@ export const SessionRemovedFrame = Type.Object(
   { $id: 'SessionRemovedFrame' },
 );
 export type SessionRemovedFrame = Static<typeof SessionRemovedFrame>;
+
+/** `sessions`: whether a workstation whose sessions are synced here is connected to the server now
+ * (to any of its processes), sent once for each such workstation the subscriber may see when it
+ * comes, then each time that changes. A workstation that stopped without saying so counts as gone
+ * once no process has heard from it for a while. */
+export const WorkstationPresenceFrame = Type.Object(
+  {
+    type: Type.Literal('workstation_presence'),
+    workstation: Type.String(),
+    online: Type.Boolean(),
+    /** When a server process last heard from it. */
+    heard_at: Type.Optional(Timestamp),
+  },
+  { $id: 'WorkstationPresenceFrame' },
+);
+export type WorkstationPresenceFrame = Static<typeof WorkstationPresenceFrame>;

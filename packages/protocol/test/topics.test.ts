@@ -16,6 +16,7 @@ import {
   topicKind,
   validate,
   validateRequest,
+  WorkstationPresenceFrame,
 } from '../src/index.js';
 import { mutations } from './mutate.js';
 
@@ -142,7 +143,7 @@ describe('the session stream frames', () => {
 });
 
 describe('the sessions topic frames', () => {
-  const schemas = { SessionUpsertedFrame, SessionRemovedFrame } as const;
+  const schemas = { SessionUpsertedFrame, SessionRemovedFrame, WorkstationPresenceFrame } as const;
 
   describe.each(Object.entries(schemas))('%s', (name, schema) => {
     const fixture = (SESSIONS_FRAME_FIXTURES as Record<string, Record<string, unknown>>)[name]!;

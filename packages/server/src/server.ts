@@ -48,6 +48,7 @@ import type { ServerStore } from './storage/server-store.js';
 import { SqliteServerStore } from './storage/sqlite-store.js';
 import { SessionsTopic } from './streams/sessions-topic.js';
 import { Streams } from './streams/streams.js';
+import type { PresenceTiming } from './sync/presence.js';
 import { SyncEndpoint, type SyncLimits } from './sync/sync-endpoint.js';
 
 export const SERVER_VERSION = '0.1.0';
@@ -109,6 +110,8 @@ export interface ServerOptions {
   readonly wireLimits?: Partial<WireLimits>;
   /** What `/sync` takes from workstations; the defaults when absent. */
   readonly syncLimits?: Partial<SyncLimits>;
+  /** How often a syncing workstation's connection is said to last, and for how long that counts. */
+  readonly presence?: PresenceTiming;
 }
 
 export interface RunningServer {
@@ -203,7 +206,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       })
     : new SqliteServerStore(home);
   // The list's live changes: the catalog's sessions, and those the workstations sync.
-  const sessions = new SessionsTopic(catalog, undefined, store.synced);
+  const sessions = new SessionsTopic(catalog, undefined, store.synced, options.presence);
   await sessions.ready;
   // A team's server checks workstations' tickets and people's tokens against its database.
   const storeTickets = options.database ? new StoreTickets(store.tickets, log) : undefined;
@@ -250,6 +253,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ticketOwner: drive.ticketOwner,
     log,
     ...(options.syncLimits ? { limits: options.syncLimits } : {}),
+    ...(options.presence ? { presence: options.presence } : {}),
+    cameOrLeft: () => sessions.presenceChanged(),
   });
   // Browsers follow a driven session's event log from any process on the database.
   const driveEvents = new DriveEventsEndpoint({ drive: store.drive, log, ...(access ? { access } : {}) });
@@ -273,7 +278,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const close = (): Promise<void> => {
     closing ??= (async () => {
       chat.close();
-      sync.close();
+      await sync.close();
       driveEvents.close();
       storeTickets?.close();
       await drive.close();

@@ -11,6 +11,7 @@ import {
   SessionUpsertedFrame,
   type TranscriptItem,
   validate,
+  WorkstationPresenceFrame,
 } from '@cairn/protocol';
 import { nodePlatform } from '@cairn/transcript';
 import WebSocket from 'ws';
@@ -125,6 +126,7 @@ function frameSchema(frame: Frame) {
   if ('ok' in frame) return ErrorResponse;
   if (frame.type === 'session_upserted') return SessionUpsertedFrame;
   if (frame.type === 'session_removed') return SessionRemovedFrame;
+  if (frame.type === 'workstation_presence') return WorkstationPresenceFrame;
   return SessionStreamFrame;
 }
 

@@ -191,7 +191,7 @@ describe('the PostgreSQL store', () => {
           `INSERT INTO users (name, role, token_sha256, created_at) VALUES ('ada', 'admin', '\\x01', 1)`,
         );
         expect(await tables(pool)).not.toContain('synced_sessions');
-        expect(await migrate(pool)).toEqual([4]);
+        expect(await migrate(pool, { target: 4 })).toEqual([4]);
         expect(await tables(pool)).toContain('synced_sessions');
         expect((await pool.query('SELECT name FROM users')).rows).toEqual([{ name: 'ada' }]);
       } finally {
@@ -209,6 +209,33 @@ describe('the PostgreSQL store', () => {
         await store.synced.put('vm', [{ agent: 'codex', sid: 'r1', stamp: 'v1', head }], 3);
         expect(await store.synced.list(['vm'])).toEqual([
           { workstation: 'vm', agent: 'codex', sid: 'r1', stamp: 'v1', head, syncedAt: 3 },
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('migration 5 adds which processes hear each syncing workstation, keeping what version 4 held', async () => {
+      const url = emptyDatabase();
+      const pool = openPool(url);
+      try {
+        await migrate(pool, { target: 4 });
+        await pool.query(
+          `INSERT INTO synced_sessions (workstation, agent, sid, stamp, head, synced_at, last_activity_at, cwd, head_active)
+           VALUES ('vm', 'codex', 'r1', 'v1', '{}', 1, 1, '', false)`,
+        );
+        expect(await tables(pool)).not.toContain('synced_presence');
+        expect(await migrate(pool)).toEqual([5]);
+        expect(await tables(pool)).toContain('synced_presence');
+        expect((await pool.query('SELECT sid FROM synced_sessions')).rows).toEqual([{ sid: 'r1' }]);
+      } finally {
+        await pool.end();
+      }
+      const store = await openAt(url);
+      try {
+        await store.synced.heard('vm', 'p1', true, 1_000);
+        expect(await store.synced.presence(2_000, 30_000)).toEqual([
+          { workstation: 'vm', online: true, heardAt: 1_000 },
         ]);
       } finally {
         await store.close();

@@ -589,6 +589,44 @@ export function storageSuite(harness: StoreHarness): void {
       expect(byStamp(await store.synced.stamps('ci-runner'))).toEqual(['s1@other']);
     });
 
+    it('tells which workstations a server process holds now, and forgets a process that went quiet', async () => {
+      let store = await fresh();
+      expect(await store.synced.presence(0, 30_000)).toEqual([]);
+      const byName = async (now: number) =>
+        (await store.synced.presence(now, 30_000))
+          .map((p) => [p.workstation, p.online, p.heardAt])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+      // Process A holds the laptop; process B held the VM and said it let go.
+      await store.synced.heard('laptop', 'process-a', true, 100_000);
+      await store.synced.heard('vm', 'process-b', true, 100_000);
+      await store.synced.heard('vm', 'process-b', false, 110_000);
+      expect(await byName(120_000)).toEqual([
+        ['laptop', true, 100_000],
+        ['vm', false, 110_000],
+      ]);
+      // Nobody says the laptop is still there: once the word is old, it is not.
+      expect(await byName(130_001)).toEqual([
+        ['laptop', false, 100_000],
+        ['vm', false, 110_000],
+      ]);
+      // It comes back through process B while A's last word stands, then leaves B: A still says it
+      // holds a connection, so it stays online until that word too is old.
+      await store.synced.heard('laptop', 'process-a', true, 140_000);
+      await store.synced.heard('laptop', 'process-b', true, 141_000);
+      await store.synced.heard('laptop', 'process-b', false, 142_000);
+      store = await reopen(store);
+      expect(await byName(150_000)).toEqual([
+        ['laptop', true, 142_000],
+        ['vm', false, 110_000],
+      ]);
+      // A's next word forgets B's row that said it let go; what B said last no longer dates it.
+      await store.synced.heard('laptop', 'process-a', true, 160_000);
+      expect(await byName(170_000)).toEqual([
+        ['laptop', true, 160_000],
+        ['vm', false, 110_000],
+      ]);
+    });
+
     it('pages a list latest first, filtered in the store, with the count of all that pass', async () => {
       const store = await fresh();
       const at = (sid: string, lastActivity: number, extra: Partial<SyncedSession['head']> = {}) => {

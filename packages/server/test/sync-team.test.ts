@@ -3,7 +3,9 @@
 // (their own and the shared ones), never another member's private machine's.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SYNC_PATH } from '@cairn/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { corpusPath } from '../../transcript/test/corpus.js';
 import type { RunningServer } from '../src/index.js';
 import { PostgresServerStore } from '../src/storage/postgres-store.js';
@@ -211,4 +213,66 @@ describe('synced sessions on a team’s server', () => {
     await store.workstations.setVisibility('mike-box', 'shared');
     expect(machines(await listedBy(tokens.olga!))).toEqual(['mike-box', 'olga-box']);
   });
+
+  it('tells each person, on any process, whether the machines they may use are connected now', async () => {
+    // Two more processes of the same database, which say every 200 ms that they still hold a
+    // machine and count a word older than 1.5 s as gone: one the machine connects to, one read.
+    const process = async (name: string) => {
+      const started = await serve(
+        { ...homeEnv(own.home), PATH: globalThis.process.env.PATH ?? '' },
+        {
+          database: databaseUrl,
+          localWorkstation: false,
+          cairnHome: tempDir(`cairn-sync-${name}-`),
+          presence: { heartbeatMs: 200, freshMs: 1_500 },
+        },
+      );
+      lasting.push(() => started.close());
+      return started;
+    };
+    const [holder, reader] = [await process('holder'), await process('reader')];
+    const follow = async (name: string) => {
+      const client = await Client.open(reader, { token: tokens[name]! });
+      lasting.push(() => client.close());
+      expect(await client.request('topic_subscribe', { topic: 'sessions' })).toMatchObject({ ok: true });
+      return client;
+    };
+    const [mike, olga, ada] = [await follow('mike'), await follow('olga'), await follow('ada')];
+    const said = (client: Client, workstation?: string) =>
+      client.frames
+        .filter((f) => f.type === 'workstation_presence')
+        .filter((f) => workstation === undefined || f.workstation === workstation)
+        .map((f) => `${f.workstation}:${f.online ? 'online' : 'offline'}`);
+
+    // Mike's machine syncs through the holder: the reader's followers hear it, and only those who
+    // may use it.
+    const issued = await store.tickets.issue('mike-box');
+    if (!issued.ok) throw new Error('no ticket');
+    const socket = new WebSocket(`ws://127.0.0.1:${holder.port}${SYNC_PATH}`, {
+      headers: { authorization: `Bearer ${issued.ticket}` },
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    // Well past the word's 1.5 s, it is still online: the holder says so again while it lasts.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await mike.until(() => said(mike, 'mike-box').at(-1) === 'mike-box:online', 15_000);
+    expect(said(mike, 'mike-box')).toEqual(['mike-box:online']);
+    await ada.until(() => said(ada, 'mike-box').at(-1) === 'mike-box:online', 15_000);
+    socket.close();
+    await mike.until(() => said(mike, 'mike-box').at(-1) === 'mike-box:offline', 15_000);
+    expect(said(mike, 'mike-box')).toEqual(['mike-box:online', 'mike-box:offline']);
+
+    // A process that holds Ada's machine says so every 200 ms, then dies and says nothing more: once
+    // its word is old, the machine shows as offline.
+    const alive = setInterval(() => void store.synced.heard('ada-box', 'a-process-that-dies', true), 200);
+    try {
+      await ada.until(() => said(ada, 'ada-box').at(-1) === 'ada-box:online', 15_000);
+    } finally {
+      clearInterval(alive);
+    }
+    await ada.until(() => said(ada, 'ada-box').at(-1) === 'ada-box:offline', 15_000);
+
+    // Nobody hears of a machine they may not use (Mike's was made shared in the test before).
+    expect(said(olga).filter((s) => s.startsWith('ada-box:'))).toEqual([]);
+    expect(said(mike).filter((s) => s.startsWith('ada-box:'))).toEqual([]);
+  }, 90_000);
 });

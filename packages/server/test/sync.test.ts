@@ -190,6 +190,40 @@ describe('syncing a machine’s sessions', () => {
     );
   });
 
+  it('tells browsers whether the machine is connected now, and when it left', async () => {
+    const { server, ticket } = await serverWithTicket();
+    const presence = (client: Client) =>
+      client.frames
+        .filter((f) => f.type === 'workstation_presence')
+        .map((f) => `${f.workstation}:${f.online ? 'online' : 'offline'}`);
+    // One browser follows the list from before the machine connects.
+    const early = await Client.open(server);
+    lasting.push(() => early.close());
+    expect(await early.request('topic_subscribe', { topic: 'sessions' })).toMatchObject({ ok: true });
+
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}${SYNC_PATH}`, {
+      headers: { authorization: `Bearer ${ticket}` },
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    await early.until(() => presence(early).includes('laptop:online'));
+    // One that comes later is told at once.
+    const late = await Client.open(server);
+    lasting.push(() => late.close());
+    expect(await late.request('topic_subscribe', { topic: 'sessions' })).toMatchObject({ ok: true });
+    await late.until(() => presence(late).length > 0);
+    expect(presence(late)).toEqual(['laptop:online']);
+
+    const before = Date.now();
+    socket.close();
+    for (const client of [early, late]) {
+      await client.until(() => presence(client).at(-1) === 'laptop:offline');
+      const left = client.frames.filter((f) => f.type === 'workstation_presence').at(-1)!;
+      expect(left.heard_at as number).toBeGreaterThanOrEqual(before - 1_000);
+      expect(left.heard_at as number).toBeLessThanOrEqual(Date.now());
+    }
+    expect(presence(early)).toEqual(['laptop:online', 'laptop:offline']);
+  });
+
   it('refuses a socket without a ticket or with an Origin, and a frame it cannot take, saying why', async () => {
     const { server, ticket, home } = await serverWithTicket();
     const url = `ws://127.0.0.1:${server.port}${SYNC_PATH}`;

@@ -5,6 +5,7 @@ declare module 'virtual:cairn-checks' {
   export const itemCheck: Check;
   export const sessionUpsertedCheck: Check;
   export const sessionRemovedCheck: Check;
+  export const presenceCheck: Check;
   export const streamFrameCheck: Check;
   export const chatEventChecks: Record<string, Check>;
 }

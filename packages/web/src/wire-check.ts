@@ -4,6 +4,7 @@
 import {
   chatEventChecks,
   itemCheck,
+  presenceCheck,
   responseChecks,
   sessionRemovedCheck,
   sessionUpsertedCheck,
@@ -18,6 +19,7 @@ import {
   TranscriptItem,
   validate,
   validateServerEvent,
+  WorkstationPresenceFrame,
 } from '@cairn/protocol';
 
 export type Checked = { ok: true } | { ok: false; message: string; field: string };
@@ -56,7 +58,9 @@ export const checkStreamFrame = (frame: unknown): Checked =>
 export const checkSessionsFrame = (frame: Record<string, unknown>): Checked =>
   frame.type === 'session_upserted'
     ? check(sessionUpsertedCheck, SessionUpsertedFrame, frame)
-    : check(sessionRemovedCheck, SessionRemovedFrame, frame);
+    : frame.type === 'workstation_presence'
+      ? check(presenceCheck, WorkstationPresenceFrame, frame)
+      : check(sessionRemovedCheck, SessionRemovedFrame, frame);
 
 /** A frame of a chat socket (`/chat`), checked against the one member its `type` names. */
 export function checkChatEvent(frame: Record<string, unknown>): Checked {

@@ -1,6 +1,7 @@
 // Sessions synced from another machine, in the session list of a real browser: each row names its
 // machine and offers neither Continue nor marks (both act on the server's own sessions); one synced
-// while the page is open appears, and one gone from its machine goes, without a reload.
+// while the page is open appears, and one gone from its machine goes, without a reload; the row and
+// the session's page say when its machine is no longer connected.
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTicket } from '@cairn/server';
@@ -132,8 +133,23 @@ describe.skipIf(!corpus)('synced sessions in the list', () => {
       expect(await view.locator('.resume-command').count()).toBe(1);
       expect(await view.locator('.continue-button').count()).toBe(0);
       expect(await view.locator('.tabs').count()).toBe(0);
-      expect(errors).toEqual([]);
+      // Its machine is connected now; once it leaves, the page and the list say so.
+      await expect.poll(() => view.locator('.synced-notice').getAttribute('data-presence')).toBe('online');
+      expect(await shownText(view.locator('.synced-notice'))).toMatch(
+        /^This session is on workstation olga-box, online now, which syncs/,
+      );
       sync.ws.close();
+      await expect.poll(() => view.locator('.synced-notice').getAttribute('data-presence')).toBe('offline');
+      expect(await shownText(view.locator('.synced-notice'))).toMatch(
+        /^Workstation olga-box is offline \(last heard .+\)\. This is what it synced before it went;/,
+      );
+      expect(await shownText(view.locator('.workstation-badge'))).toBe('on olga-box · offline');
+      expect(await view.locator('.workstation-badge.offline').count()).toBe(1);
+      await page.goBack();
+      await expect
+        .poll(() => shownText(page.locator('.session-item[data-sid="far-2"] .workstation-badge')))
+        .toBe('on olga-box · offline');
+      expect(errors).toEqual([]);
     },
     SLOW,
   );

@@ -133,6 +133,18 @@ CREATE TABLE synced_docs (
 CREATE INDEX synced_docs_words ON synced_docs USING GIN (words);
 `,
   },
+  {
+    version: 5,
+    // A row per server process that holds (or held) a workstation's sync connection: the process
+    // says so again while it lasts, so that one that died stops counting once its word is old.
+    name: 'which server processes hear each syncing workstation',
+    sql: `
+CREATE TABLE synced_presence (
+  workstation TEXT NOT NULL, process TEXT NOT NULL, connected BOOLEAN NOT NULL, heard_at BIGINT NOT NULL,
+  PRIMARY KEY (workstation, process)
+);
+`,
+  },
 ];
 
 /** The advisory lock the migrations run under: cairn's own key, the same in every process. */

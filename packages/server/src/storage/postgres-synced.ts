@@ -10,6 +10,7 @@ import {
   docsStateOf,
   keptText,
   listedColumns,
+  PRESENCE_KEPT_MS,
   type SearchDbRow,
   searchRow,
   syncedRecord,
@@ -221,6 +222,27 @@ export function syncedSessionRecords(
         args,
       );
       return { rows: rows.map(syncedRecord), total: counted.rows[0]?.total ?? 0 };
+    },
+    async heard(workstation, process, connected, now = Date.now()) {
+      await inTransaction(pool, async (client) => {
+        await client.query(
+          `INSERT INTO synced_presence (workstation, process, connected, heard_at) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (workstation, process) DO UPDATE SET connected = excluded.connected, heard_at = excluded.heard_at`,
+          [workstation, process, connected, now],
+        );
+        await client.query(
+          'DELETE FROM synced_presence WHERE workstation = $1 AND process <> $2 AND (NOT connected OR heard_at < $3)',
+          [workstation, process, now - PRESENCE_KEPT_MS],
+        );
+      });
+    },
+    async presence(now, freshMs) {
+      const { rows } = await pool.query<{ workstation: string; heard_at: string; online: boolean }>(
+        `SELECT workstation, max(heard_at) AS heard_at, bool_or(connected AND heard_at >= $1) AS online
+         FROM synced_presence GROUP BY workstation`,
+        [now - freshMs],
+      );
+      return rows.map((r) => ({ workstation: r.workstation, online: r.online, heardAt: Number(r.heard_at) }));
     },
     onChange: listen,
   };

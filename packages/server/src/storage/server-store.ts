@@ -280,6 +280,14 @@ export function readSyncedNotice(payload: string): SyncedChange | undefined {
   }
 }
 
+/** Whether a workstation's sync is connected to some server process now, and when one last heard it. */
+export interface WorkstationPresence {
+  readonly workstation: string;
+  readonly online: boolean;
+  /** When a server process last heard from it (connected or leaving), milliseconds since the epoch. */
+  readonly heardAt: number;
+}
+
 /** The heads of the sessions each workstation reads on its own machine, as it syncs them. */
 export interface SyncedSessionRecords {
   /** What the server holds of one workstation, in no set order: each session's stamp, and of its
@@ -324,6 +332,15 @@ export interface SyncedSessionRecords {
   onChange(listener: (change: SyncedChange | undefined) => void): Promise<() => void>;
   /** The sessions named of one workstation that it holds, in no set order. */
   get(workstation: string, sessions: readonly SessionRef[]): Promise<SyncedSessionRecord[]>;
+  /**
+   * Notes, as of `now`, that server process `process` holds a sync connection of the workstation
+   * (`connected`, said again while it lasts) or no longer does. A process that ends without saying
+   * so stops being heard, which `presence` reads as gone.
+   */
+  heard(workstation: string, process: string, connected: boolean, now?: number): Promise<void>;
+  /** Every workstation some process heard, in no set order: online while a process that holds its
+   * connection said so within `freshMs` of `now`. */
+  presence(now: number, freshMs: number): Promise<WorkstationPresence[]>;
 }
 
 export interface ServerStore {

@@ -134,6 +134,9 @@ export class SqliteServerStore implements ServerStore {
       search: async (query) => synced().search(query),
       workstationsHeld: async () => synced().workstationsHeld(),
       page: async (query) => synced().page(query),
+      heard: async (workstation, process, connected, now = Date.now()) =>
+        synced().heard(workstation, process, connected, now),
+      presence: async (now, freshMs) => synced().presence(now, freshMs),
       async onChange(listener) {
         syncListeners.add(listener);
         return () => syncListeners.delete(listener);

@@ -20,7 +20,15 @@ import {
   type SyncedSearchQuery,
   type SyncedSearchRow,
   type SyncedSessionRecord,
+  type WorkstationPresence,
 } from './server-store.js';
+
+/**
+ * How long another process's word that it holds a workstation is kept once a newer word came: a
+ * process that ended without saying so is forgotten then, while its last word still dates the
+ * workstation until the next.
+ */
+export const PRESENCE_KEPT_MS = 60 * 60 * 1000;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS synced_sessions (
@@ -37,6 +45,10 @@ CREATE TABLE IF NOT EXISTS synced_docs (
   agent_id TEXT, at INTEGER, UNIQUE (workstation, agent, sid, key)
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS synced_docs_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS synced_presence (
+  workstation TEXT NOT NULL, process TEXT NOT NULL, connected INTEGER NOT NULL, heard_at INTEGER NOT NULL,
+  PRIMARY KEY (workstation, process)
+);
 `;
 
 /** A document's text as the server keeps it: without the snippets' marks (a hostile workstation's
@@ -310,6 +322,32 @@ export class SqliteSynced {
       .prepare('SELECT * FROM synced_sessions WHERE sid = ? AND (? IS NULL OR agent = ?)')
       .all(sid, agent ?? null, agent ?? null) as Row[];
     return rows.map(syncedRecord);
+  }
+
+  heard(workstation: string, process: string, connected: boolean, now: number): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO synced_presence (workstation, process, connected, heard_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (workstation, process) DO UPDATE SET connected = excluded.connected, heard_at = excluded.heard_at`,
+        )
+        .run(workstation, process, connected ? 1 : 0, now);
+      this.db
+        .prepare(
+          'DELETE FROM synced_presence WHERE workstation = ? AND process <> ? AND (connected = 0 OR heard_at < ?)',
+        )
+        .run(workstation, process, now - PRESENCE_KEPT_MS);
+    })();
+  }
+
+  presence(now: number, freshMs: number): WorkstationPresence[] {
+    const rows = this.db
+      .prepare(
+        `SELECT workstation, max(heard_at) AS heard_at, max(connected = 1 AND heard_at >= ?) AS online
+         FROM synced_presence GROUP BY workstation`,
+      )
+      .all(now - freshMs) as { workstation: string; heard_at: number; online: number }[];
+    return rows.map((r) => ({ workstation: r.workstation, online: r.online === 1, heardAt: r.heard_at }));
   }
 
   workstationsHeld(): string[] {

@@ -4,7 +4,12 @@
 import type { SessionHead } from '@cairn/protocol';
 import type { Catalog, SessionEntry } from '../reader/catalog.js';
 import { type HeadTexts, withTexts } from '../reader/head-texts.js';
-import type { SyncedSessionRecord, SyncedSessionRecords } from '../storage/server-store.js';
+import type {
+  SyncedSessionRecord,
+  SyncedSessionRecords,
+  WorkstationPresence,
+} from '../storage/server-store.js';
+import { PRESENCE_TIMING, type PresenceTiming } from '../sync/presence.js';
 import { syncedHead } from '../sync/synced-heads.js';
 import { PRICES_SOURCE } from '../usage/pricing.js';
 import type { Subscriber } from './streams.js';
@@ -81,6 +86,11 @@ export class SessionsTopic {
   private stopSynced: (() => void) | undefined;
   private closed = false;
   private readonly baseline: Promise<void>;
+  /** Each synced workstation's presence as last sent; undefined until first read. */
+  private presenceSent: Map<string, WorkstationPresence> | undefined;
+  private presenceRunning = false;
+  /** A change came while a read was under way: read once more after it. */
+  private presenceAgain = false;
 
   /** Settles once the topic hears the synced sessions' changes and holds their baseline. */
   get ready(): Promise<void> {
@@ -91,6 +101,7 @@ export class SessionsTopic {
     private readonly catalog: Catalog,
     private readonly coalesceMs = 100,
     private readonly synced?: SyncedSessionRecords,
+    private readonly presence: PresenceTiming = PRESENCE_TIMING,
   ) {
     this.stop = catalog.onHeads((changed, removed) => {
       for (const e of changed) this.changed.set(e.key, e);
@@ -138,6 +149,11 @@ export class SessionsTopic {
 
   subscribe(sub: Subscriber, view: SessionsView = EVERYTHING): void {
     this.subs.set(sub, view);
+    if (!this.synced) return;
+    // What is known now goes at once; a read under way sends what changed to every subscriber.
+    for (const p of this.presenceSent?.values() ?? [])
+      if (view.mayUse(p.workstation)) sub.send(presenceFrame(p));
+    void this.checkPresence();
   }
 
   unsubscribe(sub: Subscriber): boolean {
@@ -154,7 +170,39 @@ export class SessionsTopic {
     this.timer ??= setTimeout(() => this.flush(), this.coalesceMs);
   }
 
+  /** A workstation came or left through this process: its subscribers hear it now, not at the next check. */
+  presenceChanged(): void {
+    if (this.subs.size === 0) return;
+    if (this.presenceRunning) this.presenceAgain = true;
+    else void this.checkPresence();
+  }
+
+  /** Reads which synced workstations are connected now and sends each one that changed. */
+  private async checkPresence(): Promise<void> {
+    if (!this.synced || this.presenceRunning || this.closed) return;
+    this.presenceRunning = true;
+    this.presenceAgain = false;
+    try {
+      const rows = await this.synced.presence(Date.now(), this.presence.freshMs);
+      const first = this.presenceSent === undefined;
+      this.presenceSent ??= new Map();
+      const sent = this.presenceSent;
+      for (const p of rows) {
+        const was = sent.get(p.workstation);
+        if (!first && was?.online === p.online) continue;
+        sent.set(p.workstation, p);
+        for (const [sub, view] of this.subs) if (view.mayUse(p.workstation)) sub.send(presenceFrame(p));
+      }
+    } catch {
+      // The store away for a moment: the next check reads again.
+    } finally {
+      this.presenceRunning = false;
+      if (this.presenceAgain) void this.checkPresence();
+    }
+  }
+
   private recheckActive(): void {
+    if (this.subs.size > 0) void this.checkPresence();
     const now = Date.now();
     for (const e of this.catalog.all()) {
       if ((this.activeOf.get(e.key) ?? false) !== this.catalog.active(e, now)) this.changed.set(e.key, e);
@@ -278,6 +326,13 @@ export class SessionsTopic {
     }
   }
 }
+
+const presenceFrame = (p: WorkstationPresence) => ({
+  type: 'workstation_presence',
+  workstation: p.workstation,
+  online: p.online,
+  heard_at: Math.max(0, Math.floor(p.heardAt)),
+});
 
 const syncedId = (agent: string, sid: string): string => `${agent}\u0000${sid}`;
 

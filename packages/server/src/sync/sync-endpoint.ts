@@ -2,8 +2,10 @@
 // browsers: like `/agent`, a request with an Origin is refused, and the upgrade needs the
 // workstation's ticket as a bearer token. The server opens with what it holds of that workstation;
 // each batch the workstation sends is stored whole and acked, or refused whole with the reason.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   SYNC_FRAME_MAX_BYTES,
   SyncClientFrame,
@@ -14,6 +16,7 @@ import {
 } from '@cairn/protocol';
 import { WebSocket, WebSocketServer } from 'ws';
 import { StoreRefused, type SyncedSessionRecords } from '../storage/server-store.js';
+import { PRESENCE_TIMING, type PresenceTiming } from './presence.js';
 
 export interface SyncLimits {
   /** Workstations syncing at once; past it one is refused with 503 and comes back later. */
@@ -22,11 +25,19 @@ export interface SyncLimits {
   readonly maxPending: number;
 }
 
+/** How long a stop waits for the store to hear that its workstations left. */
+const CLOSE_WORD_MS = 2_000;
+
 export const DEFAULT_SYNC_LIMITS: SyncLimits = { maxConnections: 256, maxPending: 4 };
 
 export class SyncEndpoint {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: SYNC_FRAME_MAX_BYTES });
   private readonly limits: SyncLimits;
+  /** This process, as the store's presence rows name it. */
+  private readonly process = randomUUID();
+  /** The workstations connected here, with how many connections each (a reconnect may overlap). */
+  private readonly held = new Map<string, number>();
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly options: {
@@ -34,9 +45,26 @@ export class SyncEndpoint {
       readonly ticketOwner: (ticket: string) => string | undefined;
       readonly log: (line: string) => void;
       readonly limits?: Partial<SyncLimits>;
+      readonly presence?: PresenceTiming;
+      /** Called once the store heard that a workstation came or left through this process. */
+      readonly cameOrLeft?: () => void;
     },
   ) {
     this.limits = { ...DEFAULT_SYNC_LIMITS, ...options.limits };
+    this.heartbeat = setInterval(
+      () => {
+        for (const workstation of this.held.keys()) this.heard(workstation, true);
+      },
+      (options.presence ?? PRESENCE_TIMING).heartbeatMs,
+    );
+    this.heartbeat.unref();
+  }
+
+  /** Tells the store whether this process holds the workstation now; a failure waits for the next word. */
+  private heard(workstation: string, connected: boolean): Promise<void> {
+    return this.options.store.heard(workstation, this.process, connected).catch((cause: unknown) => {
+      this.options.log(`sync: cannot note whether ${workstation} is connected: ${(cause as Error).message}`);
+    });
   }
 
   /** True when the socket was accepted as a workstation's. */
@@ -62,12 +90,27 @@ export class SyncEndpoint {
     return true;
   }
 
-  close(): void {
+  /** Ends every connection, and says the workstations it held are no longer connected here. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const held = [...this.held.keys()];
+    this.held.clear();
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
+    // A store that does not answer holds up no stop: the word then goes stale on its own.
+    const said = Promise.all(held.map((workstation) => this.heard(workstation, false)));
+    await Promise.race([said, sleep(CLOSE_WORD_MS, undefined, { ref: false })]);
   }
 
   private serve(ws: WebSocket, workstation: string, ticket: string): void {
+    this.held.set(workstation, (this.held.get(workstation) ?? 0) + 1);
+    void this.heard(workstation, true).then(this.options.cameOrLeft);
+    ws.once('close', () => {
+      const left = (this.held.get(workstation) ?? 0) - 1;
+      if (left > 0) this.held.set(workstation, left);
+      else if (this.held.delete(workstation))
+        void this.heard(workstation, false).then(this.options.cameOrLeft);
+    });
     const send = (frame: SyncServerFrame) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
     };

@@ -1,6 +1,12 @@
 // Every session the server knows, kept current: listed on each (re)subscription, then updated live from
 // the `sessions` topic (a session appears, becomes active, goes quiet, or its files go away).
-import type { OpArgs, SessionHead, SessionRemovedFrame, SessionUpsertedFrame } from '@cairn/protocol';
+import type {
+  OpArgs,
+  SessionHead,
+  SessionRemovedFrame,
+  SessionUpsertedFrame,
+  WorkstationPresenceFrame,
+} from '@cairn/protocol';
 import type { Connection } from '../rpc.js';
 import { checkSessionsFrame } from '../wire-check.js';
 
@@ -22,6 +28,8 @@ export class Directory {
   private listing = 0;
   /** Heads a live frame set or removed while the current listing runs: the frame is newer. */
   private touched = new Set<string>();
+  /** Whether each workstation whose sessions are synced here is connected now, as the topic last said. */
+  private readonly presence = new Map<string, WorkstationPresenceFrame>();
 
   constructor(private readonly conn: Connection) {}
 
@@ -30,7 +38,8 @@ export class Directory {
     this.started = true;
     this.conn.subscribe({
       topic: 'sessions',
-      accepts: (f) => f.type === 'session_upserted' || f.type === 'session_removed',
+      accepts: (f) =>
+        f.type === 'session_upserted' || f.type === 'session_removed' || f.type === 'workstation_presence',
       onFrame: (f) => this.frame(f),
       // The topic only says what changes from now on; the listing says what is there, and after a
       // reconnect it also drops what went away meanwhile.
@@ -58,6 +67,11 @@ export class Directory {
 
   get(agent: string, sid: string): SessionHead | undefined {
     return this.heads.get(key(agent, sid));
+  }
+
+  /** Whether a workstation is connected now and when it was last heard; undefined until the server says. */
+  presenceOf(workstation: string): WorkstationPresenceFrame | undefined {
+    return this.presence.get(workstation);
   }
 
   private async list(): Promise<void> {
@@ -99,8 +113,9 @@ export class Directory {
       this.changed();
       return;
     }
-    const frame = f as unknown as SessionUpsertedFrame | SessionRemovedFrame;
-    if (frame.type === 'session_upserted') {
+    const frame = f as unknown as SessionUpsertedFrame | SessionRemovedFrame | WorkstationPresenceFrame;
+    if (frame.type === 'workstation_presence') this.presence.set(frame.workstation, frame);
+    else if (frame.type === 'session_upserted') {
       const k = key(frame.head.agent, frame.head.sid);
       this.touched.add(k);
       this.heads.set(k, frame.head);

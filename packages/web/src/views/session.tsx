@@ -19,6 +19,7 @@ import { ResumeCommand } from './resume-command.js';
 import { SessionLinks } from './session-links.js';
 import { SummaryView } from './summary.js';
 import { type TimelinePosition, TimelineView } from './timeline.js';
+import { WorkstationBadge } from './workstation-badge.js';
 
 type SessionRoute = Extract<Route, { view: 'session' }>;
 
@@ -148,7 +149,9 @@ function SyncedSessionView({
   workstation: string;
   title: string;
 }) {
+  const { directory } = useServices();
   const machine = shownText(workstation);
+  const presence = directory.presenceOf(workstation);
   return (
     <section class="session-view synced-session">
       <header class="session-head">
@@ -158,7 +161,7 @@ function SyncedSessionView({
         </h1>
         <div class="meta muted small">
           <span class={`agent-badge agent-${route.agent}`}>{route.agent}</span> <code>{route.sid}</code>{' '}
-          <span class="workstation-badge">on {machine}</span>
+          <WorkstationBadge workstation={workstation} />
           {head.started_at !== undefined && <span> · started {formatDateTime(head.started_at)}</span>}
           {head.last_activity_at !== undefined && (
             <span> · last activity {formatWhen(head.last_activity_at)}</span>
@@ -168,10 +171,19 @@ function SyncedSessionView({
           <ResumeCommand agent={route.agent} sid={route.sid} cwd={head.cwd} />
         </div>
       </header>
-      <p class="synced-notice">
-        This session is on workstation <strong>{machine}</strong>, which syncs its list entry here. Its
-        transcript, summary and dump are read on that machine; the command above resumes it there.
-      </p>
+      {presence?.online === false ? (
+        <p class="synced-notice" data-presence="offline">
+          Workstation <strong>{machine}</strong> is offline
+          {presence.heard_at !== undefined && <> (last heard {formatWhen(presence.heard_at)})</>}. This is
+          what it synced before it went; the command above resumes the session there once it is back.
+        </p>
+      ) : (
+        <p class="synced-notice" data-presence={presence?.online ? 'online' : 'unknown'}>
+          This session is on workstation <strong>{machine}</strong>
+          {presence?.online ? ', online now, which' : ', which'} syncs its list entry here. Its transcript,
+          summary and dump are read on that machine; the command above resumes it there.
+        </p>
+      )}
     </section>
   );
 }

@@ -28,6 +28,7 @@ import { ContinueButton } from './chat-new.js';
 import { SessionStar, SessionTags, StarredItems } from './marks.js';
 import { ActiveFact } from './model-and-time.js';
 import { SearchResults } from './search.js';
+import { WorkstationBadge } from './workstation-badge.js';
 
 type SessionsRoute = Extract<Route, { view: 'sessions' }>;
 
@@ -285,11 +286,7 @@ function SessionItem({ head, showProject = false }: { head: SessionHead; showPro
           {title.length > 200 ? `${title.slice(0, 199)}…` : title}
         </span>
         <span class={`agent-badge agent-${head.agent}`}>{head.agent}</span>
-        {head.workstation !== undefined && (
-          <span class="workstation-badge" title={`synced from workstation ${shownText(head.workstation)}`}>
-            on {shownText(head.workstation)}
-          </span>
-        )}
+        {head.workstation !== undefined && <WorkstationBadge workstation={head.workstation} />}
         {head.active && <span class="active-label">active</span>}
         <span class="muted small when" title={at ? formatDateTime(at) : ''}>
           {formatWhen(at)}
