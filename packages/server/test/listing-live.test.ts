@@ -1,5 +1,6 @@
-// A followed session's listing facts (model, prompts, cost) are kept up to date read by read: at every
-// cut of real Claude Code and Codex sessions they are those a whole read of the same bytes gives.
+// A followed session's listing facts (model, prompts, cost) and the requests the usage reports count
+// are kept up to date read by read: at every cut of real Claude Code and Codex sessions they are
+// those a whole read of the same bytes gives.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadTranscript, nodePlatform } from '@cairn/transcript';
@@ -8,6 +9,7 @@ import { corpus, corpusPath } from '../../transcript/test/corpus.js';
 import { laneItems } from '../src/indexing/search-docs.js';
 import { listingFacts } from '../src/reader/listing.js';
 import { LiveTranscript } from '../src/reader/live-transcript.js';
+import { sessionRequests } from '../src/usage/session-requests.js';
 import { homeEnv, tempDir } from './helpers.js';
 
 const SESSIONS = [
@@ -47,6 +49,7 @@ describe.skipIf(!corpus)('listing facts read on from the last read', () => {
       const step = Math.max(1, Math.floor(lines.length / 60));
       let checked = 0;
       let withCost = 0;
+      let requests = 0;
       for (let at = 0; at < lines.length; at += step) {
         appendFileSync(file, `${lines.slice(at, at + step).join('\n')}\n`);
         const read = await live.read(platform, file);
@@ -55,12 +58,15 @@ describe.skipIf(!corpus)('listing facts read on from the last read', () => {
         if (!whole.ok) throw new Error(whole.error.message);
         const expected = listingFacts(s.agent, whole.value, laneItems(whole.value));
         expect(live.listing(read.value), `after ${at + step} lines`).toEqual(expected);
+        expect(live.requests(), `after ${at + step} lines`).toEqual(sessionRequests(whole.value));
         checked++;
+        requests = live.requests().length;
         if (expected.costUsd !== undefined) withCost++;
       }
       expect(checked).toBeGreaterThan(30);
       // The cuts reach the part of the session with priced requests and prompts.
       expect(withCost).toBeGreaterThan(10);
+      expect(requests).toBeGreaterThan(20);
     }, 60_000);
   }
 });

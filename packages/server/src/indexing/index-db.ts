@@ -473,9 +473,14 @@ export class IndexDb {
     return this.usageChanges.get(sessionKey) ?? 0;
   }
 
-  /** Replaces what the usage reports know of a recorded session. */
-  putUsage(sessionKey: string, usage: SessionUsage): void {
+  /**
+   * Replaces what the usage reports know of a recorded session. With `keep`, the first `keep` of its
+   * requests are those it holds already (a growing session's read went on from the last one): only
+   * the rows after them are written again. Rows it does not hold are written whole.
+   */
+  putUsage(sessionKey: string, usage: SessionUsage, keep = 0): void {
     this.write(() => {
+      if (keep > 0 && !('error' in usage) && this.putUsageAfter(sessionKey, usage, keep)) return;
       const sessionId = this.deleteUsage(sessionKey);
       if (sessionId === undefined) return;
       if ('error' in usage) {
@@ -487,23 +492,59 @@ export class IndexDb {
         usage.project ?? null,
         usage.title ?? null,
       );
-      const insert = this.stmt(
-        `INSERT INTO usage_requests (session_id, at, model, input, output, cache_read, cache_write, cache_write_1h, reasoning)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      for (const { at, model, usage: u } of usage.requests)
-        insert.run(
-          sessionId,
-          at,
-          model,
-          u.inputTokens,
-          u.outputTokens,
-          u.cacheReadTokens ?? 0,
-          u.cacheWriteTokens ?? 0,
-          u.cacheWrite1hTokens ?? 0,
-          u.reasoningTokens ?? 0,
-        );
+      this.insertRequests(sessionId, usage.requests);
     });
+  }
+
+  /** Writes the requests after the first `keep`, when the session holds those; false when not. */
+  private putUsageAfter(
+    sessionKey: string,
+    usage: Extract<SessionUsage, { requests: unknown }>,
+    keep: number,
+  ): boolean {
+    const held = this.stmt(
+      'SELECT s.id AS id, u.error AS error FROM sessions s JOIN usage_sessions u ON u.session_id = s.id WHERE s.key = ?',
+    ).get(sessionKey) as { id: number; error: string | null } | undefined;
+    if (held === undefined || held.error !== null) return false;
+    const rows = this.stmt('SELECT count(*) FROM usage_requests WHERE session_id = ?')
+      .pluck()
+      .get(held.id) as number;
+    if (rows < keep) return false;
+    this.usageChanges.set(sessionKey, ++this.usageChangeCount);
+    this.stmt('UPDATE usage_sessions SET project = ?, title = ? WHERE session_id = ?').run(
+      usage.project ?? null,
+      usage.title ?? null,
+      held.id,
+    );
+    if (rows > keep) {
+      const from = this.stmt(
+        'SELECT rowid FROM usage_requests WHERE session_id = ? ORDER BY rowid LIMIT 1 OFFSET ?',
+      )
+        .pluck()
+        .get(held.id, keep) as number;
+      this.stmt('DELETE FROM usage_requests WHERE session_id = ? AND rowid >= ?').run(held.id, from);
+    }
+    this.insertRequests(held.id, usage.requests.slice(keep));
+    return true;
+  }
+
+  private insertRequests(sessionId: number, requests: readonly UsageRequest[]): void {
+    const insert = this.stmt(
+      `INSERT INTO usage_requests (session_id, at, model, input, output, cache_read, cache_write, cache_write_1h, reasoning)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const { at, model, usage: u } of requests)
+      insert.run(
+        sessionId,
+        at,
+        model,
+        u.inputTokens,
+        u.outputTokens,
+        u.cacheReadTokens ?? 0,
+        u.cacheWriteTokens ?? 0,
+        u.cacheWrite1hTokens ?? 0,
+        u.reasoningTokens ?? 0,
+      );
   }
 
   /** The session's row id, its usage gone. */

@@ -71,7 +71,8 @@ CREATE VIRTUAL TABLE docs_fts USING fts5(text, tool_output, tokenize = 'unicode6
 -- Requests are kept one a row, not summed by hour or day: a billing window starts and ends at a
 -- request's own millisecond, a session row at its first and last request, and a zone may be a
 -- quarter hour off UTC. Costs are priced when a report is made, so a new price catalog needs no
--- new read. A session's rows go in together, in its order (rowid), and are replaced whole.
+-- new read. A session's rows go in together, in its order (rowid), and are replaced whole, or from
+-- the first request a growing session's read changed.
 CREATE TABLE usage_sessions (
   session_id INTEGER PRIMARY KEY,
   project TEXT,

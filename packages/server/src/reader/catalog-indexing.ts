@@ -11,7 +11,7 @@ import {
   SESSION_SUMMARY_VERSION,
   splitStorePath,
 } from '@cairn/transcript';
-import type { FileState, IndexDoc } from '../indexing/index-db.js';
+import type { FileState, IndexDoc, UsageRequest } from '../indexing/index-db.js';
 import {
   type DocBatch,
   docBatches,
@@ -26,7 +26,6 @@ import {
 } from '../indexing/index-job.js';
 import { INDEX_IN_PARTS_BYTES, prepareInParts } from '../indexing/index-parts.js';
 import { searchDocsInSlices } from '../indexing/search-docs.js';
-import { sessionRequests } from '../usage/session-requests.js';
 import {
   type CatalogHead,
   CatalogState,
@@ -78,6 +77,9 @@ export abstract class CatalogIndexing extends CatalogState {
    * translation holds lines back: the next read's items from those lines are in the index already.
    */
   private readonly indexedWhileHeld = new Map<string, ReadonlySet<string>>();
+  /** The requests last written of each session kept translated: a read that goes on from the last
+   * one writes the usage rows from the first request that differs, not every row again. */
+  private readonly usageWritten = new Map<string, UsageRequest[]>();
 
   /**
    * Reads a session and records its documents, summary and files: a followed one, or one kept
@@ -203,7 +205,8 @@ export abstract class CatalogIndexing extends CatalogState {
       inFlight: turnInFlight(t),
       listing: live.listing(t),
       session: headFactsOf(t),
-      requests: sessionRequests(t),
+      // A copy: the live transcript's list goes on growing with its next read.
+      requests: live.requests().slice(),
     };
     // Read on, the documents are the new items'. Read from the start, the session was most often
     // indexed already: only the items the index lacks are made documents.
@@ -268,6 +271,7 @@ export abstract class CatalogIndexing extends CatalogState {
 
   protected forgetLive(key: string): void {
     this.live.delete(key);
+    this.usageWritten.delete(key);
     this.tailed.delete(key);
     this.indexedWhileHeld.delete(key);
     this.cancelRelease(key);
@@ -520,11 +524,27 @@ export abstract class CatalogIndexing extends CatalogState {
       const whole = withTexts(e.head, texts);
       db.putSession(key, e.agent, e.sid, whole, whole.cwd, whole.lastActivityAt);
       db.putSummary(key, facts.summary, facts.capabilities, SESSION_SUMMARY_VERSION);
-      db.putUsage(key, {
-        requests: facts.requests,
-        ...(facts.session.cwd !== undefined ? { project: facts.session.cwd } : {}),
-        ...(facts.session.title !== undefined ? { title: facts.session.title } : {}),
-      });
+      const written = this.usageWritten.get(key);
+      const keep = written && !opts.replaced ? sameRequests(written, facts.requests) : 0;
+      db.putUsage(
+        key,
+        {
+          requests: facts.requests,
+          ...(facts.session.cwd !== undefined ? { project: facts.session.cwd } : {}),
+          ...(facts.session.title !== undefined ? { title: facts.session.title } : {}),
+        },
+        keep,
+      );
+      // Copies: a read that goes on may change an event's usage in place.
+      if (this.live.has(key)) {
+        const kept = written ?? [];
+        kept.length = keep;
+        for (let i = keep; i < facts.requests.length; i++) {
+          const { at, model, usage } = facts.requests[i]!;
+          kept.push({ at, model, usage: { ...usage } });
+        }
+        this.usageWritten.set(key, kept);
+      } else this.usageWritten.delete(key);
       for (const [f, st] of stamps)
         this.putFile({ path: f, sessionKey: key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
       db.setIndexed(key, true);
@@ -547,6 +567,7 @@ export abstract class CatalogIndexing extends CatalogState {
       for (const [f, st] of stamps)
         this.putFile({ path: f, sessionKey: e.key, ...st, offset: offsets.get(f)!, head: prints.get(f)! });
       this.options.db.putUsage(e.key, { error });
+      this.usageWritten.delete(e.key);
       this.options.db.setIndexed(e.key, true);
     });
     e.indexed = true;
@@ -687,3 +708,24 @@ function unknownDocs(batch: DocBatch, have: ReadonlySet<string>): readonly Index
 /** A session too large to be read whole for the index: read a part at a time (see prepareInParts). */
 const readInParts = (e: SessionEntry): boolean =>
   e.head.size >= INDEX_IN_PARTS_BYTES && !splitStorePath(e.head.path);
+
+/** How many requests at the start of `b` are those at the start of `a`. */
+function sameRequests(a: readonly UsageRequest[], b: readonly UsageRequest[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  for (; i < n; i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x.at !== y.at || x.model !== y.model) break;
+    const [u, v] = [x.usage, y.usage];
+    if (
+      u.inputTokens !== v.inputTokens ||
+      u.outputTokens !== v.outputTokens ||
+      (u.cacheReadTokens ?? 0) !== (v.cacheReadTokens ?? 0) ||
+      (u.cacheWriteTokens ?? 0) !== (v.cacheWriteTokens ?? 0) ||
+      (u.cacheWrite1hTokens ?? 0) !== (v.cacheWrite1hTokens ?? 0) ||
+      (u.reasoningTokens ?? 0) !== (v.reasoningTokens ?? 0)
+    )
+      break;
+  }
+  return i;
+}

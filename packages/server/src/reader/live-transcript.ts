@@ -30,8 +30,9 @@ import {
   type TranscriptEvent,
   Translator,
 } from '@cairn/transcript';
-import type { IndexDoc } from '../indexing/index-db.js';
+import type { IndexDoc, UsageRequest } from '../indexing/index-db.js';
 import { ItemKeys, type LaneItems, laneDocs } from '../indexing/search-docs.js';
+import { RequestsTally } from '../usage/session-requests.js';
 import { type ListingFacts, ListingTally } from './listing.js';
 import { type FileStamp, isLineFile, ReadStats, SourceFiles } from './source-files.js';
 
@@ -75,6 +76,7 @@ export class LiveTranscript {
   private adapter: SessionAdapter | undefined;
   private items = new IncrementalItems();
   private fold = new SummaryFold();
+  private requestsTally = new RequestsTally();
   private readonly tally: ListingTally;
   private readonly keys = new Map<LaneItems, ItemKeys>();
   private readonly files: SourceFiles;
@@ -322,6 +324,7 @@ export class LiveTranscript {
     const fresh = start || delta.rewritten || change.reread.size > 0;
     this.keyLanes(t, fresh);
     this.tally.update(t, fresh ? undefined : [...delta.added, ...delta.updated], this.lanes);
+    this.requestsTally.update(t, fresh ? undefined : delta);
     return { t, delta, fresh };
   }
 
@@ -362,12 +365,18 @@ export class LiveTranscript {
     return this.tally.facts(t);
   }
 
+  /** The requests the usage reports count, as `sessionRequests` of the last read's transcript gives them. */
+  requests(): UsageRequest[] {
+    return this.requestsTally.requests();
+  }
+
   private forget(): void {
     this.translator = undefined;
     this.storeTail = undefined;
     this.ends.clear();
     this.items = new IncrementalItems();
     this.fold = new SummaryFold();
+    this.requestsTally = new RequestsTally();
     this.lanes = [];
     this.keys.clear();
     this.delta = undefined;
