@@ -21,8 +21,9 @@ export interface RowFacts {
   prices?: string;
 }
 
-/** A session's numbers, and under `facts` what was read of it whole when it was small enough. */
-export type KeptSummary = SessionSummaryWithPrompts & { facts?: RowFacts };
+/** A session's numbers, under `facts` what was read of it whole when it was small enough, and the
+ * time of its last record as the listing gave it (the same files give the same time). */
+export type KeptSummary = SessionSummaryWithPrompts & { facts?: RowFacts; lastActivityAt?: number };
 
 export type CachedSummary = Kept<KeptSummary>;
 export type SummaryCache = StampedCache<KeptSummary>;
@@ -64,8 +65,9 @@ function parseSummary(text: string): KeptSummary | undefined {
     return undefined;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { facts, ...summary } = value as Record<string, unknown>;
+  const { facts, lastActivityAt, ...summary } = value as Record<string, unknown>;
   if (facts !== undefined && !isFacts(facts)) return undefined;
+  if (lastActivityAt !== undefined && !isCount(lastActivityAt)) return undefined;
   for (const [key, v] of Object.entries(summary)) {
     if (NUMBERS.has(key) ? isCount(v) : key === 'contextShape' && Array.isArray(v) && v.every(isCount))
       continue;

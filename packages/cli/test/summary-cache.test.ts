@@ -9,7 +9,13 @@ import { homeEnv, tempHome } from '../../transcript/test/homes.js';
 import { cairn } from './run.js';
 
 interface Out {
-  sessions: { agent: string; id: string; path: string; summary: Record<string, unknown> }[];
+  sessions: {
+    agent: string;
+    id: string;
+    path: string;
+    summary: Record<string, unknown>;
+    lastActivityAt?: number;
+  }[];
   errors: unknown[];
 }
 
@@ -70,6 +76,12 @@ describe.skipIf(!corpus)('summary --all across runs', () => {
     const rollout = first.out.sessions.find((s) => s.agent === 'codex')!.path;
     plant(cache, rollout, '{"turns":4242}');
     expect(findRow(summaryAll(env).out, rollout)?.summary).toEqual({ turns: 4242 });
+    // The time of each session's last record is kept with its numbers: a run where nothing changed
+    // lists no session for it, and a marker time planted comes out, and orders the rows.
+    plant(cache, rollout, '{"turns":4242,"lastActivityAt":1000}');
+    const marked = summaryAll(env).out;
+    expect(findRow(marked, rollout)).toMatchObject({ summary: { turns: 4242 }, lastActivityAt: 1000 });
+    expect(marked.sessions.at(-1)?.path).toBe(rollout);
     // A file whose time changed is read again.
     const later = new Date(Date.now() + 5_000);
     utimesSync(rollout, later, later);

@@ -109,8 +109,12 @@ async function summarizeAll(
   // By the heads' index: the summary kept for a session unchanged since.
   const kept: (KeptSummary | undefined)[] = [];
   // The listing's time of each session's last record, read from the files' ends while the pool
-  // reads them whole: the order of the rows, as `cairn sessions` orders them.
-  const activity = lastActivityByPath(platform, agent);
+  // reads them whole: the order of the rows, as `cairn sessions` orders them. A run where every
+  // session is kept with its time, as it was, lists nothing.
+  let activity: Promise<Map<string, number>> | undefined;
+  const listActivity = () => {
+    activity ??= lastActivityByPath(platform, agent);
+  };
   // The heads' index of each target handed to the pool, in the order they went.
   const sent: number[] = [];
   // Every file is read in full below, so the sessions are found without the listing's head reads;
@@ -136,9 +140,13 @@ async function summarizeAll(
             .then((summary) => {
               kept[i] = summary;
               if (!summary) changed.push([i, target]);
+              if (summary?.lastActivityAt === undefined) listActivity();
             }),
         );
-      else changed.push([i, target]);
+      else {
+        changed.push([i, target]);
+        listActivity();
+      }
       yield* handOut(changed);
     }
     await Promise.all(lookups);
@@ -159,15 +167,15 @@ async function summarizeAll(
   });
   progress.done();
   const outcomes = new Map(sent.map((head, k) => [head, results[k]!]));
-  const lastActivity = await activity;
+  const lastActivity = (await activity) ?? new Map<string, number>();
   const rows: AllRow[] = [];
   const fresh: CachedSummary[] = [];
   for (const [i, h] of heads.entries()) {
     const outcome = outcomes.get(i);
-    const last = lastActivity.get(h.path);
+    const last = lastActivity.get(h.path) ?? kept[i]?.lastActivityAt;
     const at = (r: AllRow): AllRow => (last === undefined ? r : { ...r, lastActivityAt: last });
     if (outcome === undefined) {
-      const { facts, ...summary } = kept[i]!;
+      const { facts, lastActivityAt: _, ...summary } = kept[i]!;
       rows.push(at(withFacts({ agent: h.agent, id: h.id, path: h.path, summary }, facts)));
       continue;
     }
@@ -187,7 +195,11 @@ async function summarizeAll(
       };
     }
     rows.push(at(withFacts({ agent: h.agent, id: h.id, path: h.path, summary }, facts)));
-    const value: KeptSummary = facts ? { ...summary, facts } : summary;
+    const value: KeptSummary = {
+      ...summary,
+      ...(facts ? { facts } : {}),
+      ...(last !== undefined ? { lastActivityAt: last } : {}),
+    };
     fresh.push({ path: h.path, agent: h.agent, stamps: stampsKey(stamps), value });
   }
   if (cache) {
