@@ -32,6 +32,14 @@ const highlighted = (page: Page, name: string) =>
     return h ? [...h].map((r) => (r as Range).toString()) : [];
   }, name);
 
+/** Whether the page marks some words, all of them in the text the target row draws now. */
+const marksInTarget = (page: Page) =>
+  page.evaluate(() => {
+    const row = document.querySelector('.row.target');
+    const ranges = [...(CSS.highlights.get('search-hit') ?? [])] as Range[];
+    return row !== null && ranges.length > 0 && ranges.every((r) => row.contains(r.startContainer));
+  });
+
 describe.skipIf(!corpus)('search and the dump builder on the corpus', () => {
   let webRoot: string;
   let browser: Browser;
@@ -133,18 +141,13 @@ describe.skipIf(!corpus)('search and the dump builder on the corpus', () => {
         expect(href).toContain('q=defmodule');
         await page.locator('.hit a').nth(i).click();
         const target = page.locator('.row.target');
-        await target.waitFor({ timeout: 60_000 });
-        await expect.poll(async () => (await highlighted(page, 'search-hit')).length).toBeGreaterThan(0);
-        const marks = await highlighted(page, 'search-hit');
-        expect(marks.every((m) => m.toLowerCase() === 'defmodule')).toBe(true);
-        // Every highlight is inside the item landed on.
-        const inside = await page.evaluate(() => {
-          const row = document.querySelector('.row.target')!;
-          return [...CSS.highlights.get('search-hit')!].every((r) =>
-            row.contains((r as Range).startContainer),
-          );
-        });
-        expect(inside).toBe(true);
+        try { await target.waitFor({ timeout: 60_000 }); } catch (e) {
+          const t0 = Date.now();
+          const info = await page.evaluate(() => ({ url: location.href, notice: document.querySelector('.notice-bar')?.textContent, rows: document.querySelectorAll('.row').length, body: document.body.innerText.slice(0, 600) }));
+          console.log('DIAG', i, Date.now() - t0, JSON.stringify(info));
+          await page.screenshot({ path: `/tmp/diag-${i}.png` });
+          throw e;
+        }
         // The item's top is at the top of the timeline, unless the timeline ends before it could be.
         await expect
           .poll(() =>
@@ -157,6 +160,24 @@ describe.skipIf(!corpus)('search and the dump builder on the corpus', () => {
             }),
           )
           .toBe(true);
+        await expect.poll(async () => (await highlighted(page, 'search-hit')).length).toBeGreaterThan(0);
+        const marks = await highlighted(page, 'search-hit');
+        expect(marks.every((m) => m.toLowerCase() === 'defmodule')).toBe(true);
+        // Every highlight is inside the item landed on.
+        expect(await marksInTarget(page)).toBe(true);
+        if (i === 0) {
+          // Scrolled away by the wheel (which ends the hold on the item), the row is no longer drawn;
+          // scrolled back, it is drawn anew, and marked again.
+          const box = (await page.locator('.timeline-scroll').boundingBox())!;
+          await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+          const [at, height] = await page.$eval('.timeline-scroll', (el) => [el.scrollTop, el.scrollHeight]);
+          const away = at > height / 2 ? -at : height;
+          await page.mouse.wheel(0, away);
+          await expect.poll(() => page.locator('.row.target').count()).toBe(0);
+          await page.$eval('.timeline-scroll', (el, top) => (el.scrollTop = top), at);
+          await target.waitFor();
+          await expect.poll(() => marksInTarget(page)).toBe(true);
+        }
         const height = (await target.boundingBox())!.height;
         if (height > tall) await screenshot(page, 'search-landed-tall-light');
         tall = Math.max(tall, height);

@@ -45,7 +45,9 @@ export function clearWords(): void {
 
 /**
  * While a search's query is in the URL, marks its words in the row the link landed on (`.row.target`
- * under `scroller`), again whenever the drawing may have changed (`version`).
+ * under `scroller`), again whenever the drawing may have changed (`version`), and whenever that row
+ * is drawn anew: the virtualizer draws it again after it was scrolled away, and a row's own redraw
+ * replaces the text nodes the ranges were set in.
  */
 export function useSearchHighlight(
   scroller: { readonly current: HTMLElement | null },
@@ -53,21 +55,47 @@ export function useSearchHighlight(
   version: unknown,
 ): void {
   useEffect(() => {
-    if (!query) {
+    const root = scroller.current;
+    if (!query || !root) {
       clearWords();
       return;
     }
     const words = queryWords(query);
-    // The row is drawn by the virtualizer in the frames after it is scrolled to: look for a while.
-    let frames = 0;
+    // The row marked, and the frame a new marking waits for.
+    let marked: Element | null = null;
     let frame = 0;
     const mark = () => {
-      const row = scroller.current?.querySelector('.row.target');
+      frame = 0;
+      const row = root.querySelector('.row.target');
+      if (row === marked) return;
+      marked = row;
       if (row) markWords(row, words);
-      else if (++frames < 60) frame = requestAnimationFrame(mark);
+      else clearWords();
     };
-    frame = requestAnimationFrame(mark);
-    return () => cancelAnimationFrame(frame);
+    const later = () => {
+      if (frame === 0) frame = requestAnimationFrame(mark);
+    };
+    // Only changes that touch the marked row, or take it away, mark again: scrolling alone adds
+    // and removes other rows all the time.
+    const watcher = new MutationObserver((records) => {
+      if (marked === null || !marked.isConnected) {
+        marked = null;
+        later();
+        return;
+      }
+      for (const r of records)
+        if (marked.contains(r.target)) {
+          marked = null;
+          later();
+          return;
+        }
+    });
+    watcher.observe(root, { childList: true, subtree: true, characterData: true });
+    later();
+    return () => {
+      watcher.disconnect();
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
   }, [query, version]);
   useEffect(() => () => clearWords(), []);
 }

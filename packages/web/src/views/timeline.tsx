@@ -63,6 +63,8 @@ function dayStarts(rows: readonly Row[]): Map<number, number> {
 const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 // A day divider's height, added to the estimate of the row it opens.
 const DIVIDER_PX = 30;
+/** How long a landed item is held at the top while the rows around it settle, at most. */
+const PIN_MS = 10_000;
 /** The height a position not held yet takes in a windowed timeline: its placeholder is drawn at
  * exactly this, so that the list does not move as it is drawn. */
 const GAP_ITEM_PX = 32;
@@ -378,6 +380,49 @@ export function TimelineView({
   // The saved place changes with the hidden-records and follow choices too, not only with scrolling.
   useEffect(() => savePosition.current(), [machinery, follow]);
 
+  // --- holding a landed item at the top ---
+  // Sizes settle for a while after a landing: the rows around the item are drawn and measured (over
+  // many frames on a busy machine), rows below it grow the list past where the item's start could
+  // not yet be scrolled to, and the virtualizer's own aim gives up after five seconds. Any of these
+  // left the item away from the top. Each time the virtualizer draws, the item is put back at the
+  // top if it moved, until the person does anything, another aim comes, following starts, the rows
+  // are replaced (a history in a preview's place lands by itself), or a few seconds pass.
+  const pinned = useRef<
+    { key: string; at: number; mine: number; aimedAt: number; preview: boolean; since: number } | undefined
+  >(undefined);
+  const actedAt = useRef(Number.NEGATIVE_INFINITY);
+  useEffect(() => {
+    const acted = () => {
+      actedAt.current = performance.now();
+    };
+    const options = { capture: true, passive: true };
+    for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart'])
+      window.addEventListener(type, acted, options);
+    return () => {
+      for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart'])
+        window.removeEventListener(type, acted, options);
+    };
+  }, []);
+  useLayoutEffect(() => {
+    const pin = pinned.current;
+    if (!pin) return;
+    const over =
+      aims.current !== pin.mine ||
+      follow ||
+      actedAt.current >= pin.since ||
+      performance.now() - pin.since > PIN_MS ||
+      !samePlaces(pin.aimedAt) ||
+      pin.preview !== feed.state.preview ||
+      rows[pin.at]?.key !== pin.key;
+    if (over) {
+      pinned.current = undefined;
+      return;
+    }
+    const el = scroller.current;
+    const start = virtualizer.getOffsetForIndex(pin.at, 'start')?.[0];
+    if (el && start !== undefined && Math.abs(el.scrollTop - start) > 1) virtualizer.scrollToOffset(start);
+  });
+
   // --- landing on an item from the URL ---
   const landed = useRef<string | undefined>(undefined);
   const askedAround = useRef<string | undefined>(undefined);
@@ -438,17 +483,14 @@ export function TimelineView({
     // The item's start, not its middle: a tall item centred would land mid-content.
     const mine = ++aims.current;
     virtualizer.scrollToIndex(at, { align: 'start' });
-    // Sizes settle as rows around it are measured; aim again once they have, unless the rows were
-    // replaced meanwhile (their own aim holds the view then: a history in a preview's place puts
-    // other items at the same rows) or another aim came.
-    const aimedAt = timeline.baseOf(MAIN_LANE);
-    const onPreview = feed.state.preview;
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => {
-        if (aims.current !== mine || !samePlaces(aimedAt) || (onPreview && !feed.state.preview)) return;
-        virtualizer.scrollToIndex(at, { align: 'start' });
-      }),
-    );
+    pinned.current = {
+      key: row.key,
+      at,
+      mine,
+      aimedAt: timeline.baseOf(MAIN_LANE),
+      preview: feed.state.preview,
+      since: performance.now(),
+    };
   }, [item, version, machinery, feed.state.loaded, feed.state.preview]);
 
   // The words a search link came with, marked in the item it landed on.
