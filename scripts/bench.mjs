@@ -14,9 +14,11 @@
 // OpenCode store session (scripts/bench/store-append-latency.mjs), the redactor's cost on a
 // dump (scripts/bench/dump-redact.mjs), and a followed Gemini CLI document's rewrites read whole and
 // incrementally (scripts/bench/gemini-append.mjs), and a workstation syncing its machine's sessions
-// to a server (scripts/bench/sync.mjs: --sync-sessions of the smaller sessions, default 5000).
+// to a server (scripts/bench/sync.mjs: --sync-sessions of the smaller sessions, default 5000), and
+// a team's server: three workstations streaming through two processes on PostgreSQL, beside one
+// process on SQLite (scripts/bench/team.mjs).
 // Options: --size MB (default 500), --runs N (default 3), --keep (leave the corpus in place),
-// --only drive|chat|reader|agents|gemini|index|sync (that bench alone, no corpus of --size; index: the
+// --only drive|chat|reader|agents|gemini|index|sync|team (that bench alone, no corpus of --size; index: the
 // daemon over a corpus of --sessions of the shared corpus's smaller sessions, default 20000: its cold
 // index, search over it, and its CPU and memory while idle), --sessions N, --big MB (one large Codex rollout:
 // summary and cold index with peak memory, default 1024; 0 skips it), --large (also a cold index of
@@ -108,15 +110,21 @@ const sync = () =>
     [join(root, 'scripts/bench/sync.mjs'), '--sessions', values['sync-sessions'], ...extra],
     { stdio: 'inherit' },
   );
+// Three workstations streaming through two server processes on PostgreSQL, beside one on SQLite.
+const team = () =>
+  execFileSync(process.execPath, [join(root, 'scripts/bench/team.mjs'), '--runs', values.runs, ...extra], {
+    stdio: 'inherit',
+  });
 if (values.only !== undefined) {
-  if (!['drive', 'chat', 'reader', 'agents', 'gemini', 'index', 'sync'].includes(values.only)) {
+  if (!['drive', 'chat', 'reader', 'agents', 'gemini', 'index', 'sync', 'team'].includes(values.only)) {
     console.error(
-      `bench: --only knows drive, chat, reader, agents, gemini, index and sync, not ${values.only}`,
+      `bench: --only knows drive, chat, reader, agents, gemini, index, sync and team, not ${values.only}`,
     );
     process.exit(1);
   }
   if (values.only === 'drive') drive();
   else if (values.only === 'sync') sync();
+  else if (values.only === 'team') team();
   else if (values.only === 'index') sessions();
   else if (values.only === 'gemini') gemini();
   else if (values.only === 'agents') agents();
@@ -341,6 +349,7 @@ drive();
 chat();
 reader();
 sync();
+team();
 // The redactor's cost on a dump of the reader bench's session.
 execFileSync(process.execPath, [join(root, 'scripts/bench/dump-redact.mjs'), '--runs', values.runs], {
   stdio: 'inherit',

@@ -28,6 +28,8 @@ export function followDriveEvents(options: {
   addresses: readonly string[];
   session: string;
   token: string;
+  /** Told of each event as it comes, before the next is read. */
+  onEvent?: (event: FedEvent) => void;
 }): EventsBrowser {
   const events: FedEvent[] = [];
   const outOfOrder: { after: number; got: number }[] = [];
@@ -55,7 +57,9 @@ export function followDriveEvents(options: {
       if (!checked.ok) throw new Error(`not a drive event: ${checked.error.message}`);
       const event = checked.value;
       if (event.seq !== last() + 1) outOfOrder.push({ after: last(), got: event.seq });
-      events.push({ seq: event.seq, eventName: event.eventName, payload: event.payload });
+      const fed = { seq: event.seq, eventName: event.eventName, payload: event.payload };
+      events.push(fed);
+      options.onEvent?.(fed);
     });
     // A refusal or a process gone: the close that follows moves on.
     ws.on('error', () => {});

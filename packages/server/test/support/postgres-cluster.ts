@@ -39,7 +39,11 @@ function unprivilegedAccount(): { uid: number; gid: number; name: string } {
   throw new Error('the tests run as root and there is no postgres or nobody account to run PostgreSQL as');
 }
 
-export function startPostgresCluster(): PostgresCluster {
+/**
+ * Starts a cluster. `durable` keeps PostgreSQL's own defaults for writing to disk (a bench's figures
+ * are those of a real server); tests leave them off, as the cluster goes with the run anyway.
+ */
+export function startPostgresCluster({ durable = false }: { durable?: boolean } = {}): PostgresCluster {
   const bin = binDir();
   const tool = (name: string): string => (bin === undefined ? name : join(bin, name));
   const dir = mkdtempSync(join(tmpdir(), 'cairn-pg-'));
@@ -73,8 +77,10 @@ export function startPostgresCluster(): PostgresCluster {
       '--no-sync',
       '--no-instructions',
     ]);
-    // No TCP at all, and nothing written to disk with a flush: the cluster lives as long as the file.
-    const settings = `-k '${dir}' -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    // No TCP at all, and (unless durable) nothing written to disk with a flush: the cluster lives as
+    // long as the run.
+    const flushes = durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+    const settings = `-k '${dir}' -c listen_addresses=${flushes}`;
     run(tool('pg_ctl'), [
       'start',
       '-D',

@@ -15,6 +15,8 @@ if (process.env.WIRE_AGENT_STUBBORN === '1') setInterval(() => {}, 1000);
 const chunks = Number(process.env.WIRE_AGENT_CHUNKS ?? 3);
 const delayMs = Number(process.env.WIRE_AGENT_DELAY_MS ?? 0);
 const stamp = process.env.WIRE_AGENT_STAMP === '1';
+// WIRE_AGENT_RATE=N: a turn's chunks are sent at N a second, not as fast as they can be.
+const rate = Number(process.env.WIRE_AGENT_RATE ?? 0);
 // WIRE_AGENT_PARAGRAPH=N: every Nth chunk ends a paragraph (a blank line), as replies are written.
 const paragraph = Number(process.env.WIRE_AGENT_PARAGRAPH ?? 0);
 // WIRE_AGENT_NO_IMAGES=1: the agent declares no image input.
@@ -131,8 +133,14 @@ const app = acp
       while (!cancelled.has(sessionId)) await sleep(20);
       return { stopReason: 'cancelled' };
     }
+    const started = performance.now();
     for (let i = 0; i < chunks; i++) {
       if (delayMs > 0) await sleep(delayMs);
+      // Paced: chunk i is not sent before its time at `rate` a second (a few at a time, as timers allow).
+      if (rate > 0) {
+        const due = started + (i * 1000) / rate - performance.now();
+        if (due > 1) await sleep(due);
+      }
       if (cancelled.has(sessionId)) return { stopReason: 'cancelled' };
       if (mode === 'garbage' && i % 2 === 0) process.stdout.write('this is not json\n');
       const at = stamp ? `@${(performance.timeOrigin + performance.now()).toFixed(3)}` : '';
