@@ -19,6 +19,7 @@ import {
 import { findAdapter, listSessions, loadTranscript, type SessionPlatform } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AgentWireServer } from '../drive/agent-wire-server.js';
+import { coalescedSend } from '../gate/coalesced-send.js';
 import { CATALOG_REFUSAL, mayReadCatalog } from '../gate/op-access.js';
 import { personOf, type WorkstationAccess } from '../gate/people.js';
 import type { BuiltHandoff, HandoffProblem } from '../reader/handoff-document.js';
@@ -280,6 +281,7 @@ export class ChatService {
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const send = coalescedSend(ws, socket);
       let inOrder = Promise.resolve();
       const runsOn = this.store.session(session.id)?.workstation ?? this.options.workstation;
       const open = this.tabs.get(session.id) ?? new Set<WebSocket>();
@@ -299,7 +301,7 @@ export class ChatService {
             }
           }
           try {
-            ws.send(JSON.stringify(event));
+            send(JSON.stringify(event));
           } catch (error) {
             this.options.log(`chat: an event could not be sent: ${(error as Error).message}`);
           }

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { DRIVE_EVENTS_PATH, type DriveEventFrame } from '@cairn/protocol';
 import { WebSocketServer } from 'ws';
+import { coalescedSend } from '../gate/coalesced-send.js';
 import { personOf, type WorkstationAccess } from '../gate/people.js';
 import type { DriveLogRecords } from '../storage/server-store.js';
 
@@ -49,6 +50,7 @@ export class DriveEventsEndpoint {
         `forbidden: workstation ${record.workstation} is neither yours nor shared`,
       );
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const send = coalescedSend(ws, socket);
       let stop: (() => void) | undefined;
       let closed = false;
       const end = () => {
@@ -63,7 +65,7 @@ export class DriveEventsEndpoint {
         .subscribe(sessionRef, after, (events) => {
           if (ws.readyState !== ws.OPEN) return;
           for (const event of events)
-            ws.send(
+            send(
               JSON.stringify({
                 type: 'drive_event',
                 seq: event.seq,

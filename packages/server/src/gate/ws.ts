@@ -17,6 +17,7 @@ import { MAX_VALUE_DEPTH, nestsDeeperThan } from '@cairn/transcript';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Connection, OpContext, OpOutcome } from '../ops/context.js';
 import { OP_HANDLERS } from '../ops/index.js';
+import { coalescedSend } from './coalesced-send.js';
 import { judgeOp } from './op-access.js';
 import { DAEMON_PERSON, type Person, personOf } from './people.js';
 import { checkRequest, type Gate } from './security.js';
@@ -37,15 +38,20 @@ class SocketConnection implements Connection {
   sid: string | undefined;
   alive = true;
 
+  private readonly write: (data: string) => void;
+
   constructor(
     readonly id: number,
     readonly socket: WebSocket,
+    upgraded: Duplex,
     readonly person: Person,
     private readonly log?: (line: string) => void,
-  ) {}
+  ) {
+    this.write = coalescedSend(socket, upgraded);
+  }
 
   send(frame: object): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frameText(frame, this.log));
+    if (this.socket.readyState === this.socket.OPEN) this.write(frameText(frame, this.log));
   }
 }
 
@@ -110,7 +116,7 @@ export class WsHub {
       );
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, person ?? DAEMON_PERSON));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, person ?? DAEMON_PERSON));
   }
 
   close(): void {
@@ -119,8 +125,8 @@ export class WsHub {
     this.wss.close();
   }
 
-  private accept(ws: WebSocket, person: Person): void {
-    const conn = new SocketConnection(this.nextId++, ws, person, this.options.log);
+  private accept(ws: WebSocket, upgraded: Duplex, person: Person): void {
+    const conn = new SocketConnection(this.nextId++, ws, upgraded, person, this.options.log);
     this.connections.add(conn);
     ws.on('pong', () => {
       conn.alive = true;
