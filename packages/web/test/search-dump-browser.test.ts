@@ -141,13 +141,7 @@ describe.skipIf(!corpus)('search and the dump builder on the corpus', () => {
         expect(href).toContain('q=defmodule');
         await page.locator('.hit a').nth(i).click();
         const target = page.locator('.row.target');
-        try { await target.waitFor({ timeout: 60_000 }); } catch (e) {
-          const t0 = Date.now();
-          const info = await page.evaluate(() => ({ url: location.href, notice: document.querySelector('.notice-bar')?.textContent, rows: document.querySelectorAll('.row').length, body: document.body.innerText.slice(0, 600) }));
-          console.log('DIAG', i, Date.now() - t0, JSON.stringify(info));
-          await page.screenshot({ path: `/tmp/diag-${i}.png` });
-          throw e;
-        }
+        await target.waitFor({ timeout: 60_000 });
         // The item's top is at the top of the timeline, unless the timeline ends before it could be.
         await expect
           .poll(() =>
