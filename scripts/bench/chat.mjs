@@ -29,8 +29,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
 import { CHROMIUM_PATH } from '../chromium.mjs';
+import { bundleMeasure } from './measure-bundle.mjs';
 import { median } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -63,19 +63,7 @@ if (!existsSync(join(root, 'packages/cli/dist/main.js')) || !existsSync(join(roo
   process.exit(1);
 }
 
-// Beside the build, so the packages left outside the bundle resolve from the project.
-const bundle = join(root, 'node_modules/.cache/cairn-bench/chat-measure.mjs');
-await build({
-  entryPoints: [join(root, 'scripts/bench/chat-measure.ts')],
-  outfile: bundle,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  conditions: ['source'],
-  logLevel: 'warning',
-  external: ['better-sqlite3', 'playwright-core', 'ws'],
-});
+const bundle = await bundleMeasure(root, 'chat-measure', ['better-sqlite3', 'playwright-core', 'ws']);
 
 function measure(...args) {
   return measureWith({}, ...args);

@@ -14,10 +14,10 @@
 // Options: --runs N (bursts of each kind, default 3), --chunks N (default 100000), --turns N
 // (Claude Code turns, default 10), --scripted-turns N (default 50), --no-agents (skip Claude Code).
 import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
+import { bundleMeasure } from './measure-bundle.mjs';
 import { median } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,19 +35,7 @@ const chunks = Number(values.chunks);
 const turns = Number(values.turns);
 const scriptedTurns = Number(values['scripted-turns']);
 
-// Beside the build, so the packages left outside the bundle resolve from the project.
-const bundle = join(root, 'node_modules/.cache/cairn-bench/drive-measure.mjs');
-await build({
-  entryPoints: [join(root, 'scripts/bench/drive-measure.ts')],
-  outfile: bundle,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  conditions: ['source'],
-  logLevel: 'warning',
-  external: ['better-sqlite3', 'ws'],
-});
+const bundle = await bundleMeasure(root, 'drive-measure', ['better-sqlite3', 'ws']);
 
 function measure(what, count) {
   const out = execFileSync(process.execPath, [bundle, what, String(count)], {

@@ -11,10 +11,10 @@
 // Options: --runs N (default 3), --chunks N (each workstation's turn, default 30000), --rate N (the
 // paced runs' chunks a second per workstation, default 1000; 0 skips them).
 import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
+import { bundleMeasure } from './measure-bundle.mjs';
 import { bytesText, median } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -29,19 +29,7 @@ const runs = Number(values.runs);
 const chunks = Number(values.chunks);
 const paced = Number(values.rate);
 
-// Beside the build, so the packages left outside the bundle resolve from the project.
-const bundle = join(root, 'node_modules/.cache/cairn-bench/team-measure.mjs');
-await build({
-  entryPoints: [join(root, 'scripts/bench/team-measure.ts')],
-  outfile: bundle,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  conditions: ['source'],
-  logLevel: 'warning',
-  external: ['better-sqlite3', 'ws', 'pg'],
-});
+const bundle = await bundleMeasure(root, 'team-measure', ['better-sqlite3', 'ws', 'pg']);
 
 function measure(mode, rate) {
   const out = execFileSync(process.execPath, [bundle, mode, String(chunks), String(rate)], {
@@ -63,7 +51,7 @@ const summary = (xs) => ({
   bytes: median(xs.map((x) => x.bytesPerMillionEvents)),
 });
 const perSecond = (x) => `${Math.round(x).toLocaleString('en-US').padStart(9)} /s`;
-const ms = (x) => `${x.toFixed(0).padStart(7)} ms`;
+const ms = (x) => (Number.isFinite(x) ? `${x.toFixed(0).padStart(7)} ms` : '      –   ');
 
 function bench(rate) {
   const how =

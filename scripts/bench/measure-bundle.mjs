@@ -1,0 +1,22 @@
+// A bench's measuring half, written in TypeScript beside the tests' support files, bundled to run in
+// a fresh node process: written beside the build, so that the packages left outside the bundle
+// (native or large ones) resolve from the project.
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+/** Bundles `scripts/bench/<name>.ts` under `root`; answers the bundle's path. */
+export async function bundleMeasure(root, name, external) {
+  const outfile = join(root, `node_modules/.cache/cairn-bench/${name}.mjs`);
+  await build({
+    entryPoints: [join(root, `scripts/bench/${name}.ts`)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['source'],
+    logLevel: 'warning',
+    external,
+  });
+  return outfile;
+}
