@@ -23,14 +23,13 @@
 // (default 20), --load-deltas N (each session's turn, default 250), --load-pace-ms N (default 20),
 // --load-runs N (default 1), --load-only (that part alone), --no-load, --load-profile DIR (the
 // daemon of each paced run writes a CPU profile there).
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CHROMIUM_PATH } from '../chromium.mjs';
-import { bundleMeasure } from './measure-bundle.mjs';
+import { bundleMeasure, runMeasure } from './measure-bundle.mjs';
 import { median } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -70,14 +69,7 @@ function measure(...args) {
 }
 
 function measureWith(env, ...args) {
-  const out = execFileSync(process.execPath, [bundle, ...args.map(String)], {
-    cwd: root,
-    env: { ...process.env, ...env, CAIRN_BENCH_ROOT: root },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out.trim().split('\n').pop());
+  return runMeasure(root, bundle, args, env);
 }
 
 const ms = (x) => `${Number.isFinite(x) ? x.toFixed(1) : '?'} ms`.padStart(11);

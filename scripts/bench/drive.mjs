@@ -13,11 +13,10 @@
 // bundled here and run in a fresh process each.
 // Options: --runs N (bursts of each kind, default 3), --chunks N (default 100000), --turns N
 // (Claude Code turns, default 10), --scripted-turns N (default 50), --no-agents (skip Claude Code).
-import { execFileSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleMeasure } from './measure-bundle.mjs';
+import { bundleMeasure, runMeasure } from './measure-bundle.mjs';
 import { median } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -37,16 +36,7 @@ const scriptedTurns = Number(values['scripted-turns']);
 
 const bundle = await bundleMeasure(root, 'drive-measure', ['better-sqlite3', 'ws']);
 
-function measure(what, count) {
-  const out = execFileSync(process.execPath, [bundle, what, String(count)], {
-    cwd: root,
-    env: { ...process.env, CAIRN_BENCH_ROOT: root },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out.trim().split('\n').pop());
-}
+const measure = (what, count) => runMeasure(root, bundle, [what, count]);
 
 const ms = (x) => `${x.toFixed(1).padStart(8)} ms`;
 const rate = (x) => `${Math.round(x).toLocaleString('en-US').padStart(9)} /s`;

@@ -10,11 +10,10 @@
 // (scripts/bench/team-measure.ts, each in a fresh process).
 // Options: --runs N (default 3), --chunks N (each workstation's turn, default 30000), --rate N (the
 // paced runs' chunks a second per workstation, default 1000; 0 skips them).
-import { execFileSync } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { bundleMeasure } from './measure-bundle.mjs';
+import { bundleMeasure, runMeasure } from './measure-bundle.mjs';
 import { bytesText, median } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,16 +30,7 @@ const paced = Number(values.rate);
 
 const bundle = await bundleMeasure(root, 'team-measure', ['better-sqlite3', 'ws', 'pg']);
 
-function measure(mode, rate) {
-  const out = execFileSync(process.execPath, [bundle, mode, String(chunks), String(rate)], {
-    cwd: root,
-    env: { ...process.env, CAIRN_BENCH_ROOT: root },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 26,
-  });
-  return JSON.parse(out.trim().split('\n').pop());
-}
+const measure = (mode, rate) => runMeasure(root, bundle, [mode, chunks, rate]);
 
 const summary = (xs) => ({
   perSecond: median(xs.map((x) => x.perSecond)),
