@@ -209,8 +209,8 @@ async function main() {
 
   // Each chunk's send time (its stamp) and arrival in the browser.
   const sent: number[][] = STATIONS.map(() => []);
-  // Each chunk's latency, apart for those sent in an agent's first seconds: the servers' first turn
-  // loads and compiles code on its way, and a backlog of about a second builds and drains then.
+  // Each chunk's latency, apart for those sent in an agent's first seconds: in a fresh server's first
+  // turn a backlog of about a second builds and drains then (most likely code still being compiled).
   const latencies: number[] = [];
   const startLatencies: number[] = [];
   let lastArrival = 0;

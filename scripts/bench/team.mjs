@@ -4,8 +4,8 @@
 // SQLite, side by side. Twice: as fast as the agents send (what the server sustains), and paced at
 // --rate chunks a second each (the latency of a server that keeps up). For each: updates per second
 // end to end (from the agents' first chunk to the browsers' last), the agents' own rate, agent →
-// browser latency p50 / p95 after each agent's first three seconds (a fresh server's first turn
-// loads code on its way) and the p95 of those seconds apart, and the event log's size per million
+// browser latency p50 / p95 after each agent's first three seconds (a fresh server's first turn is
+// slower) and the p95 of those seconds apart, and the event log's size per million
 // events. Medians of --runs runs
 // (scripts/bench/team-measure.ts, each in a fresh process).
 // Options: --runs N (default 3), --chunks N (each workstation's turn, default 30000), --rate N (the
